@@ -1,0 +1,109 @@
+#pragma once
+// RunConfig: everything that defines a training run, as plain values.
+// It is what config.json holds (schema_version 1), what the UI edits and what
+// the engine is started with. Defaults here are the defaults users get; the
+// field names are the JSON keys (see ConfigJson.h). No torch, no Qt.
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace ampscope {
+
+inline constexpr int kConfigSchemaVersion = 1;
+
+struct DataConfig {
+    // fashion_mnist | mnist_idx | spirals | tiny_gradients
+    std::string dataset = "fashion_mnist";
+    // Directory holding the four MNIST-format IDX files (gz or raw). Empty means
+    // the Debian dataset-fashion-mnist location for fashion_mnist.
+    std::string path;
+    // "test": validate on the test files; "split": hold out val_fraction of train.
+    std::string validation = "test";
+    double val_fraction = 0.1;
+    int64_t subset = 0;           // 0 = all training samples, else the first N after shuffling
+    bool normalize = true;        // image sets: (x/255 - mean) / std of the training images
+    int64_t synthetic_samples = 4096;  // size of spirals / tiny_gradients sets
+};
+
+struct ModelConfig {
+    // mlp | simple_cnn | deep_cnn | transformer | log_sum (issue 3 lessons add more)
+    std::string name = "simple_cnn";
+    std::vector<int64_t> hidden = {256, 128};  // mlp hidden sizes
+    std::string activation = "relu";           // relu | gelu | tanh
+    std::string norm = "none";                 // none | batch | layer
+    // deep_cnn blocks: [in, out, kernel, stride, pad]; empty = seed 001's list.
+    std::vector<std::array<int64_t, 5>> blocks;
+    // transformer over image patches
+    int64_t patch = 7;
+    int64_t dim = 64;
+    int64_t heads = 4;
+    int64_t depth = 2;
+    int64_t mlp_ratio = 2;
+};
+
+struct ScalerConfig {
+    std::string kind = "dynamic";  // dynamic | static | off
+    double init_scale = 65536.0;   // 2^16, as torch.amp.GradScaler
+    double growth_factor = 2.0;
+    double backoff_factor = 0.5;
+    int64_t growth_interval = 2000;
+};
+
+struct PrecisionConfig {
+    // fp32 | tf32 | fp16 | bf16 | fp16-pure | bf16-pure
+    std::string mode = "fp32";
+    ScalerConfig scaler;
+    // Layer names that run in fp32 even under autocast/emulation (seed 002's fix).
+    std::vector<std::string> keep_fp32;
+};
+
+struct OptimConfig {
+    std::string name = "adam";  // sgd | adam | adamw
+    double lr = 1e-3;
+    double momentum = 0.9;      // sgd only
+    double weight_decay = 0.0;
+    double beta1 = 0.9;
+    double beta2 = 0.999;
+    double eps = 1e-8;
+    double clip_norm = 0.0;      // global-norm clipping; 0 = off
+    bool clip_after_unscale = true;  // false reproduces seed 002's pitfall
+};
+
+struct TrainConfig {
+    int64_t epochs = 2;
+    int64_t max_steps = 0;  // 0 = no limit beyond epochs
+    int64_t batch_size = 128;
+    int64_t eval_batch_size = 1000;
+};
+
+struct ProbeConfig {
+    int64_t every = 50;  // histogram/underflow probes cadence in steps; 0 = off
+    int64_t shadow_every = 0;  // fp32 shadow cadence; 0 = off
+    int64_t ring_steps = 16;   // frames kept before a non-finite event
+};
+
+struct FaultConfig {
+    int64_t step = 0;
+    // inf_grad | nan_grad | inf_activation | nan_activation | scale_loss
+    std::string kind;
+    std::string layer;
+    double factor = 1.0;  // scale_loss only
+};
+
+struct RunConfig {
+    int schema_version = kConfigSchemaVersion;
+    std::string name;  // free text; defaults to "<model>-<mode>" when empty
+    uint64_t seed = 0;
+    std::string device = "auto";  // auto | cpu | cuda
+    int threads = 0;              // 0 = all cores
+    DataConfig data;
+    ModelConfig model;
+    PrecisionConfig precision;
+    OptimConfig optim;
+    TrainConfig train;
+    ProbeConfig probes;
+    std::vector<FaultConfig> faults;
+};
+
+}  // namespace ampscope
