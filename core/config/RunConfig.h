@@ -31,7 +31,7 @@ struct ModelConfig {
     std::string name = "simple_cnn";
     std::vector<int64_t> hidden = {256, 128};  // mlp hidden sizes
     std::string activation = "relu";           // relu | gelu | tanh
-    std::string norm = "none";                 // none | batch | layer
+    std::string norm = "auto";  // auto | none | batch | layer (auto: batch for deep_cnn, layer for transformer)
     // deep_cnn blocks: [in, out, kernel, stride, pad]; empty = seed 001's list.
     std::vector<std::array<int64_t, 5>> blocks;
     // transformer over image patches
@@ -43,7 +43,9 @@ struct ModelConfig {
 };
 
 struct ScalerConfig {
-    std::string kind = "dynamic";  // dynamic | static | off
+    // auto: dynamic for fp16 and off for every other mode (bf16 needs no scaler,
+    // and pure fp16 gradients are refused by the scaler as PyTorch refuses them).
+    std::string kind = "auto";  // auto | dynamic | static | off
     double init_scale = 65536.0;   // 2^16, as torch.amp.GradScaler
     double growth_factor = 2.0;
     double backoff_factor = 0.5;

@@ -1,0 +1,172 @@
+#include "HeadlessRunner.h"
+
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <thread>
+
+#include "common/Text.h"
+#include "engine/Engine.h"
+
+namespace ampscope::app {
+namespace {
+
+std::atomic<bool> interruptRequested{false};
+
+extern "C" void onInterrupt(int) { interruptRequested.store(true); }
+
+using Clock = std::chrono::steady_clock;
+
+class ProgressPrinter {
+public:
+    ProgressPrinter(std::FILE* out, bool quiet) : out_(out), quiet_(quiet), tty_(isatty(fileno(out))) {}
+
+    void started(const std::string& message, int64_t total) {
+        total_ = total;
+        start_ = Clock::now();
+        lastLine_ = start_;
+        if (!quiet_) std::fprintf(out_, "%s\n", message.c_str());
+        std::fflush(out_);
+    }
+
+    void step(const StepMetrics& m) {
+        last_ = m;
+        if (quiet_) return;
+        const auto now = Clock::now();
+        const double sinceLine = std::chrono::duration<double>(now - lastLine_).count();
+        if (tty_) {
+            if (sinceLine < 0.2 && m.step != total_) return;
+            std::fprintf(out_, "\r%s", line(now, true).c_str());
+        } else {
+            // Plain lines: every 10% of the run, at most one every 2 s, at least one every 30 s.
+            const int64_t tenth = std::max<int64_t>(1, total_ / 10);
+            if (!((m.step % tenth == 0 && sinceLine >= 2.0) || sinceLine >= 30.0 || m.step == total_)) return;
+            std::fprintf(out_, "%s\n", line(now, false).c_str());
+        }
+        lastLine_ = now;
+        std::fflush(out_);
+    }
+
+    void message(const std::string& text) {
+        if (quiet_) return;
+        if (tty_) std::fprintf(out_, "\r\033[K");
+        std::fprintf(out_, "%s\n", text.c_str());
+        std::fflush(out_);
+    }
+
+    void finish() {
+        if (tty_ && !quiet_ && last_.step > 0) std::fprintf(out_, "\n");
+    }
+
+private:
+    std::string line(Clock::time_point now, bool bar) const {
+        const double elapsed = std::chrono::duration<double>(now - start_).count();
+        const double fraction = total_ > 0 ? static_cast<double>(last_.step) / static_cast<double>(total_) : 0.0;
+        const double eta = fraction > 0 ? elapsed * (1.0 - fraction) / fraction : NAN;
+        std::string text;
+        if (bar) {
+            const int width = 24, filled = static_cast<int>(fraction * width);
+            text = "[" + std::string(filled, '#') + std::string(width - filled, '-') + "] ";
+        }
+        char buffer[256];
+        std::snprintf(buffer, sizeof buffer, "%3.0f%% step %lld/%lld epoch %lld loss %s scale %s %.0f samples/s ETA %s",
+                      fraction * 100.0, static_cast<long long>(last_.step), static_cast<long long>(total_),
+                      static_cast<long long>(last_.epoch), formatNumber(last_.loss, 4).c_str(),
+                      formatNumber(last_.scale, 6).c_str(), last_.samplesPerSecond,
+                      formatDuration(eta).c_str());
+        return text + buffer;
+    }
+
+    std::FILE* out_;
+    bool quiet_;
+    bool tty_;
+    int64_t total_ = 0;
+    StepMetrics last_;
+    Clock::time_point start_, lastLine_;
+};
+
+}  // namespace
+
+HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirectory, std::FILE* out,
+                           bool quiet) {
+    interruptRequested.store(false);
+    auto previousInt = std::signal(SIGINT, onInterrupt);
+    auto previousTerm = std::signal(SIGTERM, onInterrupt);
+
+    HeadlessResult result;
+    ProgressPrinter progress(out, quiet);
+    Engine engine(config, runDirectory);
+    engine.start();
+    bool ended = false;
+    while (!ended) {
+        ended = engine.waitFor(0.1);
+        if (interruptRequested.load() && !result.interrupted) {
+            result.interrupted = true;
+            progress.message("interrupted: stopping after the current step");
+            engine.stop();
+        }
+        auto drained = engine.stream().drain();
+        size_t nextStep = 0;
+        for (const auto& event : drained.events) {
+            // Interleave: steps up to the event's step print before the event.
+            while (nextStep < drained.steps.size() && drained.steps[nextStep].step <= event.step)
+                progress.step(drained.steps[nextStep++]);
+            switch (event.kind) {
+                case EngineEvent::Kind::Started: progress.started(event.message, event.totalSteps); break;
+                case EngineEvent::Kind::EpochEnded: {
+                    char buffer[200];
+                    std::snprintf(buffer, sizeof buffer,
+                                  "epoch %lld: train loss %s, val loss %s, val accuracy %s (%s)",
+                                  static_cast<long long>(event.epoch.epoch),
+                                  formatNumber(event.epoch.trainLoss).c_str(),
+                                  formatNumber(event.epoch.valLoss).c_str(),
+                                  formatNumber(event.epoch.valAccuracy).c_str(),
+                                  formatDuration(event.epoch.seconds).c_str());
+                    progress.message(buffer);
+                    break;
+                }
+                case EngineEvent::Kind::Error:
+                    result.inputError = event.inputError;
+                    result.errorMessage = event.message;
+                    break;
+                default: break;
+            }
+        }
+        while (nextStep < drained.steps.size()) progress.step(drained.steps[nextStep++]);
+    }
+    engine.wait();
+    progress.finish();
+    result.summary = engine.summary();
+    std::signal(SIGINT, previousInt);
+    std::signal(SIGTERM, previousTerm);
+    return result;
+}
+
+int exitCodeFor(const HeadlessResult& result) {
+    if (result.summary.status == "error") return result.inputError ? 2 : 1;
+    if (result.interrupted) return 130;
+    return 0;
+}
+
+void printSummary(const RunSummary& s, const std::string& runDirectory, std::FILE* out) {
+    std::fprintf(out, "status          %s\n", s.status.c_str());
+    std::fprintf(out, "mode            %s (%s)\n", s.mode.c_str(), s.emulated ? "emulated" : "real");
+    std::fprintf(out, "steps / epochs  %lld / %lld\n", static_cast<long long>(s.steps),
+                 static_cast<long long>(s.epochs));
+    std::fprintf(out, "wall time       %s\n", formatDuration(s.wallSeconds).c_str());
+    std::fprintf(out, "samples/s       %.1f\n", s.samplesPerSecond);
+    std::fprintf(out, "peak memory     %s\n", formatBytes(s.peakMemoryBytes).c_str());
+    std::fprintf(out, "train loss      %s\n", formatNumber(s.finalTrainLoss).c_str());
+    std::fprintf(out, "val loss        %s\n", formatNumber(s.valLoss).c_str());
+    std::fprintf(out, "val accuracy    %s\n", formatNumber(s.valAccuracy).c_str());
+    if (s.skippedSteps || s.scaleBackoffs || s.scaleGrowths || s.finalScale != 1.0)
+        std::fprintf(out, "loss scale      final %s, %lld skipped steps, %lld backoffs, %lld growths\n",
+                     formatNumber(s.finalScale, 8).c_str(), static_cast<long long>(s.skippedSteps),
+                     static_cast<long long>(s.scaleBackoffs), static_cast<long long>(s.scaleGrowths));
+    if (!runDirectory.empty()) std::fprintf(out, "run directory   %s\n", runDirectory.c_str());
+}
+
+}  // namespace ampscope::app

@@ -1,0 +1,392 @@
+#include "engine/Engine.h"
+
+#include <ATen/Parallel.h>
+#include <torch/torch.h>
+#include <torch/version.h>
+
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "common/InputError.h"
+#include "config/ConfigJson.h"
+#include "config/ConfigValidation.h"
+#include "data/BatchIterator.h"
+#include "data/Dataset.h"
+#include "engine/FaultInjector.h"
+#include "engine/RunRecords.h"
+#include "engine/SystemInfo.h"
+#include "engine/Trainer.h"
+#include "run/RunWriter.h"
+
+namespace ampscope {
+
+const char* engineStateName(EngineState state) {
+    switch (state) {
+        case EngineState::Idle: return "idle";
+        case EngineState::Running: return "running";
+        case EngineState::Paused: return "paused";
+        case EngineState::Finished: return "finished";
+        case EngineState::Stopped: return "stopped";
+        case EngineState::Failed: return "failed";
+    }
+    return "unknown";
+}
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double secondsSince(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+c10::Device pickDevice(const std::string& requested) {
+    const bool cudaAvailable = torch::cuda::is_available();
+    if (requested == "cuda") {
+        if (!cudaAvailable)
+            throw InputError("device: cuda requested but no CUDA device is available to this LibTorch (" +
+                             std::string(TORCH_VERSION) + ")");
+        return c10::Device(c10::kCUDA, 0);
+    }
+    if (requested == "auto" && cudaAvailable) return c10::Device(c10::kCUDA, 0);
+    return c10::Device(c10::kCPU);
+}
+
+}  // namespace
+
+struct Engine::Impl {
+    RunConfig config;
+    std::string runDirectory;
+    MetricStream stream;
+    std::thread thread;
+
+    mutable std::mutex mutex;
+    std::condition_variable wake;
+    bool pauseRequested = false;
+    bool stopRequested = false;
+    int64_t stepsAllowed = 0;  // single steps granted while paused
+    EngineState state = EngineState::Idle;
+    RunSummary summary;
+    bool ended = false;
+    std::condition_variable endedSignal;
+
+    std::unique_ptr<RunWriter> writer;
+
+    void setState(EngineState s) {
+        std::lock_guard<std::mutex> lock(mutex);
+        state = s;
+    }
+
+    // Blocks while paused; returns false when the run must stop.
+    bool awaitPermissionForStep(int64_t step) {
+        std::unique_lock<std::mutex> lock(mutex);
+        if (stopRequested) return false;
+        if (!pauseRequested) return true;
+        if (state != EngineState::Paused) {
+            state = EngineState::Paused;
+            stream.pushEvent({EngineEvent::Kind::Paused, step});
+        }
+        wake.wait(lock, [&] { return stopRequested || !pauseRequested || stepsAllowed > 0; });
+        if (stopRequested) return false;
+        if (!pauseRequested) {
+            state = EngineState::Running;
+            stream.pushEvent({EngineEvent::Kind::Resumed, step});
+        } else {
+            --stepsAllowed;
+        }
+        return true;
+    }
+
+    void record(const nlohmann::json& r) {
+        if (writer) writer->append(r);
+    }
+
+    void run();
+    void train(RunSummary& s, Clock::time_point wallStart);
+};
+
+void Engine::Impl::run() {
+    const auto wallStart = Clock::now();
+    RunSummary s;
+    s.torchVersion = TORCH_VERSION;
+    s.mode = config.precision.mode;
+    s.model = config.model.name;
+    s.dataset = config.data.dataset;
+    EngineState endState = EngineState::Finished;
+    try {
+        train(s, wallStart);
+        {
+            std::lock_guard<std::mutex> lock(mutex);
+            if (stopRequested) s.status = "stopped";
+        }
+        endState = s.status == "stopped" ? EngineState::Stopped : EngineState::Finished;
+    } catch (const InputError& e) {
+        s.status = "error";
+        s.error = e.what();
+        endState = EngineState::Failed;
+        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        ev.message = e.what();
+        ev.inputError = true;
+        stream.pushEvent(ev);
+        try { record(errorRecord(s.steps, e.what(), true)); } catch (...) {}
+    } catch (const std::exception& e) {
+        s.status = "error";
+        s.error = e.what();
+        // torch errors carry a C++ backtrace after the first line; keep one line.
+        if (auto nl = s.error.find('\n'); nl != std::string::npos) s.error.resize(nl);
+        endState = EngineState::Failed;
+        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        ev.message = s.error;
+        stream.pushEvent(ev);
+        try { record(errorRecord(s.steps, s.error, false)); } catch (...) {}
+    } catch (...) {
+        s.status = "error";
+        s.error = "unknown exception in the engine";
+        endState = EngineState::Failed;
+        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        ev.message = s.error;
+        stream.pushEvent(ev);
+    }
+    s.wallSeconds = secondsSince(wallStart);
+    if (s.peakMemoryBytes == 0) s.peakMemoryBytes = peakResidentBytes();
+    if (writer) {
+        try {
+            writer->append(runEndRecord(s.status, s.steps));
+            writer->flush();
+            writer->writeSummary(summaryToJson(s));
+        } catch (const std::exception& e) {
+            if (s.status != "error") {
+                s.status = "error";
+                s.error = e.what();
+                endState = EngineState::Failed;
+                EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+                ev.message = e.what();
+                ev.inputError = true;
+                stream.pushEvent(ev);
+            }
+        }
+        writer.reset();
+    }
+    if (endState != EngineState::Failed) {
+        EngineEvent ev{endState == EngineState::Stopped ? EngineEvent::Kind::Stopped
+                                                        : EngineEvent::Kind::Finished,
+                       s.steps};
+        stream.pushEvent(ev);
+    }
+    {
+        std::lock_guard<std::mutex> lock(mutex);
+        summary = s;
+        state = endState;
+        ended = true;
+    }
+    endedSignal.notify_all();
+}
+
+void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
+    throwIfInvalid(config);
+    const int threads = config.threads > 0 ? config.threads : hardwareThreads();
+    // Debian's LibTorch starts with one intra-op thread; the run says how many it uses.
+    at::set_num_threads(threads);
+    s.threads = threads;
+    torch::manual_seed(config.seed);
+    const c10::Device device = pickDevice(config.device);
+    s.device = device.is_cuda() ? "cuda" : "cpu";
+    s.deviceName = device.is_cuda() ? "CUDA device 0" : cpuModelName();
+
+    if (!runDirectory.empty()) writer = std::make_unique<RunWriter>(runDirectory, configToJson(config));
+
+    const DataBundle data = loadData(config.data, config.seed);
+    Trainer trainer(config, data, device);
+    const auto& policy = trainer.policy();
+    s.emulated = policy.execution.emulated;
+    s.execution = policy.execution.how;
+    s.parameters = trainer.model().parameterCount();
+
+    BatchIterator batches(data.train, config.train.batch_size, true, config.seed);
+    const int64_t perEpoch = batches.batchesPerEpoch();
+    int64_t total = perEpoch * config.train.epochs;
+    if (config.train.max_steps > 0) total = std::min(total, config.train.max_steps);
+
+    const std::string description =
+        config.model.name + " (" + std::to_string(s.parameters) + " parameters) on " +
+        data.description + "; mode " + config.precision.mode + ": " + policy.execution.how + "; " +
+        s.device + " (" + s.deviceName + "), " + std::to_string(threads) + " threads";
+    record(runStartRecord(description));
+    {
+        EngineEvent ev{EngineEvent::Kind::Started, 0, total};
+        ev.message = description;
+        stream.pushEvent(ev);
+    }
+
+    FaultInjector faults(config.faults, [&](const FaultConfig& f) {
+        record({{"type", "fault"}, {"step", f.step}, {"kind", f.kind}, {"layer", f.layer},
+                {"factor", f.factor}});
+    });
+    if (faults.hasFaults()) trainer.setObserver(&faults);
+
+    int64_t step = 0;
+    double trainSeconds = 0.0;
+    int64_t trainSamples = 0;
+    double lastEpochLoss = NAN;
+    std::vector<double> recentLosses;
+    bool stop = false;
+    for (int64_t epoch = 1; epoch <= config.train.epochs && !stop && step < total; ++epoch) {
+        const auto epochStart = Clock::now();
+        batches.startEpoch(epoch);
+        double epochLossSum = 0.0;
+        int64_t epochLossCount = 0;
+        torch::Tensor x, y;
+        while (step < total && batches.next(x, y)) {
+            if (!awaitPermissionForStep(step)) {
+                stop = true;
+                break;
+            }
+            ++step;
+            const double lossFactor = faults.beginStep(step);
+            if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
+            const auto t0 = Clock::now();
+            StepMetrics m = trainer.step(x, y);
+            m.stepSeconds = secondsSince(t0);
+            m.step = step;
+            m.epoch = epoch;
+            m.samplesPerSecond = m.stepSeconds > 0 ? static_cast<double>(x.size(0)) / m.stepSeconds : 0.0;
+            trainSeconds += m.stepSeconds;
+            trainSamples += x.size(0);
+            if (std::isfinite(m.loss)) {
+                epochLossSum += m.loss;
+                ++epochLossCount;
+                recentLosses.push_back(m.loss);
+                if (recentLosses.size() > 50) recentLosses.erase(recentLosses.begin());
+            } else {
+                ++s.nonFiniteLosses;
+            }
+            if (m.stepSkipped) ++s.skippedSteps;
+            if (m.scaleChange == "backoff") ++s.scaleBackoffs;
+            if (m.scaleChange == "growth") ++s.scaleGrowths;
+            s.finalScale = trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0;
+            s.steps = step;
+            stream.pushStep(m);
+            if (writer) {
+                writer->append(stepRecord(m));
+                writer->flushIfDue();
+            }
+        }
+        if (stop) break;
+        // An epoch that ended early (max_steps) is still evaluated, so a short run
+        // has a validation number.
+        const Evaluation eval = trainer.evaluate(data.val, config.train.eval_batch_size);
+        EpochMetrics em;
+        em.epoch = epoch;
+        em.step = step;
+        em.trainLoss = epochLossCount ? epochLossSum / static_cast<double>(epochLossCount) : NAN;
+        em.valLoss = eval.loss;
+        em.valAccuracy = eval.accuracy;
+        em.seconds = secondsSince(epochStart);
+        lastEpochLoss = em.trainLoss;
+        s.epochs = epoch;
+        s.valLoss = eval.loss;
+        s.valAccuracy = eval.accuracy;
+        record(epochRecord(em));
+        if (writer) writer->flush();
+        EngineEvent ev{EngineEvent::Kind::EpochEnded, step};
+        ev.epoch = em;
+        stream.pushEvent(ev);
+    }
+    s.trainSeconds = trainSeconds;
+    s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : 0.0;
+    if (std::isfinite(lastEpochLoss)) {
+        s.finalTrainLoss = lastEpochLoss;
+    } else if (!recentLosses.empty()) {
+        double sum = 0;
+        for (double l : recentLosses) sum += l;
+        s.finalTrainLoss = sum / static_cast<double>(recentLosses.size());
+    } else {
+        s.finalTrainLoss = NAN;
+    }
+    if (s.epochs == 0) {
+        s.valLoss = NAN;
+        s.valAccuracy = NAN;
+    }
+    s.peakMemoryBytes = peakResidentBytes();
+    (void)wallStart;
+}
+
+Engine::Engine(RunConfig config, std::string runDirectory) : impl_(std::make_unique<Impl>()) {
+    impl_->config = std::move(config);
+    impl_->runDirectory = std::move(runDirectory);
+}
+
+Engine::~Engine() {
+    stop();
+    wait();
+}
+
+void Engine::start() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    if (impl_->thread.joinable() || impl_->state != EngineState::Idle) return;
+    impl_->state = EngineState::Running;
+    impl_->thread = std::thread([impl = impl_.get()] { impl->run(); });
+}
+
+void Engine::pause() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->pauseRequested = true;
+}
+
+void Engine::resume() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        impl_->pauseRequested = false;
+        impl_->stepsAllowed = 0;
+    }
+    impl_->wake.notify_all();
+}
+
+void Engine::stepOnce() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        impl_->pauseRequested = true;
+        ++impl_->stepsAllowed;
+    }
+    impl_->wake.notify_all();
+}
+
+void Engine::stop() {
+    {
+        std::lock_guard<std::mutex> lock(impl_->mutex);
+        impl_->stopRequested = true;
+    }
+    impl_->wake.notify_all();
+}
+
+void Engine::wait() {
+    if (impl_->thread.joinable()) impl_->thread.join();
+}
+
+bool Engine::waitFor(double seconds) {
+    std::unique_lock<std::mutex> lock(impl_->mutex);
+    if (!impl_->thread.joinable() && !impl_->ended) return true;
+    return impl_->endedSignal.wait_for(lock, std::chrono::duration<double>(seconds),
+                                       [&] { return impl_->ended; });
+}
+
+EngineState Engine::state() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->state;
+}
+
+MetricStream& Engine::stream() { return impl_->stream; }
+
+RunSummary Engine::summary() const {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    return impl_->summary;
+}
+
+const RunConfig& Engine::config() const { return impl_->config; }
+const std::string& Engine::runDirectory() const { return impl_->runDirectory; }
+
+}  // namespace ampscope

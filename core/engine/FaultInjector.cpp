@@ -1,0 +1,53 @@
+#include "engine/FaultInjector.h"
+
+#include <limits>
+
+namespace ampscope {
+namespace {
+
+torch::Tensor withFirstElement(const torch::Tensor& t, double value) {
+    auto copy = t.clone();
+    copy.view({-1})[0].fill_(value);
+    return copy;
+}
+
+double faultValue(const std::string& kind) {
+    return kind.rfind("nan", 0) == 0 ? std::numeric_limits<double>::quiet_NaN()
+                                     : std::numeric_limits<double>::infinity();
+}
+
+}  // namespace
+
+FaultInjector::FaultInjector(std::vector<FaultConfig> faults, Report report)
+    : faults_(std::move(faults)), report_(std::move(report)) {}
+
+double FaultInjector::beginStep(int64_t step) {
+    step_ = step;
+    double factor = 1.0;
+    for (const auto& f : faults_) {
+        if (f.step == step && f.kind == "scale_loss") {
+            factor *= f.factor;
+            if (report_) report_(f);
+        }
+    }
+    return factor;
+}
+
+void FaultInjector::afterLayer(size_t, const std::string& name, torch::Tensor& output) {
+    for (const auto& f : faults_) {
+        if (f.step != step_ || f.layer != name || output.numel() == 0) continue;
+        if (f.kind == "inf_activation" || f.kind == "nan_activation") {
+            // A replacement that keeps the graph: grads still flow to the layer.
+            auto mask = torch::zeros_like(output);
+            mask.view({-1})[0].fill_(1.0);
+            output = torch::where(mask.to(torch::kBool), torch::full_like(output, faultValue(f.kind)), output);
+            if (report_) report_(f);
+        } else if ((f.kind == "inf_grad" || f.kind == "nan_grad") && output.requires_grad()) {
+            const double value = faultValue(f.kind);
+            output.register_hook([value](torch::Tensor grad) { return withFirstElement(grad, value); });
+            if (report_) report_(f);
+        }
+    }
+}
+
+}  // namespace ampscope

@@ -1,0 +1,34 @@
+#pragma once
+// INTERNAL (includes torch). Applies the config's faults at their exact step
+// and layer: inf/nan into the layer's forward output (first element), or
+// into the gradient arriving at the layer's output during backward; and
+// scale_loss multiplies that step's loss. Each applied fault is reported so
+// the run directory records that it happened.
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "config/RunConfig.h"
+#include "models/LayeredModel.h"
+
+namespace ampscope {
+
+class FaultInjector : public LayerObserver {
+public:
+    using Report = std::function<void(const FaultConfig& fault)>;
+    FaultInjector(std::vector<FaultConfig> faults, Report report);
+
+    // Call before each step; returns the loss factor for that step (1 if none).
+    double beginStep(int64_t step);
+    void afterLayer(size_t index, const std::string& name, torch::Tensor& output) override;
+    bool hasFaults() const { return !faults_.empty(); }
+
+private:
+    std::vector<FaultConfig> faults_;
+    Report report_;
+    int64_t step_ = 0;
+};
+
+}  // namespace ampscope

@@ -1,0 +1,57 @@
+#include "engine/MetricStream.h"
+
+#include <algorithm>
+
+namespace ampscope {
+
+const char* engineEventName(EngineEvent::Kind kind) {
+    switch (kind) {
+        case EngineEvent::Kind::Started: return "started";
+        case EngineEvent::Kind::EpochEnded: return "epoch";
+        case EngineEvent::Kind::Paused: return "paused";
+        case EngineEvent::Kind::Resumed: return "resumed";
+        case EngineEvent::Kind::Finished: return "finished";
+        case EngineEvent::Kind::Stopped: return "stopped";
+        case EngineEvent::Kind::Error: return "error";
+    }
+    return "unknown";
+}
+
+MetricStream::MetricStream(size_t capacity) : capacity_(std::max<size_t>(capacity, 2)) {
+    steps_.reserve(std::min<size_t>(capacity_, 4096));
+}
+
+void MetricStream::pushStep(const StepMetrics& metrics) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (steps_.size() >= capacity_) {
+        // Drop the older half in one move rather than one element per push.
+        const size_t drop = capacity_ / 2;
+        steps_.erase(steps_.begin(), steps_.begin() + static_cast<std::ptrdiff_t>(drop));
+        dropped_ += static_cast<int64_t>(drop);
+    }
+    steps_.push_back(metrics);
+}
+
+void MetricStream::pushEvent(const EngineEvent& event) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    events_.push_back(event);
+}
+
+void MetricStream::publishSnapshot(std::shared_ptr<const Snapshot> snapshot) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    snapshot_ = std::move(snapshot);
+}
+
+DrainedMetrics MetricStream::drain() {
+    DrainedMetrics out;
+    std::lock_guard<std::mutex> lock(mutex_);
+    out.steps.swap(steps_);
+    out.events.swap(events_);
+    out.snapshot = std::move(snapshot_);
+    snapshot_.reset();
+    out.droppedSteps = dropped_;
+    dropped_ = 0;
+    return out;
+}
+
+}  // namespace ampscope

@@ -1,0 +1,13 @@
+#pragma once
+// Facts about the machine for status lines, summaries and reports (plain C++).
+#include <cstdint>
+#include <string>
+
+namespace ampscope {
+
+std::string cpuModelName();         // /proc/cpuinfo "model name", or "unknown CPU"
+int64_t peakResidentBytes();        // getrusage ru_maxrss of this process
+int64_t currentResidentBytes();     // /proc/self/statm resident pages
+int hardwareThreads();              // at least 1
+
+}  // namespace ampscope

@@ -1,0 +1,227 @@
+#include "engine/Trainer.h"
+
+#include <cmath>
+#include <limits>
+#include <optional>
+
+#include "common/InputError.h"
+#include "models/ModelFactory.h"
+#include "precision/Autocast.h"
+
+namespace ampscope {
+
+GradScaler::Kind resolveScalerKind(const PrecisionConfig& precision) {
+    const std::string& kind = precision.scaler.kind;
+    if (kind == "dynamic") return GradScaler::Kind::Dynamic;
+    if (kind == "static") return GradScaler::Kind::Static;
+    if (kind == "off") return GradScaler::Kind::Off;
+    return precision.mode == "fp16" ? GradScaler::Kind::Dynamic : GradScaler::Kind::Off;
+}
+
+namespace {
+
+std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimConfig& optim,
+                                                       const std::vector<torch::Tensor>& params) {
+    if (optim.name == "sgd")
+        return std::make_unique<torch::optim::SGD>(
+            params, torch::optim::SGDOptions(optim.lr).momentum(optim.momentum).weight_decay(optim.weight_decay));
+    if (optim.name == "adamw")
+        return std::make_unique<torch::optim::AdamW>(
+            params, torch::optim::AdamWOptions(optim.lr)
+                        .betas({optim.beta1, optim.beta2})
+                        .eps(optim.eps)
+                        .weight_decay(optim.weight_decay));
+    return std::make_unique<torch::optim::Adam>(
+        params, torch::optim::AdamOptions(optim.lr)
+                    .betas({optim.beta1, optim.beta2})
+                    .eps(optim.eps)
+                    .weight_decay(optim.weight_decay));
+}
+
+std::string joined(const std::vector<std::string>& names) {
+    std::string text;
+    for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
+    return text;
+}
+
+}  // namespace
+
+Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Device& device)
+    : config_(config), device_(device), policy_(makeComputePolicy(config.precision, device)) {
+    classification_ = data.task == "classification";
+    const int64_t outputs = classification_ ? data.num_classes : 1;
+    model_ = buildModel(config.model, data.input_shape, outputs);
+    for (const auto& name : config.precision.keep_fp32) {
+        if (name != "loss" && !model_->hasLayer(name))
+            throw InputError("precision.keep_fp32: no layer named \"" + name +
+                             "\" (layers: " + joined(model_->layerNames()) + ", loss)");
+    }
+    model_->to(device_);
+    if (policy_.pureWeights) {
+        // Pure modes hold the weights themselves in half; kept layers stay fp32.
+        for (size_t i = 0; i < model_->layerCount(); ++i)
+            if (!policy_.keeps(model_->layerName(i))) model_->layer(i).to(policy_.lowDtype);
+    }
+    if (policy_.pureEmulated) {
+        torch::NoGradGuard noGrad;
+        for (size_t i = 0; i < model_->layerCount(); ++i) {
+            if (policy_.keeps(model_->layerName(i))) continue;
+            for (auto& p : model_->layer(i).parameters()) p.copy_(roundTo(p, policy_.pureRounding));
+        }
+    }
+    for (size_t i = 0; i < model_->layerCount(); ++i) {
+        for (auto& p : model_->layer(i).parameters()) {
+            parameters_.push_back(p);
+            parameterLayers_.push_back(i);
+        }
+    }
+    optimizer_ = makeOptimizer(config.optim, parameters_);
+    const auto& s = config.precision.scaler;
+    const auto kind = resolveScalerKind(config.precision);
+    if (policy_.mode == PrecisionMode::Fp16Pure && kind != GradScaler::Kind::Off)
+        // torch.amp.GradScaler refuses fp16 gradients, and pure fp16 has no others.
+        throw InputError("precision.scaler.kind: Attempting to unscale FP16 gradients. (pure fp16 "
+                         "keeps no fp32 master weights; use scaler off, or mode fp16)");
+    scaler_ = std::make_unique<GradScaler>(kind, s.init_scale,
+                                           ScaleUpdateRule{s.growth_factor, s.backoff_factor, s.growth_interval});
+}
+
+torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Tensor& targets) {
+    const bool kept = policy_.keeps("loss");
+    std::optional<AutocastScope> fp32Region;
+    if (kept && policy_.realAutocast) fp32Region.emplace(device_.type(), policy_.lowDtype, false);
+    const torch::Tensor out = kept ? output.to(torch::kFloat) : output;
+    torch::Tensor loss = classification_ ? torch::cross_entropy_loss(out, targets)
+                                         : torch::mse_loss(out, targets.to(out.scalar_type()));
+    if (policy_.pureRounding != Rounding::None && !kept)
+        loss = roundWithGradient(loss, policy_.pureRounding, policy_.pureRounding);
+    return loss;
+}
+
+double Trainer::globalGradNorm() const {
+    std::vector<torch::Tensor> norms;
+    norms.reserve(parameters_.size());
+    for (const auto& p : parameters_)
+        if (p.grad().defined()) norms.push_back(p.grad().detach().to(torch::kFloat).norm());
+    if (norms.empty()) return 0.0;
+    return torch::stack(norms).norm().item<double>();
+}
+
+void Trainer::clipTo(double maxNorm, double currentNorm) {
+    // torch.nn.utils.clip_grad_norm_: coefficient max_norm / (total_norm + 1e-6),
+    // applied only when below 1. A non-finite norm leaves the gradients alone.
+    if (!std::isfinite(currentNorm)) return;
+    const double coefficient = maxNorm / (currentNorm + 1e-6);
+    if (coefficient >= 1.0) return;
+    torch::NoGradGuard noGrad;
+    for (auto& p : parameters_)
+        if (p.grad().defined()) p.mutable_grad().mul_(coefficient);
+}
+
+std::string Trainer::firstNonFiniteLayer() const {
+    // Gradients flow from the loss backwards: the non-finite gradient nearest
+    // the loss is the first one that appeared.
+    const auto& flags = scaler_->nonFiniteParameters();
+    for (size_t k = flags.size(); k-- > 0;)
+        if (flags[k]) return model_->layerName(parameterLayers_[k]);
+    return "";
+}
+
+StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
+    StepMetrics m;
+    model_->train();
+    for (auto& p : parameters_) p.mutable_grad().reset();
+
+    auto x = inputs.to(device_);
+    const auto y = targets.to(device_);
+    if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
+
+    torch::Tensor loss;
+    {
+        std::optional<AutocastScope> autocast;
+        if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
+        const auto output = model_->forward(x, policy_, observer_);
+        loss = computeLoss(output, y);
+    }
+    if (nextLossFactor_ != 1.0) {
+        loss = loss * nextLossFactor_;
+        nextLossFactor_ = 1.0;
+    }
+    m.loss = loss.detach().to(torch::kFloat).item<double>();
+    m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
+    scaler_->scale(loss).backward();
+
+    const double clip = config_.optim.clip_norm;
+    if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
+        // Seed 002's pitfall: the threshold is compared with the scaled norm.
+        const double scaledNorm = globalGradNorm();
+        clipTo(clip, scaledNorm);
+        m.gradNorm = scaledNorm / m.scale;
+        m.gradNormClipped = std::min(scaledNorm, clip) / m.scale;
+        m.stepSkipped = !scaler_->step(*optimizer_, parameters_);
+    } else {
+        if (scaler_->enabled()) scaler_->unscale(parameters_);
+        m.gradNorm = globalGradNorm();
+        m.gradNormClipped = m.gradNorm;
+        if (clip > 0.0) {
+            clipTo(clip, m.gradNorm);
+            if (std::isfinite(m.gradNorm) && m.gradNorm > clip) m.gradNormClipped = clip;
+        }
+        m.stepSkipped = !scaler_->step(*optimizer_, parameters_);
+    }
+    m.foundInf = scaler_->enabled() ? scaler_->foundInf() : !std::isfinite(m.gradNorm);
+    if (scaler_->enabled() && scaler_->foundInf()) m.firstNonFiniteLayer = firstNonFiniteLayer();
+    switch (scaler_->update()) {
+        case ScaleChange::Backoff: m.scaleChange = "backoff"; break;
+        case ScaleChange::Growth: m.scaleChange = "growth"; break;
+        case ScaleChange::None: break;
+    }
+    m.growthTracker = scaler_->enabled() ? scaler_->growthTracker() : 0;
+
+    if (policy_.pureEmulated && !m.stepSkipped) {
+        // No fp32 master copy: the stored weight is the fp16 value, so an update
+        // smaller than half an ulp rounds back to the old weight and is lost.
+        torch::NoGradGuard noGrad;
+        for (size_t k = 0; k < parameters_.size(); ++k)
+            if (!policy_.keeps(model_->layerName(parameterLayers_[k])))
+                parameters_[k].copy_(roundTo(parameters_[k], policy_.pureRounding));
+    }
+    m.lr = config_.optim.lr;
+    return m;
+}
+
+Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize) {
+    torch::NoGradGuard noGrad;
+    model_->eval();
+    double lossSum = 0.0;
+    int64_t correct = 0, count = 0;
+    const int64_t n = data.size();
+    for (int64_t start = 0; start < n; start += batchSize) {
+        const int64_t end = std::min(n, start + batchSize);
+        auto x = data.inputs.slice(0, start, end).to(device_);
+        auto y = data.targets.slice(0, start, end).to(device_);
+        if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
+        torch::Tensor output;
+        {
+            std::optional<AutocastScope> autocast;
+            if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
+            output = model_->forward(x, policy_).to(torch::kFloat);
+        }
+        const auto batch = end - start;
+        if (classification_) {
+            lossSum += torch::cross_entropy_loss(output, y).item<double>() * batch;
+            correct += output.argmax(1).eq(y).sum().item<int64_t>();
+        } else {
+            lossSum += torch::mse_loss(output, y.to(torch::kFloat)).item<double>() * batch;
+        }
+        count += batch;
+    }
+    model_->train();
+    Evaluation e;
+    e.loss = count ? lossSum / static_cast<double>(count) : 0.0;
+    e.accuracy = classification_ && count ? static_cast<double>(correct) / static_cast<double>(count)
+                                          : std::numeric_limits<double>::quiet_NaN();
+    return e;
+}
+
+}  // namespace ampscope

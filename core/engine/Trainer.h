@@ -1,0 +1,72 @@
+#pragma once
+// INTERNAL (includes torch). One training step and one evaluation pass for a
+// RunConfig, with every precision rule in one place:
+//   zero grads -> [autocast] forward + loss [/autocast] -> scale(loss) ->
+//   backward -> (unscale_ -> clip) or (clip scaled: the pitfall) ->
+//   scaler step (skips on non-finite grads) -> update -> (pure emulation:
+//   round the weights to fp16, so updates below half an ulp are lost).
+// Autocast is entered here, in the calling (engine) thread, around the forward
+// and the loss only; leaving it clears the autocast cache.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "config/RunConfig.h"
+#include "data/Dataset.h"
+#include "engine/StepMetrics.h"
+#include "models/LayeredModel.h"
+#include "precision/ComputePolicy.h"
+#include "precision/GradScaler.h"
+
+namespace ampscope {
+
+struct Evaluation {
+    double loss = 0.0;
+    double accuracy = 0.0;  // NaN for regression
+};
+
+class Trainer {
+public:
+    Trainer(const RunConfig& config, const DataBundle& data, const c10::Device& device);
+
+    // Runs one step on a batch; fills loss, lr, grad norms and the scaler fields.
+    StepMetrics step(const torch::Tensor& inputs, const torch::Tensor& targets);
+    Evaluation evaluate(const TensorDataset& data, int64_t batchSize);
+
+    LayeredModel& model() { return *model_; }
+    const ComputePolicy& policy() const { return policy_; }
+    const GradScaler& scaler() const { return *scaler_; }
+    const std::vector<torch::Tensor>& parameters() const { return parameters_; }
+    // Layer index (in model().layerNames()) of each parameter.
+    const std::vector<size_t>& parameterLayers() const { return parameterLayers_; }
+    const c10::Device& device() const { return device_; }
+
+    // Hook for fault injection and probes: sees each layer's output.
+    void setObserver(LayerObserver* observer) { observer_ = observer; }
+    // Loss multiplier for the next step only (fault kind scale_loss).
+    void scaleNextLoss(double factor) { nextLossFactor_ = factor; }
+
+private:
+    torch::Tensor computeLoss(const torch::Tensor& output, const torch::Tensor& targets);
+    double globalGradNorm() const;
+    void clipTo(double maxNorm, double currentNorm);
+    std::string firstNonFiniteLayer() const;
+
+    RunConfig config_;
+    c10::Device device_;
+    ComputePolicy policy_;
+    bool classification_ = true;
+    std::shared_ptr<LayeredModel> model_;
+    std::unique_ptr<torch::optim::Optimizer> optimizer_;
+    std::unique_ptr<GradScaler> scaler_;
+    std::vector<torch::Tensor> parameters_;
+    std::vector<size_t> parameterLayers_;
+    LayerObserver* observer_ = nullptr;
+    double nextLossFactor_ = 1.0;
+};
+
+GradScaler::Kind resolveScalerKind(const PrecisionConfig& precision);
+
+}  // namespace ampscope

@@ -1,0 +1,134 @@
+#include "models/ModelFactory.h"
+
+#include "common/InputError.h"
+#include "models/BasicLayers.h"
+#include "models/TransformerLayers.h"
+
+namespace ampscope {
+namespace {
+
+std::string shapeText(const std::vector<int64_t>& shape) {
+    std::string text;
+    for (size_t i = 0; i < shape.size(); ++i) text += (i ? "x" : "") + std::to_string(shape[i]);
+    return text;
+}
+
+void requireImage(const ModelConfig& config, const std::vector<int64_t>& shape) {
+    if (shape.size() != 3)
+        throw InputError("model.name: " + config.name + " needs image input (CxHxW), the dataset gives " +
+                         shapeText(shape) + " features; use model mlp");
+}
+
+std::shared_ptr<LayeredModel> buildMlp(const ModelConfig& config, const std::vector<int64_t>& shape,
+                                       int64_t outputs) {
+    auto model = std::make_shared<LayeredModel>();
+    int64_t features = 1;
+    for (auto d : shape) features *= d;
+    if (shape.size() > 1) model->addLayer("flatten", std::make_shared<FlattenLayer>());
+    const std::string norm = resolvedNorm(config);
+    for (size_t i = 0; i < config.hidden.size(); ++i) {
+        const auto index = std::to_string(i + 1);
+        model->addLayer("fc" + index, std::make_shared<LinearLayer>(features, config.hidden[i]));
+        if (norm != "none")
+            model->addLayer("norm" + index, std::make_shared<FeatureNormLayer>(config.hidden[i], norm));
+        model->addLayer("act" + index, std::make_shared<ActivationLayer>(config.activation));
+        features = config.hidden[i];
+    }
+    model->addLayer("out", std::make_shared<LinearLayer>(features, outputs));
+    return model;
+}
+
+// Seed 000's SimpleCNN on 1x28x28: conv 1->64, pool, relu; conv 64->128, pool,
+// relu; linear 128*7*7 -> 10.
+std::shared_ptr<LayeredModel> buildSimpleCnn(const ModelConfig& config,
+                                             const std::vector<int64_t>& shape, int64_t outputs) {
+    requireImage(config, shape);
+    const std::string norm = resolvedNorm(config);
+    auto model = std::make_shared<LayeredModel>();
+    model->addLayer("conv1", std::make_shared<ConvLayer>(shape[0], 64, 3, 1, 1, norm, false));
+    model->addLayer("pool1", std::make_shared<MaxPoolLayer>(2));
+    model->addLayer("relu1", std::make_shared<ActivationLayer>("relu"));
+    model->addLayer("conv2", std::make_shared<ConvLayer>(64, 128, 3, 1, 1, norm, false));
+    model->addLayer("pool2", std::make_shared<MaxPoolLayer>(2));
+    model->addLayer("relu2", std::make_shared<ActivationLayer>("relu"));
+    model->addLayer("flatten", std::make_shared<FlattenLayer>());
+    const int64_t h = shape[1] / 4, w = shape[2] / 4;
+    if (h < 1 || w < 1)
+        throw InputError("model.name: simple_cnn needs images of at least 4x4 (got " + shapeText(shape) + ")");
+    model->addLayer("fc", std::make_shared<LinearLayer>(128 * h * w, outputs));
+    return model;
+}
+
+std::shared_ptr<LayeredModel> buildDeepCnn(const ModelConfig& config, const std::vector<int64_t>& shape,
+                                           int64_t outputs) {
+    requireImage(config, shape);
+    const auto& blocks = config.blocks.empty() ? defaultDeepCnnBlocks() : config.blocks;
+    if (blocks.front()[0] != shape[0])
+        throw InputError("model.blocks: the first block takes " + std::to_string(blocks.front()[0]) +
+                         " channels, the images have " + std::to_string(shape[0]));
+    const std::string norm = resolvedNorm(config);
+    auto model = std::make_shared<LayeredModel>();
+    int64_t h = shape[1], w = shape[2];
+    for (size_t i = 0; i < blocks.size(); ++i) {
+        const auto& b = blocks[i];
+        h = (h + 2 * b[4] - b[2]) / b[3] + 1;
+        w = (w + 2 * b[4] - b[2]) / b[3] + 1;
+        if (h < 1 || w < 1)
+            throw InputError("model.blocks: block " + std::to_string(i) + " shrinks the " +
+                             shapeText(shape) + " input to nothing");
+        model->addLayer("block" + std::to_string(i + 1),
+                        std::make_shared<ConvLayer>(b[0], b[1], b[2], b[3], b[4], norm, true));
+    }
+    model->addLayer("avgpool", std::make_shared<GlobalAvgPoolLayer>());
+    // Seed 001's classifier: three linears with no activation between them.
+    model->addLayer("fc1", std::make_shared<LinearLayer>(blocks.back()[1], 1000));
+    model->addLayer("fc2", std::make_shared<LinearLayer>(1000, 1000));
+    model->addLayer("fc3", std::make_shared<LinearLayer>(1000, outputs));
+    return model;
+}
+
+std::shared_ptr<LayeredModel> buildTransformer(const ModelConfig& config,
+                                               const std::vector<int64_t>& shape, int64_t outputs) {
+    requireImage(config, shape);
+    if (shape[1] % config.patch != 0 || shape[2] % config.patch != 0)
+        throw InputError("model.patch: " + std::to_string(config.patch) + " does not tile " +
+                         shapeText(shape) + " images");
+    auto model = std::make_shared<LayeredModel>();
+    model->addLayer("patch_embed", std::make_shared<PatchEmbedLayer>(shape[0], shape[1], shape[2],
+                                                                     config.patch, config.dim));
+    for (int64_t i = 0; i < config.depth; ++i)
+        model->addLayer("block" + std::to_string(i + 1),
+                        std::make_shared<EncoderBlockLayer>(config.dim, config.heads, config.mlp_ratio));
+    model->addLayer("pool", std::make_shared<TokenPoolLayer>(config.dim));
+    model->addLayer("head", std::make_shared<LinearLayer>(config.dim, outputs));
+    return model;
+}
+
+}  // namespace
+
+const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks() {
+    static const std::vector<std::array<int64_t, 5>> blocks = {
+        {1, 32, 3, 1, 1},     {32, 64, 3, 1, 1},    {64, 64, 2, 2, 0},    {64, 128, 3, 1, 1},
+        {128, 128, 3, 1, 1},  {128, 128, 3, 1, 1},  {128, 128, 2, 2, 0},  {128, 256, 3, 1, 1},
+        {256, 256, 2, 1, 0},  {256, 512, 3, 1, 1},  {512, 512, 3, 1, 1},  {512, 512, 3, 1, 1},
+        {512, 512, 2, 2, 0},  {512, 1024, 3, 1, 1}};
+    return blocks;
+}
+
+std::string resolvedNorm(const ModelConfig& config) {
+    if (config.norm != "auto") return config.norm;
+    if (config.name == "deep_cnn") return "batch";  // seed 001's blocks carry BatchNorm
+    if (config.name == "transformer") return "layer";
+    return "none";
+}
+
+std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
+                                         const std::vector<int64_t>& inputShape, int64_t outputs) {
+    if (config.name == "mlp") return buildMlp(config, inputShape, outputs);
+    if (config.name == "simple_cnn") return buildSimpleCnn(config, inputShape, outputs);
+    if (config.name == "deep_cnn") return buildDeepCnn(config, inputShape, outputs);
+    if (config.name == "transformer") return buildTransformer(config, inputShape, outputs);
+    throw InputError("model.name: unknown model \"" + config.name + "\"");
+}
+
+}  // namespace ampscope

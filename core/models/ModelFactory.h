@@ -1,0 +1,23 @@
+#pragma once
+// INTERNAL (includes torch). Builds the model zoo from ModelConfig for a given
+// per-sample input shape ({C,H,W} images or {F} features) and output count.
+// A model that cannot take the input (a CNN on 2-D points, an image size the
+// patches do not tile) is an InputError naming the field.
+#include <memory>
+#include <vector>
+
+#include "config/RunConfig.h"
+#include "models/LayeredModel.h"
+
+namespace ampscope {
+
+std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
+                                         const std::vector<int64_t>& inputShape, int64_t outputs);
+
+// Seed 001's conv stack: [in, out, kernel, stride, pad] per block.
+const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks();
+
+// The norm a model uses when the config says "auto".
+std::string resolvedNorm(const ModelConfig& config);
+
+}  // namespace ampscope

@@ -1,0 +1,62 @@
+#include "precision/ComputePolicy.h"
+
+#include <ATen/Context.h>
+
+namespace ampscope {
+
+ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Device& device) {
+    ComputePolicy policy;
+    policy.mode = parsePrecisionMode(precision.mode);
+    policy.device = device;
+    const bool cuda = device.is_cuda();
+    policy.execution = describeExecution(policy.mode, cuda);
+    policy.keepFp32.insert(precision.keep_fp32.begin(), precision.keep_fp32.end());
+
+    if (cuda) {
+        const bool tf32 = policy.mode == PrecisionMode::Tf32;
+        at::globalContext().setAllowTF32CuBLAS(tf32);
+        at::globalContext().setAllowTF32CuDNN(tf32);
+    }
+
+    const LayerCompute halfEverywhere{Rounding::Half, Rounding::Half, Rounding::Half,
+                                      Rounding::Half};
+    switch (policy.mode) {
+        case PrecisionMode::Fp32: break;
+        case PrecisionMode::Tf32:
+            // TF32 units round their inputs; accumulation and outputs are fp32. In
+            // backward the incoming gradient is itself a matmul operand, so it is
+            // rounded where it enters (the result's backward).
+            if (!cuda) policy.emulation = {Rounding::Tf32, Rounding::None, Rounding::None,
+                                           Rounding::Tf32};
+            break;
+        case PrecisionMode::Fp16:
+            if (cuda) {
+                policy.realAutocast = true;
+                policy.lowDtype = c10::ScalarType::Half;
+            } else {
+                policy.emulation = halfEverywhere;
+            }
+            break;
+        case PrecisionMode::Bf16:
+            policy.realAutocast = true;
+            policy.lowDtype = c10::ScalarType::BFloat16;
+            break;
+        case PrecisionMode::Fp16Pure:
+            policy.lowDtype = c10::ScalarType::Half;
+            if (cuda) {
+                policy.pureWeights = true;
+            } else {
+                policy.pureEmulated = true;
+                policy.pureRounding = Rounding::Half;
+                policy.emulation = halfEverywhere;
+            }
+            break;
+        case PrecisionMode::Bf16Pure:
+            policy.lowDtype = c10::ScalarType::BFloat16;
+            policy.pureWeights = true;
+            break;
+    }
+    return policy;
+}
+
+}  // namespace ampscope

@@ -1,0 +1,60 @@
+#pragma once
+// INTERNAL (includes torch). How a layer's matmul/conv runs under the chosen
+// precision mode: what its operands and results go through (rounding for
+// emulated modes), whether real autocast is on, and which layers are kept in
+// fp32. Layers call operand()/result() around their matmul or conv; the model
+// applies the autocast/keep-fp32 part around each layer.
+#include <string>
+#include <unordered_set>
+
+#include <torch/torch.h>
+
+#include "config/RunConfig.h"
+#include "precision/PrecisionMode.h"
+#include "precision/Rounding.h"
+
+namespace ampscope {
+
+// What one layer's matmul/conv operands and results are rounded to, forward
+// and backward. Identity for real modes and for layers kept in fp32.
+struct LayerCompute {
+    Rounding operandForward = Rounding::None;
+    Rounding operandBackward = Rounding::None;
+    Rounding resultForward = Rounding::None;
+    Rounding resultBackward = Rounding::None;
+
+    torch::Tensor operand(const torch::Tensor& t) const {
+        return roundWithGradient(t, operandForward, operandBackward);
+    }
+    torch::Tensor result(const torch::Tensor& t) const {
+        return roundWithGradient(t, resultForward, resultBackward);
+    }
+    bool identity() const {
+        return operandForward == Rounding::None && operandBackward == Rounding::None &&
+               resultForward == Rounding::None && resultBackward == Rounding::None;
+    }
+};
+
+struct ComputePolicy {
+    PrecisionMode mode = PrecisionMode::Fp32;
+    ModeExecution execution;
+    c10::Device device = c10::Device(c10::kCPU);
+    bool realAutocast = false;                         // autocast around forward + loss
+    c10::ScalarType lowDtype = c10::ScalarType::Float;  // autocast dtype, or pure weight dtype
+    bool pureWeights = false;       // weights themselves held in low precision
+    bool pureEmulated = false;      // pure mode emulated: round weights after each update
+    Rounding pureRounding = Rounding::None;  // rounding of every layer output in pure emulation
+    LayerCompute emulation;         // for layers not kept in fp32
+    std::unordered_set<std::string> keepFp32;
+
+    bool keeps(const std::string& layer) const { return keepFp32.count(layer) > 0; }
+    LayerCompute forLayer(const std::string& layer) const {
+        return keeps(layer) ? LayerCompute{} : emulation;
+    }
+};
+
+// Builds the policy for a mode on a device; sets the CUDA TF32 switches to
+// match the mode (on for tf32, off otherwise) when the device is CUDA.
+ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Device& device);
+
+}  // namespace ampscope

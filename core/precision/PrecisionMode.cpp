@@ -1,0 +1,71 @@
+#include "precision/PrecisionMode.h"
+
+#include "common/InputError.h"
+
+namespace ampscope {
+
+PrecisionMode parsePrecisionMode(const std::string& name) {
+    if (name == "fp32") return PrecisionMode::Fp32;
+    if (name == "tf32") return PrecisionMode::Tf32;
+    if (name == "fp16") return PrecisionMode::Fp16;
+    if (name == "bf16") return PrecisionMode::Bf16;
+    if (name == "fp16-pure") return PrecisionMode::Fp16Pure;
+    if (name == "bf16-pure") return PrecisionMode::Bf16Pure;
+    throw InputError("precision.mode: must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure"
+                     " (got \"" + name + "\")");
+}
+
+std::string precisionModeName(PrecisionMode mode) {
+    switch (mode) {
+        case PrecisionMode::Fp32: return "fp32";
+        case PrecisionMode::Tf32: return "tf32";
+        case PrecisionMode::Fp16: return "fp16";
+        case PrecisionMode::Bf16: return "bf16";
+        case PrecisionMode::Fp16Pure: return "fp16-pure";
+        case PrecisionMode::Bf16Pure: return "bf16-pure";
+    }
+    return "fp32";
+}
+
+bool isPureMode(PrecisionMode mode) {
+    return mode == PrecisionMode::Fp16Pure || mode == PrecisionMode::Bf16Pure;
+}
+
+bool isHalfMode(PrecisionMode mode) {
+    return mode != PrecisionMode::Fp32 && mode != PrecisionMode::Tf32;
+}
+
+bool isFp16Mode(PrecisionMode mode) {
+    return mode == PrecisionMode::Fp16 || mode == PrecisionMode::Fp16Pure;
+}
+
+ModeExecution describeExecution(PrecisionMode mode, bool cuda) {
+    if (cuda) {
+        switch (mode) {
+            case PrecisionMode::Fp32: return {false, "real fp32 on CUDA (TF32 off)"};
+            case PrecisionMode::Tf32: return {false, "real TF32 matmul/conv on CUDA"};
+            case PrecisionMode::Fp16: return {false, "real fp16 autocast on CUDA, fp32 master weights"};
+            case PrecisionMode::Bf16: return {false, "real bf16 autocast on CUDA, fp32 master weights"};
+            case PrecisionMode::Fp16Pure: return {false, "real fp16 weights and compute on CUDA"};
+            case PrecisionMode::Bf16Pure: return {false, "real bf16 weights and compute on CUDA"};
+        }
+    }
+    // CPU LibTorch has bf16 kernels and CPU autocast for bf16, but no fp16 kernels
+    // for matmul/conv/relu and no TF32 units: those two are emulated by rounding.
+    switch (mode) {
+        case PrecisionMode::Fp32: return {false, "real fp32 on CPU"};
+        case PrecisionMode::Tf32:
+            return {true, "emulated TF32 on CPU (matmul/conv inputs rounded to 10 mantissa bits)"};
+        case PrecisionMode::Fp16:
+            return {true, "emulated fp16 autocast on CPU (values rounded to binary16 where fp16 "
+                          "autocast holds them), fp32 master weights"};
+        case PrecisionMode::Bf16: return {false, "real bf16 autocast on CPU, fp32 master weights"};
+        case PrecisionMode::Fp16Pure:
+            return {true, "emulated pure fp16 on CPU (weights and values rounded to binary16, "
+                          "no master copy)"};
+        case PrecisionMode::Bf16Pure: return {false, "real bf16 weights and compute on CPU"};
+    }
+    return {false, "real"};
+}
+
+}  // namespace ampscope

@@ -1,0 +1,28 @@
+#pragma once
+// The six precision modes of DESIGN.md and how each one runs on a device.
+// Plain C++: the UI and reports use it to say "real" or "emulated" plainly.
+#include <string>
+
+namespace ampscope {
+
+enum class PrecisionMode { Fp32, Tf32, Fp16, Bf16, Fp16Pure, Bf16Pure };
+
+PrecisionMode parsePrecisionMode(const std::string& name);  // InputError on unknown
+std::string precisionModeName(PrecisionMode mode);          // "fp16-pure"
+
+// Does the mode keep its weights in half precision (no fp32 master copy)?
+bool isPureMode(PrecisionMode mode);
+// Does the mode's forward use 16-bit floats (autocast or pure)?
+bool isHalfMode(PrecisionMode mode);
+// fp16 flavours: the ones for which a loss scaler makes sense by default.
+bool isFp16Mode(PrecisionMode mode);
+
+struct ModeExecution {
+    bool emulated = false;
+    std::string how;  // one line, e.g. "real bf16 autocast on CPU"
+};
+
+// What actually happens for `mode` on a CPU (cuda=false) or a CUDA device.
+ModeExecution describeExecution(PrecisionMode mode, bool cuda);
+
+}  // namespace ampscope
