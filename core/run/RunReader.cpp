@@ -1,0 +1,333 @@
+#include "run/RunReader.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <fcntl.h>
+#include <string_view>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/InputError.h"
+#include "config/RunConfig.h"
+#include "run/EventSchema.h"
+#include "run/RunFiles.h"
+
+namespace ampscope {
+
+namespace {
+
+using runfiles::errnoText;
+using runfiles::joinPath;
+
+const std::string kEvents(kEventsFileName);
+
+bool isBlank(std::string_view line) {
+    return std::all_of(line.begin(), line.end(),
+                       [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
+}
+
+// Parses one line of events.jsonl into a record. Returns an empty string on
+// success, else why the line is not a record. Uses the non-throwing parse:
+// garbage is expected input here, not an exceptional one.
+std::string parseRecord(std::string_view line, nlohmann::json& record) {
+    record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+    if (record.is_discarded()) {
+        return "not JSON";
+    }
+    const auto type = record.is_object() ? record.find("type") : record.end();
+    if (!record.is_object() || type == record.end() || !type->is_string()) {
+        return "not an object with a string \"type\"";
+    }
+    return {};
+}
+
+// Counts unreadable lines and names the first few, in the same words for the
+// reader and the follower.
+void noteBadLine(std::int64_t lineNumber, const std::string& why, int& count,
+                 std::vector<std::string>& warnings) {
+    ++count;
+    if (count <= kListedBadEventLines) {
+        warnings.push_back(kEvents + " line " + std::to_string(lineNumber) +
+                           ": skipped an unreadable line (" + why + ")");
+    } else if (count == kListedBadEventLines + 1) {
+        warnings.push_back(kEvents + ": more unreadable lines; only the first " +
+                           std::to_string(kListedBadEventLines) + " are listed");
+    }
+}
+
+std::string tornWarning(std::size_t bytes) {
+    return kEvents + ": ignored a torn last line (" + std::to_string(bytes) + " bytes)";
+}
+
+// A value as the user would see it in the file (strings quoted).
+std::string jsonText(const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+void readConfig(const std::string& dir, RunData& run) {
+    const std::string path = joinPath(dir, kConfigFileName);
+    std::string text;
+    if (const int error = runfiles::readWholeFile(path, text); error != 0) {
+        if (error == ENOENT) {
+            throw InputError(dir + ": missing config.json — not an AmpScope run directory");
+        }
+        throw InputError(path + ": cannot read (" + errnoText(error) + ")");
+    }
+    try {
+        run.config = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::parse_error& error) {
+        throw InputError(path + ": not valid JSON (" + runfiles::jsonErrorText(error.what()) +
+                         ")");
+    }
+    if (!run.config.is_object()) {
+        throw InputError(path + ": not a JSON object — not an AmpScope config");
+    }
+    const auto version = run.config.find("schema_version");
+    if (version == run.config.end()) {
+        throw InputError(path + ": missing schema_version — not an AmpScope config");
+    }
+    if (!version->is_number_integer()) {
+        throw InputError(path + ": schema_version must be an integer (got " +
+                         jsonText(*version) + ")");
+    }
+    const auto value = version->get<long long>();
+    if (value > kConfigSchemaVersion) {
+        throw InputError(path + ": schema_version " + std::to_string(value) +
+                         " is newer than this AmpScope reads (" +
+                         std::to_string(kConfigSchemaVersion) + ")");
+    }
+    if (value < 1) {
+        throw InputError(path + ": schema_version " + std::to_string(value) +
+                         " is not valid (AmpScope writes 1 and up)");
+    }
+    run.schema_version = static_cast<int>(value);
+}
+
+void readEvents(const std::string& dir, RunData& run) {
+    const std::string path = joinPath(dir, kEventsFileName);
+    std::string text;
+    if (const int error = runfiles::readWholeFile(path, text); error != 0) {
+        if (error == ENOENT) {
+            run.warnings.push_back(kEvents + ": missing (no events recorded)");
+            return;
+        }
+        throw InputError(path + ": cannot read (" + errnoText(error) + ")");
+    }
+
+    std::size_t start = 0;
+    std::int64_t lineNumber = 0;
+    nlohmann::json record;
+    while (start < text.size()) {
+        const std::size_t newline = text.find('\n', start);
+        const bool last = newline == std::string::npos;
+        const std::size_t end = last ? text.size() : newline;
+        const std::string_view line(text.data() + start, end - start);
+        ++lineNumber;
+        start = last ? text.size() : newline + 1;
+        if (isBlank(line)) {
+            continue;
+        }
+        const std::string why = parseRecord(line, record);
+        if (why.empty()) {
+            run.events.push_back(std::move(record));
+        } else if (last) {
+            // No newline and no record: the writer died mid-line (or is writing).
+            run.torn_last_line = true;
+            run.warnings.push_back(tornWarning(line.size()));
+        } else {
+            noteBadLine(lineNumber, why, run.skipped_lines, run.warnings);
+        }
+    }
+    if (run.skipped_lines > kListedBadEventLines) {
+        run.warnings.push_back(kEvents + ": skipped " + std::to_string(run.skipped_lines) +
+                               " unreadable lines in all");
+    }
+
+    if (run.events.empty()) {
+        return;
+    }
+    const nlohmann::json& first = run.events.front();
+    if (first["type"] != event_type::kRunStart) {
+        run.warnings.push_back(kEvents + ": the first record is not run_start (type " +
+                               jsonText(first["type"]) + ")");
+        return;
+    }
+    const auto version = first.find("schema_version");
+    if (version == first.end() || !version->is_number_integer()) {
+        run.warnings.push_back(kEvents + ": run_start has no integer schema_version");
+        return;
+    }
+    run.events_schema_version = version->get<int>();
+    if (run.events_schema_version > kEventsSchemaVersion) {
+        run.warnings.push_back(kEvents + ": schema_version " +
+                               std::to_string(run.events_schema_version) +
+                               " is newer than this AmpScope reads (" +
+                               std::to_string(kEventsSchemaVersion) +
+                               "); fields and record types it does not know are skipped");
+    }
+}
+
+void readSummary(const std::string& dir, RunData& run) {
+    const std::string name(kSummaryFileName);
+    std::string text;
+    if (const int error = runfiles::readWholeFile(joinPath(dir, kSummaryFileName), text);
+        error != 0) {
+        if (error != ENOENT) {
+            run.warnings.push_back(name + ": cannot read (" + errnoText(error) +
+                                   "); the run counts as incomplete");
+        }
+        return;
+    }
+    nlohmann::json summary = nlohmann::json::parse(text, nullptr, false);
+    if (summary.is_discarded() || !summary.is_object()) {
+        // rename() makes a torn summary impossible; this is a hand-edited one.
+        run.warnings.push_back(name + ": not a valid JSON object; the run counts as incomplete");
+        return;
+    }
+    run.summary = std::move(summary);
+    run.complete = true;
+}
+
+}  // namespace
+
+RunData readRunDirectory(const std::string& dir) {
+    struct stat info {};
+    if (::stat(dir.c_str(), &info) != 0) {
+        const int error = errno;
+        if (error == ENOENT || error == ENOTDIR) {
+            throw InputError(dir + ": no such run directory");
+        }
+        throw InputError(dir + ": cannot open (" + errnoText(error) + ")");
+    }
+    if (!S_ISDIR(info.st_mode)) {
+        throw InputError(dir + ": is a file, not a run directory");
+    }
+    RunData run;
+    readConfig(dir, run);
+    readEvents(dir, run);
+    readSummary(dir, run);
+    return run;
+}
+
+// ---------------------------------------------------------------------------
+
+RunFollower::RunFollower(const std::string& dir)
+    : dir_(dir),
+      eventsPath_(joinPath(dir, kEventsFileName)),
+      summaryPath_(joinPath(dir, kSummaryFileName)) {}
+
+RunFollower::~RunFollower() {
+    if (fd_ >= 0) {
+        ::close(fd_);
+    }
+}
+
+bool RunFollower::openEvents() {
+    if (fd_ >= 0) {
+        return true;
+    }
+    fd_ = ::open(eventsPath_.c_str(), O_RDONLY | O_CLOEXEC);
+    return fd_ >= 0;
+}
+
+std::vector<nlohmann::json> RunFollower::poll(std::size_t maxBytes) {
+    std::vector<nlohmann::json> out;
+    if (finished_) {
+        return out;
+    }
+    // summary.json is looked at before events.jsonl is measured: the writer
+    // flushes every event before it renames the summary into place, so once the
+    // summary is seen, the size measured after it covers the whole run.
+    struct stat info {};
+    const bool summaryNow = summarySeen_ || ::stat(summaryPath_.c_str(), &info) == 0;
+
+    if (!openEvents()) {
+        caughtUp_ = true;
+        if (summaryNow) {
+            warnings_.push_back(kEvents + ": missing (no events recorded)");
+            finished_ = true;
+        }
+        return out;
+    }
+    if (::fstat(fd_, &info) != 0) {
+        return out;
+    }
+    const std::int64_t size = info.st_size;
+    if (size < offset_) {
+        // Only a person can do this (the writer only appends); resuming at the new
+        // end is the one choice that neither repeats nor invents records.
+        warnings_.push_back(kEvents + ": shrank from " + std::to_string(offset_) + " to " +
+                            std::to_string(size) + " bytes; following from its new end");
+        offset_ = size;
+        pending_.clear();
+    }
+
+    const auto available = static_cast<std::size_t>(size - offset_);
+    std::size_t wanted = std::min(available, maxBytes);
+    const std::size_t keep = pending_.size();
+    pending_.resize(keep + wanted);
+    std::size_t got = 0;
+    while (got < wanted) {
+        const ssize_t n = ::pread(fd_, pending_.data() + keep + got, wanted - got,
+                                  static_cast<off_t>(offset_ + static_cast<std::int64_t>(got)));
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            break;  // an error or a truncation between fstat and pread: next poll
+        }
+        got += static_cast<std::size_t>(n);
+    }
+    pending_.resize(keep + got);
+    offset_ += static_cast<std::int64_t>(got);
+    caughtUp_ = offset_ >= size;
+
+    takeLines(out);
+    if (summaryNow && caughtUp_) {
+        settlePending(out);
+        finished_ = true;
+    }
+    summarySeen_ = summaryNow;
+    return out;
+}
+
+void RunFollower::takeLines(std::vector<nlohmann::json>& out) {
+    std::size_t start = 0;
+    nlohmann::json record;
+    for (;;) {
+        const std::size_t newline = pending_.find('\n', start);
+        if (newline == std::string::npos) {
+            break;
+        }
+        const std::string_view line(pending_.data() + start, newline - start);
+        start = newline + 1;
+        ++lineNumber_;
+        if (isBlank(line)) {
+            continue;
+        }
+        const std::string why = parseRecord(line, record);
+        if (why.empty()) {
+            out.push_back(std::move(record));
+        } else {
+            noteBadLine(lineNumber_, why, skippedLines_, warnings_);
+        }
+    }
+    pending_.erase(0, start);  // one move of the partial tail, not one per line
+}
+
+void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
+    if (pending_.empty() || isBlank(pending_)) {
+        pending_.clear();
+        return;
+    }
+    ++lineNumber_;
+    nlohmann::json record;
+    if (parseRecord(pending_, record).empty()) {
+        out.push_back(std::move(record));
+    } else {
+        warnings_.push_back(tornWarning(pending_.size()));
+    }
+    pending_.clear();
+}
+
+}  // namespace ampscope

@@ -1,0 +1,735 @@
+// Run directory: RunWriter writes, readRunDirectory loads, RunFollower follows.
+// The crash cases (torn line, kill -9 mid-run, a disk that fills) are the point:
+// a run directory is what users open after something went wrong.
+#include <QtCore/QDir>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <cerrno>
+#include <chrono>
+#include <csignal>
+#include <cstdio>
+#include <fcntl.h>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <string>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+#include "TestSupport.h"
+#include "common/InputError.h"
+#include "config/RunConfig.h"
+#include "run/EventSchema.h"
+#include "run/RunReader.h"
+#include "run/RunWriter.h"
+
+using ampscope::InputError;
+using ampscope::readRunDirectory;
+using ampscope::RunData;
+using ampscope::RunFollower;
+using ampscope::RunWriteError;
+using ampscope::RunWriter;
+using nlohmann::json;
+
+namespace {
+
+std::string pathIn(const QTemporaryDir& dir, const char* name) {
+    return dir.path().toStdString() + "/" + name;
+}
+
+void writeFile(const std::string& path, const std::string& bytes, bool append = false) {
+    std::ofstream out(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
+    out << bytes;
+}
+
+std::string readFile(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    return text.str();
+}
+
+json sampleConfig() {
+    return json{{"schema_version", ampscope::kConfigSchemaVersion},
+                {"model", {{"name", "mlp"}, {"hidden", {128, 64}}}},
+                {"precision", {{"mode", "fp16"}}},
+                {"seed", 7}};
+}
+
+json stepRecord(int step) {
+    return json{{"type", "step"}, {"step", step}, {"epoch", 0}, {"loss", 1.0 / (step + 1)},
+                {"lr", 0.01}};
+}
+
+// A run directory written by hand, so each test controls every byte.
+std::string makeRunDir(const QTemporaryDir& tmp, const std::string& events,
+                       bool withEvents = true) {
+    const std::string dir = pathIn(tmp, "run");
+    QDir().mkpath(QString::fromStdString(dir));
+    writeFile(dir + "/config.json", sampleConfig().dump(2));
+    if (withEvents) {
+        writeFile(dir + "/events.jsonl", events);
+    }
+    return dir;
+}
+
+std::string runStartLine() {
+    return R"({"type":"run_start","schema_version":1,"time":"2024-01-01T00:00:00Z"})"
+           "\n";
+}
+
+std::string stepLine(int step) { return stepRecord(step).dump() + "\n"; }
+
+bool anyContains(const std::vector<std::string>& lines, const std::string& part) {
+    for (const auto& line : lines) {
+        if (line.find(part) != std::string::npos) {
+            return true;
+        }
+    }
+    return false;
+}
+
+std::string joined(const std::vector<std::string>& lines) {
+    std::string text;
+    for (const auto& line : lines) {
+        text += line + "\n";
+    }
+    return text;
+}
+
+template <typename F>
+std::string inputErrorOf(F&& action) {
+    try {
+        action();
+    } catch (const InputError& error) {
+        return error.what();
+    }
+    return "(no InputError)";
+}
+
+// Steps must come back as 0, 1, 2, ... after run_start: in order, none lost
+// in the middle, none twice.
+bool stepsAreConsecutive(const std::vector<json>& events, std::size_t from) {
+    for (std::size_t i = from; i < events.size(); ++i) {
+        if (events[i].value("step", -1) != static_cast<int>(i - from)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+}  // namespace
+
+class TestRunDirectory : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void writeThenReadBack();
+    void runStartCarriesExtraFields();
+    void appendRejectsRecordsWithoutType();
+    void tornLastLineIsIgnored();
+    void garbageMiddleLineIsSkipped();
+    void manyGarbageLinesAreCounted();
+    void lastLineWithoutNewlineThatParsesIsKept();
+    void emptyEventsFile();
+    void missingEventsFile();
+    void missingConfig();
+    void missingDirectoryAndFileInstead();
+    void configNotJson();
+    void newerConfigSchemaIsRefused();
+    void newerEventsSchemaLoadsWithWarning();
+    void corruptSummaryMeansIncomplete();
+    void summaryIsAtomic();
+    void writerRefusesExistingRun();
+    void writerRefusesFile();
+    void writerAcceptsEmptyExistingDirectory();
+    void unwritableDirectory();
+    void pathUnderAFile();
+    void writeFailureThrowsRunWriteError();
+    void flushCadence();
+    void sizeTriggeredFlushWritesWholeLines();
+    void followerReadsPiecesExactlyOnce();
+    void followerWaitsForEventsFile();
+    void followerFollowsLiveWriter();
+    void followerBoundedPolls();
+    void killNineLeavesWholeLines();
+};
+
+void TestRunDirectory::writeThenReadBack() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "nested/deeper/run");  // parents created
+    const json summary = {{"status", "finished"}, {"steps", 50}, {"final_loss", 0.02}};
+    {
+        RunWriter writer(dir, sampleConfig());
+        QCOMPARE(writer.directory(), dir);
+        for (int step = 0; step < 50; ++step) {
+            writer.append(stepRecord(step));
+        }
+        writer.append({{"type", "run_end"}, {"status", "finished"}, {"step", 50}});
+        writer.writeSummary(summary);
+        writer.close();
+    }
+    const RunData run = readRunDirectory(dir);
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QCOMPARE(run.config, sampleConfig());
+    QCOMPARE(run.schema_version, 1);
+    QCOMPARE(run.events_schema_version, ampscope::kEventsSchemaVersion);
+    QCOMPARE(run.events.size(), std::size_t(52));
+    QCOMPARE(run.events.front()["type"], "run_start");
+    QCOMPARE(run.events.front()["schema_version"], 1);
+    QVERIFY(run.events.front()["time"].is_string());
+    QVERIFY(run.events.front()["ampscope_version"].is_string());
+    for (int step = 0; step < 50; ++step) {
+        QCOMPARE(run.events[step + 1], stepRecord(step));
+    }
+    QCOMPARE(run.events.back()["type"], "run_end");
+    QVERIFY(run.complete);
+    QVERIFY(run.summary.has_value());
+    QCOMPARE(*run.summary, summary);
+    QCOMPARE(run.skipped_lines, 0);
+    QVERIFY(!run.torn_last_line);
+}
+
+void TestRunDirectory::runStartCarriesExtraFields() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    {
+        // The writer's own fields win over a caller's attempt to set them.
+        RunWriter writer(dir, sampleConfig(),
+                         json{{"device", "cpu"}, {"threads", 2}, {"schema_version", 99}});
+    }
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events.size(), std::size_t(1));
+    QCOMPARE(run.events[0]["device"], "cpu");
+    QCOMPARE(run.events[0]["threads"], 2);
+    QCOMPARE(run.events[0]["schema_version"], 1);
+    QVERIFY(!run.complete);
+}
+
+void TestRunDirectory::appendRejectsRecordsWithoutType() {
+    QTemporaryDir tmp;
+    RunWriter writer(pathIn(tmp, "run"), sampleConfig());
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.append(json{{"step", 1}}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.append(json{{"type", 3}}));
+    QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.append(json::array({1, 2})));
+    writer.close();
+    QVERIFY_THROWS_EXCEPTION(std::logic_error, writer.append(stepRecord(0)));
+}
+
+void TestRunDirectory::tornLastLineIsIgnored() {
+    QTemporaryDir tmp;
+    const std::string torn = R"({"type":"step","st)";
+    const std::string dir = makeRunDir(tmp, runStartLine() + stepLine(0) + stepLine(1) + torn);
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events.size(), std::size_t(3));
+    QVERIFY(stepsAreConsecutive(run.events, 1));
+    QVERIFY(run.torn_last_line);
+    QCOMPARE(run.skipped_lines, 0);
+    QCOMPARE(run.warnings.size(), std::size_t(1));
+    QCOMPARE(run.warnings[0], "events.jsonl: ignored a torn last line (" +
+                                  std::to_string(torn.size()) + " bytes)");
+}
+
+void TestRunDirectory::garbageMiddleLineIsSkipped() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(
+        tmp, runStartLine() + stepLine(0) + "{{{ not json\n" + stepLine(1) + "[1,2]\n" +
+                 stepLine(2) + "\n");  // a blank line is not garbage
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events.size(), std::size_t(4));
+    QVERIFY(stepsAreConsecutive(run.events, 1));
+    QCOMPARE(run.skipped_lines, 2);
+    QCOMPARE(run.warnings.size(), std::size_t(2));
+    QCOMPARE(run.warnings[0], "events.jsonl line 3: skipped an unreadable line (not JSON)");
+    QCOMPARE(run.warnings[1], "events.jsonl line 5: skipped an unreadable line "
+                              "(not an object with a string \"type\")");
+    QVERIFY(!run.torn_last_line);
+}
+
+void TestRunDirectory::manyGarbageLinesAreCounted() {
+    QTemporaryDir tmp;
+    std::string events = runStartLine();
+    for (int i = 0; i < 25; ++i) {
+        events += "garbage\n";
+    }
+    const RunData run = readRunDirectory(makeRunDir(tmp, events + stepLine(0)));
+    QCOMPARE(run.skipped_lines, 25);
+    QCOMPARE(run.events.size(), std::size_t(2));
+    // The first ten named, one saying more were not, one total.
+    QCOMPARE(run.warnings.size(), std::size_t(ampscope::kListedBadEventLines + 2));
+    QCOMPARE(run.warnings.back(), "events.jsonl: skipped 25 unreadable lines in all");
+}
+
+void TestRunDirectory::lastLineWithoutNewlineThatParsesIsKept() {
+    QTemporaryDir tmp;
+    const std::string last = stepRecord(1).dump();  // whole record, newline not yet written
+    const RunData run = readRunDirectory(makeRunDir(tmp, runStartLine() + stepLine(0) + last));
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QCOMPARE(run.events.size(), std::size_t(3));
+    QCOMPARE(run.events.back(), stepRecord(1));
+    QVERIFY(!run.torn_last_line);
+}
+
+void TestRunDirectory::emptyEventsFile() {
+    QTemporaryDir tmp;
+    const RunData run = readRunDirectory(makeRunDir(tmp, ""));
+    QVERIFY(run.events.empty());
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QVERIFY(!run.complete);
+    QCOMPARE(run.events_schema_version, 0);
+}
+
+void TestRunDirectory::missingEventsFile() {
+    QTemporaryDir tmp;
+    const RunData run = readRunDirectory(makeRunDir(tmp, "", /*withEvents=*/false));
+    QVERIFY(run.events.empty());
+    QCOMPARE(run.warnings.size(), std::size_t(1));
+    QCOMPARE(run.warnings[0], "events.jsonl: missing (no events recorded)");
+    QCOMPARE(run.config, sampleConfig());
+}
+
+void TestRunDirectory::missingConfig() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    QDir().mkpath(QString::fromStdString(dir));
+    writeFile(dir + "/events.jsonl", runStartLine());
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }),
+             dir + ": missing config.json — not an AmpScope run directory");
+}
+
+void TestRunDirectory::missingDirectoryAndFileInstead() {
+    QTemporaryDir tmp;
+    const std::string missing = pathIn(tmp, "nope");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(missing); }),
+             missing + ": no such run directory");
+    const std::string file = pathIn(tmp, "file.txt");
+    writeFile(file, "hello\n");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(file); }),
+             file + ": is a file, not a run directory");
+}
+
+void TestRunDirectory::configNotJson() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(tmp, runStartLine());
+    writeFile(dir + "/config.json", "{\"schema_version\": 1,,}");
+    const std::string message = inputErrorOf([&] { readRunDirectory(dir); });
+    QVERIFY2(message.rfind(dir + "/config.json: not valid JSON (", 0) == 0, message.c_str());
+    QVERIFY2(message.find("line 1") != std::string::npos, message.c_str());
+
+    writeFile(dir + "/config.json", "[1]");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }),
+             dir + "/config.json: not a JSON object — not an AmpScope config");
+    writeFile(dir + "/config.json", "{\"seed\": 1}");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }),
+             dir + "/config.json: missing schema_version — not an AmpScope config");
+    writeFile(dir + "/config.json", "{\"schema_version\": \"1\"}");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }),
+             dir + "/config.json: schema_version must be an integer (got \"1\")");
+}
+
+void TestRunDirectory::newerConfigSchemaIsRefused() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(tmp, runStartLine());
+    json config = sampleConfig();
+    config["schema_version"] = 7;
+    writeFile(dir + "/config.json", config.dump());
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }),
+             dir + "/config.json: schema_version 7 is newer than this AmpScope reads (1)");
+}
+
+void TestRunDirectory::newerEventsSchemaLoadsWithWarning() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(
+        tmp, "{\"type\":\"run_start\",\"schema_version\":3}\n" + stepLine(0) +
+                 "{\"type\":\"hologram\",\"step\":0}\n");
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events_schema_version, 3);
+    QCOMPARE(run.events.size(), std::size_t(3));  // the unknown type is kept
+    QCOMPARE(run.events[2]["type"], "hologram");
+    QCOMPARE(run.warnings.size(), std::size_t(1));
+    QVERIFY2(run.warnings[0].rfind("events.jsonl: schema_version 3 is newer than this "
+                                   "AmpScope reads (1)",
+                                   0) == 0,
+             run.warnings[0].c_str());
+}
+
+void TestRunDirectory::corruptSummaryMeansIncomplete() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(tmp, runStartLine() + stepLine(0));
+    writeFile(dir + "/summary.json", "{\"status\": \"fini");
+    const RunData run = readRunDirectory(dir);
+    QVERIFY(!run.complete);
+    QVERIFY(!run.summary.has_value());
+    QCOMPARE(run.events.size(), std::size_t(2));
+    QVERIFY2(anyContains(run.warnings, "summary.json: not a valid JSON object"),
+             joined(run.warnings).c_str());
+}
+
+void TestRunDirectory::summaryIsAtomic() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    RunWriter writer(dir, sampleConfig());
+    writer.append(stepRecord(0));
+    writer.writeSummary({{"status", "finished"}, {"steps", 1}});
+    // A second summary replaces the first whole (the same rename path).
+    writer.writeSummary({{"status", "finished"}, {"steps", 2}});
+    writer.close();
+
+    const QStringList entries =
+        QDir(QString::fromStdString(dir)).entryList(QDir::Files | QDir::Hidden, QDir::Name);
+    QCOMPARE(entries, QStringList({"config.json", "events.jsonl", "summary.json"}));
+    const json summary = json::parse(readFile(dir + "/summary.json"));
+    QCOMPARE(summary["steps"], 2);
+    QCOMPARE(json::parse(readFile(dir + "/config.json")), sampleConfig());
+    // writeSummary flushed the events before the summary appeared.
+    QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(2));
+
+    const std::string other = pathIn(tmp, "plain.json");
+    RunWriter::writeJsonAtomically(other, json{{"a", 1}});
+    QCOMPARE(json::parse(readFile(other)), json({{"a", 1}}));
+    QVERIFY_THROWS_EXCEPTION(RunWriteError,
+                             RunWriter::writeJsonAtomically(pathIn(tmp, "no/such/x.json"),
+                                                            json::object()));
+}
+
+void TestRunDirectory::writerRefusesExistingRun() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    { RunWriter first(dir, sampleConfig()); }
+    const std::string before = readFile(dir + "/events.jsonl");
+    QCOMPARE(inputErrorOf([&] { RunWriter second(dir, sampleConfig()); }),
+             dir + ": already holds a run (events.jsonl); choose another --out");
+    QCOMPARE(readFile(dir + "/events.jsonl"), before);  // untouched
+}
+
+void TestRunDirectory::writerRefusesFile() {
+    QTemporaryDir tmp;
+    const std::string file = pathIn(tmp, "file.txt");
+    writeFile(file, "x");
+    QCOMPARE(inputErrorOf([&] { RunWriter writer(file, sampleConfig()); }),
+             file + ": exists and is not a directory");
+}
+
+void TestRunDirectory::writerAcceptsEmptyExistingDirectory() {
+    QTemporaryDir tmp;
+    const std::string dir = tmp.path().toStdString() + "/";  // trailing slash too
+    auto writer = RunWriter::open(dir, sampleConfig());
+    writer->close();
+    QVERIFY(QFile::exists(tmp.filePath("events.jsonl")));
+    QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(1));
+}
+
+void TestRunDirectory::unwritableDirectory() {
+    if (::geteuid() == 0) {
+        QSKIP("running as root: permissions do not stop root (pathUnderAFile covers the path)");
+    }
+    QTemporaryDir tmp;
+    const std::string locked = pathIn(tmp, "locked");
+    QDir().mkpath(QString::fromStdString(locked));
+    QCOMPARE(::chmod(locked.c_str(), 0500), 0);
+    const std::string dir = locked + "/run";
+    QCOMPARE(inputErrorOf([&] { RunWriter writer(dir, sampleConfig()); }),
+             dir + ": cannot create (Permission denied)");
+    QCOMPARE(inputErrorOf([&] { RunWriter writer(locked, sampleConfig()); }),
+             locked + ": cannot write (Permission denied)");
+    ::chmod(locked.c_str(), 0700);
+}
+
+void TestRunDirectory::pathUnderAFile() {
+    QTemporaryDir tmp;
+    const std::string file = pathIn(tmp, "file.txt");
+    writeFile(file, "x");
+    const std::string dir = file + "/run";
+    QCOMPARE(inputErrorOf([&] { RunWriter writer(dir, sampleConfig()); }),
+             dir + ": cannot create (Not a directory)");
+    QCOMPARE(inputErrorOf([&] { readRunDirectory(dir); }), dir + ": no such run directory");
+}
+
+// The disk "fills" in a child process: RLIMIT_FSIZE makes write(2) first write
+// short (up to the limit) and then fail with EFBIG, the same path ENOSPC takes.
+void TestRunDirectory::writeFailureThrowsRunWriteError() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        ::signal(SIGXFSZ, SIG_IGN);  // the default action kills the process
+        int code = 0;
+        try {
+            RunWriter writer(dir, sampleConfig());
+            const rlimit limit{4096, 4096};
+            ::setrlimit(RLIMIT_FSIZE, &limit);
+            std::string expected = dir + "/events.jsonl: write failed (File too large)";
+            try {
+                for (int step = 0; step < 5000; ++step) {
+                    writer.append(stepRecord(step));
+                }
+                writer.flush();
+                code = 10;  // never failed
+            } catch (const RunWriteError& error) {
+                if (error.what() != expected || error.error() != EFBIG) {
+                    std::fprintf(stderr, "unexpected: %s\n", error.what());
+                    code = 11;
+                }
+            }
+            // Sticky: later appends fail the same way, rather than leave a hole.
+            if (code == 0) {
+                try {
+                    writer.append(stepRecord(9999));
+                    code = 12;
+                } catch (const RunWriteError& error) {
+                    code = error.what() == expected ? 0 : 13;
+                }
+            }
+            // The summary still gets written (a small, separate file).
+            if (code == 0) {
+                try {
+                    writer.writeSummary({{"status", "error"}});
+                } catch (const RunWriteError& error) {
+                    std::fprintf(stderr, "summary: %s\n", error.what());
+                    code = 14;
+                }
+            }
+        } catch (...) {
+            code = 15;
+        }
+        ::_exit(code);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFEXITED(status));
+    QCOMPARE(WEXITSTATUS(status), 0);
+
+    // The partly written line was cut back: the file ends on a whole line.
+    const std::string events = readFile(dir + "/events.jsonl");
+    QVERIFY(!events.empty());
+    QCOMPARE(events.back(), '\n');
+    const RunData run = readRunDirectory(dir);
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QVERIFY(run.complete);
+    QCOMPARE((*run.summary)["status"], "error");
+}
+
+void TestRunDirectory::flushCadence() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    QElapsedTimer sinceOpen;
+    sinceOpen.start();
+    RunWriter writer(dir, sampleConfig());
+    for (int step = 0; step < 10; ++step) {
+        writer.append(stepRecord(step));
+    }
+    // Buffered, not written: another reader sees run_start only.
+    QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(1));
+    const bool due = writer.flushIfDue();
+    if (sinceOpen.elapsed() < 150) {
+        QVERIFY(!due);  // too soon after the run_start write
+        QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(1));
+    }
+    std::this_thread::sleep_for(RunWriter::kFlushInterval + std::chrono::milliseconds(50));
+    writer.append(stepRecord(10));
+    QVERIFY(writer.flushIfDue());
+    QCOMPARE(writer.bufferedBytes(), std::size_t(0));
+    QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(12));
+    QVERIFY(!writer.flushIfDue());  // nothing buffered
+
+    writer.append(stepRecord(11));
+    QCOMPARE(readRunDirectory(dir).events.size(), std::size_t(12));
+    writer.flush();
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events.size(), std::size_t(13));
+    QVERIFY(stepsAreConsecutive(run.events, 1));
+}
+
+void TestRunDirectory::sizeTriggeredFlushWritesWholeLines() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    RunWriter writer(dir, sampleConfig());
+    const std::string payload(500, 'x');
+    int appended = 0;
+    // Past kFlushBytes the buffer goes out without any flush call.
+    while (readFile(dir + "/events.jsonl").size() < RunWriter::kFlushBytes) {
+        json record = stepRecord(appended++);
+        record["payload"] = payload;
+        writer.append(record);
+        QVERIFY(appended < 1000);
+    }
+    QVERIFY(writer.bufferedBytes() < RunWriter::kFlushBytes);
+    const std::string events = readFile(dir + "/events.jsonl");
+    QCOMPARE(events.back(), '\n');
+    const RunData run = readRunDirectory(dir);
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QVERIFY(stepsAreConsecutive(run.events, 1));
+    QCOMPARE(static_cast<int>(run.events.size()), appended + 1);  // all of them, here
+}
+
+void TestRunDirectory::followerReadsPiecesExactlyOnce() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(tmp, "");
+    const std::string events = dir + "/events.jsonl";
+    RunFollower follower(dir);
+    QVERIFY(follower.poll().empty());
+
+    const std::string line1 = stepLine(1);
+    writeFile(events, runStartLine() + line1.substr(0, 10), true);  // half a line
+    std::vector<json> got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0]["type"], "run_start");
+    QVERIFY(follower.poll().empty());  // the half line stays pending
+
+    writeFile(events, line1.substr(10), true);  // the rest, newline included
+    got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0], stepRecord(1));
+    QVERIFY(follower.poll().empty());
+
+    writeFile(events, "junk\n" + stepLine(2), true);
+    got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0], stepRecord(2));
+    QCOMPARE(follower.skippedLines(), 1);
+    QCOMPARE(follower.warnings().size(), std::size_t(1));
+    QCOMPARE(follower.warnings()[0],
+             "events.jsonl line 3: skipped an unreadable line (not JSON)");
+    QVERIFY(!follower.finished());
+
+    // A last line without its newline is settled once the summary is there.
+    writeFile(events, stepRecord(3).dump(), true);
+    QVERIFY(follower.poll().empty());
+    QVERIFY(!follower.finished());
+    writeFile(dir + "/summary.json", "{\"status\":\"finished\"}");
+    got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0], stepRecord(3));
+    QVERIFY(follower.finished());
+    QVERIFY(follower.poll().empty());
+}
+
+void TestRunDirectory::followerWaitsForEventsFile() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");  // nothing there yet
+    RunFollower follower(dir);
+    QVERIFY(follower.poll().empty());
+    QVERIFY(!follower.finished());
+    RunWriter writer(dir, sampleConfig());
+    QCOMPARE(follower.poll().size(), std::size_t(1));  // run_start, written at open
+}
+
+void TestRunDirectory::followerFollowsLiveWriter() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    RunWriter writer(dir, sampleConfig());
+    RunFollower follower(dir);
+    std::vector<json> seen;
+    for (int step = 0; step < 300; ++step) {
+        writer.append(stepRecord(step));
+        if (step % 37 == 0) {
+            writer.flush();
+        }
+        if (step % 11 == 0) {
+            for (auto& record : follower.poll()) {
+                seen.push_back(std::move(record));
+            }
+        }
+        QVERIFY(!follower.finished());
+    }
+    writer.writeSummary({{"status", "finished"}});
+    for (auto& record : follower.poll()) {
+        seen.push_back(std::move(record));
+    }
+    QVERIFY(follower.finished());
+    QCOMPARE(seen.size(), std::size_t(301));
+    QCOMPARE(seen[0]["type"], "run_start");
+    QVERIFY(stepsAreConsecutive(seen, 1));
+    QVERIFY(follower.warnings().empty());
+}
+
+void TestRunDirectory::followerBoundedPolls() {
+    QTemporaryDir tmp;
+    std::string events = runStartLine();
+    for (int step = 0; step < 100; ++step) {
+        events += stepLine(step);
+    }
+    const std::string dir = makeRunDir(tmp, events);
+    writeFile(dir + "/summary.json", "{}");
+    RunFollower follower(dir);
+    std::vector<json> seen;
+    int polls = 0;
+    while (!follower.finished() && polls < 10000) {
+        for (auto& record : follower.poll(/*maxBytes=*/37)) {
+            seen.push_back(std::move(record));
+        }
+        ++polls;
+        QVERIFY(follower.finished() == follower.caughtUp());
+    }
+    QVERIFY(follower.finished());
+    QVERIFY(polls > 100);
+    QCOMPARE(seen.size(), std::size_t(101));
+    QVERIFY(stepsAreConsecutive(seen, 1));
+}
+
+// A child writes 1000 big-ish lines, flushing as the engine does (flushIfDue
+// after each, plus the 64 KiB trigger), and is killed mid-run. Whatever made it
+// to disk must be whole lines, in order, with no gap.
+void TestRunDirectory::killNineLeavesWholeLines() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    const std::string events = dir + "/events.jsonl";
+    const pid_t child = ::fork();
+    QVERIFY(child >= 0);
+    if (child == 0) {
+        try {
+            RunWriter writer(dir, sampleConfig());
+            const std::string payload(900, 'p');
+            for (int step = 0; step < 1000; ++step) {
+                json record = stepRecord(step);
+                record["payload"] = payload;
+                writer.append(record);
+                writer.flushIfDue();
+                ::usleep(1000);
+            }
+            for (;;) {
+                ::pause();  // still "running" when the kill comes
+            }
+        } catch (...) {
+            ::_exit(3);
+        }
+    }
+    // Kill it somewhere in the middle: once a few hundred lines are on disk.
+    QElapsedTimer waited;
+    waited.start();
+    struct stat info {};
+    while (waited.elapsed() < 20000) {
+        if (::stat(events.c_str(), &info) == 0 && info.st_size > 300 * 1000) {
+            break;
+        }
+        ::usleep(2000);
+    }
+    QCOMPARE(::kill(child, SIGKILL), 0);
+    int status = 0;
+    QCOMPARE(::waitpid(child, &status, 0), child);
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(WTERMSIG(status), SIGKILL);
+
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.skipped_lines, 0);
+    for (const auto& warning : run.warnings) {
+        QVERIFY2(warning.find("torn last line") != std::string::npos, warning.c_str());
+    }
+    QVERIFY(!run.complete);
+    QVERIFY(!run.summary.has_value());
+    QVERIFY(run.events.size() > 100);
+    QCOMPARE(run.events[0]["type"], "run_start");
+    QVERIFY(stepsAreConsecutive(run.events, 1));
+    for (std::size_t i = 1; i < run.events.size(); ++i) {
+        QCOMPARE(run.events[i]["payload"].get<std::string>().size(), std::size_t(900));
+    }
+}
+
+QTEST_APPLESS_MAIN(TestRunDirectory)
+#include "test_run_directory.moc"
