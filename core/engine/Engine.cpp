@@ -197,7 +197,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     s.device = device.is_cuda() ? "cuda" : "cpu";
     s.deviceName = device.is_cuda() ? "CUDA device 0" : cpuModelName();
 
-    if (!runDirectory.empty()) writer = std::make_unique<RunWriter>(runDirectory, configToJson(config));
+    if (!runDirectory.empty())
+        writer = std::make_unique<RunWriter>(runDirectory, configToJson(config),
+                                             nlohmann::json{{"device", s.device}, {"threads", threads}});
 
     const DataBundle data = loadData(config.data, config.seed);
     Trainer trainer(config, data, device);
@@ -215,7 +217,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         config.model.name + " (" + std::to_string(s.parameters) + " parameters) on " +
         data.description + "; mode " + config.precision.mode + ": " + policy.execution.how + "; " +
         s.device + " (" + s.deviceName + "), " + std::to_string(threads) + " threads";
-    record(runStartRecord(description));
+    record(runInfoRecord(description, s, trainer.model().layerNames()));
     {
         EngineEvent ev{EngineEvent::Kind::Started, 0, total};
         ev.message = description;

@@ -44,13 +44,19 @@ std::string isoTimeNow() {
 
 }  // namespace
 
-nlohmann::json runStartRecord(const std::string& description) {
-    return {{"type", "run_start"},
-            {"schema_version", 1},
-            {"time", isoTimeNow()},
-            {"ampscope_version", build::kVersion},
+nlohmann::json runInfoRecord(const std::string& description, const RunSummary& f,
+                             const std::vector<std::string>& layers) {
+    return {{"type", "run_info"},
+            {"description", description},
+            {"device", f.device},
+            {"device_name", f.deviceName},
+            {"threads", f.threads},
+            {"torch_version", f.torchVersion},
             {"git_revision", build::kGitRevision},
-            {"description", description}};
+            {"precision", {{"mode", f.mode}, {"emulated", f.emulated}, {"execution", f.execution}}},
+            {"model", f.model},
+            {"parameters", f.parameters},
+            {"layers", layers}};
 }
 
 nlohmann::json stepRecord(const StepMetrics& m) {

@@ -4,13 +4,16 @@
 // are written as null (JSON has no NaN) with a *_nonfinite tag saying which.
 #include <nlohmann/json_fwd.hpp>
 #include <string>
+#include <vector>
 
 #include "engine/RunSummary.h"
 #include "engine/StepMetrics.h"
 
 namespace ampscope {
 
-nlohmann::json runStartRecord(const std::string& description);
+// After the writer's run_start: what runs, how the mode runs, the layer list.
+nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
+                             const std::vector<std::string>& layers);
 nlohmann::json stepRecord(const StepMetrics& step);
 nlohmann::json epochRecord(const EpochMetrics& epoch);
 nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError);

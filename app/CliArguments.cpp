@@ -1,0 +1,60 @@
+#include "CliArguments.h"
+
+#include "common/InputError.h"
+
+namespace ampscope::app {
+
+const char* cliUsage() {
+    return "usage:\n"
+           "  ampscope-cli run CONFIG.json --out DIR [--set key.path=value ...] [--quiet]\n"
+           "  ampscope-cli --version\n"
+           "  ampscope-cli --help\n"
+           "\n"
+           "Exit codes: 0 run finished (a run whose loss went NaN is still finished),\n"
+           "2 bad input (usage, config, data, output directory), 1 internal error,\n"
+           "130 interrupted (the run directory keeps what was recorded).\n";
+}
+
+CliRequest parseCliArguments(const std::vector<std::string>& args) {
+    CliRequest request;
+    if (args.empty()) throw InputError("missing command (try: ampscope-cli --help)");
+    const std::string& command = args[0];
+    if (command == "--help" || command == "-h" || command == "help") return request;
+    if (command == "--version") {
+        request.command = CliRequest::Command::Version;
+        return request;
+    }
+    if (command != "run")
+        throw InputError("unknown command '" + command + "' (commands: run; see ampscope-cli --help)");
+    request.command = CliRequest::Command::Run;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        auto value = [&](const char* flag) -> std::string {
+            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
+                throw InputError(std::string(flag) + ": missing value");
+            return args[++i];
+        };
+        if (a == "--out" || a == "-o") {
+            request.outDirectory = value("--out");
+        } else if (a.rfind("--out=", 0) == 0) {
+            request.outDirectory = a.substr(6);
+        } else if (a == "--set") {
+            request.overrides.push_back(value("--set"));
+        } else if (a.rfind("--set=", 0) == 0) {
+            request.overrides.push_back(a.substr(6));
+        } else if (a == "--quiet" || a == "-q") {
+            request.quiet = true;
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError("run: unknown option '" + a + "' (options: --out DIR, --set key.path=value, --quiet)");
+        } else if (request.configPath.empty()) {
+            request.configPath = a;
+        } else {
+            throw InputError("run: unexpected argument '" + a + "' (one CONFIG.json only)");
+        }
+    }
+    if (request.configPath.empty()) throw InputError("run: missing CONFIG.json");
+    if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
+    return request;
+}
+
+}  // namespace ampscope::app

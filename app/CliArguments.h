@@ -1,0 +1,21 @@
+#pragma once
+// Parsing of ampscope-cli's command line into a plain request. Bad usage is an
+// InputError whose message is the one line the CLI prints (exit code 2).
+#include <string>
+#include <vector>
+
+namespace ampscope::app {
+
+struct CliRequest {
+    enum class Command { Help, Version, Run };
+    Command command = Command::Help;
+    std::string configPath;
+    std::string outDirectory;
+    std::vector<std::string> overrides;  // "key.path=value"
+    bool quiet = false;
+};
+
+CliRequest parseCliArguments(const std::vector<std::string>& args);
+const char* cliUsage();
+
+}  // namespace ampscope::app

@@ -1,0 +1,57 @@
+// ampscope-cli: headless runs (DESIGN.md "Interfaces that must stay stable").
+#include <cstdio>
+#include <exception>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "CliArguments.h"
+#include "HeadlessRunner.h"
+#include "common/BuildInfo.h"
+#include "common/InputError.h"
+#include "config/ConfigJson.h"
+#include "engine/Versions.h"
+
+using namespace ampscope;
+
+int main(int argc, char** argv) {
+    try {
+        const app::CliRequest request =
+            app::parseCliArguments(std::vector<std::string>(argv + 1, argv + argc));
+        switch (request.command) {
+            case app::CliRequest::Command::Help:
+                std::fputs(app::cliUsage(), stdout);
+                return 0;
+            case app::CliRequest::Command::Version:
+                std::printf("ampscope-cli %s (git %s), %s\n", build::kVersion, build::kGitRevision,
+                            libraryVersions().c_str());
+                return 0;
+            case app::CliRequest::Command::Run: {
+                nlohmann::json document = loadConfigDocument(request.configPath);
+                for (const auto& assignment : request.overrides) applyOverride(document, assignment);
+                RunConfig config;
+                try {
+                    config = configFromJson(document);
+                } catch (const InputError& e) {
+                    throw InputError(request.configPath + ": " + e.what());
+                }
+                const auto result = app::runHeadless(config, request.outDirectory, stdout, request.quiet);
+                if (result.summary.status == "error") {
+                    std::fprintf(stderr, "ampscope-cli: %s\n", result.errorMessage.empty()
+                                                                  ? result.summary.error.c_str()
+                                                                  : result.errorMessage.c_str());
+                } else if (!request.quiet) {
+                    app::printSummary(result.summary, request.outDirectory, stdout);
+                }
+                return app::exitCodeFor(result);
+            }
+        }
+    } catch (const InputError& e) {
+        std::fprintf(stderr, "ampscope-cli: %s\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ampscope-cli: internal error: %s\n", e.what());
+        return 1;
+    }
+    return 1;
+}

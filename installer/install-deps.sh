@@ -1,0 +1,40 @@
+#!/bin/sh
+# Installs AmpScope's build, run and test dependencies from Debian bookworm's
+# archive. Idempotent; runs as root or through sudo. Nothing else is downloaded.
+set -eu
+
+PACKAGES="
+  build-essential cmake ccache git pkg-config
+  libtorch-dev nlohmann-json3-dev zlib1g-dev
+  qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
+  dataset-fashion-mnist
+  python3-torch python3-numpy
+  xvfb xauth poppler-utils
+"
+
+if [ "$(id -u)" -eq 0 ]; then
+  SUDO=""
+elif command -v sudo >/dev/null 2>&1; then
+  SUDO="sudo"
+else
+  echo "install-deps.sh: run as root or install sudo" >&2
+  exit 2
+fi
+
+missing=""
+for p in $PACKAGES; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  echo "install-deps.sh: all dependencies already installed"
+  exit 0
+fi
+
+echo "install-deps.sh: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -q
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -q --no-install-recommends $missing

@@ -1,0 +1,182 @@
+// GradScaler against hand-computed scale/tracker sequences and PyTorch's
+// documented behaviour (torch/amp/grad_scaler.py, _amp_update_scale_).
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <limits>
+
+#include "precision/GradScaler.h"
+#include "precision/ScaleUpdateRule.h"
+
+using namespace ampscope;
+
+namespace {
+
+struct Expected {
+    float scale;
+    int32_t tracker;
+};
+
+void runPattern(ScaleState state, const ScaleUpdateRule& rule, const std::vector<bool>& infs,
+                const std::vector<Expected>& expected) {
+    QCOMPARE(infs.size(), expected.size());
+    for (size_t i = 0; i < infs.size(); ++i) {
+        applyScaleUpdate(state, rule, infs[i]);
+        QVERIFY2(state.scale == expected[i].scale && state.growthTracker == expected[i].tracker,
+                 qPrintable(QString("step %1: got scale %2 tracker %3, expected %4 / %5")
+                                .arg(i + 1)
+                                .arg(state.scale)
+                                .arg(state.growthTracker)
+                                .arg(expected[i].scale)
+                                .arg(expected[i].tracker)));
+    }
+}
+
+std::vector<torch::Tensor> paramsWithGrads(const std::vector<std::vector<float>>& grads) {
+    std::vector<torch::Tensor> params;
+    for (const auto& g : grads) {
+        auto p = torch::zeros({int64_t(g.size())}, torch::requires_grad());
+        p.mutable_grad() = torch::tensor(g);
+        params.push_back(p);
+    }
+    return params;
+}
+
+}  // namespace
+
+class GradScalerTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void growsAfterIntervalAndBacksOffOnInf() {
+        // interval 3, init 8: clean, clean, clean (grow), inf (backoff), clean x3 (grow)
+        runPattern({8.0f, 0}, {2.0, 0.5, 3}, {false, false, false, true, false, false, false},
+                   {{8, 1}, {8, 2}, {16, 0}, {8, 0}, {8, 1}, {8, 2}, {16, 0}});
+    }
+
+    void growthIntervalOneGrowsEveryCleanStep() {
+        runPattern({1.0f, 0}, {2.0, 0.5, 1}, {false, false, true, false},
+                   {{2, 0}, {4, 0}, {2, 0}, {4, 0}});
+    }
+
+    void infOnTheGrowthStepBacksOffInstead() {
+        runPattern({64.0f, 0}, {2.0, 0.5, 2}, {false, true, false, false},
+                   {{64, 1}, {32, 0}, {32, 1}, {64, 0}});
+    }
+
+    void growthNeverPassesFloatRange() {
+        // 2^127 * 2 = 2^128 is not a float: scale stays, tracker still resets.
+        const float big = std::ldexp(1.0f, 127);
+        runPattern({big, 0}, {2.0, 0.5, 1}, {false, false}, {{big, 0}, {big, 0}});
+        // Repeated backoffs have no lower bound.
+        ScaleState s{1.0f, 0};
+        for (int i = 0; i < 160; ++i) applyScaleUpdate(s, {2.0, 0.5, 2000}, true);
+        QCOMPARE(s.scale, 0.0f);
+    }
+
+    void productIsNarrowedFromDouble() {
+        ScaleState s{3.0f, 0};
+        applyScaleUpdate(s, {2.0, 0.1, 2000}, true);
+        QCOMPARE(s.scale, static_cast<float>(3.0 * 0.1));
+        QCOMPARE(inverseScale(3.0f), static_cast<float>(1.0 / 3.0));
+    }
+
+    void unscaleMultipliesEvenWhenInfFound() {
+        GradScaler scaler(GradScaler::Kind::Dynamic, 4.0, {});
+        auto params = paramsWithGrads({{8.0f, 4.0f}, {INFINITY, 2.0f}});
+        QVERIFY(scaler.unscale(params));
+        QCOMPARE(params[0].grad()[0].item<float>(), 2.0f);
+        QCOMPARE(params[1].grad()[1].item<float>(), 0.5f);  // multiplied despite the inf
+        QVERIFY(std::isinf(params[1].grad()[0].item<float>()));
+        QCOMPARE(scaler.nonFiniteParameters(), std::vector<bool>({false, true}));
+    }
+
+    void secondUnscaleIsAnError() {
+        GradScaler scaler(GradScaler::Kind::Dynamic, 4.0, {});
+        auto params = paramsWithGrads({{1.0f}});
+        scaler.unscale(params);
+        try {
+            scaler.unscale(params);
+            QFAIL("second unscale did not throw");
+        } catch (const ScalerUsageError& e) {
+            QCOMPARE(QString(e.what()),
+                     QString("unscale_() has already been called on this optimizer since the last update()."));
+        }
+        scaler.update();
+        scaler.unscale(params);  // allowed again after update()
+    }
+
+    void fp16GradientsAreRefused() {
+        GradScaler scaler(GradScaler::Kind::Dynamic, 4.0, {});
+        auto p = torch::zeros({2}, torch::TensorOptions().dtype(torch::kHalf).requires_grad(true));
+        p.mutable_grad() = torch::ones({2}, torch::kHalf);
+        QVERIFY_THROWS_EXCEPTION(ScalerUsageError, scaler.unscale({p}));
+    }
+
+    void stepSkipsOptimizerOnInfAndUpdateBacksOff() {
+        auto p = torch::ones({2}, torch::requires_grad());
+        torch::optim::SGD sgd({p}, torch::optim::SGDOptions(1.0));
+        GradScaler scaler(GradScaler::Kind::Dynamic, 1024.0, {2.0, 0.5, 2000});
+        p.mutable_grad() = torch::tensor({NAN, 1.0f});
+        QVERIFY(!scaler.step(sgd, {p}));
+        QCOMPARE(p[1].item<float>(), 1.0f);  // untouched
+        QVERIFY(scaler.update() == ScaleChange::Backoff);
+        QCOMPARE(scaler.scale(), 512.0f);
+        p.mutable_grad() = torch::tensor({512.0f, 1024.0f});
+        QVERIFY(scaler.step(sgd, {p}));  // unscales itself, then steps
+        QCOMPARE(p[0].item<float>(), 0.0f);
+        QCOMPARE(p[1].item<float>(), -1.0f);
+        QVERIFY(scaler.update() == ScaleChange::None);
+        QCOMPARE(scaler.growthTracker(), 1);
+    }
+
+    void updateWithNewScaleLeavesTracker() {
+        GradScaler scaler(GradScaler::Kind::Dynamic, 8.0, {2.0, 0.5, 10});
+        auto params = paramsWithGrads({{1.0f}});
+        scaler.unscale(params);
+        scaler.update();
+        QCOMPARE(scaler.growthTracker(), 1);
+        scaler.update(3.5f);
+        QCOMPARE(scaler.scale(), 3.5f);
+        QCOMPARE(scaler.growthTracker(), 1);
+    }
+
+    void staticScaleNeverChanges() {
+        GradScaler scaler(GradScaler::Kind::Static, 128.0, {2.0, 0.5, 1});
+        for (bool inf : {false, true, false}) {
+            auto params = paramsWithGrads({{inf ? INFINITY : 1.0f}});
+            scaler.unscale(params);
+            QVERIFY(scaler.update() == ScaleChange::None);
+            QCOMPARE(scaler.scale(), 128.0f);
+        }
+    }
+
+    void stateDictRoundTrip() {
+        GradScaler a(GradScaler::Kind::Dynamic, 256.0, {3.0, 0.25, 7});
+        auto params = paramsWithGrads({{1.0f}});
+        a.unscale(params);
+        a.update();
+        GradScaler b(GradScaler::Kind::Dynamic, 1.0, {});
+        b.loadStateDict(a.stateDict());
+        const auto d = b.stateDict();
+        QCOMPARE(d.scale, 256.0f);
+        QCOMPARE(d.growthFactor, 3.0);
+        QCOMPARE(d.backoffFactor, 0.25);
+        QCOMPARE(d.growthInterval, int64_t(7));
+        QCOMPARE(d.growthTracker, 1);
+    }
+
+    void constructorChecksFactorsLikePyTorch() {
+        QVERIFY_THROWS_EXCEPTION(ScalerUsageError, GradScaler(GradScaler::Kind::Dynamic, 1.0, {1.0, 0.5, 10}));
+        QVERIFY_THROWS_EXCEPTION(ScalerUsageError, GradScaler(GradScaler::Kind::Dynamic, 1.0, {2.0, 1.0, 10}));
+    }
+
+    void offPassesThrough() {
+        GradScaler scaler(GradScaler::Kind::Off, 65536.0, {});
+        auto loss = torch::tensor(2.0f);
+        QCOMPARE(scaler.scale(loss).item<float>(), 2.0f);
+        QVERIFY(!scaler.enabled());
+    }
+};
+
+QTEST_APPLESS_MAIN(GradScalerTest)
+#include "test_grad_scaler.moc"

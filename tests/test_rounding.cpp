@@ -1,0 +1,148 @@
+// Rounding used by fp16/tf32 emulation, against references written here from
+// the IEEE 754 definitions (not from torch), on edge values and 10^6 random ones.
+#include <QtTest/QtTest>
+
+#include <cfenv>
+#include <cmath>
+#include <cstring>
+#include <random>
+
+#include "precision/Rounding.h"
+
+using namespace ampscope;
+
+namespace {
+
+// Nearest binary16, ties to even: 11 significant bits, exponent >= -14, max 65504.
+double referenceHalf(float value) {
+    if (std::isnan(value) || std::isinf(value)) return value;
+    const double v = value;
+    if (v == 0.0) return v;  // keeps the sign of zero
+    int exponent;
+    std::frexp(std::fabs(v), &exponent);  // |v| in [2^(exponent-1), 2^exponent)
+    const int e = std::max(exponent - 1, -14);
+    const double quantum = std::ldexp(1.0, e - 10);
+    std::fesetround(FE_TONEAREST);
+    const double rounded = std::nearbyint(v / quantum) * quantum;  // v / quantum is exact
+    if (std::fabs(rounded) > 65504.0) return std::copysign(INFINITY, v);
+    if (rounded == 0.0) return std::copysign(0.0, v);
+    return rounded;
+}
+
+// TF32: 10 explicit mantissa bits, fp32 exponent range, ties away from zero.
+double referenceTf32(float value) {
+    if (std::isnan(value) || std::isinf(value) || value == 0.0f) return value;
+    const double v = value;
+    int exponent;
+    std::frexp(std::fabs(v), &exponent);
+    const int e = std::max(exponent - 1, -126);
+    const double quantum = std::ldexp(1.0, e - 10);
+    const double rounded = std::round(v / quantum) * quantum;
+    if (std::fabs(rounded) > static_cast<double>(std::numeric_limits<float>::max()))
+        return std::copysign(INFINITY, v);
+    return rounded;
+}
+
+bool sameValue(double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    return a == b && std::signbit(a) == std::signbit(b);
+}
+
+}  // namespace
+
+class RoundingTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void halfEdgeValues_data() {
+        QTest::addColumn<float>("input");
+        QTest::addColumn<double>("expected");
+        const double tiny = std::ldexp(1.0, -24);
+        QTest::newRow("2^-25 ties to even: 0") << std::ldexp(1.0f, -25) << 0.0;
+        QTest::newRow("just above 2^-25: 2^-24") << std::nextafter(std::ldexp(1.0f, -25), 1.0f) << tiny;
+        QTest::newRow("2^-24 smallest subnormal") << std::ldexp(1.0f, -24) << tiny;
+        QTest::newRow("1.5 * 2^-24 ties to even: 2^-23") << 1.5f * std::ldexp(1.0f, -24) << 2 * tiny;
+        QTest::newRow("3 * 2^-24 subnormal exact") << 3.0f * std::ldexp(1.0f, -24) << 3 * tiny;
+        QTest::newRow("2^-14 smallest normal") << std::ldexp(1.0f, -14) << std::ldexp(1.0, -14);
+        QTest::newRow("65504 max") << 65504.0f << 65504.0;
+        QTest::newRow("65519 rounds down") << 65519.0f << 65504.0;
+        QTest::newRow("65520 overflows") << 65520.0f << double(INFINITY);
+        QTest::newRow("-65520 overflows") << -65520.0f << double(-INFINITY);
+        QTest::newRow("+0") << 0.0f << 0.0;
+        QTest::newRow("-0") << -0.0f << -0.0;
+        QTest::newRow("1 + 2^-11 ties to even: 1") << 1.0f + std::ldexp(1.0f, -11) << 1.0;
+        QTest::newRow("1 + 3*2^-11 ties to even: 1 + 2^-9") << 1.0f + 3 * std::ldexp(1.0f, -11)
+                                                              << 1.0 + std::ldexp(1.0, -9);
+        QTest::newRow("+inf") << float(INFINITY) << double(INFINITY);
+        QTest::newRow("-inf") << float(-INFINITY) << double(-INFINITY);
+        QTest::newRow("nan") << float(NAN) << double(NAN);
+    }
+    void halfEdgeValues() {
+        QFETCH(float, input);
+        QFETCH(double, expected);
+        QVERIFY(sameValue(referenceHalf(input), expected));  // the reference itself
+        const double got = roundToHalf(torch::tensor({input})).item<float>();
+        QVERIFY2(sameValue(got, expected),
+                 qPrintable(QString("%1 -> %2, expected %3").arg(input).arg(got).arg(expected)));
+    }
+
+    void halfMatchesReferenceOnRandomValues() {
+        std::mt19937 rng(12345);
+        std::uniform_real_distribution<float> mantissa(1.0f, 2.0f);
+        std::uniform_int_distribution<int> exponent(-30, 17);  // across subnormal..overflow
+        std::vector<float> values(1000000);
+        for (auto& v : values) v = (rng() & 1 ? -1.0f : 1.0f) * std::ldexp(mantissa(rng), exponent(rng));
+        auto rounded = roundToHalf(torch::from_blob(values.data(), {int64_t(values.size())}).clone());
+        auto r = rounded.accessor<float, 1>();
+        int64_t mismatches = 0;
+        for (size_t i = 0; i < values.size(); ++i)
+            if (!sameValue(r[int64_t(i)], referenceHalf(values[i]))) ++mismatches;
+        QCOMPARE(mismatches, int64_t(0));
+    }
+
+    void tf32EdgeValues() {
+        const float one = 1.0f;
+        const float halfUlp = std::ldexp(1.0f, -11);  // tf32 ulp at 1 is 2^-10
+        QCOMPARE(roundToTf32(one + halfUlp), one + 2 * halfUlp);       // tie: away from zero
+        QCOMPARE(roundToTf32(-(one + halfUlp)), -(one + 2 * halfUlp));
+        QCOMPARE(roundToTf32(one + halfUlp * 0.99f), one);
+        QCOMPARE(roundToTf32(std::numeric_limits<float>::max()), float(INFINITY));
+        QVERIFY(std::isnan(roundToTf32(float(NAN))));
+        QCOMPARE(roundToTf32(float(-INFINITY)), float(-INFINITY));
+        // fp32 subnormals keep 10 bits of their mantissa field: quantum 2^-136.
+        QCOMPARE(roundToTf32(std::ldexp(1.0f, -130)), std::ldexp(1.0f, -130));
+        QCOMPARE(roundToTf32(std::ldexp(1.0f, -140)), 0.0f);
+    }
+
+    void tf32TensorMatchesReference() {
+        std::mt19937 rng(99);
+        std::uniform_int_distribution<uint32_t> bits;
+        std::vector<float> values(1000000);
+        for (auto& v : values) {
+            uint32_t b = bits(rng);
+            std::memcpy(&v, &b, sizeof v);
+        }
+        auto rounded = roundToTf32(torch::from_blob(values.data(), {int64_t(values.size())}).clone());
+        auto r = rounded.accessor<float, 1>();
+        int64_t mismatches = 0;
+        for (size_t i = 0; i < values.size(); ++i) {
+            if (!sameValue(r[int64_t(i)], referenceTf32(values[i]))) ++mismatches;
+            if (!sameValue(r[int64_t(i)], roundToTf32(values[i]))) ++mismatches;
+        }
+        QCOMPARE(mismatches, int64_t(0));
+    }
+
+    void gradientIsRoundedInBackward() {
+        // The backward of a rounding point rounds the incoming gradient to fp16:
+        // a gradient of 2^-26 (below half the smallest subnormal) flushes to zero.
+        auto x = torch::ones({4}, torch::requires_grad());
+        auto y = roundWithGradient(x, Rounding::Half, Rounding::Half);
+        (y * std::ldexp(1.0, -26)).sum().backward();
+        QCOMPARE(x.grad().abs().sum().item<float>(), 0.0f);
+        auto x2 = torch::ones({4}, torch::requires_grad());
+        (roundWithGradient(x2, Rounding::Half, Rounding::Half) * std::ldexp(1.0, -20)).sum().backward();
+        QCOMPARE(x2.grad()[0].item<float>(), std::ldexp(1.0f, -20));
+    }
+};
+
+QTEST_APPLESS_MAIN(RoundingTest)
+#include "test_rounding.moc"
