@@ -1,0 +1,206 @@
+#include "data/Dataset.h"
+
+#include <ATen/CPUGeneratorImpl.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+
+#include "common/InputError.h"
+#include "data/MnistFiles.h"
+#include "data/PixelConversion.h"
+#include "data/SeedStreams.h"
+#include "data/SyntheticData.h"
+
+namespace ampscope {
+namespace {
+
+constexpr int64_t kImageClasses = 10;
+// Synthetic sets have no test files, so validation "test" falls back to this hold-out.
+constexpr double kSyntheticTestFraction = 0.2;
+
+std::string fixed(double value, int decimals) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+
+std::string shortNumber(double value) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%g", value);
+    return text;
+}
+
+torch::Generator generatorFor(uint64_t seed, SeedStream stream) {
+    return at::make_generator<at::CPUGeneratorImpl>(deriveSeed(seed, stream));
+}
+
+// A pair of tensors indexed together along dim 0, whatever they hold (uint8 pixels
+// before conversion, floats after).
+struct Rows {
+    torch::Tensor inputs;
+    torch::Tensor targets;
+    int64_t size() const { return inputs.size(0); }
+    Rows select(const torch::Tensor& index) const {
+        return {inputs.index_select(0, index), targets.index_select(0, index)};
+    }
+};
+
+struct Split {
+    Rows train;
+    Rows val;
+};
+
+// Shuffles with the split stream and holds out round(fraction * N) rows as val.
+Split holdOut(const Rows& all, double fraction, uint64_t seed) {
+    const int64_t total = all.size();
+    const auto held = static_cast<int64_t>(std::llround(fraction * double(total)));
+    if (held < 1 || held >= total)
+        throw InputError("data.val_fraction: " + shortNumber(fraction) + " of " +
+                         std::to_string(total) + " samples holds out " + std::to_string(held) +
+                         "; train and val must each keep at least one sample");
+    torch::Generator generator = generatorFor(seed, SeedStream::ValidationSplit);
+    const torch::Tensor order = torch::randperm(total, generator, torch::kInt64);
+    return {all.select(order.narrow(0, held, total - held)), all.select(order.narrow(0, 0, held))};
+}
+
+void checkValidationMode(const DataConfig& config) {
+    if (config.validation != "test" && config.validation != "split")
+        throw InputError("data.validation: must be \"test\" or \"split\" (got \"" +
+                         config.validation + "\")");
+    if (config.validation == "split" && !(config.val_fraction > 0 && config.val_fraction < 1))
+        throw InputError("data.val_fraction: must be > 0 and < 1 (got " +
+                         shortNumber(config.val_fraction) + ")");
+    if (config.subset < 0)
+        throw InputError("data.subset: must be >= 0 (got " + std::to_string(config.subset) + ")");
+}
+
+// Keeps the first `subset` training rows of a seeded shuffle; returns the note for the
+// description ("" when nothing was dropped).
+std::string applySubset(Rows& train, int64_t subset, uint64_t seed) {
+    const int64_t total = train.size();
+    if (subset <= 0) return "";
+    if (subset >= total)
+        return " (subset " + std::to_string(subset) + " >= " + std::to_string(total) +
+               ": all kept)";
+    torch::Generator generator = generatorFor(seed, SeedStream::TrainSubset);
+    const torch::Tensor order = torch::randperm(total, generator, torch::kInt64);
+    train = train.select(order.narrow(0, 0, subset));
+    return " (subset of " + std::to_string(total) + ")";
+}
+
+DataBundle loadImages(const DataConfig& config, uint64_t seed) {
+    const bool fashion = config.dataset == "fashion_mnist";
+    if (!fashion && config.path.empty())
+        throw InputError(
+            "data.path: required for dataset mnist_idx (a directory holding "
+            "train-images-idx3-ubyte[.gz] and the other IDX files)");
+    const bool defaultLocation = config.path.empty();
+    const std::string dir = defaultLocation ? kDefaultFashionMnistDir : config.path;
+    const std::string hint = defaultLocation
+                                 ? "install the dataset-fashion-mnist package or set data.path"
+                                 : "check data.path";
+    std::error_code error;
+    if (!std::filesystem::is_directory(dir, error)) {
+        const bool exists = std::filesystem::exists(dir, error);
+        throw InputError(dir + (exists ? ": not a directory; " : ": directory not found; ") + hint);
+    }
+
+    const IdxImageSet trainFiles = loadIdxImageSet(dir, "train", kImageClasses, hint);
+    Rows train{trainFiles.pixels, trainFiles.labels};
+    Rows val;
+    std::string valNote;
+    if (config.validation == "test") {
+        const IdxImageSet testFiles = loadIdxImageSet(dir, "t10k", kImageClasses, hint);
+        if (testFiles.pixels.size(1) != train.inputs.size(1) ||
+            testFiles.pixels.size(2) != train.inputs.size(2))
+            throw InputError(
+                testFiles.imagesPath + ": images are " + std::to_string(testFiles.pixels.size(1)) +
+                "x" + std::to_string(testFiles.pixels.size(2)) + " but " + trainFiles.imagesPath +
+                " has " + std::to_string(train.inputs.size(1)) + "x" +
+                std::to_string(train.inputs.size(2)));
+        val = {testFiles.pixels, testFiles.labels};
+        valNote = "test " + std::to_string(val.size());
+    } else {
+        Split split = holdOut(train, config.val_fraction, seed);
+        train = split.train;
+        val = split.val;
+        valNote = "val " + std::to_string(val.size()) + " (split " +
+                  shortNumber(config.val_fraction) + " of train)";
+    }
+    const std::string subsetNote = applySubset(train, config.subset, seed);
+
+    PixelStats stats;  // mean 0, std 1: plain pixel/255
+    if (config.normalize) stats = pixelStats(train.inputs);
+
+    DataBundle bundle;
+    bundle.train = {pixelsToFloat(train.inputs, stats), train.targets.contiguous()};
+    bundle.val = {pixelsToFloat(val.inputs, stats), val.targets.contiguous()};
+    bundle.task = "classification";
+    bundle.num_classes = kImageClasses;
+    bundle.input_shape = {1, train.inputs.size(1), train.inputs.size(2)};
+    bundle.synthetic = false;
+    bundle.description =
+        std::string(fashion ? "FashionMNIST" : "MNIST-format") + " train " +
+        std::to_string(bundle.train.size()) + subsetNote + " / " + valNote + " from " + dir + ", " +
+        std::to_string(bundle.input_shape[1]) + "x" + std::to_string(bundle.input_shape[2]) +
+        (config.normalize ? ", normalized with train mean " + fixed(stats.mean, 4) + " std " +
+                                fixed(stats.std, 4)
+                          : ", pixels in [0, 1]");
+    return bundle;
+}
+
+DataBundle loadSynthetic(const DataConfig& config, uint64_t seed) {
+    const bool spirals = config.dataset == "spirals";
+    if (config.synthetic_samples < 3)
+        throw InputError("data.synthetic_samples: must be >= 3 (got " +
+                         std::to_string(config.synthetic_samples) + ")");
+    const uint64_t dataSeed = deriveSeed(seed, SeedStream::Synthetic);
+    const SyntheticSet set = spirals ? makeSpirals(config.synthetic_samples, dataSeed)
+                                     : makeTinyGradients(config.synthetic_samples, dataSeed);
+    const double fraction =
+        config.validation == "split" ? config.val_fraction : kSyntheticTestFraction;
+    Split split = holdOut({set.inputs, set.targets}, fraction, seed);
+    const std::string subsetNote = applySubset(split.train, config.subset, seed);
+
+    DataBundle bundle;
+    bundle.train = {split.train.inputs.contiguous(), split.train.targets.contiguous()};
+    bundle.val = {split.val.inputs.contiguous(), split.val.targets.contiguous()};
+    bundle.synthetic = true;
+    const std::string sizes = "train " + std::to_string(bundle.train.size()) + subsetNote +
+                              " / val " + std::to_string(bundle.val.size()) + " (" +
+                              shortNumber(fraction * 100) + "% held out)";
+    if (spirals) {
+        bundle.task = "classification";
+        bundle.num_classes = kSpiralClasses;
+        bundle.input_shape = {2};
+        bundle.description = "spirals: 3 classes in 2-D, angle noise " +
+                             shortNumber(kSpiralAngleNoise) + " rad, " + sizes;
+    } else {
+        bundle.task = "regression";
+        bundle.num_classes = 0;
+        bundle.input_shape = {kTinyGradientFeatures};
+        bundle.description =
+            "tiny_gradients: regression 32 -> 1, x ~ N(0,1) * 2^-10, y = x W* + N(0,1) * "
+            "2^-14; MSE weight gradients ~1e-6 at the start (fp16 subnormals) and ~1e-8 near "
+            "the fit (below fp16's 2^-24 ~ 6e-8: zero without loss scaling), " +
+            sizes;
+    }
+    return bundle;
+}
+
+}  // namespace
+
+DataBundle loadData(const DataConfig& config, uint64_t seed) {
+    checkValidationMode(config);
+    if (config.dataset == "fashion_mnist" || config.dataset == "mnist_idx")
+        return loadImages(config, seed);
+    if (config.dataset == "spirals" || config.dataset == "tiny_gradients")
+        return loadSynthetic(config, seed);
+    throw InputError(
+        "data.dataset: must be one of fashion_mnist, mnist_idx, spirals, "
+        "tiny_gradients (got \"" +
+        config.dataset + "\")");
+}
+
+}  // namespace ampscope
