@@ -1,0 +1,328 @@
+#include "config/ConfigValidation.h"
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "common/InputError.h"
+#include "common/Text.h"
+#include "config/ConfigText.h"
+
+namespace ampscope {
+
+const std::vector<std::string>& allowedDatasets() {
+    static const std::vector<std::string> values = {"fashion_mnist", "mnist_idx", "spirals",
+                                                    "tiny_gradients"};
+    return values;
+}
+const std::vector<std::string>& allowedModels() {
+    static const std::vector<std::string> values = {"mlp", "simple_cnn", "deep_cnn",
+                                                    "transformer", "log_sum"};
+    return values;
+}
+const std::vector<std::string>& allowedModes() {
+    static const std::vector<std::string> values = {"fp32", "tf32",      "fp16",
+                                                    "bf16", "fp16-pure", "bf16-pure"};
+    return values;
+}
+const std::vector<std::string>& allowedScalerKinds() {
+    static const std::vector<std::string> values = {"auto", "dynamic", "static", "off"};
+    return values;
+}
+const std::vector<std::string>& allowedOptimizers() {
+    static const std::vector<std::string> values = {"sgd", "adam", "adamw"};
+    return values;
+}
+const std::vector<std::string>& allowedFaultKinds() {
+    static const std::vector<std::string> values = {"inf_grad", "nan_grad", "inf_activation",
+                                                    "nan_activation", "scale_loss"};
+    return values;
+}
+const std::vector<std::string>& allowedDevices() {
+    static const std::vector<std::string> values = {"auto", "cpu", "cuda"};
+    return values;
+}
+const std::vector<std::string>& allowedValidationModes() {
+    static const std::vector<std::string> values = {"test", "split"};
+    return values;
+}
+const std::vector<std::string>& allowedActivations() {
+    static const std::vector<std::string> values = {"relu", "gelu", "tanh"};
+    return values;
+}
+const std::vector<std::string>& allowedNorms() {
+    static const std::vector<std::string> values = {"auto", "none", "batch", "layer"};
+    return values;
+}
+const std::vector<int64_t>& allowedPatchSizes() {
+    static const std::vector<int64_t> values = {1, 2, 4, 7, 14, 28};
+    return values;
+}
+
+namespace {
+
+using config_text::number;
+using config_text::quoted;
+
+// The images every built-in image set yields: 1 x 28 x 28, 10 classes.
+constexpr double kImagePixels = 784.0;
+constexpr double kClasses = 10.0;
+// Past this a model would not fit the memory of the machines AmpScope targets; the
+// check exists so an absurd size fails here instead of as a bad_alloc mid-construction.
+constexpr double kParameterLimit = 2e9;
+constexpr int64_t kMaxWidth = 65536;  // hidden sizes, channels, kernels, batch sizes
+
+enum class Bound { Open, Closed };
+
+std::string indexed(const std::string& path, std::size_t index) {
+    return path + "[" + std::to_string(index) + "]";
+}
+
+// Collects problems in the order the checks run, which follows the fields of RunConfig,
+// so the first one is the one a reader of config.json meets first.
+class Checker {
+public:
+    std::vector<FieldProblem> problems;
+
+    void add(const std::string& field, const std::string& message) {
+        problems.push_back({field, message});
+    }
+
+    void oneOf(const std::string& field, const std::string& value,
+               const std::vector<std::string>& allowed) {
+        if (std::find(allowed.begin(), allowed.end(), value) != allowed.end()) return;
+        add(field, "must be one of " + config_text::joined(allowed) + " (got " + quoted(value) +
+                       ")");
+    }
+
+    void inRange(const std::string& field, int64_t value, int64_t low, int64_t high) {
+        if (value >= low && value <= high) return;
+        add(field, "must be in [" + std::to_string(low) + ", " + std::to_string(high) +
+                       "] (got " + std::to_string(value) + ")");
+    }
+
+    void atLeast(const std::string& field, int64_t value, int64_t low) {
+        if (value >= low) return;
+        add(field, "must be >= " + std::to_string(low) + " (got " + std::to_string(value) + ")");
+    }
+
+    // Every double in the config must be finite: JSON cannot even write inf or nan, so a
+    // non-finite value could not be saved into config.json and loaded back.
+    bool finite(const std::string& field, double value) {
+        if (std::isfinite(value)) return true;
+        add(field, "must be a finite number (got " + number(value) + ")");
+        return false;
+    }
+
+    void inRange(const std::string& field, double value, double low, Bound lowBound,
+                 double high, Bound highBound) {
+        if (!finite(field, value)) return;
+        const bool aboveLow = lowBound == Bound::Closed ? value >= low : value > low;
+        const bool belowHigh = highBound == Bound::Closed ? value <= high : value < high;
+        if (aboveLow && belowHigh) return;
+        add(field, std::string("must be in ") + (lowBound == Bound::Closed ? "[" : "(") +
+                       number(low) + ", " + number(high) +
+                       (highBound == Bound::Closed ? "]" : ")") + " (got " + number(value) +
+                       ")");
+    }
+
+    void greaterThan(const std::string& field, double value, double low) {
+        if (!finite(field, value)) return;
+        if (value > low) return;
+        add(field, "must be > " + number(low) + " (got " + number(value) + ")");
+    }
+
+    void atLeast(const std::string& field, double value, double low) {
+        if (!finite(field, value)) return;
+        if (value >= low) return;
+        add(field, "must be >= " + number(low) + " (got " + number(value) + ")");
+    }
+
+    void parameterGuard(const std::string& field, double parameters) {
+        if (parameters <= kParameterLimit) return;
+        const double gib = parameters * 4.0 / (1024.0 * 1024.0 * 1024.0);  // fp32 weights
+        add(field, "about " + formatNumber(parameters, 3) + " parameters would need " +
+                       formatNumber(gib, 3) + " GiB (limit 2e9 parameters)");
+    }
+};
+
+void checkTop(Checker& check, const RunConfig& config) {
+    if (config.schema_version != kConfigSchemaVersion)
+        check.add("schema_version", "must be " + std::to_string(kConfigSchemaVersion) +
+                                        " (got " + std::to_string(config.schema_version) + ")");
+    check.oneOf("device", config.device, allowedDevices());
+    check.inRange("threads", config.threads, 0, 1024);
+}
+
+void checkData(Checker& check, const DataConfig& data) {
+    check.oneOf("data.dataset", data.dataset, allowedDatasets());
+    if (data.dataset == "mnist_idx" && data.path.empty())
+        check.add("data.path", "must name the directory of the IDX files when data.dataset is "
+                               "mnist_idx (got \"\")");
+    check.oneOf("data.validation", data.validation, allowedValidationModes());
+    check.inRange("data.val_fraction", data.val_fraction, 0.0, Bound::Open, 0.5, Bound::Closed);
+    check.atLeast("data.subset", data.subset, int64_t{0});
+    check.inRange("data.synthetic_samples", data.synthetic_samples, 16, 10000000);
+}
+
+double mlpParameters(const ModelConfig& model) {
+    // Weights only, in double: the point is the order of magnitude, and int64 could overflow.
+    double total = 0.0, in = kImagePixels;
+    for (const int64_t width : model.hidden) {
+        total += in * static_cast<double>(width);
+        in = static_cast<double>(width);
+    }
+    return total + in * kClasses;
+}
+
+double deepCnnParameters(const ModelConfig& model) {
+    double total = 0.0;
+    for (const auto& block : model.blocks)
+        total += static_cast<double>(block[0]) * static_cast<double>(block[1]) *
+                 static_cast<double>(block[2]) * static_cast<double>(block[2]);
+    return total;
+}
+
+double transformerParameters(const ModelConfig& model) {
+    // Per layer: q, k, v, out projections (4 dim^2) and the MLP (2 * ratio * dim^2).
+    const double dim = static_cast<double>(model.dim);
+    return dim * dim * (4.0 + 2.0 * static_cast<double>(model.mlp_ratio)) *
+           static_cast<double>(model.depth);
+}
+
+void checkBlocks(Checker& check, const ModelConfig& model) {
+    static const char* const names[5] = {"in", "out", "kernel", "stride", "pad"};
+    for (std::size_t i = 0; i < model.blocks.size(); ++i) {
+        const auto& block = model.blocks[i];
+        const std::string field = indexed("model.blocks", i);
+        for (int j = 0; j < 5; ++j) {
+            const int64_t low = j == 4 ? 0 : 1;
+            if (block[j] < low || block[j] > kMaxWidth)
+                check.add(field, std::string(names[j]) + " must be in [" + std::to_string(low) +
+                                     ", " + std::to_string(kMaxWidth) + "] (got " +
+                                     std::to_string(block[j]) + ")");
+        }
+        // Channels must chain, and the first block sees the one-channel image.
+        if (i == 0 && block[0] != 1)
+            check.add(field, "in must be 1 for the first block (the images have one channel) "
+                             "(got " + std::to_string(block[0]) + ")");
+        if (i > 0 && block[0] != model.blocks[i - 1][1])
+            check.add(field, "in must equal the previous block's out (" +
+                                 std::to_string(model.blocks[i - 1][1]) + ") (got " +
+                                 std::to_string(block[0]) + ")");
+    }
+}
+
+void checkModel(Checker& check, const ModelConfig& model) {
+    check.oneOf("model.name", model.name, allowedModels());
+
+    if (model.hidden.size() > 64)
+        check.add("model.hidden", "must have at most 64 entries (got " +
+                                      std::to_string(model.hidden.size()) + ")");
+    for (std::size_t i = 0; i < model.hidden.size(); ++i)
+        check.inRange(indexed("model.hidden", i), model.hidden[i], 1, kMaxWidth);
+    if (model.name == "mlp") check.parameterGuard("model.hidden", mlpParameters(model));
+
+    check.oneOf("model.activation", model.activation, allowedActivations());
+    check.oneOf("model.norm", model.norm, allowedNorms());
+
+    checkBlocks(check, model);
+    if (model.name == "deep_cnn") check.parameterGuard("model.blocks", deepCnnParameters(model));
+
+    const auto& patches = allowedPatchSizes();
+    if (std::find(patches.begin(), patches.end(), model.patch) == patches.end()) {
+        std::vector<std::string> texts;
+        for (const int64_t patch : patches) texts.push_back(std::to_string(patch));
+        check.add("model.patch", "must be one of " + config_text::joined(texts) +
+                                     " (a divisor of 28) (got " + std::to_string(model.patch) +
+                                     ")");
+    }
+    check.atLeast("model.dim", model.dim, int64_t{1});
+    if (model.name == "transformer")
+        check.parameterGuard("model.dim", transformerParameters(model));
+    check.atLeast("model.heads", model.heads, int64_t{1});
+    if (model.dim >= 1 && model.heads >= 1 && model.dim % model.heads != 0)
+        check.add("model.heads", "must divide model.dim (" + std::to_string(model.dim) +
+                                     ") (got " + std::to_string(model.heads) + ")");
+    check.inRange("model.depth", model.depth, 1, 64);
+    check.inRange("model.mlp_ratio", model.mlp_ratio, 1, 16);
+}
+
+void checkPrecision(Checker& check, const PrecisionConfig& precision) {
+    check.oneOf("precision.mode", precision.mode, allowedModes());
+    const ScalerConfig& scaler = precision.scaler;
+    check.oneOf("precision.scaler.kind", scaler.kind, allowedScalerKinds());
+    // The scale is stored as a float, as in torch.amp.GradScaler: above FLT_MAX it is inf.
+    check.inRange("precision.scaler.init_scale", scaler.init_scale, 0.0, Bound::Open, 3.4e38,
+                  Bound::Closed);
+    check.greaterThan("precision.scaler.growth_factor", scaler.growth_factor, 1.0);
+    check.inRange("precision.scaler.backoff_factor", scaler.backoff_factor, 0.0, Bound::Open,
+                  1.0, Bound::Open);
+    check.atLeast("precision.scaler.growth_interval", scaler.growth_interval, int64_t{1});
+    for (std::size_t i = 0; i < precision.keep_fp32.size(); ++i)
+        if (precision.keep_fp32[i].empty())
+            check.add(indexed("precision.keep_fp32", i), "must be a layer name (got \"\")");
+}
+
+void checkOptim(Checker& check, const OptimConfig& optim) {
+    check.oneOf("optim.name", optim.name, allowedOptimizers());
+    check.inRange("optim.lr", optim.lr, 0.0, Bound::Open, 10.0, Bound::Closed);
+    check.inRange("optim.momentum", optim.momentum, 0.0, Bound::Closed, 1.0, Bound::Open);
+    check.inRange("optim.weight_decay", optim.weight_decay, 0.0, Bound::Closed, 1.0,
+                  Bound::Closed);
+    check.inRange("optim.beta1", optim.beta1, 0.0, Bound::Closed, 1.0, Bound::Open);
+    check.inRange("optim.beta2", optim.beta2, 0.0, Bound::Closed, 1.0, Bound::Open);
+    check.greaterThan("optim.eps", optim.eps, 0.0);
+    check.atLeast("optim.clip_norm", optim.clip_norm, 0.0);
+}
+
+void checkTrain(Checker& check, const TrainConfig& train) {
+    check.inRange("train.epochs", train.epochs, 1, 100000);
+    check.atLeast("train.max_steps", train.max_steps, int64_t{0});
+    check.inRange("train.batch_size", train.batch_size, 1, kMaxWidth);
+    check.inRange("train.eval_batch_size", train.eval_batch_size, 1, kMaxWidth);
+}
+
+void checkProbes(Checker& check, const ProbeConfig& probes) {
+    check.atLeast("probes.every", probes.every, int64_t{0});
+    check.atLeast("probes.shadow_every", probes.shadow_every, int64_t{0});
+    check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
+}
+
+void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
+    for (std::size_t i = 0; i < faults.size(); ++i) {
+        const FaultConfig& fault = faults[i];
+        const std::string prefix = indexed("faults", i) + ".";
+        check.atLeast(prefix + "step", fault.step, int64_t{0});
+        check.oneOf(prefix + "kind", fault.kind, allowedFaultKinds());
+        const bool scalesLoss = fault.kind == "scale_loss";
+        if (!scalesLoss && fault.layer.empty())
+            check.add(prefix + "layer", "must name a layer for kind " + quoted(fault.kind) +
+                                            " (got \"\")");
+        if (check.finite(prefix + "factor", fault.factor) && scalesLoss && fault.factor == 0.0)
+            check.add(prefix + "factor", "must be a finite non-zero number for kind "
+                                         "\"scale_loss\" (got 0)");
+    }
+}
+
+}  // namespace
+
+std::vector<FieldProblem> validateConfig(const RunConfig& config) {
+    Checker check;
+    checkTop(check, config);
+    checkData(check, config.data);
+    checkModel(check, config.model);
+    checkPrecision(check, config.precision);
+    checkOptim(check, config.optim);
+    checkTrain(check, config.train);
+    checkProbes(check, config.probes);
+    checkFaults(check, config.faults);
+    return check.problems;
+}
+
+void throwIfInvalid(const RunConfig& config) {
+    const auto problems = validateConfig(config);
+    if (!problems.empty()) throw InputError(problems.front().text());
+}
+
+}  // namespace ampscope
