@@ -33,6 +33,18 @@ std::vector<StepMetrics> drainSteps(Engine& engine, std::vector<EngineEvent>* ev
     return d.steps;
 }
 
+// Drains until at least `count` steps arrived (or the timeout); returns how many.
+size_t collectSteps(Engine& engine, size_t count, int timeoutMs = 10000) {
+    QElapsedTimer timer;
+    timer.start();
+    size_t got = 0;
+    while (got < count && timer.elapsed() < timeoutMs) {
+        got += drainSteps(engine).size();
+        if (got < count) QThread::msleep(5);
+    }
+    return got;
+}
+
 bool waitForState(Engine& engine, EngineState state, int timeoutMs = 20000) {
     QElapsedTimer timer;
     timer.start();
@@ -86,17 +98,18 @@ private Q_SLOTS:
         QCOMPARE(drainSteps(engine, &events).size(), size_t(0));
 
         engine.stepOnce();
-        QTRY_COMPARE_WITH_TIMEOUT(drainSteps(engine, &events).size(), size_t(1), 10000);
+        QCOMPARE(collectSteps(engine, 1), size_t(1));
         QThread::msleep(100);
         QCOMPARE(drainSteps(engine).size(), size_t(0));  // exactly one step
         engine.stepOnce();
         engine.stepOnce();
-        int64_t got = 0;
-        QTRY_VERIFY_WITH_TIMEOUT((got += int64_t(drainSteps(engine).size())) == 2, 10000);
+        QCOMPARE(collectSteps(engine, 2), size_t(2));
+        QThread::msleep(100);
+        QCOMPARE(drainSteps(engine).size(), size_t(0));
 
         engine.resume();
         QVERIFY(waitForState(engine, EngineState::Running));
-        QTRY_VERIFY_WITH_TIMEOUT(drainSteps(engine).size() > 5, 10000);
+        QVERIFY(collectSteps(engine, 6) >= 6);
         engine.stop();
         QVERIFY(engine.waitFor(10.0));
         QCOMPARE(engine.state(), EngineState::Stopped);

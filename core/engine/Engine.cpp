@@ -40,6 +40,14 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+EngineEvent makeEvent(EngineEvent::Kind kind, int64_t step, std::string message = {}) {
+    EngineEvent event;
+    event.kind = kind;
+    event.step = step;
+    event.message = std::move(message);
+    return event;
+}
+
 double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
@@ -88,13 +96,13 @@ struct Engine::Impl {
         if (!pauseRequested) return true;
         if (state != EngineState::Paused) {
             state = EngineState::Paused;
-            stream.pushEvent({EngineEvent::Kind::Paused, step});
+            stream.pushEvent(makeEvent(EngineEvent::Kind::Paused, step));
         }
         wake.wait(lock, [&] { return stopRequested || !pauseRequested || stepsAllowed > 0; });
         if (stopRequested) return false;
         if (!pauseRequested) {
             state = EngineState::Running;
-            stream.pushEvent({EngineEvent::Kind::Resumed, step});
+            stream.pushEvent(makeEvent(EngineEvent::Kind::Resumed, step));
         } else {
             --stepsAllowed;
         }
@@ -128,7 +136,7 @@ void Engine::Impl::run() {
         s.status = "error";
         s.error = e.what();
         endState = EngineState::Failed;
-        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
         ev.message = e.what();
         ev.inputError = true;
         stream.pushEvent(ev);
@@ -139,7 +147,7 @@ void Engine::Impl::run() {
         // torch errors carry a C++ backtrace after the first line; keep one line.
         if (auto nl = s.error.find('\n'); nl != std::string::npos) s.error.resize(nl);
         endState = EngineState::Failed;
-        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
         ev.message = s.error;
         stream.pushEvent(ev);
         try { record(errorRecord(s.steps, s.error, false)); } catch (...) {}
@@ -147,7 +155,7 @@ void Engine::Impl::run() {
         s.status = "error";
         s.error = "unknown exception in the engine";
         endState = EngineState::Failed;
-        EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
         ev.message = s.error;
         stream.pushEvent(ev);
     }
@@ -163,7 +171,7 @@ void Engine::Impl::run() {
                 s.status = "error";
                 s.error = e.what();
                 endState = EngineState::Failed;
-                EngineEvent ev{EngineEvent::Kind::Error, s.steps};
+                EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
                 ev.message = e.what();
                 ev.inputError = true;
                 stream.pushEvent(ev);
@@ -172,9 +180,9 @@ void Engine::Impl::run() {
         writer.reset();
     }
     if (endState != EngineState::Failed) {
-        EngineEvent ev{endState == EngineState::Stopped ? EngineEvent::Kind::Stopped
-                                                        : EngineEvent::Kind::Finished,
-                       s.steps};
+        EngineEvent ev = makeEvent(endState == EngineState::Stopped ? EngineEvent::Kind::Stopped
+                                                                    : EngineEvent::Kind::Finished,
+                                   s.steps);
         stream.pushEvent(ev);
     }
     {
@@ -219,7 +227,8 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         s.device + " (" + s.deviceName + "), " + std::to_string(threads) + " threads";
     record(runInfoRecord(description, s, trainer.model().layerNames()));
     {
-        EngineEvent ev{EngineEvent::Kind::Started, 0, total};
+        EngineEvent ev = makeEvent(EngineEvent::Kind::Started, 0);
+        ev.totalSteps = total;
         ev.message = description;
         stream.pushEvent(ev);
     }
@@ -294,7 +303,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         s.valAccuracy = eval.accuracy;
         record(epochRecord(em));
         if (writer) writer->flush();
-        EngineEvent ev{EngineEvent::Kind::EpochEnded, step};
+        EngineEvent ev = makeEvent(EngineEvent::Kind::EpochEnded, step);
         ev.epoch = em;
         stream.pushEvent(ev);
     }
