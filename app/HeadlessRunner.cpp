@@ -50,6 +50,25 @@ public:
         std::fflush(out_);
     }
 
+    // Every change of the loss scale gets its own line (the first kMaxScaleLines;
+    // the rest are in events.jsonl), so a scale history can be read off the terminal.
+    void scaleChange(const StepMetrics& m) {
+        if (quiet_ || m.scaleChange.empty()) return;
+        if (++scaleLines_ > kMaxScaleLines) {
+            if (scaleLines_ == kMaxScaleLines + 1)
+                message("further loss-scale changes are recorded in events.jsonl only");
+            return;
+        }
+        std::string text = "step " + std::to_string(m.step) + ": loss scale " + formatNumber(m.scale, 9) +
+                           " -> " + formatNumber(m.scaleAfter, 9) + " (" + m.scaleChange;
+        if (m.scaleChange == "backoff") {
+            text += ", step skipped";
+            if (!m.firstNonFiniteLayer.empty())
+                text += ", first non-finite gradient in " + m.firstNonFiniteLayer;
+        }
+        message(text + ")");
+    }
+
     void message(const std::string& text) {
         if (quiet_) return;
         if (tty_) std::fprintf(out_, "\r\033[K");
@@ -83,7 +102,9 @@ private:
     std::FILE* out_;
     bool quiet_;
     bool tty_;
+    static constexpr int kMaxScaleLines = 200;
     int64_t total_ = 0;
+    int scaleLines_ = 0;
     StepMetrics last_;
     Clock::time_point start_, lastLine_;
 };
@@ -100,6 +121,10 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
     ProgressPrinter progress(out, quiet);
     Engine engine(config, runDirectory);
     engine.start();
+    auto showStep = [&progress](const StepMetrics& m) {
+        progress.step(m);
+        progress.scaleChange(m);
+    };
     bool ended = false;
     while (!ended) {
         ended = engine.waitFor(0.1);
@@ -113,7 +138,7 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
         for (const auto& event : drained.events) {
             // Interleave: steps up to the event's step print before the event.
             while (nextStep < drained.steps.size() && drained.steps[nextStep].step <= event.step)
-                progress.step(drained.steps[nextStep++]);
+                showStep(drained.steps[nextStep++]);
             switch (event.kind) {
                 case EngineEvent::Kind::Started: progress.started(event.message, event.totalSteps); break;
                 case EngineEvent::Kind::EpochEnded: {
@@ -135,7 +160,7 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
                 default: break;
             }
         }
-        while (nextStep < drained.steps.size()) progress.step(drained.steps[nextStep++]);
+        while (nextStep < drained.steps.size()) showStep(drained.steps[nextStep++]);
     }
     engine.wait();
     progress.finish();

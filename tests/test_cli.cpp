@@ -1,6 +1,7 @@
 // ampscope-cli as a user runs it: exit codes, one-line errors naming the field
 // or file, and the run directory a finished run leaves.
 #include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -126,6 +127,36 @@ private Q_SLOTS:
         const auto again = runCli({"run", path, "--out", out});
         QCOMPARE(again.exitCode, 2);
         QVERIFY2(again.err.contains("already holds a run"), qPrintable(again.err));
+    }
+
+    void scaleHistoryWithInjectedInfsFollowsTheRule() {
+        QTemporaryDir dir;
+        const QString path = writeConfig(dir, "tiny.json", kTinyRun);
+        // 12 steps; growth every 3 clean steps; infs injected at steps 3, 4 and 9.
+        const auto r = runCli({"run", path, "--out", dir.filePath("run"), "--set", "precision.mode=fp16",
+                               "--set", "precision.scaler.kind=dynamic", "--set",
+                               "precision.scaler.init_scale=1024", "--set",
+                               "precision.scaler.growth_interval=3", "--set",
+                               "faults=[{\"step\":3,\"kind\":\"inf_grad\",\"layer\":\"fc1\"},"
+                               "{\"step\":4,\"kind\":\"inf_grad\",\"layer\":\"fc1\"},"
+                               "{\"step\":9,\"kind\":\"nan_grad\",\"layer\":\"out\"}]"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QStringList history;
+        const QRegularExpression line("step (\\d+): loss scale (\\S+) -> (\\S+) \\((backoff|growth)");
+        for (const auto& text : r.out.split('\n')) {
+            const auto match = line.match(text);
+            if (match.hasMatch())
+                history << QString("%1:%2->%3:%4").arg(match.captured(1), match.captured(2), match.captured(3),
+                                                       match.captured(4));
+        }
+        // By hand: 1024 (t1, t2) | inf -> 512 | inf -> 256 | t1 t2 grow -> 512 | t1 | inf -> 256 |
+        // t1 t2 grow -> 512.
+        const QStringList expected{"3:1024->512:backoff", "4:512->256:backoff", "7:256->512:growth",
+                                   "9:512->256:backoff", "12:256->512:growth"};
+        QCOMPARE(history, expected);
+        QVERIFY(r.out.contains("first non-finite gradient in fc1"));
+        QVERIFY(r.out.contains("first non-finite gradient in out"));
+        QVERIFY(r.out.contains("final 512, 3 skipped steps, 3 backoffs, 2 growths"));
     }
 
     void versionPrintsLibraries() {

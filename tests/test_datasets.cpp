@@ -18,6 +18,7 @@
 #include "common/InputError.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
+#include "data/SyntheticData.h"
 
 using namespace ampscope;
 
@@ -360,18 +361,18 @@ private Q_SLOTS:
         QCOMPARE(data.task, std::string("regression"));
         QCOMPARE(data.num_classes, int64_t(0));
         QCOMPARE(data.input_shape, (std::vector<int64_t>{32}));
-        // median |N(0, 1)| = 0.6745, so median |x| = 0.6745 * 2^-10.
+        // median |N(0, 1)| = 0.6745, so median |x| = 0.6745 * 2^kTinyGradientInputExponent.
         const double medianAbs = data.train.inputs.abs().median().item<double>();
-        QVERIFY2(std::abs(medianAbs / std::ldexp(0.6745, -10) - 1.0) < 0.05,
+        QVERIFY2(std::abs(medianAbs / std::ldexp(0.6745, kTinyGradientInputExponent) - 1.0) < 0.05,
                  qPrintable(QString::number(medianAbs)));
 
-        // Near the teacher the residual is the 2^-14 noise, and the MSE weight gradient
-        // of a 128-sample batch is ~1e-8: most of it rounds to zero in fp16.
+        // Near the teacher the residual is the target noise, and the MSE weight gradient
+        // of a 128-sample batch rounds to zero in fp16 (and already does at W = 0, below).
         const torch::Tensor x = data.train.inputs.to(torch::kFloat64);
         const torch::Tensor y = data.train.targets.to(torch::kFloat64);
         const torch::Tensor teacher = std::get<0>(torch::linalg::lstsq(x, y, {}, {}));
         const torch::Tensor residual = (x.matmul(teacher) - y).narrow(0, 0, 128);
-        QVERIFY2(std::abs(stdOf(residual) / std::ldexp(1.0, -14) - 1.0) < 0.2,
+        QVERIFY2(std::abs(stdOf(residual) / std::ldexp(1.0, kTinyGradientNoiseExponent) - 1.0) < 0.2,
                  qPrintable(QString::number(stdOf(residual))));
         const torch::Tensor gradient =
             (2.0 / 128) * x.narrow(0, 0, 128).t().matmul(residual).to(torch::kFloat32);
@@ -379,10 +380,17 @@ private Q_SLOTS:
             (gradient.to(torch::kFloat16) == 0).to(torch::kFloat64).mean().item<double>();
         QVERIFY2(zeroInHalf > 0.5, qPrintable(QString::number(zeroInHalf)));
         QVERIFY((gradient == 0).sum().item<int64_t>() == 0);  // fp32 keeps them all
+        // At W = 0 the residual is the whole target: still mostly zero in fp16.
+        const torch::Tensor startGradient =
+            (-2.0 / 128) * x.narrow(0, 0, 128).t().matmul(y.narrow(0, 0, 128)).to(torch::kFloat32);
+        const double zeroAtStart =
+            (startGradient.to(torch::kFloat16) == 0).to(torch::kFloat64).mean().item<double>();
+        QVERIFY2(zeroAtStart > 0.9, qPrintable(QString::number(zeroAtStart)));
 
         const DataBundle same = loadData(config, 0);
         QVERIFY(torch::equal(same.train.targets, data.train.targets));
-        QVERIFY(QString::fromStdString(data.description).contains("2^-10"));
+        QVERIFY(QString::fromStdString(data.description)
+                    .contains(QString("2^%1").arg(kTinyGradientInputExponent)));
     }
 
     void batchesCoverEverySampleOncePerEpoch() {

@@ -181,10 +181,11 @@ DataBundle loadSynthetic(const DataConfig& config, uint64_t seed) {
         bundle.num_classes = 0;
         bundle.input_shape = {kTinyGradientFeatures};
         bundle.description =
-            "tiny_gradients: regression 32 -> 1, x ~ N(0,1) * 2^-10, y = x W* + N(0,1) * "
-            "2^-14; MSE weight gradients ~1e-6 at the start (fp16 subnormals) and ~1e-8 near "
-            "the fit (below fp16's 2^-24 ~ 6e-8: zero without loss scaling), " +
-            sizes;
+            "tiny_gradients: regression 32 -> 1, x ~ N(0,1) * 2^" +
+            std::to_string(kTinyGradientInputExponent) + ", y = x W* + N(0,1) * 2^" +
+            std::to_string(kTinyGradientNoiseExponent) +
+            "; MSE weight gradients ~4e-9, below fp16's 2^-24 ~ 6e-8 (zero without loss "
+            "scaling), " + sizes;
     }
     return bundle;
 }

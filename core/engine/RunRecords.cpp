@@ -68,6 +68,7 @@ nlohmann::json stepRecord(const StepMetrics& m) {
     r["step_seconds"] = m.stepSeconds;
     r["samples_per_second"] = m.samplesPerSecond;
     putNumber(r, "scale", m.scale);
+    putNumber(r, "scale_after", m.scaleAfter);
     r["growth_tracker"] = m.growthTracker;
     r["found_inf"] = m.foundInf;
     r["step_skipped"] = m.stepSkipped;

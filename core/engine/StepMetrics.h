@@ -17,6 +17,7 @@ struct StepMetrics {
     double samplesPerSecond = 0.0;
     // Loss scaler (scale == 1 and tracker 0 when no scaler runs).
     double scale = 1.0;          // the scale this step's loss was multiplied by
+    double scaleAfter = 1.0;     // the scale after this step's update()
     int64_t growthTracker = 0;   // after this step's update
     bool foundInf = false;       // a gradient was non-finite
     bool stepSkipped = false;    // the optimizer step did not run

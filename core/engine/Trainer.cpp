@@ -177,6 +177,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         case ScaleChange::None: break;
     }
     m.growthTracker = scaler_->enabled() ? scaler_->growthTracker() : 0;
+    m.scaleAfter = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
 
     if (policy_.pureEmulated && !m.stepSkipped) {
         // No fp32 master copy: the stored weight is the fp16 value, so an update
