@@ -69,6 +69,7 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
             for (auto& p : model_->layer(i).parameters()) p.copy_(roundTo(p, policy_.pureRounding));
         }
     }
+    policy_.registerLayers(model_->layerNames());
     for (size_t i = 0; i < model_->layerCount(); ++i) {
         for (auto& p : model_->layer(i).parameters()) {
             parameters_.push_back(p);

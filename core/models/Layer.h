@@ -1,6 +1,6 @@
 #pragma once
 // INTERNAL (includes torch). One named layer of a LayeredModel. A layer that
-// does a matmul or conv passes its operands through compute.operand() and its
+// does a matmul or conv passes its operands through compute.input()/weight() and its
 // result through compute.result(), so emulated precision modes can round there
 // (and only there), exactly where real fp16 autocast would hold fp16.
 #include <string>

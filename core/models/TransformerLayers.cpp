@@ -16,9 +16,9 @@ torch::Tensor PatchEmbedLayer::forward(const torch::Tensor& input, const LayerCo
     // [B,C,H,W] -> [B, tokens, C*p*p]: unfold rows and columns into patches.
     auto patches = input.unfold(2, patch_, patch_).unfold(3, patch_, patch_);
     patches = patches.permute({0, 2, 3, 1, 4, 5}).reshape({batch, tokens_, channels_ * patch_ * patch_});
-    auto embedded = compute.result(torch::linear(compute.operand(patches),
-                                                 compute.operand(projection_->weight),
-                                                 compute.operand(projection_->bias)));
+    auto embedded = compute.result(torch::linear(compute.input(patches),
+                                                 compute.weight(projection_->weight),
+                                                 compute.weight(projection_->bias)));
     return embedded + position_;
 }
 
@@ -40,8 +40,8 @@ EncoderBlockLayer::EncoderBlockLayer(int64_t dim, int64_t heads, int64_t mlpRati
 
 torch::Tensor EncoderBlockLayer::linear(const torch::nn::Linear& layer, const torch::Tensor& x,
                                         const LayerCompute& compute) const {
-    return compute.result(torch::linear(compute.operand(x), compute.operand(layer->weight),
-                                        compute.operand(layer->bias)));
+    return compute.result(torch::linear(compute.input(x), compute.weight(layer->weight),
+                                        compute.weight(layer->bias)));
 }
 
 torch::Tensor EncoderBlockLayer::forward(const torch::Tensor& input, const LayerCompute& compute) {
@@ -51,11 +51,11 @@ torch::Tensor EncoderBlockLayer::forward(const torch::Tensor& input, const Layer
                    .reshape({batch, tokens, 3, heads_, headDim})
                    .permute({2, 0, 3, 1, 4});  // [3, B, heads, T, headDim]
     auto q = qkv[0], k = qkv[1], v = qkv[2];
-    auto scores = compute.result(torch::matmul(compute.operand(q), compute.operand(k.transpose(-2, -1)))) *
+    auto scores = compute.result(torch::matmul(compute.input(q), compute.input(k.transpose(-2, -1)))) *
                   (1.0 / std::sqrt(static_cast<double>(headDim)));
     // Autocast runs softmax in fp32; pure modes run it in their own dtype.
     auto weights = torch::softmax(scores, -1);
-    auto attended = compute.result(torch::matmul(compute.operand(weights), compute.operand(v)));
+    auto attended = compute.result(torch::matmul(compute.input(weights), compute.input(v)));
     attended = attended.permute({0, 2, 1, 3}).reshape({batch, tokens, dim_});
     auto x = input + linear(projection_, attended, compute);
     auto hidden = torch::gelu(linear(mlpIn_, mlpNorm_->forward(x), compute));

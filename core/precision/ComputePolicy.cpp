@@ -4,6 +4,31 @@
 
 namespace ampscope {
 
+LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
+    if (keeps(layer)) return LayerCompute{};
+    LayerCompute compute = emulation;
+    if (auto it = tags_->find(layer); it != tags_->end()) {
+        compute.inputTag = &it->second[0];
+        compute.weightTag = &it->second[1];
+        compute.outputTag = &it->second[2];
+    }
+    return compute;
+}
+
+void ComputePolicy::registerLayers(const std::vector<std::string>& layers) {
+    for (const auto& layer : layers) {
+        auto& tags = (*tags_)[layer];
+        tags[0] = {layer, RoundingOperand::Input, nullptr};
+        tags[1] = {layer, RoundingOperand::Weight, nullptr};
+        tags[2] = {layer, RoundingOperand::Output, nullptr};
+    }
+}
+
+void ComputePolicy::setRoundingObserver(RoundingObserver* observer) const {
+    for (auto& [layer, tags] : *tags_)
+        for (auto& tag : tags) tag.observer = observer;
+}
+
 ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Device& device) {
     ComputePolicy policy;
     policy.mode = parsePrecisionMode(precision.mode);

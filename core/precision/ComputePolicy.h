@@ -2,10 +2,14 @@
 // INTERNAL (includes torch). How a layer's matmul/conv runs under the chosen
 // precision mode: what its operands and results go through (rounding for
 // emulated modes), whether real autocast is on, and which layers are kept in
-// fp32. Layers call operand()/result() around their matmul or conv; the model
+// fp32. Layers call input()/weight()/result() around their matmul or conv; the model
 // applies the autocast/keep-fp32 part around each layer.
+#include <array>
+#include <map>
+#include <memory>
 #include <string>
 #include <unordered_set>
+#include <vector>
 
 #include <torch/torch.h>
 
@@ -22,12 +26,24 @@ struct LayerCompute {
     Rounding operandBackward = Rounding::None;
     Rounding resultForward = Rounding::None;
     Rounding resultBackward = Rounding::None;
+    // Where each rounding reports to (probe steps); null: nobody listens.
+    const RoundingTag* inputTag = nullptr;
+    const RoundingTag* weightTag = nullptr;
+    const RoundingTag* outputTag = nullptr;
 
-    torch::Tensor operand(const torch::Tensor& t) const {
-        return roundWithGradient(t, operandForward, operandBackward);
+    // An activation entering a matmul/conv.
+    torch::Tensor input(const torch::Tensor& t) const {
+        return roundWithGradient(t, operandForward, operandBackward, inputTag);
     }
+    // A parameter entering a matmul/conv: its backward rounding is the
+    // parameter's gradient as fp16 holds it.
+    torch::Tensor weight(const torch::Tensor& t) const {
+        return roundWithGradient(t, operandForward, operandBackward, weightTag);
+    }
+    // A matmul/conv output: forward holds the activation, backward the gradient
+    // arriving at it.
     torch::Tensor result(const torch::Tensor& t) const {
-        return roundWithGradient(t, resultForward, resultBackward);
+        return roundWithGradient(t, resultForward, resultBackward, outputTag);
     }
     bool identity() const {
         return operandForward == Rounding::None && operandBackward == Rounding::None &&
@@ -48,9 +64,17 @@ struct ComputePolicy {
     std::unordered_set<std::string> keepFp32;
 
     bool keeps(const std::string& layer) const { return keepFp32.count(layer) > 0; }
-    LayerCompute forLayer(const std::string& layer) const {
-        return keeps(layer) ? LayerCompute{} : emulation;
-    }
+    LayerCompute forLayer(const std::string& layer) const;
+
+    // Rounding tags per layer (input, weight, output), created once for the
+    // model's layers; setRoundingObserver() points them all at an observer
+    // (a probe step) or at nobody.
+    void registerLayers(const std::vector<std::string>& layers);
+    void setRoundingObserver(RoundingObserver* observer) const;
+
+private:
+    std::shared_ptr<std::map<std::string, std::array<RoundingTag, 3>>> tags_ =
+        std::make_shared<std::map<std::string, std::array<RoundingTag, 3>>>();
 };
 
 // Builds the policy for a mode on a device; sets the CUDA TF32 switches to

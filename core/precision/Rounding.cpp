@@ -44,11 +44,19 @@ torch::Tensor roundTo(const torch::Tensor& values, Rounding rounding) {
 
 namespace {
 
+void observe(const RoundingTag* tag, bool backward, const torch::Tensor& values, Rounding rounding) {
+    if (tag && tag->observer && rounding != Rounding::None)
+        tag->observer->beforeRounding(*tag, backward, values, rounding);
+}
+
 struct RoundingFunction : public torch::autograd::Function<RoundingFunction> {
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& values,
-                                 int64_t forward_rounding, int64_t backward_rounding) {
+                                 int64_t forward_rounding, int64_t backward_rounding, int64_t tag) {
         ctx->saved_data["backward"] = backward_rounding;
+        // IValue holds no raw pointers; the tag outlives every graph of its model.
+        ctx->saved_data["tag"] = tag;
         const auto rounding = static_cast<Rounding>(forward_rounding);
+        observe(reinterpret_cast<const RoundingTag*>(tag), false, values, rounding);
         // A custom function must not hand its input back as its output.
         return rounding == Rounding::None ? values.clone() : roundTo(values, rounding);
     }
@@ -56,17 +64,23 @@ struct RoundingFunction : public torch::autograd::Function<RoundingFunction> {
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
                                                    torch::autograd::variable_list grads) {
         const auto rounding = static_cast<Rounding>(ctx->saved_data["backward"].toInt());
-        return {roundTo(grads[0], rounding), torch::Tensor(), torch::Tensor()};
+        const auto* tag = reinterpret_cast<const RoundingTag*>(ctx->saved_data["tag"].toInt());
+        observe(tag, true, grads[0], rounding);
+        return {roundTo(grads[0], rounding), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
 }  // namespace
 
-torch::Tensor roundWithGradient(const torch::Tensor& values, Rounding forward, Rounding backward) {
+torch::Tensor roundWithGradient(const torch::Tensor& values, Rounding forward, Rounding backward,
+                                const RoundingTag* tag) {
     if (forward == Rounding::None && backward == Rounding::None) return values;
-    if (!values.requires_grad() || !torch::GradMode::is_enabled()) return roundTo(values, forward);
-    return RoundingFunction::apply(values, static_cast<int64_t>(forward),
-                                   static_cast<int64_t>(backward));
+    if (!values.requires_grad() || !torch::GradMode::is_enabled()) {
+        observe(tag, false, values, forward);
+        return roundTo(values, forward);
+    }
+    return RoundingFunction::apply(values, static_cast<int64_t>(forward), static_cast<int64_t>(backward),
+                                   reinterpret_cast<int64_t>(tag));
 }
 
 }  // namespace ampscope

@@ -8,6 +8,8 @@
 // - Tf32: 10 explicit mantissa bits, round to nearest with ties away from zero
 //   (what the PTX conversion cvt.rna.tf32.f32 does); exponent range of fp32.
 // NaN and ±Inf pass through every rounding unchanged.
+#include <string>
+
 #include <torch/torch.h>
 
 namespace ampscope {
@@ -19,10 +21,34 @@ torch::Tensor roundToHalf(const torch::Tensor& values);
 torch::Tensor roundToTf32(const torch::Tensor& values);
 float roundToTf32(float value);  // scalar reference, used by tests and checks
 
+// Where a rounding happens: which layer, which operand of its matmul/conv.
+enum class RoundingOperand { Input, Weight, Output };
+
+class RoundingObserver;
+
+// One per (layer, operand), alive as long as the model. observer is set only on
+// probe steps, so a rounding point costs one pointer test otherwise.
+struct RoundingTag {
+    std::string layer;
+    RoundingOperand operand = RoundingOperand::Input;
+    RoundingObserver* observer = nullptr;
+};
+
+// Sees each fp32 tensor just before emulation rounds it, so counts of what the
+// rounding flushes or overflows are exact. Called on the thread that runs the
+// forward or the backward (the engine thread for CPU autograd).
+class RoundingObserver {
+public:
+    virtual ~RoundingObserver() = default;
+    virtual void beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
+                                Rounding rounding) = 0;
+};
+
 // Autograd-aware rounding: forward rounds the value with `forward`, backward
 // rounds the incoming gradient with `backward`. This is how emulation makes the
 // gradients flowing back through a matmul/conv land in fp16 as they would under
-// real fp16 autocast.
-torch::Tensor roundWithGradient(const torch::Tensor& values, Rounding forward, Rounding backward);
+// real fp16 autocast. A tag with an observer reports both roundings.
+torch::Tensor roundWithGradient(const torch::Tensor& values, Rounding forward, Rounding backward,
+                                const RoundingTag* tag = nullptr);
 
 }  // namespace ampscope
