@@ -287,6 +287,9 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.every", probes.every, int64_t{0});
     check.atLeast("probes.shadow_every", probes.shadow_every, int64_t{0});
     check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
+    check.inRange("probes.pause_overflow_above", probes.pause_overflow_above, 0.0, Bound::Closed, 1.0,
+                  Bound::Closed);
+    check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);
 }
 
 void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
