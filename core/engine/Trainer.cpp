@@ -128,6 +128,21 @@ std::string Trainer::firstNonFiniteLayer() const {
     return "";
 }
 
+bool Trainer::stepOptimizer() {
+    if (probe_) probe_->beforeOptimizerStep();
+    const bool ran = scaler_->step(*optimizer_, parameters_);
+    if (ran && policy_.pureEmulated) {
+        // No fp32 master copy: the stored weight is the fp16 value, so an update
+        // smaller than half an ulp rounds back to the old weight and is lost.
+        torch::NoGradGuard noGrad;
+        for (size_t k = 0; k < parameters_.size(); ++k)
+            if (!policy_.keeps(model_->layerName(parameterLayers_[k])))
+                parameters_[k].copy_(roundTo(parameters_[k], policy_.pureRounding));
+    }
+    if (probe_) probe_->afterOptimizerStep(ran);
+    return ran;
+}
+
 StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
     StepMetrics m;
     model_->train();
@@ -148,9 +163,11 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         loss = loss * nextLossFactor_;
         nextLossFactor_ = 1.0;
     }
+    if (probe_) probe_->afterLoss(loss);
     m.loss = loss.detach().to(torch::kFloat).item<double>();
     m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
     scaler_->scale(loss).backward();
+    if (probe_) probe_->afterBackward(m.scale);
 
     const double clip = config_.optim.clip_norm;
     if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
@@ -159,16 +176,19 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         clipTo(clip, scaledNorm);
         m.gradNorm = scaledNorm / m.scale;
         m.gradNormClipped = std::min(scaledNorm, clip) / m.scale;
-        m.stepSkipped = !scaler_->step(*optimizer_, parameters_);
+        if (scaler_->enabled()) scaler_->unscale(parameters_);
+        if (probe_) probe_->afterUnscale();
+        m.stepSkipped = !stepOptimizer();
     } else {
         if (scaler_->enabled()) scaler_->unscale(parameters_);
+        if (probe_) probe_->afterUnscale();
         m.gradNorm = globalGradNorm();
         m.gradNormClipped = m.gradNorm;
         if (clip > 0.0) {
             clipTo(clip, m.gradNorm);
             if (std::isfinite(m.gradNorm) && m.gradNorm > clip) m.gradNormClipped = clip;
         }
-        m.stepSkipped = !scaler_->step(*optimizer_, parameters_);
+        m.stepSkipped = !stepOptimizer();
     }
     m.foundInf = scaler_->enabled() ? scaler_->foundInf() : !std::isfinite(m.gradNorm);
     if (scaler_->enabled() && scaler_->foundInf()) m.firstNonFiniteLayer = firstNonFiniteLayer();
@@ -180,14 +200,6 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     m.growthTracker = scaler_->enabled() ? scaler_->growthTracker() : 0;
     m.scaleAfter = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
 
-    if (policy_.pureEmulated && !m.stepSkipped) {
-        // No fp32 master copy: the stored weight is the fp16 value, so an update
-        // smaller than half an ulp rounds back to the old weight and is lost.
-        torch::NoGradGuard noGrad;
-        for (size_t k = 0; k < parameters_.size(); ++k)
-            if (!policy_.keeps(model_->layerName(parameterLayers_[k])))
-                parameters_[k].copy_(roundTo(parameters_[k], policy_.pureRounding));
-    }
     m.lr = config_.optim.lr;
     return m;
 }

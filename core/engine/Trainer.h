@@ -22,6 +22,20 @@
 
 namespace ampscope {
 
+// Points inside one step where probes look. Every hook sees the trainer; the
+// gradients are in parameters()[i].grad(). Called on the engine thread.
+class StepProbe {
+public:
+    virtual ~StepProbe() = default;
+    virtual void afterLoss(const torch::Tensor& loss) {}
+    // Gradients as backward left them: multiplied by `scale` (what fp16 holds).
+    virtual void afterBackward(double scale) {}
+    // Gradients unscaled (true gradients), before clipping.
+    virtual void afterUnscale() {}
+    virtual void beforeOptimizerStep() {}
+    virtual void afterOptimizerStep(bool stepRan) {}
+};
+
 struct Evaluation {
     double loss = 0.0;
     double accuracy = 0.0;  // NaN for regression
@@ -45,6 +59,8 @@ public:
 
     // Hook for fault injection and probes: sees each layer's output.
     void setObserver(LayerObserver* observer) { observer_ = observer; }
+    // Probes for the next steps (null: none); not owned.
+    void setStepProbe(StepProbe* probe) { probe_ = probe; }
     // Loss multiplier for the next step only (fault kind scale_loss).
     void scaleNextLoss(double factor) { nextLossFactor_ = factor; }
 
@@ -53,6 +69,7 @@ private:
     double globalGradNorm() const;
     void clipTo(double maxNorm, double currentNorm);
     std::string firstNonFiniteLayer() const;
+    bool stepOptimizer();  // scaler step (skips on non-finite gradients), with probe hooks
 
     RunConfig config_;
     c10::Device device_;
@@ -64,6 +81,7 @@ private:
     std::vector<torch::Tensor> parameters_;
     std::vector<size_t> parameterLayers_;
     LayerObserver* observer_ = nullptr;
+    StepProbe* probe_ = nullptr;
     double nextLossFactor_ = 1.0;
 };
 
