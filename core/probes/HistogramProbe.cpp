@@ -1,0 +1,147 @@
+#include "probes/HistogramProbe.h"
+
+#include <ATen/Parallel.h>
+
+#include <array>
+#include <stdexcept>
+
+#include "probes/ProbeInput.h"
+
+namespace ampscope {
+namespace {
+
+namespace slot = histogram_slot;
+using probe_input::bitsOf;
+using probe_input::kInfBits;
+using probe_input::kMagnitudeMask;
+
+// fp32 biased exponent of the lowest and highest exponent bin.
+constexpr uint32_t kLowestBiased = 127 + kMinExponent;   // 63
+constexpr uint32_t kHighestBiased = 127 + kMaxExponent;  // 159
+
+// Slot of a finite non-zero value by its biased exponent. Biased exponent 0
+// (fp32 subnormals) is below every bin; 255 (inf/NaN) is handled apart.
+constexpr std::array<uint8_t, 256> makeSlotTable() {
+    std::array<uint8_t, 256> table{};
+    for (uint32_t e = 0; e < 256; ++e) {
+        if (e < kLowestBiased)
+            table[e] = slot::kBelow;
+        else if (e <= kHighestBiased)
+            table[e] = static_cast<uint8_t>(e - kLowestBiased);
+        else
+            table[e] = slot::kAbove;
+    }
+    return table;
+}
+constexpr std::array<uint8_t, 256> kSlotTable = makeSlotTable();
+
+struct Counts {
+    std::array<int64_t, slot::kCount> c{};
+};
+
+template <class T>
+Counts countChunk(const T* data, int64_t begin, int64_t end) {
+    // Four interleaved sub-histograms: gradients crowd into a few bins, and
+    // incrementing one counter back to back stalls on its own store.
+    std::array<std::array<int64_t, slot::kCount>, 4> sub{};
+    for (int64_t i = begin; i < end; ++i) {
+        const uint32_t bits = bitsOf(static_cast<float>(data[i]));
+        const uint32_t magnitude = bits & kMagnitudeMask;
+        int64_t s = kSlotTable[magnitude >> 23];
+        if (magnitude == 0)
+            s = slot::kZero;
+        else if (magnitude >= kInfBits)
+            s = magnitude > kInfBits ? slot::kNan : ((bits >> 31) ? slot::kNegInf : slot::kPosInf);
+        ++sub[i & 3][s];
+    }
+    Counts out;
+    for (const auto& part : sub)
+        for (int64_t k = 0; k < slot::kCount; ++k) out.c[k] += part[k];
+    return out;
+}
+
+torch::Tensor histogramSlotsOnCpu(const torch::Tensor& values) {
+    const torch::Tensor input = probe_input::prepare(values, "histogram probe");
+    Counts total;
+    probe_input::visit(input, [&](const auto* data, int64_t n) {
+        total = at::parallel_reduce(
+            int64_t{0}, n, probe_input::kGrain, Counts{},
+            [&](int64_t begin, int64_t end, Counts) { return countChunk(data, begin, end); },
+            [](Counts a, const Counts& b) {
+                for (int64_t k = 0; k < slot::kCount; ++k) a.c[k] += b.c[k];
+                return a;
+            });
+    });
+    auto out = torch::empty({slot::kCount}, torch::kDouble);
+    auto* o = out.data_ptr<double>();
+    for (int64_t k = 0; k < slot::kCount; ++k) o[k] = static_cast<double>(total.c[k]);
+    return out;
+}
+
+}  // namespace
+
+namespace probe_detail {
+
+torch::Tensor histogramSlotsWithTorchOps(const torch::Tensor& values) {
+    const torch::Tensor x =
+        probe_input::prepare(values, "histogram probe").to(torch::kFloat).reshape({-1});
+    const auto bits = x.view(torch::kInt32);
+    const auto magnitude = bits.bitwise_and(static_cast<int64_t>(kMagnitudeMask));
+    // Bin by biased exponent; -1 marks "below", kExponentBins "above" until renamed.
+    auto s = magnitude.__rshift__(23).to(torch::kLong).sub_(static_cast<int64_t>(kLowestBiased));
+    s.clamp_(-1, kExponentBins);
+    s.masked_fill_(s.eq(kExponentBins), slot::kAbove);
+    s.masked_fill_(s.eq(-1), slot::kBelow);
+    s.masked_fill_(magnitude.eq(0), slot::kZero);
+    s.masked_fill_(magnitude.gt(static_cast<int64_t>(kInfBits)), slot::kNan);
+    s.masked_fill_(bits.eq(static_cast<int64_t>(static_cast<int32_t>(kInfBits))), slot::kPosInf);
+    s.masked_fill_(bits.eq(static_cast<int64_t>(static_cast<int32_t>(probe_input::kNegInfBits))),
+                   slot::kNegInf);
+    // index_add_ accumulates on the device; bincount would read its maximum to the host first.
+    auto counts = torch::zeros({slot::kCount}, x.options().dtype(torch::kDouble));
+    return counts.index_add_(0, s, torch::ones({s.numel()}, counts.options()));
+}
+
+}  // namespace probe_detail
+
+torch::Tensor histogramSlots(const torch::Tensor& values) {
+    if (values.defined() && values.device().is_cpu()) return histogramSlotsOnCpu(values);
+    return probe_detail::histogramSlotsWithTorchOps(values);
+}
+
+torch::Tensor histogramSlots(const std::vector<torch::Tensor>& values) {
+    torch::Tensor sum;
+    for (const auto& t : values) {
+        if (!t.defined()) continue;
+        if (sum.defined() && t.device() != sum.device())
+            throw std::invalid_argument("histogram probe: tensors on different devices");
+        auto slots = histogramSlots(t);
+        sum = sum.defined() ? sum.add_(slots) : slots;
+    }
+    return sum.defined() ? sum : torch::zeros({slot::kCount}, torch::kDouble);
+}
+
+ExponentHistogram histogramFromSlots(const double* slots) {
+    const auto count = [&](int64_t k) { return static_cast<int64_t>(slots[k]); };
+    ExponentHistogram h;
+    for (int64_t k = 0; k < kExponentBins; ++k) h.counts[static_cast<size_t>(k)] = count(k);
+    h.below = count(slot::kBelow);
+    h.above = count(slot::kAbove);
+    h.zero = count(slot::kZero);
+    h.nan = count(slot::kNan);
+    h.posInf = count(slot::kPosInf);
+    h.negInf = count(slot::kNegInf);
+    return h;
+}
+
+ExponentHistogram computeExponentHistogram(const torch::Tensor& values) {
+    const auto host = histogramSlots(values).to(torch::kCPU).contiguous();
+    return histogramFromSlots(host.data_ptr<double>());
+}
+
+ExponentHistogram computeExponentHistogram(const std::vector<torch::Tensor>& values) {
+    const auto host = histogramSlots(values).to(torch::kCPU).contiguous();
+    return histogramFromSlots(host.data_ptr<double>());
+}
+
+}  // namespace ampscope

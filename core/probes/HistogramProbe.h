@@ -1,0 +1,56 @@
+#pragma once
+// INTERNAL (includes torch). Computes ExponentHistograms of tensors on the
+// tensor's own device.
+//
+// Results travel as "slots": a float64 tensor of histogram_slot::kCount counts on the
+// input's device (exact up to 2^53 elements), so a probe step can stack the
+// slots of many layers and read them with ONE host copy (ProbeReadout.h);
+// computeExponentHistogram() is the one-tensor convenience that reads at once.
+//
+// Input: float32, float16 or bfloat16 (converted exactly to float32); float64
+// is rounded to float32 first, so a double beyond the fp32 range counts as
+// +-inf. Integer tensors are rejected (std::invalid_argument). The exponent
+// is read from the fp32 bit pattern, never from log2(), so a value at or just
+// below a power of two lands in the right bin.
+// On CPU a single pass with no temporaries does the counting (temporaries of
+// the input's size cost more than the counting, chiefly in page faults); on
+// other devices torch ops do it without a host synchronisation.
+#include <torch/torch.h>
+
+#include <vector>
+
+#include "probes/ExponentHistogram.h"
+
+namespace ampscope {
+
+// Slot layout: kExponentBins exponent bins (exponent kMinExponent first), then:
+namespace histogram_slot {
+inline constexpr int64_t kBelow = kExponentBins;
+inline constexpr int64_t kAbove = kExponentBins + 1;
+inline constexpr int64_t kZero = kExponentBins + 2;
+inline constexpr int64_t kNan = kExponentBins + 3;
+inline constexpr int64_t kPosInf = kExponentBins + 4;
+inline constexpr int64_t kNegInf = kExponentBins + 5;
+inline constexpr int64_t kCount = kExponentBins + 6;
+}  // namespace histogram_slot
+
+// Histogram slots of one tensor, or of several as one histogram (a layer's
+// weight and bias gradients); undefined tensors in the list are skipped. The
+// tensors must share a device. No host synchronisation.
+torch::Tensor histogramSlots(const torch::Tensor& values);
+torch::Tensor histogramSlots(const std::vector<torch::Tensor>& values);
+
+// Reads slots that are already on the host (histogram_slot::kCount values).
+ExponentHistogram histogramFromSlots(const double* slots);
+
+// One tensor or one list, read with one host copy.
+ExponentHistogram computeExponentHistogram(const torch::Tensor& values);
+ExponentHistogram computeExponentHistogram(const std::vector<torch::Tensor>& values);
+
+namespace probe_detail {
+// The torch-ops path that non-CPU devices take, callable on CPU so tests can
+// check it against the single-pass CPU path.
+torch::Tensor histogramSlotsWithTorchOps(const torch::Tensor& values);
+}  // namespace probe_detail
+
+}  // namespace ampscope

@@ -1,0 +1,57 @@
+#pragma once
+// Plain (no torch). What the non-finite locator reports: the first NaN/Inf of
+// a run (where it appeared, in which direction, how many), and the frames of
+// per-layer statistics from the steps before it, as the NaN inspector shows.
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/TensorStats.h"
+
+namespace ampscope {
+
+namespace nonfinite_phase {
+inline constexpr std::string_view kForward = "forward";
+inline constexpr std::string_view kBackward = "backward";
+}  // namespace nonfinite_phase
+
+namespace nonfinite_tensor {
+inline constexpr std::string_view kActivation = "activation";  // a layer's forward output
+inline constexpr std::string_view kGradient = "gradient";  // the gradient arriving at that output
+inline constexpr std::string_view kLoss = "loss";
+}  // namespace nonfinite_tensor
+
+// The layer name a loss event carries.
+inline constexpr std::string_view kLossLayerName = "loss";
+
+struct NonFiniteEvent {
+    int64_t step = 0;
+    std::string layer;        // layer name, or "loss"
+    int64_t layerIndex = -1;  // position in the model's layer list; -1 for the loss
+    std::string phase;        // nonfinite_phase
+    std::string tensor;       // nonfinite_tensor
+    int64_t nan = 0;
+    int64_t posInf = 0;
+    int64_t negInf = 0;
+    int64_t numel = 0;  // elements of the tensor checked
+
+    bool operator==(const NonFiniteEvent& other) const = default;
+};
+
+struct LayerFrame {
+    std::string layer;
+    int64_t layerIndex = 0;
+    std::optional<TensorStats> activation;  // forward output
+    std::optional<TensorStats> gradient;    // gradient arriving at the output (absent: none flowed)
+};
+
+// One step's statistics, layers in forward order.
+struct StatsFrame {
+    int64_t step = 0;
+    std::vector<LayerFrame> layers;
+    std::optional<TensorStats> loss;
+};
+
+}  // namespace ampscope

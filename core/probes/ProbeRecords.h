@@ -1,0 +1,88 @@
+#pragma once
+// Plain (no torch). The probe records of events.jsonl (described in
+// ProbeRecords.md next to this file): JSON building and parsing for the plain
+// result structs, so the UI, the CLI and reports read probe results without
+// torch. Every record has "type" and "step"; per-layer records have "layer".
+// Parsing is strict about what a record needs and ignores fields it does not
+// know; a malformed record throws ProbeRecordError naming the record type and
+// the field.
+#include <cstdint>
+#include <nlohmann/json_fwd.hpp>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "probes/ExponentHistogram.h"
+#include "probes/Fp16Classes.h"
+#include "probes/NonFiniteEvent.h"
+#include "probes/TensorStats.h"
+#include "probes/UpdateRatio.h"
+
+namespace ampscope {
+
+namespace probe_record_type {
+inline constexpr std::string_view kHistogram = "histogram";
+inline constexpr std::string_view kUnderflow = "underflow";
+inline constexpr std::string_view kNonFinite = "nonfinite";
+inline constexpr std::string_view kUpdateRatio = "update_ratio";
+}  // namespace probe_record_type
+
+// What a histogram/underflow record measured.
+namespace probe_kind {
+inline constexpr std::string_view kParamGrad = "param_grad";  // unscaled parameter gradients
+inline constexpr std::string_view kParamGradScaled =
+    "param_grad_scaled";  // as backward produced them
+inline constexpr std::string_view kActivationGrad =
+    "activation_grad";  // gradient at a layer output
+}  // namespace probe_kind
+
+class ProbeRecordError : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+struct HistogramRecord {
+    int64_t step = 0;
+    std::string layer;
+    std::string kind;
+    ExponentHistogram histogram;
+};
+
+struct UnderflowRecord {
+    int64_t step = 0;
+    std::string layer;
+    std::string kind;
+    // The classes are those of value * multiplier (1: the values as they are;
+    // the loss scale, half or twice it: "what if" counts).
+    double multiplier = 1.0;
+    Fp16ClassCounts counts;
+};
+
+struct NonFiniteRecord {
+    NonFiniteEvent event;
+    std::vector<StatsFrame> frames;  // oldest first, the steps before (and at) the event
+};
+
+struct UpdateRatioRecord {
+    int64_t step = 0;
+    LayerUpdateRatio ratio;
+};
+
+nlohmann::json toJson(const HistogramRecord& record);
+nlohmann::json toJson(const UnderflowRecord& record);
+nlohmann::json toJson(const NonFiniteRecord& record);
+nlohmann::json toJson(const UpdateRatioRecord& record);
+
+HistogramRecord histogramRecordFromJson(const nlohmann::json& json);
+UnderflowRecord underflowRecordFromJson(const nlohmann::json& json);
+NonFiniteRecord nonFiniteRecordFromJson(const nlohmann::json& json);
+UpdateRatioRecord updateRatioRecordFromJson(const nlohmann::json& json);
+
+// The parts, for records that embed them.
+nlohmann::json tensorStatsToJson(const TensorStats& stats);
+TensorStats tensorStatsFromJson(const nlohmann::json& json);
+nlohmann::json statsFrameToJson(const StatsFrame& frame);
+StatsFrame statsFrameFromJson(const nlohmann::json& json);
+
+}  // namespace ampscope

@@ -1,0 +1,15 @@
+# The probes: plain result structs and their JSON records (no torch), and the
+# torch computations that fill them.
+list(APPEND CORE_PLAIN_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/ExponentHistogram.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Fp16Classes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/TensorStats.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/UpdateRatio.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ProbeRecords.cpp)
+list(APPEND CORE_TORCH_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Fp16Classifier.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/TensorStatsProbe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ProbeReadout.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/NonFiniteLocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/UpdateRatioProbe.cpp)

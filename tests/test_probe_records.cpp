@@ -1,0 +1,193 @@
+// The probe records of events.jsonl: each one survives a JSON round trip
+// (non-finite numbers as null plus a tag), parses from the documented field
+// names, tolerates another histogram range, and a malformed record names the
+// record type and the field.
+#include <QtTest/QtTest>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "probes/ProbeRecords.h"
+
+using namespace ampscope;
+using nlohmann::json;
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+constexpr double kInf = std::numeric_limits<double>::infinity();
+
+TensorStats someStats(double base) {
+    TensorStats s;
+    s.min = -base;
+    s.max = 2 * base;
+    s.mean = base / 3;
+    s.absMax = 2 * base;
+    s.nan = 1;
+    s.posInf = 2;
+    s.negInf = 3;
+    s.numel = 100;
+    return s;
+}
+
+// Through text, as the run directory stores it.
+json throughText(const json& j) {
+    return json::parse(j.dump());
+}
+
+}  // namespace
+
+class ProbeRecordsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void histogramRoundTrip() {
+        HistogramRecord r;
+        r.step = 12;
+        r.layer = "conv2";
+        r.kind = std::string(probe_kind::kParamGrad);
+        for (size_t i = 0; i < r.histogram.counts.size(); ++i)
+            r.histogram.counts[i] = int64_t(i * 3);
+        r.histogram.below = 1;
+        r.histogram.above = 2;
+        r.histogram.zero = 3;
+        r.histogram.nan = 4;
+        r.histogram.posInf = 5;
+        r.histogram.negInf = 6;
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("type").get<std::string>(), std::string("histogram"));
+        QCOMPARE(j.at("min_exponent").get<int>(), -64);
+        QCOMPARE(j.at("counts").size(), size_t(97));
+        QCOMPARE(j.at("pos_inf").get<int64_t>(), int64_t(5));
+        const auto back = histogramRecordFromJson(j);
+        QCOMPARE(back.step, r.step);
+        QCOMPARE(back.layer, r.layer);
+        QCOMPARE(back.kind, r.kind);
+        QVERIFY(back.histogram == r.histogram);
+    }
+
+    void histogramFromAnotherRangeFoldsIntoBelowAndAbove() {
+        // A writer whose five bins start at 2^-66: its two lowest lie below our range.
+        const json j = {{"type", "histogram"}, {"step", 1},
+                        {"layer", "fc"},       {"kind", "activation_grad"},
+                        {"min_exponent", -66}, {"counts", {1, 2, 3, 4, 5}},
+                        {"below", 10},         {"above", 0},
+                        {"zero", 0},           {"nan", 0},
+                        {"pos_inf", 0},        {"neg_inf", 0}};
+        const auto h = histogramRecordFromJson(j).histogram;
+        QCOMPARE(h.below, int64_t(10 + 1 + 2));  // 2^-66, 2^-65 are below our range
+        QCOMPARE(h.countAt(-64), int64_t(3));
+        QCOMPARE(h.countAt(-62), int64_t(5));
+    }
+
+    void underflowRoundTrip() {
+        UnderflowRecord r;
+        r.step = 40;
+        r.layer = "fc";
+        r.kind = std::string(probe_kind::kParamGradScaled);
+        r.multiplier = 32768.0;
+        r.counts = {1, 2, 3, 4, 5, 6, 7, false};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("flushed").get<int64_t>(), int64_t(2));
+        QCOMPARE(j.at("exact").get<bool>(), false);
+        const auto back = underflowRecordFromJson(j);
+        QCOMPARE(back.step, r.step);
+        QCOMPARE(back.layer, r.layer);
+        QCOMPARE(back.kind, r.kind);
+        QCOMPARE(back.multiplier, r.multiplier);
+        QVERIFY(back.counts == r.counts);
+        // The multiplier is optional on read (1: the values as they are).
+        json plain = j;
+        plain.erase("multiplier");
+        QCOMPARE(underflowRecordFromJson(plain).multiplier, 1.0);
+    }
+
+    void nonFiniteRoundTripWithFrames() {
+        NonFiniteRecord r;
+        r.event = {9, "conv2", 3, "backward", "gradient", 5, 1, 0, 73728};
+        StatsFrame f;
+        f.step = 8;
+        f.loss = someStats(0.5);
+        LayerFrame conv;
+        conv.layer = "conv2";
+        conv.layerIndex = 3;
+        conv.activation = someStats(1.0);
+        TensorStats allNaN;
+        allNaN.min = allNaN.max = allNaN.mean = allNaN.absMax = kNaN;
+        allNaN.nan = allNaN.numel = 4;
+        conv.gradient = allNaN;
+        LayerFrame pool;  // no gradient reached it
+        pool.layer = "pool2";
+        pool.layerIndex = 4;
+        pool.activation = someStats(2.0);
+        f.layers = {conv, pool};
+        r.frames = {f};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("phase").get<std::string>(), std::string("backward"));
+        QVERIFY(j.at("frames")[0].at("layers")[0].at("gradient").at("min").is_null());
+        const auto back = nonFiniteRecordFromJson(j);
+        QVERIFY(back.event == r.event);
+        QCOMPARE(back.frames.size(), size_t(1));
+        const auto& g = back.frames[0];
+        QCOMPARE(g.step, int64_t(8));
+        QVERIFY(g.loss && sameStats(*g.loss, *f.loss));
+        QCOMPARE(g.layers.size(), size_t(2));
+        QCOMPARE(g.layers[0].layer, std::string("conv2"));
+        QVERIFY(sameStats(*g.layers[0].activation, *conv.activation));
+        QVERIFY(sameStats(*g.layers[0].gradient, allNaN));
+        QVERIFY(!g.layers[1].gradient.has_value());
+        QCOMPARE(g.layers[1].layerIndex, int64_t(4));
+    }
+
+    void updateRatioRoundTrip() {
+        UpdateRatioRecord r;
+        r.step = 3;
+        r.ratio = {"fc", 7, 2.0, 0.002, 0.001, 62730, 100, 25};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("lost_fraction").get<double>(), 0.25);
+        const auto back = updateRatioRecordFromJson(j);
+        QCOMPARE(back.step, int64_t(3));
+        QCOMPARE(back.ratio.layer, std::string("fc"));
+        QCOMPARE(back.ratio.layerIndex, int64_t(7));
+        QCOMPARE(back.ratio.ratio, 0.001);
+        QCOMPARE(back.ratio.lost, int64_t(25));
+        QCOMPARE(back.ratio.intendedNonZero, int64_t(100));
+        // Not measured: no loss fields; non-finite ratio: null + tag.
+        UpdateRatioRecord moved;
+        moved.ratio = {"b", 0, 0.0, 1.0, kInf, 4, -1, -1};
+        const json m = throughText(toJson(moved));
+        QVERIFY(!m.contains("lost"));
+        QVERIFY(m.at("ratio").is_null());
+        QCOMPARE(m.at("ratio_nonfinite").get<std::string>(), std::string("inf"));
+        const auto movedBack = updateRatioRecordFromJson(m);
+        QVERIFY(std::isinf(movedBack.ratio.ratio));
+        QVERIFY(!movedBack.ratio.measuredLoss());
+    }
+
+    void malformedRecordsNameTheField() {
+        json j = toJson(UnderflowRecord{});
+        j.erase("flushed");
+        try {
+            underflowRecordFromJson(j);
+            QFAIL("no error");
+        } catch (const ProbeRecordError& e) {
+            QCOMPARE(QString(e.what()), QString("underflow record: missing field \"flushed\""));
+        }
+        json h = toJson(HistogramRecord{});
+        h["counts"] = {1, "two"};
+        QVERIFY_EXCEPTION_THROWN(histogramRecordFromJson(h), ProbeRecordError);
+        json wrongType = toJson(HistogramRecord{});
+        try {
+            underflowRecordFromJson(wrongType);
+            QFAIL("no error");
+        } catch (const ProbeRecordError& e) {
+            QVERIFY(QString(e.what()).contains("\"type\" is \"histogram\""));
+        }
+        QVERIFY_EXCEPTION_THROWN(nonFiniteRecordFromJson(json::array()), ProbeRecordError);
+        json step = toJson(NonFiniteRecord{});
+        step["step"] = "nine";
+        QVERIFY_EXCEPTION_THROWN(nonFiniteRecordFromJson(step), ProbeRecordError);
+    }
+};
+
+QTEST_APPLESS_MAIN(ProbeRecordsTest)
+#include "test_probe_records.moc"
