@@ -9,6 +9,7 @@
 #include <cmath>
 #include <condition_variable>
 #include <nlohmann/json.hpp>
+#include <map>
 #include <thread>
 
 #include "common/InputError.h"
@@ -17,6 +18,7 @@
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
 #include "engine/FaultInjector.h"
+#include "engine/ProbeSession.h"
 #include "engine/RunRecords.h"
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
@@ -77,6 +79,7 @@ struct Engine::Impl {
     bool pauseRequested = false;
     bool stopRequested = false;
     int64_t stepsAllowed = 0;  // single steps granted while paused
+    std::string pauseReason;   // a watchpoint's message, shown with the Paused event
     EngineState state = EngineState::Idle;
     RunSummary summary;
     bool ended = false;
@@ -96,7 +99,8 @@ struct Engine::Impl {
         if (!pauseRequested) return true;
         if (state != EngineState::Paused) {
             state = EngineState::Paused;
-            stream.pushEvent(makeEvent(EngineEvent::Kind::Paused, step));
+            stream.pushEvent(makeEvent(EngineEvent::Kind::Paused, step, pauseReason));
+            pauseReason.clear();
         }
         wake.wait(lock, [&] { return stopRequested || !pauseRequested || stepsAllowed > 0; });
         if (stopRequested) return false;
@@ -107,6 +111,13 @@ struct Engine::Impl {
             --stepsAllowed;
         }
         return true;
+    }
+
+    // A watchpoint fired: pause before the next step and say why.
+    void pauseForWatchpoint(const std::string& reason) {
+        std::lock_guard<std::mutex> lock(mutex);
+        pauseRequested = true;
+        pauseReason = "watchpoint: " + reason;
     }
 
     void record(const nlohmann::json& r) {
@@ -237,7 +248,13 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         record({{"type", "fault"}, {"step", f.step}, {"kind", f.kind}, {"layer", f.layer},
                 {"factor", f.factor}});
     });
-    if (faults.hasFaults()) trainer.setObserver(&faults);
+    ProbeSession probes(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
+    struct UnderflowSums {
+        double flushed = 0, subnormal = 0, overflow = 0;
+        int64_t steps = 0;
+        bool exact = true;
+    };
+    std::map<std::string, UnderflowSums> underflowSums;
 
     int64_t step = 0;
     double trainSeconds = 0.0;
@@ -260,7 +277,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             const double lossFactor = faults.beginStep(step);
             if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
             const auto t0 = Clock::now();
+            probes.beginStep(step);
             StepMetrics m = trainer.step(x, y);
+            const auto snapshot = probes.endStep();
             m.stepSeconds = secondsSince(t0);
             m.step = step;
             m.epoch = epoch;
@@ -281,10 +300,36 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             s.finalScale = trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0;
             s.steps = step;
             stream.pushStep(m);
-            if (writer) {
-                writer->append(stepRecord(m));
-                writer->flushIfDue();
+            record(stepRecord(m));
+            if (const auto& first = probes.newFirstNonFinite()) {
+                s.firstNonFinite = *first;
+                record(nonFiniteRecord(*first, probes.locator().framesAtFirstEvent()));
+                if (config.probes.pause_on_nonfinite)
+                    pauseForWatchpoint("first non-finite value at " + first->layer + " (" + first->phase + ", " +
+                                       first->tensor + ")");
             }
+            if (snapshot) {
+                for (const auto& r : probeRecords(*snapshot)) record(r);
+                for (const auto& layer : snapshot->layers) {
+                    if (!layer.hasParameters) continue;
+                    auto& u = underflowSums[layer.layer];
+                    u.flushed += layer.gradClasses.flushedFraction();
+                    u.subnormal += layer.gradClasses.subnormalFraction();
+                    u.overflow += layer.gradClasses.overflowFraction();
+                    u.exact = u.exact && layer.gradClasses.exact;
+                    ++u.steps;
+                    if (config.probes.pause_overflow_above > 0 &&
+                        layer.gradClasses.overflowFraction() > config.probes.pause_overflow_above)
+                        pauseForWatchpoint(layer.layer + ": " + std::to_string(layer.gradClasses.overflowFraction()) +
+                                           " of the scaled gradient overflows fp16");
+                }
+                stream.publishSnapshot(snapshot);
+            }
+            if (config.probes.pause_scale_below > 0 && trainer.scaler().enabled() &&
+                m.scaleAfter < config.probes.pause_scale_below)
+                pauseForWatchpoint("loss scale " + std::to_string(m.scaleAfter) + " fell below " +
+                                   std::to_string(config.probes.pause_scale_below));
+            if (writer) writer->flushIfDue();
         }
         if (stop) break;
         // An epoch that ended early (max_steps) is still evaluated, so a short run
@@ -308,6 +353,14 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         stream.pushEvent(ev);
     }
     s.trainSeconds = trainSeconds;
+    s.probeOverhead = trainSeconds > 0 ? probes.probeSeconds() / trainSeconds : 0.0;
+    for (const auto& name : trainer.model().layerNames()) {
+        auto it = underflowSums.find(name);
+        if (it == underflowSums.end() || it->second.steps == 0) continue;
+        const auto& u = it->second;
+        const double n = static_cast<double>(u.steps);
+        s.underflow.push_back({name, u.flushed / n, u.subnormal / n, u.overflow / n, u.steps, u.exact});
+    }
     s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : 0.0;
     if (std::isfinite(lastEpochLoss)) {
         s.finalTrainLoss = lastEpochLoss;

@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/BuildInfo.h"
+#include "probes/ProbeRecords.h"
 
 namespace ampscope {
 namespace {
@@ -94,6 +95,48 @@ nlohmann::json runEndRecord(const std::string& status, int64_t step) {
     return {{"type", "run_end"}, {"status", status}, {"step", step}, {"time", isoTimeNow()}};
 }
 
+std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
+    std::vector<nlohmann::json> records;
+    const int64_t step = snapshot.step;
+    for (const auto& layer : snapshot.layers) {
+        if (layer.hasParameters) {
+            records.push_back(toJson(HistogramRecord{step, layer.layer, std::string(probe_kind::kParamGradScaled),
+                                                     layer.paramGradScaled}));
+            records.push_back(
+                toJson(HistogramRecord{step, layer.layer, std::string(probe_kind::kParamGrad), layer.paramGrad}));
+            records.push_back(toJson(UnderflowRecord{step, layer.layer, std::string(probe_kind::kParamGradScaled),
+                                                     1.0, layer.gradClasses}));
+            for (size_t k = 0; k < layer.whatIf.size(); ++k)
+                records.push_back(toJson(UnderflowRecord{step, layer.layer, std::string(probe_kind::kParamGrad),
+                                                         layer.whatIfMultipliers[k], layer.whatIf[k]}));
+        }
+        if (layer.activationGrad.total() > 0)
+            records.push_back(toJson(HistogramRecord{step, layer.layer, std::string(probe_kind::kActivationGrad),
+                                                     layer.activationGrad}));
+        if (layer.activationGradClasses)
+            records.push_back(toJson(UnderflowRecord{step, layer.layer, std::string(probe_kind::kActivationGrad),
+                                                     1.0, *layer.activationGradClasses}));
+        if (layer.activationClasses)
+            records.push_back(
+                toJson(UnderflowRecord{step, layer.layer, "activation", 1.0, *layer.activationClasses}));
+        if (layer.update) records.push_back(toJson(UpdateRatioRecord{step, *layer.update}));
+    }
+    return records;
+}
+
+nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<StatsFrame>& frames) {
+    return toJson(NonFiniteRecord{event, frames});
+}
+
+namespace {
+
+nlohmann::json nonFiniteEventJson(const NonFiniteEvent& e) {
+    return {{"step", e.step}, {"layer", e.layer},     {"phase", e.phase},     {"tensor", e.tensor},
+            {"nan", e.nan},   {"pos_inf", e.posInf}, {"neg_inf", e.negInf}, {"numel", e.numel}};
+}
+
+}  // namespace
+
 nlohmann::json summaryToJson(const RunSummary& s) {
     nlohmann::json j = {{"schema_version", kSummarySchemaVersion},
                         {"status", s.status},
@@ -118,6 +161,17 @@ nlohmann::json summaryToJson(const RunSummary& s) {
                         {"scale_growths", s.scaleGrowths},
                         {"nonfinite_losses", s.nonFiniteLosses}};
     if (!s.error.empty()) j["error"] = s.error;
+    j["first_nonfinite"] = s.firstNonFinite ? nonFiniteEventJson(*s.firstNonFinite) : nlohmann::json(nullptr);
+    nlohmann::json underflow = nlohmann::json::array();
+    for (const auto& u : s.underflow)
+        underflow.push_back({{"layer", u.layer},
+                             {"mean_flushed_fraction", u.flushedFraction},
+                             {"mean_subnormal_fraction", u.subnormalFraction},
+                             {"mean_overflow_fraction", u.overflowFraction},
+                             {"probe_steps", u.probeSteps},
+                             {"exact", u.exact}});
+    j["underflow"] = underflow;
+    j["probe_overhead"] = s.probeOverhead;
     putNumber(j, "final_train_loss", s.finalTrainLoss);
     putNumber(j, "val_loss", s.valLoss);
     putNumber(j, "val_accuracy", s.valAccuracy);
@@ -155,6 +209,27 @@ RunSummary summaryFromJson(const nlohmann::json& j) {
     s.scaleBackoffs = j.value("scale_backoffs", int64_t{0});
     s.scaleGrowths = j.value("scale_growths", int64_t{0});
     s.nonFiniteLosses = j.value("nonfinite_losses", int64_t{0});
+    s.probeOverhead = getNumber(j, "probe_overhead");
+    if (auto it = j.find("underflow"); it != j.end() && it->is_array()) {
+        for (const auto& u : *it) {
+            if (!u.is_object()) continue;
+            s.underflow.push_back({u.value("layer", ""), getNumber(u, "mean_flushed_fraction"),
+                                   getNumber(u, "mean_subnormal_fraction"), getNumber(u, "mean_overflow_fraction"),
+                                   u.value("probe_steps", int64_t{0}), u.value("exact", true)});
+        }
+    }
+    if (auto it = j.find("first_nonfinite"); it != j.end() && it->is_object()) {
+        NonFiniteEvent e;
+        e.step = it->value("step", int64_t{0});
+        e.layer = it->value("layer", "");
+        e.phase = it->value("phase", "");
+        e.tensor = it->value("tensor", "");
+        e.nan = it->value("nan", int64_t{0});
+        e.posInf = it->value("pos_inf", int64_t{0});
+        e.negInf = it->value("neg_inf", int64_t{0});
+        e.numel = it->value("numel", int64_t{0});
+        s.firstNonFinite = e;
+    }
     return s;
 }
 

@@ -6,8 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "engine/ProbeSnapshot.h"
 #include "engine/RunSummary.h"
 #include "engine/StepMetrics.h"
+#include "probes/NonFiniteEvent.h"
 
 namespace ampscope {
 
@@ -18,6 +20,10 @@ nlohmann::json stepRecord(const StepMetrics& step);
 nlohmann::json epochRecord(const EpochMetrics& epoch);
 nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError);
 nlohmann::json runEndRecord(const std::string& status, int64_t step);
+// The records of one probe step (histogram, underflow, update_ratio; see
+// core/probes/ProbeRecords.md), in layer order.
+std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot);
+nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<StatsFrame>& frames);
 nlohmann::json summaryToJson(const RunSummary& summary);
 RunSummary summaryFromJson(const nlohmann::json& json);
 

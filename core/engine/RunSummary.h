@@ -1,11 +1,25 @@
 #pragma once
 // What a finished (or stopped, or failed) run amounts to: summary.json's content.
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
+
+#include "probes/NonFiniteEvent.h"
 
 namespace ampscope {
 
 inline constexpr int kSummarySchemaVersion = 1;
+
+// Mean fp16 classes of a layer's scaled parameter gradients over the probe steps.
+struct LayerUnderflowSummary {
+    std::string layer;
+    double flushedFraction = 0.0;
+    double subnormalFraction = 0.0;
+    double overflowFraction = 0.0;
+    int64_t probeSteps = 0;
+    bool exact = true;  // every probe step counted exactly (not from a histogram)
+};
 
 struct RunSummary {
     std::string status = "finished";  // finished | stopped | error
@@ -34,6 +48,9 @@ struct RunSummary {
     int64_t scaleBackoffs = 0;
     int64_t scaleGrowths = 0;
     int64_t nonFiniteLosses = 0;
+    std::vector<LayerUnderflowSummary> underflow;
+    std::optional<NonFiniteEvent> firstNonFinite;
+    double probeOverhead = 0.0;  // probe time / training-step time, measured in the run
 };
 
 }  // namespace ampscope

@@ -49,6 +49,7 @@ std::string joined(const std::vector<std::string>& names) {
 Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Device& device)
     : config_(config), device_(device), policy_(makeComputePolicy(config.precision, device)) {
     classification_ = data.task == "classification";
+    logSumLoss_ = config.model.name == "log_sum";
     const int64_t outputs = classification_ ? data.num_classes : 1;
     model_ = buildModel(config.model, data.input_shape, outputs);
     for (const auto& name : config.precision.keep_fp32) {
@@ -92,8 +93,12 @@ torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Ten
     std::optional<AutocastScope> fp32Region;
     if (kept && policy_.realAutocast) fp32Region.emplace(device_.type(), policy_.lowDtype, false);
     const torch::Tensor out = kept ? output.to(torch::kFloat) : output;
-    torch::Tensor loss = classification_ ? torch::cross_entropy_loss(out, targets)
-                                         : torch::mse_loss(out, targets.to(out.scalar_type()));
+    torch::Tensor loss;
+    if (logSumLoss_)
+        loss = -torch::log(out.abs().sum());  // seed 002, E.6.2a
+    else
+        loss = classification_ ? torch::cross_entropy_loss(out, targets)
+                               : torch::mse_loss(out, targets.to(out.scalar_type()));
     if (policy_.pureRounding != Rounding::None && !kept)
         loss = roundWithGradient(loss, policy_.pureRounding, policy_.pureRounding);
     return loss;
@@ -131,6 +136,7 @@ std::string Trainer::firstNonFiniteLayer() const {
 bool Trainer::stepOptimizer() {
     if (probe_) probe_->beforeOptimizerStep();
     const bool ran = scaler_->step(*optimizer_, parameters_);
+    if (ran && probe_) probe_->afterOptimizerUpdate();
     if (ran && policy_.pureEmulated) {
         // No fp32 master copy: the stored weight is the fp16 value, so an update
         // smaller than half an ulp rounds back to the old weight and is lost.
@@ -222,7 +228,9 @@ Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize) {
             output = model_->forward(x, policy_).to(torch::kFloat);
         }
         const auto batch = end - start;
-        if (classification_) {
+        if (logSumLoss_) {
+            lossSum += -torch::log(output.abs().sum()).item<double>() * batch;
+        } else if (classification_) {
             lossSum += torch::cross_entropy_loss(output, y).item<double>() * batch;
             correct += output.argmax(1).eq(y).sum().item<int64_t>();
         } else {
@@ -233,7 +241,7 @@ Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize) {
     model_->train();
     Evaluation e;
     e.loss = count ? lossSum / static_cast<double>(count) : 0.0;
-    e.accuracy = classification_ && count ? static_cast<double>(correct) / static_cast<double>(count)
+    e.accuracy = classification_ && !logSumLoss_ && count ? static_cast<double>(correct) / static_cast<double>(count)
                                           : std::numeric_limits<double>::quiet_NaN();
     return e;
 }

@@ -33,6 +33,9 @@ public:
     // Gradients unscaled (true gradients), before clipping.
     virtual void afterUnscale() {}
     virtual void beforeOptimizerStep() {}
+    // The optimizer ran; in emulated pure modes the weights are not yet rounded
+    // back to fp16, so this is the update the optimizer intended.
+    virtual void afterOptimizerUpdate() {}
     virtual void afterOptimizerStep(bool stepRan) {}
 };
 
@@ -75,6 +78,7 @@ private:
     c10::Device device_;
     ComputePolicy policy_;
     bool classification_ = true;
+    bool logSumLoss_ = false;
     std::shared_ptr<LayeredModel> model_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     std::unique_ptr<GradScaler> scaler_;

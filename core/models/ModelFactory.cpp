@@ -1,5 +1,7 @@
 #include "models/ModelFactory.h"
 
+#include <cmath>
+
 #include "common/InputError.h"
 #include "models/BasicLayers.h"
 #include "models/TransformerLayers.h"
@@ -104,6 +106,27 @@ std::shared_ptr<LayeredModel> buildTransformer(const ModelConfig& config,
     return model;
 }
 
+// Seed 002's exercise E.6.2a: a head whose outputs are tiny (~1e-9) feeds a loss
+// -log(sum |x|). In fp32 the sum is small but positive; wherever fp16 holds the
+// head's output it flushes to zero, the sum is 0 and the loss is +inf. Keeping
+// "loss_head" in fp32 is the fix (the region seed 002 wraps in autocast(enabled=False)).
+std::shared_ptr<LayeredModel> buildLogSum(const ModelConfig& config, const std::vector<int64_t>& shape) {
+    auto model = std::make_shared<LayeredModel>();
+    int64_t features = 1;
+    for (auto d : shape) features *= d;
+    if (shape.size() > 1) model->addLayer("flatten", std::make_shared<FlattenLayer>());
+    const int64_t hidden = config.hidden.empty() ? 32 : config.hidden.front();
+    model->addLayer("fc1", std::make_shared<LinearLayer>(features, hidden));
+    model->addLayer("act1", std::make_shared<ActivationLayer>("tanh"));
+    auto head = std::make_shared<LinearLayer>(hidden, kLogSumOutputs);
+    {
+        torch::NoGradGuard noGrad;
+        for (auto& p : head->parameters()) p.mul_(std::ldexp(1.0, -28));
+    }
+    model->addLayer("loss_head", head);
+    return model;
+}
+
 }  // namespace
 
 const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks() {
@@ -128,6 +151,7 @@ std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
     if (config.name == "simple_cnn") return buildSimpleCnn(config, inputShape, outputs);
     if (config.name == "deep_cnn") return buildDeepCnn(config, inputShape, outputs);
     if (config.name == "transformer") return buildTransformer(config, inputShape, outputs);
+    if (config.name == "log_sum") return buildLogSum(config, inputShape);
     throw InputError("model.name: unknown model \"" + config.name + "\"");
 }
 

@@ -14,6 +14,9 @@ namespace ampscope {
 std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
                                          const std::vector<int64_t>& inputShape, int64_t outputs);
 
+// log_sum's head width; its loss is -log(sum |output|) whatever the dataset.
+inline constexpr int64_t kLogSumOutputs = 16;
+
 // Seed 001's conv stack: [in, out, kernel, stride, pad] per block.
 const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks();
 

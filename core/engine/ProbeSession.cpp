@@ -1,0 +1,213 @@
+#include "engine/ProbeSession.h"
+
+#include <array>
+
+#include "probes/Fp16Classifier.h"
+#include "probes/HistogramProbe.h"
+
+namespace ampscope {
+
+// Adds the wall time of a probe's work to the step's probe time.
+struct ProbeSession::Timer {
+    explicit Timer(double& sink) : sink_(sink), start_(Clock::now()) {}
+    ~Timer() { sink_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
+    double& sink_;
+    Clock::time_point start_;
+};
+
+ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObserver* faults)
+    : trainer_(trainer),
+      config_(config),
+      locator_(static_cast<size_t>(config.ring_steps)),
+      updates_(trainer.model().layerNames(), trainer.parameterLayers()) {
+    const auto& model = trainer.model();
+    parametersOfLayer_.resize(model.layerCount());
+    for (size_t k = 0; k < trainer.parameterLayers().size(); ++k)
+        parametersOfLayer_[trainer.parameterLayers()[k]].push_back(k);
+    for (size_t i = 0; i < model.layerCount(); ++i) layerIndex_[model.layerName(i)] = i;
+    const auto& policy = trainer.policy();
+    emulatedRounding_ = policy.emulation.resultBackward == Rounding::Half;
+    realHalfGradients_ = policy.lowDtype == c10::ScalarType::Half && !emulatedRounding_;
+    chain_.add(faults);
+    chain_.add(&locator_);
+    chain_.add(this);
+    trainer_.setObserver(&chain_);
+    trainer_.setStepProbe(this);
+}
+
+ProbeSession::~ProbeSession() {
+    trainer_.policy().setRoundingObserver(nullptr);
+    trainer_.setObserver(nullptr);
+    trainer_.setStepProbe(nullptr);
+}
+
+std::vector<torch::Tensor> ProbeSession::layerGrads(size_t layer) const {
+    std::vector<torch::Tensor> grads;
+    for (size_t k : parametersOfLayer_[layer]) {
+        const auto& g = trainer_.parameters()[k].grad();
+        if (g.defined()) grads.push_back(g);
+    }
+    return grads;
+}
+
+void ProbeSession::beginStep(int64_t step) {
+    step_ = step;
+    probeStep_ = config_.every > 0 && (step == 1 || step % config_.every == 0);
+    newFirst_.reset();
+    stepProbeSeconds_ = 0.0;
+    Timer timer(stepProbeSeconds_);
+    readout_.clear();
+    slots_.assign(trainer_.model().layerCount(), LayerSlots{});
+    updateResults_.assign(trainer_.model().layerCount(), std::nullopt);
+    // Per-layer statistics every step, so the frames before a NaN are consecutive steps.
+    locator_.beginStep(step, true);
+    if (probeStep_ && emulatedRounding_) trainer_.policy().setRoundingObserver(this);
+}
+
+void ProbeSession::afterLoss(const torch::Tensor& loss) {
+    Timer timer(stepProbeSeconds_);
+    locator_.checkLoss(loss);
+}
+
+void ProbeSession::afterBackward(double scale) {
+    scale_ = scale;
+    if (!probeStep_) return;
+    Timer timer(stepProbeSeconds_);
+    for (size_t i = 0; i < slots_.size(); ++i) {
+        const auto grads = layerGrads(i);
+        if (grads.empty()) continue;
+        auto& s = slots_[i];
+        s.hasParamGrads = true;
+        s.paramGradScaled = readout_.add(histogramSlots(grads));
+        // With fp32 gradients in hand, "what fp16 would do" to them is exact; under
+        // emulation the rounding points count instead; real fp16 is estimated.
+        if (!emulatedRounding_ && !realHalfGradients_) {
+            s.gradClasses = readout_.add(fp16ClassSlots(grads, {1.0}));
+            s.hasGradClasses = true;
+        }
+    }
+}
+
+void ProbeSession::afterUnscale() {
+    if (!probeStep_) return;
+    Timer timer(stepProbeSeconds_);
+    for (size_t i = 0; i < slots_.size(); ++i) {
+        if (!slots_[i].hasParamGrads) continue;
+        const auto grads = layerGrads(i);
+        slots_[i].paramGrad = readout_.add(histogramSlots(grads));
+        slots_[i].whatIf = readout_.add(fp16ClassSlots(grads, {scale_ / 2, scale_, scale_ * 2}));
+    }
+}
+
+void ProbeSession::beforeOptimizerStep() {
+    if (!probeStep_) return;
+    Timer timer(stepProbeSeconds_);
+    updates_.captureBefore(trainer_.parameters());
+}
+
+void ProbeSession::afterOptimizerUpdate() {
+    if (!probeStep_ || !trainer_.policy().pureEmulated) return;
+    Timer timer(stepProbeSeconds_);
+    updates_.captureIntended(trainer_.parameters());
+}
+
+void ProbeSession::afterOptimizerStep(bool stepRan) {
+    if (!probeStep_ || !updates_.captured()) return;
+    Timer timer(stepProbeSeconds_);
+    if (!stepRan) {
+        updates_.discard();
+        return;
+    }
+    for (auto& ratio : updates_.measure(trainer_.parameters()))
+        if (ratio.layerIndex >= 0 && static_cast<size_t>(ratio.layerIndex) < updateResults_.size())
+            updateResults_[static_cast<size_t>(ratio.layerIndex)] = ratio;
+}
+
+void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
+                                  Rounding rounding) {
+    if (rounding != Rounding::Half) return;
+    auto it = layerIndex_.find(tag.layer);
+    if (it == layerIndex_.end()) return;
+    Timer timer(stepProbeSeconds_);
+    auto& s = slots_[it->second];
+    torch::Tensor* target = nullptr;
+    if (tag.operand == RoundingOperand::Weight && backward) target = &s.weightGradClasses;
+    if (tag.operand == RoundingOperand::Output) target = backward ? &s.activationGradClasses : &s.activationClasses;
+    if (!target) return;
+    auto slots = fp16ClassSlots(values, {1.0});
+    *target = target->defined() ? *target + slots : slots;
+}
+
+void ProbeSession::afterLayer(size_t index, const std::string&, torch::Tensor& output) {
+    if (!probeStep_ || !output.requires_grad()) return;
+    // The hook runs during backward, inside this step, before endStep() reads.
+    output.register_hook([this, index](torch::Tensor grad) {
+        Timer timer(stepProbeSeconds_);
+        auto& s = slots_[index];
+        s.activationGrad = readout_.add(histogramSlots(grad));
+        s.hasActivationGrad = true;
+        return torch::Tensor();
+    });
+}
+
+std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
+    std::shared_ptr<ProbeSnapshot> snapshot;
+    {
+    Timer timer(stepProbeSeconds_);
+    trainer_.policy().setRoundingObserver(nullptr);
+    const auto hit = locator_.endStep();
+    if (hit && locator_.firstEvent() && *locator_.firstEvent() == *hit) newFirst_ = hit;
+    if (probeStep_) snapshot = buildSnapshot();
+    }
+    totalSeconds_ += stepProbeSeconds_;
+    if (snapshot) snapshot->probeSeconds = stepProbeSeconds_;
+    return snapshot;
+}
+
+std::shared_ptr<ProbeSnapshot> ProbeSession::buildSnapshot() {
+    std::shared_ptr<ProbeSnapshot> snapshot;
+    {
+        std::vector<std::array<ProbeReadout::Handle, 3>> emulation(slots_.size());
+        for (size_t i = 0; i < slots_.size(); ++i) {
+            auto& s = slots_[i];
+            if (s.weightGradClasses.defined()) emulation[i][0] = readout_.add(s.weightGradClasses);
+            if (s.activationClasses.defined()) emulation[i][1] = readout_.add(s.activationClasses);
+            if (s.activationGradClasses.defined()) emulation[i][2] = readout_.add(s.activationGradClasses);
+        }
+        readout_.read();
+        snapshot = std::make_shared<ProbeSnapshot>();
+        snapshot->step = step_;
+        snapshot->scale = scale_;
+        const auto& model = trainer_.model();
+        for (size_t i = 0; i < slots_.size(); ++i) {
+            const auto& s = slots_[i];
+            LayerProbe layer;
+            layer.layer = model.layerName(i);
+            layer.hasParameters = s.hasParamGrads;
+            if (s.hasParamGrads) {
+                layer.paramGradScaled = histogramFromSlots(readout_.data(s.paramGradScaled));
+                layer.paramGrad = histogramFromSlots(readout_.data(s.paramGrad));
+                layer.whatIfMultipliers = {scale_ / 2, scale_, scale_ * 2};
+                for (int k = 0; k < 3; ++k)
+                    layer.whatIf.push_back(fp16ClassesFromSlots(readout_.data(s.whatIf) + k * fp16_class_slot::kCount));
+                if (s.weightGradClasses.defined()) {
+                    layer.gradClasses = fp16ClassesFromSlots(readout_.data(emulation[i][0]));
+                } else if (s.hasGradClasses) {
+                    layer.gradClasses = fp16ClassesFromSlots(readout_.data(s.gradClasses));
+                } else {
+                    layer.gradClasses = estimateFromHistogram(layer.paramGradScaled);
+                }
+            }
+            if (s.hasActivationGrad) layer.activationGrad = histogramFromSlots(readout_.data(s.activationGrad));
+            if (s.activationClasses.defined())
+                layer.activationClasses = fp16ClassesFromSlots(readout_.data(emulation[i][1]));
+            if (s.activationGradClasses.defined())
+                layer.activationGradClasses = fp16ClassesFromSlots(readout_.data(emulation[i][2]));
+            layer.update = updateResults_[i];
+            snapshot->layers.push_back(std::move(layer));
+        }
+    }
+    return snapshot;
+}
+
+}  // namespace ampscope

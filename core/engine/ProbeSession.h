@@ -1,0 +1,95 @@
+#pragma once
+// INTERNAL (includes torch). Runs the probes of DESIGN.md inside the steps of
+// one Trainer:
+// - every step: the non-finite locator (each layer's forward output, the loss,
+//   and each gradient arriving at a layer output);
+// - on probe steps (step 1 and every probes.every steps): per-layer histograms
+//   of the scaled and unscaled parameter gradients and of the activation
+//   gradients; fp16 class counts of the scaled parameter gradients (exact at the
+//   rounding points under fp16 emulation, exact "what fp16 would do" for fp32
+//   gradients elsewhere, estimated from the histogram for real fp16); "what if"
+//   counts at scale/2, scale, 2*scale; update ratios and, in pure modes, the
+//   fraction of updates lost to rounding. All of a probe step's results come to
+//   the host in one copy (ProbeReadout).
+// The engine calls beginStep() before and endStep() after Trainer::step().
+#include <chrono>
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include <torch/torch.h>
+
+#include "config/RunConfig.h"
+#include "engine/ProbeSnapshot.h"
+#include "engine/Trainer.h"
+#include "probes/NonFiniteLocator.h"
+#include "probes/ObserverChain.h"
+#include "probes/ProbeReadout.h"
+#include "probes/UpdateRatioProbe.h"
+
+namespace ampscope {
+
+class ProbeSession : public StepProbe, public RoundingObserver, public LayerObserver {
+public:
+    // faults (may be null) run before the locator so it sees what they inject.
+    ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObserver* faults);
+    ~ProbeSession() override;
+
+    void beginStep(int64_t step);
+    // Returns the probe snapshot on probe steps.
+    std::shared_ptr<ProbeSnapshot> endStep();
+
+    bool probeStep() const { return probeStep_; }
+    // The run's first non-finite value, when this step found it.
+    const std::optional<NonFiniteEvent>& newFirstNonFinite() const { return newFirst_; }
+    const NonFiniteLocator& locator() const { return locator_; }
+    double probeSeconds() const { return totalSeconds_; }
+
+    // StepProbe
+    void afterLoss(const torch::Tensor& loss) override;
+    void afterBackward(double scale) override;
+    void afterUnscale() override;
+    void beforeOptimizerStep() override;
+    void afterOptimizerUpdate() override;
+    void afterOptimizerStep(bool stepRan) override;
+    // RoundingObserver (emulated fp16 on probe steps)
+    void beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
+                        Rounding rounding) override;
+    // LayerObserver: hooks the gradient arriving at each layer output on probe steps.
+    void afterLayer(size_t index, const std::string& name, torch::Tensor& output) override;
+
+private:
+    using Clock = std::chrono::steady_clock;
+    struct Timer;
+    struct LayerSlots {
+        ProbeReadout::Handle paramGradScaled = 0, paramGrad = 0, activationGrad = 0;
+        ProbeReadout::Handle gradClasses = 0, whatIf = 0;
+        bool hasParamGrads = false, hasActivationGrad = false, hasGradClasses = false;
+        // Emulation counts accumulate in place (a layer can round several times).
+        torch::Tensor activationClasses, activationGradClasses, weightGradClasses;
+    };
+    std::vector<torch::Tensor> layerGrads(size_t layer) const;
+    std::shared_ptr<ProbeSnapshot> buildSnapshot();  // after the step, one host read
+
+    Trainer& trainer_;
+    ProbeConfig config_;
+    NonFiniteLocator locator_;
+    ObserverChain chain_;
+    UpdateRatioProbe updates_;
+    ProbeReadout readout_;
+    std::vector<LayerSlots> slots_;
+    std::vector<std::vector<size_t>> parametersOfLayer_;
+    std::map<std::string, size_t> layerIndex_;
+    bool emulatedRounding_ = false;  // fp16 emulation: count at the rounding points
+    bool realHalfGradients_ = false; // fp16 values we cannot see before rounding
+    int64_t step_ = 0;
+    bool probeStep_ = false;
+    double scale_ = 1.0;
+    double stepProbeSeconds_ = 0.0;
+    double totalSeconds_ = 0.0;
+    std::optional<NonFiniteEvent> newFirst_;
+    std::vector<std::optional<LayerUpdateRatio>> updateResults_;
+};
+
+}  // namespace ampscope
