@@ -240,7 +240,7 @@ private Q_SLOTS:
                          "clip_norm", "clip_after_unscale"}));
         QCOMPARE(keysOf(document["train"]),
                  sorted({"epochs", "max_steps", "batch_size", "eval_batch_size"}));
-        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "ring_steps", "pause_on_nonfinite", "pause_overflow_above",
+        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
                          "pause_scale_below"}));
 
         // Lists in their documented shapes.

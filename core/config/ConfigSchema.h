@@ -78,6 +78,7 @@ void visitProbes(V& v, Probes& probes) {
     v.field("every", probes.every);
     v.field("shadow_every", probes.shadow_every);
     v.field("ring_steps", probes.ring_steps);
+    v.field("locate_nonfinite", probes.locate_nonfinite);
     v.field("pause_on_nonfinite", probes.pause_on_nonfinite);
     v.field("pause_overflow_above", probes.pause_overflow_above);
     v.field("pause_scale_below", probes.pause_scale_below);

@@ -83,6 +83,7 @@ struct ProbeConfig {
     int64_t every = 50;  // histogram/underflow probes cadence in steps; 0 = off
     int64_t shadow_every = 0;  // fp32 shadow cadence; 0 = off
     int64_t ring_steps = 16;   // frames kept before a non-finite event
+    bool locate_nonfinite = true;  // the per-step non-finite check (off only to measure its cost)
     // Watchpoints: pause the engine (the user resumes) when they fire.
     bool pause_on_nonfinite = false;
     double pause_overflow_above = 0.0;  // fraction of a layer's gradient overflowing fp16; 0 = off

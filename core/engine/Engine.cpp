@@ -248,7 +248,12 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         record({{"type", "fault"}, {"step", f.step}, {"kind", f.kind}, {"layer", f.layer},
                 {"factor", f.factor}});
     });
-    ProbeSession probes(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
+    // Probes off entirely (no cadence, no locator) only when asked, to measure their cost.
+    std::optional<ProbeSession> probes;
+    if (config.probes.every > 0 || config.probes.locate_nonfinite)
+        probes.emplace(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
+    else if (faults.hasFaults())
+        trainer.setObserver(&faults);
     struct UnderflowSums {
         double flushed = 0, subnormal = 0, overflow = 0;
         int64_t steps = 0;
@@ -277,9 +282,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             const double lossFactor = faults.beginStep(step);
             if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
             const auto t0 = Clock::now();
-            probes.beginStep(step);
+            if (probes) probes->beginStep(step);
             StepMetrics m = trainer.step(x, y);
-            const auto snapshot = probes.endStep();
+            const auto snapshot = probes ? probes->endStep() : nullptr;
             m.stepSeconds = secondsSince(t0);
             m.step = step;
             m.epoch = epoch;
@@ -301,9 +306,10 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             s.steps = step;
             stream.pushStep(m);
             record(stepRecord(m));
-            if (const auto& first = probes.newFirstNonFinite()) {
+            if (probes && probes->newFirstNonFinite()) {
+                const auto& first = probes->newFirstNonFinite();
                 s.firstNonFinite = *first;
-                record(nonFiniteRecord(*first, probes.locator().framesAtFirstEvent()));
+                record(nonFiniteRecord(*first, probes->locator().framesAtFirstEvent()));
                 if (config.probes.pause_on_nonfinite)
                     pauseForWatchpoint("first non-finite value at " + first->layer + " (" + first->phase + ", " +
                                        first->tensor + ")");
@@ -353,7 +359,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         stream.pushEvent(ev);
     }
     s.trainSeconds = trainSeconds;
-    s.probeOverhead = trainSeconds > 0 ? probes.probeSeconds() / trainSeconds : 0.0;
+    s.probeOverhead = probes && trainSeconds > 0 ? probes->probeSeconds() / trainSeconds : 0.0;
     for (const auto& name : trainer.model().layerNames()) {
         auto it = underflowSums.find(name);
         if (it == underflowSums.end() || it->second.steps == 0) continue;

@@ -29,7 +29,7 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     emulatedRounding_ = policy.emulation.resultBackward == Rounding::Half;
     realHalfGradients_ = policy.lowDtype == c10::ScalarType::Half && !emulatedRounding_;
     chain_.add(faults);
-    chain_.add(&locator_);
+    if (config_.locate_nonfinite) chain_.add(&locator_);
     chain_.add(this);
     trainer_.setObserver(&chain_);
     trainer_.setStepProbe(this);
@@ -60,11 +60,12 @@ void ProbeSession::beginStep(int64_t step) {
     slots_.assign(trainer_.model().layerCount(), LayerSlots{});
     updateResults_.assign(trainer_.model().layerCount(), std::nullopt);
     // Per-layer statistics every step, so the frames before a NaN are consecutive steps.
-    locator_.beginStep(step, true);
+    if (config_.locate_nonfinite) locator_.beginStep(step, true);
     if (probeStep_ && emulatedRounding_) trainer_.policy().setRoundingObserver(this);
 }
 
 void ProbeSession::afterLoss(const torch::Tensor& loss) {
+    if (!config_.locate_nonfinite) return;
     Timer timer(stepProbeSeconds_);
     locator_.checkLoss(loss);
 }
@@ -155,7 +156,7 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
     {
     Timer timer(stepProbeSeconds_);
     trainer_.policy().setRoundingObserver(nullptr);
-    const auto hit = locator_.endStep();
+    const auto hit = config_.locate_nonfinite ? locator_.endStep() : std::nullopt;
     if (hit && locator_.firstEvent() && *locator_.firstEvent() == *hit) newFirst_ = hit;
     if (probeStep_) snapshot = buildSnapshot();
     }

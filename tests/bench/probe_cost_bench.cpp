@@ -1,0 +1,99 @@
+// Probe cost, measured side by side: the same model, data, seed and steps run
+// with probes off (no cadence, no non-finite check), at the default cadence,
+// and on every step, interleaved A B C A B C so that machine drift hits all
+// three alike. Prints samples/s (median of the rounds) and the ratio to "off".
+//
+//   probe_cost_bench [--steps N] [--rounds R] [--mode fp32|bf16|fp16] [--smoke]
+//
+// --smoke: spirals + a small MLP, a few steps: checks the benchmark runs and
+// prints every row (CI runs this; the numbers mean nothing there).
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "config/RunConfig.h"
+#include "engine/Engine.h"
+#include "engine/SystemInfo.h"
+
+using namespace ampscope;
+
+namespace {
+
+struct Variant {
+    const char* name;
+    int64_t every;
+    bool locate;
+};
+
+double samplesPerSecond(RunConfig config) {
+    Engine engine(config, "");
+    engine.start();
+    engine.wait();
+    const auto summary = engine.summary();
+    if (summary.status != "finished") {
+        std::fprintf(stderr, "probe_cost_bench: run failed: %s\n", summary.error.c_str());
+        std::exit(1);
+    }
+    return summary.samplesPerSecond;
+}
+
+double median(std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int64_t steps = 150;
+    int rounds = 3;
+    std::string mode = "fp32";
+    bool smoke = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoll(argv[++i]);
+        else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--mode") && i + 1 < argc) mode = argv[++i];
+        else if (!std::strcmp(argv[i], "--smoke")) smoke = true;
+        else {
+            std::fprintf(stderr, "usage: probe_cost_bench [--steps N] [--rounds R] [--mode M] [--smoke]\n");
+            return 2;
+        }
+    }
+    RunConfig base;
+    base.precision.mode = mode;
+    base.train.epochs = 1;
+    base.train.max_steps = steps;
+    base.train.eval_batch_size = 10000;
+    if (smoke) {
+        base.data.dataset = "spirals";
+        base.data.synthetic_samples = 512;
+        base.data.validation = "split";
+        base.model.name = "mlp";
+        base.model.hidden = {16};
+        base.train.batch_size = 32;
+        base.train.max_steps = steps = 8;
+        rounds = 1;
+    }
+    const Variant variants[] = {{"off", 0, false}, {"default (every 50)", ProbeConfig{}.every, true},
+                                {"every step", 1, true}};
+    std::vector<std::vector<double>> results(3);
+    for (int r = 0; r < rounds; ++r)
+        for (int v = 0; v < 3; ++v) {
+            RunConfig c = base;
+            c.probes.every = variants[v].every;
+            c.probes.locate_nonfinite = variants[v].locate;
+            results[v].push_back(samplesPerSecond(c));
+        }
+    std::printf("probe cost: %s %s, batch %lld, %lld steps x %d rounds, %d threads, %s\n",
+                base.model.name.c_str(), mode.c_str(), static_cast<long long>(base.train.batch_size),
+                static_cast<long long>(steps), rounds, hardwareThreads(), cpuModelName().c_str());
+    std::printf("%-20s %12s %10s\n", "probes", "samples/s", "vs off");
+    const double off = median(results[0]);
+    for (int v = 0; v < 3; ++v) {
+        const double sps = median(results[v]);
+        std::printf("%-20s %12.1f %9.3fx\n", variants[v].name, sps, sps / off);
+    }
+    return 0;
+}
