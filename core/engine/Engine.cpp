@@ -120,6 +120,23 @@ struct Engine::Impl {
         pauseReason = "watchpoint: " + reason;
     }
 
+    // Ends the run as an error: one line in the summary, an Error event, and
+    // (when the run directory still takes writes) an error record.
+    void fail(RunSummary& s, std::string message, bool inputError) {
+        // torch errors carry a C++ backtrace after the first line; keep one line.
+        if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
+        s.status = "error";
+        s.error = message;
+        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps, message);
+        ev.inputError = inputError;
+        stream.pushEvent(ev);
+        try {
+            record(errorRecord(s.steps, message, inputError));
+        } catch (...) {
+            // The run directory itself failed; the event and the summary still say why.
+        }
+    }
+
     void record(const nlohmann::json& r) {
         if (writer) writer->append(r);
     }
@@ -144,31 +161,14 @@ void Engine::Impl::run() {
         }
         endState = s.status == "stopped" ? EngineState::Stopped : EngineState::Finished;
     } catch (const InputError& e) {
-        s.status = "error";
-        s.error = e.what();
+        fail(s, e.what(), true);
         endState = EngineState::Failed;
-        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
-        ev.message = e.what();
-        ev.inputError = true;
-        stream.pushEvent(ev);
-        try { record(errorRecord(s.steps, e.what(), true)); } catch (...) {}
     } catch (const std::exception& e) {
-        s.status = "error";
-        s.error = e.what();
-        // torch errors carry a C++ backtrace after the first line; keep one line.
-        if (auto nl = s.error.find('\n'); nl != std::string::npos) s.error.resize(nl);
+        fail(s, e.what(), false);
         endState = EngineState::Failed;
-        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
-        ev.message = s.error;
-        stream.pushEvent(ev);
-        try { record(errorRecord(s.steps, s.error, false)); } catch (...) {}
     } catch (...) {
-        s.status = "error";
-        s.error = "unknown exception in the engine";
+        fail(s, "unknown exception in the engine", false);
         endState = EngineState::Failed;
-        EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
-        ev.message = s.error;
-        stream.pushEvent(ev);
     }
     s.wallSeconds = secondsSince(wallStart);
     if (s.peakMemoryBytes == 0) s.peakMemoryBytes = peakResidentBytes();
@@ -178,14 +178,10 @@ void Engine::Impl::run() {
             writer->flush();
             writer->writeSummary(summaryToJson(s));
         } catch (const std::exception& e) {
+            // The disk, not the user's input: the run still ends as an error.
             if (s.status != "error") {
-                s.status = "error";
-                s.error = e.what();
+                fail(s, e.what(), false);
                 endState = EngineState::Failed;
-                EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps);
-                ev.message = e.what();
-                ev.inputError = true;
-                stream.pushEvent(ev);
             }
         }
         writer.reset();
