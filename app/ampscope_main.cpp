@@ -59,8 +59,10 @@ bool displayAvailable() {
 
 int runDefaultHeadless(const std::string& parent) {
     const std::string root = app::timestampedDirectory(parent);
-    std::printf("ampscope: no window available; running the default comparison headless "
-                "(FashionMNIST, simple CNN, fp32 vs bf16 vs fp16) into %s\n", root.c_str());
+    std::printf(
+        "ampscope: no window available; running the default comparison headless "
+        "(FashionMNIST, simple CNN, fp32 vs bf16 vs fp16) into %s\n",
+        root.c_str());
     const auto runs = app::defaultComparisonConfigs();
     std::vector<app::HeadlessResult> results;
     for (const auto& run : runs) {
@@ -86,8 +88,8 @@ int runConfigHeadless(const std::string& configPath, const std::string& parent) 
         std::fprintf(stderr, "ampscope: %s\n", e.what());
         return 2;
     }
-    const std::string name = config.name.empty() ? config.model.name + "-" + config.precision.mode
-                                                  : config.name;
+    const std::string name =
+        config.name.empty() ? config.model.name + "-" + config.precision.mode : config.name;
     const std::string directory = app::timestampedDirectory(parent) + "-" + name;
     std::printf("ampscope: running %s headless into %s\n", configPath.c_str(), directory.c_str());
     const auto result = app::runHeadless(config, directory, stdout);
@@ -190,8 +192,10 @@ int main(int argc, char** argv) {
             char* end = nullptr;
             options.afterSteps = std::strtoll(argv[i + 1], &end, 10);
             if (!end || *end || options.afterSteps < 1) {
-                std::fprintf(stderr, "ampscope: --after-steps: expected a positive integer "
-                                     "(got '%s')\n", argv[i + 1]);
+                std::fprintf(stderr,
+                             "ampscope: --after-steps: expected a positive integer "
+                             "(got '%s')\n",
+                             argv[i + 1]);
                 return 2;
             }
             ++i;
@@ -199,8 +203,10 @@ int main(int argc, char** argv) {
             std::printf("%s", kUsage);
             return 0;
         } else {
-            std::fprintf(stderr, "ampscope: unknown option or missing value '%s' (see ampscope "
-                                 "--help)\n", argv[i]);
+            std::fprintf(stderr,
+                         "ampscope: unknown option or missing value '%s' (see ampscope "
+                         "--help)\n",
+                         argv[i]);
             return 2;
         }
     }
@@ -215,13 +221,15 @@ int main(int argc, char** argv) {
     if (!options.headless && displayAvailable()) return runWindow(argc, argv, options);
 #else
     if (screenshot) {
-        std::fprintf(stderr, "ampscope: --screenshot needs the window, and this build has "
-                             "none (AMPSCOPE_BUILD_GUI=OFF)\n");
+        std::fprintf(stderr,
+                     "ampscope: --screenshot needs the window, and this build has "
+                     "none (AMPSCOPE_BUILD_GUI=OFF)\n");
         return 2;
     }
     if (!options.headless && displayAvailable())
-        std::printf("ampscope: this build has no window (AMPSCOPE_BUILD_GUI=OFF); running "
-                    "headless\n");
+        std::printf(
+            "ampscope: this build has no window (AMPSCOPE_BUILD_GUI=OFF); running "
+            "headless\n");
 #endif
     if (!options.configPath.empty()) return runConfigHeadless(options.configPath, options.parent);
     return runDefaultHeadless(options.parent);

@@ -1,11 +1,10 @@
 // The Configure form: every field round-trips exactly, and invalid input is marked at its
 // field with the engine's own validation message.
-#include <QtTest/QtTest>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QLineEdit>
 #include <QSignalSpy>
+#include <QtTest/QtTest>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -30,10 +29,10 @@ RunConfig unusualConfig() {
     c.data.dataset = "mnist_idx";
     c.data.path = "/data/mnist idx";
     c.data.synthetic_samples = 777;
-    c.data.validation = "split";     // not shown
-    c.data.val_fraction = 0.125;     // not shown
+    c.data.validation = "split";  // not shown
+    c.data.val_fraction = 0.125;  // not shown
     c.model.name = "mlp";
-    c.model.hidden = {31, 17, 5};    // not shown
+    c.model.hidden = {31, 17, 5};  // not shown
     c.precision.mode = "fp16-pure";
     c.precision.keep_fp32 = {"fc1", "loss"};
     c.precision.scaler.kind = "static";
@@ -42,11 +41,11 @@ RunConfig unusualConfig() {
     c.precision.scaler.backoff_factor = 0.25;
     c.precision.scaler.growth_interval = 123;
     c.optim.name = "sgd";
-    c.optim.lr = 0.1 + 0.2;          // 0.30000000000000004: needs 17 digits
+    c.optim.lr = 0.1 + 0.2;  // 0.30000000000000004: needs 17 digits
     c.optim.weight_decay = 1e-5;
     c.optim.clip_norm = 2.5;
     c.optim.clip_after_unscale = false;
-    c.optim.momentum = 0.8;          // not shown
+    c.optim.momentum = 0.8;  // not shown
     c.train.epochs = 9;
     c.train.max_steps = 1000000000000LL;
     c.train.batch_size = 33;
@@ -74,14 +73,30 @@ class GuiConfigPanelTest : public QObject {
 private Q_SLOTS:
     void showsEveryFieldTheIssueLists() {
         ConfigPanel panel;
-        const QStringList expected = {
-            "name", "seed", "device", "threads", "data.dataset", "data.path",
-            "data.synthetic_samples", "model.name", "precision.mode", "precision.keep_fp32",
-            "precision.scaler.kind", "precision.scaler.init_scale",
-            "precision.scaler.growth_factor", "precision.scaler.backoff_factor",
-            "precision.scaler.growth_interval", "optim.name", "optim.lr", "optim.weight_decay",
-            "optim.clip_norm", "optim.clip_after_unscale", "train.epochs", "train.max_steps",
-            "train.batch_size", "probes.every"};
+        const QStringList expected = {"name",
+                                      "seed",
+                                      "device",
+                                      "threads",
+                                      "data.dataset",
+                                      "data.path",
+                                      "data.synthetic_samples",
+                                      "model.name",
+                                      "precision.mode",
+                                      "precision.keep_fp32",
+                                      "precision.scaler.kind",
+                                      "precision.scaler.init_scale",
+                                      "precision.scaler.growth_factor",
+                                      "precision.scaler.backoff_factor",
+                                      "precision.scaler.growth_interval",
+                                      "optim.name",
+                                      "optim.lr",
+                                      "optim.weight_decay",
+                                      "optim.clip_norm",
+                                      "optim.clip_after_unscale",
+                                      "train.epochs",
+                                      "train.max_steps",
+                                      "train.batch_size",
+                                      "probes.every"};
         for (const QString& path : expected)
             QVERIFY2(panel.fieldWidget(path) != nullptr, qPrintable(path));
         QCOMPARE(panel.fieldPaths().size(), expected.size());

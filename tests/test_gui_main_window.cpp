@@ -1,7 +1,5 @@
 // The window as a person uses it: run controls on the toolbar, live plots, errors that
 // leave the window usable, closing during training, opening recorded runs, settings.
-#include <QtTest/QtTest>
-
 #include <QAction>
 #include <QDockWidget>
 #include <QLineEdit>
@@ -13,6 +11,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QToolBar>
+#include <QtTest/QtTest>
 
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
@@ -197,7 +196,8 @@ private Q_SLOTS:
         QVERIFY(window.startRun());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("error"));
-        QVERIFY2(window.errorText().contains("/nonexistent/idx-files"), qPrintable(window.errorText()));
+        QVERIFY2(window.errorText().contains("/nonexistent/idx-files"),
+                 qPrintable(window.errorText()));
         auto* box = window.findChild<QMessageBox*>();
         QVERIFY(box);
         QVERIFY(box->isVisible());
@@ -258,7 +258,8 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error), qPrintable(error));
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
         QVERIFY(!window.isFollowingRun());
         QCOMPARE(window.stepsShown(), qint64(steps));
         QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
@@ -282,7 +283,8 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error), qPrintable(error));
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
         QVERIFY(window.isFollowingRun());
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 50, 20000);  // arrives while it trains
         QVERIFY(window.isFollowingRun());

@@ -2,7 +2,6 @@
 // million points, heatmaps stay fixed-size with their fp16 overlays, hover texts give
 // exact values, run records parse back into step metrics.
 #include <QtTest/QtTest>
-
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -65,7 +64,7 @@ private Q_SLOTS:
             top = std::max(top, p.y);
             bottom = std::min(bottom, p.y);
         }
-        QCOMPARE(top, s.maxY());   // the spike survives decimation
+        QCOMPARE(top, s.maxY());  // the spike survives decimation
         QCOMPARE(bottom, s.minY());
         for (std::size_t i = 1; i < view.size(); ++i) QVERIFY(view[i - 1].x <= view[i].x);
 
@@ -137,7 +136,8 @@ private Q_SLOTS:
         QCOMPARE(plot.validationAccuracyGraph()->dataCount(), 1);
         QVERIFY(plot.yAxis2->visible());
         const QString stepText = plot.hoverText(10, QPoint(-1000, 0));
-        QVERIFY2(stepText.contains("step 10") && stepText.contains("skipped"), qPrintable(stepText));
+        QVERIFY2(stepText.contains("step 10") && stepText.contains("skipped"),
+                 qPrintable(stepText));
         const QPoint epochPixel(int(plot.xAxis->coordToPixel(100)), 50);
         const QString epochText = plot.hoverText(100, epochPixel);
         QVERIFY2(epochText.contains("val loss 1.25") && epochText.contains("87.5 %"),
@@ -177,9 +177,9 @@ private Q_SLOTS:
         QCOMPARE(plot.trackerGraph()->dataCount(), 50);
         const QPoint marker(int(plot.xAxis->coordToPixel(20)), int(plot.yAxis->coordToPixel(16)));
         const QString text = plot.hoverText(20, marker);
-        QVERIFY2(text.contains("fc2") && text.contains("2^16 = 65536") &&
-                     text.contains("2^15 = 32768"),
-                 qPrintable(text));
+        QVERIFY2(
+            text.contains("fc2") && text.contains("2^16 = 65536") && text.contains("2^15 = 32768"),
+            qPrintable(text));
         QVERIFY(plot.yAxis->range().contains(15) && plot.yAxis->range().contains(16));
     }
 
@@ -203,7 +203,8 @@ private Q_SLOTS:
             std::vector<double> counts(100, 0.0);
             for (int r = 0; r < 97; ++r) {
                 const double y = -64 + r;
-                counts[r] = std::round(1000.0 * std::exp(-0.5 * std::pow((y + 20 + c % 5) / 3.0, 2)));
+                counts[r] =
+                    std::round(1000.0 * std::exp(-0.5 * std::pow((y + 20 + c % 5) / 3.0, 2)));
             }
             counts[97] = c == 300 ? 4 : 0;  // NaN row
             map.appendColumn(100 * (c + 1), counts);
@@ -258,6 +259,7 @@ private Q_SLOTS:
         map.resize(800, 400);
         std::vector<double> counts(100, 0.0);
         counts[64 - 20] = 7;  // log2|g| in [-20, -19)
+        counts[97] = 3;       // NaN
         map.appendColumn(42, counts);
         map.refresh();
         map.replot(QCustomPlot::rpImmediateRefresh);
@@ -265,6 +267,14 @@ private Q_SLOTS:
         const QString text = map.hoverText(cell);
         QVERIFY2(text.contains("step 42") && text.contains("[-20, -19)") && text.contains(": 7"),
                  qPrintable(text));
+        // NaN/Inf rows have their own strip above the map.
+        QVERIFY(map.namedRowsRect());
+        QVERIFY(map.namedRowsRect()->rect().bottom() < map.yAxis->axisRect()->rect().top());
+        QCOMPARE(map.namedRowsMap()->data()->cell(0, 0), 3.0);
+        QCPAxis* names = map.namedRowsRect()->axis(QCPAxis::atLeft);
+        const QPoint nanCell(cell.x(), int(names->coordToPixel(0)));
+        const QString nanText = map.hoverText(nanCell);
+        QVERIFY2(nanText.contains("NaN") && nanText.contains(": 3"), qPrintable(nanText));
     }
 
     void namedRowsMakeALayerMap() {
@@ -277,6 +287,7 @@ private Q_SLOTS:
         layout.colourLabel = "flushed fraction";
         map.configure(layout);
         QCOMPARE(map.rowCount(), 3);
+        QVERIFY(!map.namedRowsRect());  // the names are the map's own rows
         map.appendColumn(1, {0.5, 0.0, 0.25});
         QCOMPARE(map.value(0, 2), 0.25);
     }
@@ -327,7 +338,7 @@ private Q_SLOTS:
         p.update(20, 2.0);
         QCOMPARE(p.etaSeconds(), 8.0);  // 10 steps/s, 80 to go
         p.pause(2.0);
-        p.resume(12.0);                  // ten paused seconds do not count
+        p.resume(12.0);  // ten paused seconds do not count
         p.update(30, 13.0);
         QCOMPARE(p.etaSeconds(), 7.0);
         QCOMPARE(p.fraction(), 0.3);

@@ -1,7 +1,5 @@
 #include "ConfigPanel.h"
 
-#include <limits>
-
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -15,6 +13,7 @@
 #include <QPushButton>
 #include <QScrollArea>
 #include <QVBoxLayout>
+#include <limits>
 
 #include "RunFacts.h"
 
@@ -107,8 +106,7 @@ QComboBox* ConfigPanel::addChoice(QFormLayout* form, const QString& label, const
     connect(combo, &QComboBox::currentIndexChanged, this, &ConfigPanel::revalidate);
     addField({path, combo, help,
               [combo, access](const RunConfig& c) {
-                  const QString value =
-                      QString::fromStdString(access(const_cast<RunConfig&>(c)));
+                  const QString value = QString::fromStdString(access(const_cast<RunConfig&>(c)));
                   // A value outside the list (a hand-written config) is shown as it is and
                   // left to validation, rather than silently replaced.
                   if (combo->findText(value) < 0) combo->addItem(value);
@@ -162,6 +160,8 @@ void ConfigPanel::buildForm() {
     auto* scroll = new QScrollArea(this);
     scroll->setWidgetResizable(true);
     scroll->setFrameShape(QFrame::NoFrame);
+    // The form narrows with its dock (fields shrink); it scrolls only vertically.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     outer->addWidget(scroll);
     formHost_ = new QWidget(scroll);
     auto* column = new QVBoxLayout(formHost_);
@@ -171,8 +171,8 @@ void ConfigPanel::buildForm() {
 
     QFormLayout* run = addSection(tr("Run"));
     nameEdit_ = addText(run, tr("Name"), QStringLiteral("name"),
-            tr("name: free text; empty means <model>-<mode>"),
-            [](RunConfig& c) -> std::string& { return c.name; });
+                        tr("name: free text; empty means <model>-<mode>"),
+                        [](RunConfig& c) -> std::string& { return c.name; });
     {
         QLineEdit* seed = addLineEdit(run, tr("Seed"));
         addField({QStringLiteral("seed"), seed,
@@ -204,11 +204,11 @@ void ConfigPanel::buildForm() {
     }
 
     QFormLayout* data = addSection(tr("Data"));
-    datasetCombo_ = addChoice(data, tr("Dataset"), QStringLiteral("data.dataset"),
-                              tr("data.dataset: fashion_mnist and mnist_idx read IDX files; "
-                                 "spirals and tiny_gradients are generated"),
-                              allowedDatasets(),
-                              [](RunConfig& c) -> std::string& { return c.data.dataset; });
+    datasetCombo_ =
+        addChoice(data, tr("Dataset"), QStringLiteral("data.dataset"),
+                  tr("data.dataset: fashion_mnist and mnist_idx read IDX files; "
+                     "spirals and tiny_gradients are generated"),
+                  allowedDatasets(), [](RunConfig& c) -> std::string& { return c.data.dataset; });
     {
         auto* row = new QWidget(data->parentWidget());
         auto* rowLayout = new QHBoxLayout(row);
@@ -223,14 +223,15 @@ void ConfigPanel::buildForm() {
         connect(dataPathEdit_, &QLineEdit::textChanged, this, &ConfigPanel::revalidate);
         connect(browse, &QPushButton::clicked, this, &ConfigPanel::chooseDataDirectory);
         QLineEdit* edit = dataPathEdit_;
-        addField({QStringLiteral("data.path"), edit,
-                  tr("data.path: the directory holding the four MNIST-format IDX files "
-                     "(.gz or raw); empty means the Debian location for fashion_mnist"),
-                  [edit](const RunConfig& c) { edit->setText(QString::fromStdString(c.data.path)); },
-                  [edit](RunConfig& c) {
-                      c.data.path = edit->text().toStdString();
-                      return QString();
-                  }});
+        addField(
+            {QStringLiteral("data.path"), edit,
+             tr("data.path: the directory holding the four MNIST-format IDX files "
+                "(.gz or raw); empty means the Debian location for fashion_mnist"),
+             [edit](const RunConfig& c) { edit->setText(QString::fromStdString(c.data.path)); },
+             [edit](RunConfig& c) {
+                 c.data.path = edit->text().toStdString();
+                 return QString();
+             }});
     }
     addInteger(data, tr("Synthetic samples"), QStringLiteral("data.synthetic_samples"),
                tr("data.synthetic_samples: size of the spirals / tiny_gradients sets"),
@@ -247,11 +248,11 @@ void ConfigPanel::buildForm() {
               [](RunConfig& c) -> std::string& { return c.model.name; });
 
     QFormLayout* precision = addSection(tr("Precision"));
-    modeCombo_ = addChoice(precision, tr("Mode"), QStringLiteral("precision.mode"),
-                           tr("precision.mode: fp32, tf32, fp16 / bf16 autocast with fp32 "
-                              "master weights, or pure fp16 / bf16"),
-                           allowedModes(),
-                           [](RunConfig& c) -> std::string& { return c.precision.mode; });
+    modeCombo_ =
+        addChoice(precision, tr("Mode"), QStringLiteral("precision.mode"),
+                  tr("precision.mode: fp32, tf32, fp16 / bf16 autocast with fp32 "
+                     "master weights, or pure fp16 / bf16"),
+                  allowedModes(), [](RunConfig& c) -> std::string& { return c.precision.mode; });
     executionNote_ = new QLabel(precision->parentWidget());
     executionNote_->setObjectName(QStringLiteral("executionNote"));
     executionNote_->setWordWrap(true);
@@ -285,8 +286,7 @@ void ConfigPanel::buildForm() {
               tr("precision.scaler.backoff_factor: multiplies the scale when a gradient is "
                  "inf/NaN (in (0, 1))"),
               [](RunConfig& c) -> double& { return c.precision.scaler.backoff_factor; });
-    addInteger(precision, tr("Growth interval"),
-               QStringLiteral("precision.scaler.growth_interval"),
+    addInteger(precision, tr("Growth interval"), QStringLiteral("precision.scaler.growth_interval"),
                tr("precision.scaler.growth_interval: clean steps before the scale grows"),
                [](RunConfig& c) -> int64_t& { return c.precision.scaler.growth_interval; });
 
@@ -294,8 +294,8 @@ void ConfigPanel::buildForm() {
     addChoice(optim, tr("Optimizer"), QStringLiteral("optim.name"),
               tr("optim.name: sgd (with momentum), adam or adamw"), allowedOptimizers(),
               [](RunConfig& c) -> std::string& { return c.optim.name; });
-    addDouble(optim, tr("Learning rate"), QStringLiteral("optim.lr"),
-              tr("optim.lr: in (0, 10]"), [](RunConfig& c) -> double& { return c.optim.lr; });
+    addDouble(optim, tr("Learning rate"), QStringLiteral("optim.lr"), tr("optim.lr: in (0, 10]"),
+              [](RunConfig& c) -> double& { return c.optim.lr; });
     addDouble(optim, tr("Weight decay"), QStringLiteral("optim.weight_decay"),
               tr("optim.weight_decay: in [0, 1]"),
               [](RunConfig& c) -> double& { return c.optim.weight_decay; });
@@ -303,18 +303,18 @@ void ConfigPanel::buildForm() {
               tr("optim.clip_norm: global gradient-norm clipping; 0 = off"),
               [](RunConfig& c) -> double& { return c.optim.clip_norm; });
     {
-        auto* unscale = new QCheckBox(tr("Unscale gradients before clipping"),
-                                      optim->parentWidget());
+        auto* unscale = new QCheckBox(tr("Unscale before clipping"), optim->parentWidget());
         optim->addRow(QString(), unscale);
         connect(unscale, &QCheckBox::toggled, this, &ConfigPanel::revalidate);
-        addField({QStringLiteral("optim.clip_after_unscale"), unscale,
-                  tr("optim.clip_after_unscale: off clips the *scaled* gradients, the pitfall "
-                     "that makes clipping far too strong under a loss scaler"),
-                  [unscale](const RunConfig& c) { unscale->setChecked(c.optim.clip_after_unscale); },
-                  [unscale](RunConfig& c) {
-                      c.optim.clip_after_unscale = unscale->isChecked();
-                      return QString();
-                  }});
+        addField(
+            {QStringLiteral("optim.clip_after_unscale"), unscale,
+             tr("optim.clip_after_unscale: off clips the *scaled* gradients, the pitfall "
+                "that makes clipping far too strong under a loss scaler"),
+             [unscale](const RunConfig& c) { unscale->setChecked(c.optim.clip_after_unscale); },
+             [unscale](RunConfig& c) {
+                 c.optim.clip_after_unscale = unscale->isChecked();
+                 return QString();
+             }});
     }
 
     QFormLayout* train = addSection(tr("Training"));
@@ -365,7 +365,9 @@ RunConfig ConfigPanel::collect(std::vector<FieldProblem>* parseProblems) const {
     return c;
 }
 
-RunConfig ConfigPanel::config() const { return collect(nullptr); }
+RunConfig ConfigPanel::config() const {
+    return collect(nullptr);
+}
 
 void ConfigPanel::revalidate() {
     if (loading_) return;
@@ -394,8 +396,8 @@ QString ConfigPanel::fieldMessage(const QString& path) const {
     for (const FieldProblem& p : problems_) {
         // List elements ("precision.keep_fp32[1]") belong to the list's field.
         const bool same = p.field == key ||
-                          (p.field.size() > key.size() && p.field.compare(0, key.size(), key) == 0 &&
-                           p.field[key.size()] == '[');
+                          (p.field.size() > key.size() &&
+                           p.field.compare(0, key.size(), key) == 0 && p.field[key.size()] == '[');
         if (same) messages << QString::fromStdString(p.text());
     }
     return messages.join(QLatin1Char('\n'));
@@ -448,8 +450,8 @@ void ConfigPanel::updateNotes() {
 void ConfigPanel::chooseDataDirectory() {
     const QString start =
         dataPathEdit_->text().isEmpty() ? fashionMnistDirectory_ : dataPathEdit_->text();
-    const QString chosen = QFileDialog::getExistingDirectory(
-        this, tr("Directory with MNIST-format IDX files"), start);
+    const QString chosen =
+        QFileDialog::getExistingDirectory(this, tr("Directory with MNIST-format IDX files"), start);
     if (!chosen.isEmpty()) dataPathEdit_->setText(chosen);
 }
 
@@ -465,7 +467,9 @@ QStringList ConfigPanel::fieldPaths() const {
     return paths;
 }
 
-QString ConfigPanel::datasetNote() const { return datasetNote_->text(); }
+QString ConfigPanel::datasetNote() const {
+    return datasetNote_->text();
+}
 
 void ConfigPanel::setEditable(bool editable) {
     for (const Field& field : fields_) field.widget->setEnabled(editable);

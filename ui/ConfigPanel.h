@@ -14,11 +14,10 @@
 //   the window disables Start while isValid() is false.
 // - The dataset row says when FashionMNIST is not installed where the engine looks for
 //   it by default, and what to do about it.
-#include <functional>
-#include <vector>
-
 #include <QString>
 #include <QWidget>
+#include <functional>
+#include <vector>
 
 #include "config/ConfigValidation.h"
 #include "config/RunConfig.h"
@@ -36,7 +35,8 @@ class ConfigPanel : public QWidget {
 public:
     // Where the Debian package dataset-fashion-mnist installs the files, which is where
     // the engine looks when data.path is empty.
-    static constexpr const char* kDefaultFashionMnistDirectory = "/usr/share/datasets/fashion-mnist";
+    static constexpr const char* kDefaultFashionMnistDirectory =
+        "/usr/share/datasets/fashion-mnist";
 
     explicit ConfigPanel(QWidget* parent = nullptr);
 

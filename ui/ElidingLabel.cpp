@@ -16,12 +16,14 @@ void ElidingLabel::setFullText(const QString& text) {
 }
 
 QSize ElidingLabel::minimumSizeHint() const {
-    return QSize(fontMetrics().horizontalAdvance(QStringLiteral("…")) * 4, QLabel::minimumSizeHint().height());
+    return QSize(fontMetrics().horizontalAdvance(QStringLiteral("…")) * 4,
+                 QLabel::minimumSizeHint().height());
 }
 
 QSize ElidingLabel::sizeHint() const {
     const int margins = contentsMargins().left() + contentsMargins().right();
-    return QSize(fontMetrics().horizontalAdvance(fullText_) + margins + 4, QLabel::sizeHint().height());
+    return QSize(fontMetrics().horizontalAdvance(fullText_) + margins + 4,
+                 QLabel::sizeHint().height());
 }
 
 void ElidingLabel::resizeEvent(QResizeEvent* event) {

@@ -57,8 +57,8 @@ void EngineBridge::tick() {
     // can be left behind in the stream once we decide the run is over.
     const bool ended = engine_->waitFor(0.0);
     DrainedMetrics batch = engine_->stream().drain();
-    const bool hasContent = !batch.steps.empty() || !batch.events.empty() || batch.snapshot ||
-                            batch.droppedSteps > 0;
+    const bool hasContent =
+        !batch.steps.empty() || !batch.events.empty() || batch.snapshot || batch.droppedSteps > 0;
     if (hasContent) {
         stepsReceived_ += static_cast<qint64>(batch.steps.size());
         Q_EMIT metricsArrived(batch);

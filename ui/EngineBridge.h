@@ -16,12 +16,11 @@
 //   the bridge is then ready for a new start().
 // - Destroying the bridge stops the run and joins the engine thread (blocking at most
 //   about one step); a window that must not block asks stop() and waits for runEnded.
-#include <memory>
-
 #include <QElapsedTimer>
 #include <QObject>
 #include <QString>
 #include <QTimer>
+#include <memory>
 
 #include "config/RunConfig.h"
 #include "engine/Engine.h"

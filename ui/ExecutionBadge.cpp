@@ -12,14 +12,16 @@ void ExecutionBadge::setExecution(const ModeExecution& execution) {
     emulated_ = execution.emulated;
     if (emulated_) {
         setText(tr("EMULATED"));
-        setStyleSheet(QStringLiteral("QLabel { background: #d35400; color: white; "
-                                     "font-weight: bold; border-radius: 3px; "
-                                     "padding: 1px 6px; }"));
+        setStyleSheet(
+            QStringLiteral("QLabel { background: #d35400; color: white; "
+                           "font-weight: bold; border-radius: 3px; "
+                           "padding: 1px 6px; }"));
     } else {
         setText(tr("REAL"));
-        setStyleSheet(QStringLiteral("QLabel { background: #2e7d32; color: white; "
-                                     "font-weight: bold; border-radius: 3px; "
-                                     "padding: 1px 6px; }"));
+        setStyleSheet(
+            QStringLiteral("QLabel { background: #2e7d32; color: white; "
+                           "font-weight: bold; border-radius: 3px; "
+                           "padding: 1px 6px; }"));
     }
     setToolTip(QString::fromStdString(execution.how));
 }

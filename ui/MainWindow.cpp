@@ -1,7 +1,5 @@
 #include "MainWindow.h"
 
-#include <algorithm>
-
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
@@ -18,11 +16,12 @@
 #include <QStatusBar>
 #include <QStyle>
 #include <QToolBar>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "ConfigPanel.h"
-#include "EngineBridge.h"
 #include "ElidingLabel.h"
+#include "EngineBridge.h"
 #include "ExecutionBadge.h"
 #include "RunDirectoryNaming.h"
 #include "RunFacts.h"
@@ -40,7 +39,9 @@
 
 // Resources of a static library must be registered by hand; the macro cannot be used
 // inside a namespace.
-static void initUiResources() { Q_INIT_RESOURCE(ui_resources); }
+static void initUiResources() {
+    Q_INIT_RESOURCE(ui_resources);
+}
 
 namespace ampscope::ui {
 
@@ -146,16 +147,17 @@ void MainWindow::buildActions() {
 
     openRunAction_ = new QAction(s->standardIcon(QStyle::SP_DirOpenIcon), tr("&Open run…"), this);
     openRunAction_->setShortcut(QKeySequence::Open);
-    openRunAction_->setToolTip(tr("Show a recorded run directory; one still being written is "
-                                  "followed live (Ctrl+O)"));
+    openRunAction_->setToolTip(
+        tr("Show a recorded run directory; one still being written is "
+           "followed live (Ctrl+O)"));
     connect(openRunAction_, &QAction::triggered, this, &MainWindow::openRunWithDialog);
 
     openConfigAction_ = new QAction(tr("Open &config…"), this);
     openConfigAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openConfigAction_, &QAction::triggered, this, &MainWindow::openConfigWithDialog);
 
-    saveConfigAction_ = new QAction(s->standardIcon(QStyle::SP_DialogSaveButton),
-                                    tr("&Save config…"), this);
+    saveConfigAction_ =
+        new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save config…"), this);
     saveConfigAction_->setShortcut(QKeySequence::Save);
     connect(saveConfigAction_, &QAction::triggered, this, &MainWindow::saveConfigWithDialog);
 
@@ -263,9 +265,8 @@ void MainWindow::buildStatusBar() {
 void MainWindow::buildDocks() {
     configPanel_ = new ConfigPanel(this);
     configPanel_->setMinimumWidth(330);  // the form's labels and fields, without scrolling sideways
-    configureDock_ =
-        addRunView(QStringLiteral("configure"), tr("Configure"), configPanel_,
-                   Qt::LeftDockWidgetArea, nullptr);
+    configureDock_ = addRunView(QStringLiteral("configure"), tr("Configure"), configPanel_,
+                                Qt::LeftDockWidgetArea, nullptr);
     connect(configPanel_, &ConfigPanel::configChanged, this, [this] {
         if (!bridge_->isActive() && !follower_) updateStatusForConfig(configPanel_->config());
         updateActions();
@@ -275,12 +276,12 @@ void MainWindow::buildDocks() {
     lossPlot_ = new LossPlot(this);
     scalePlot_ = new ScalePlot(this);
     throughputPlot_ = new ThroughputPlot(this);
-    lossDock_ = addRunView(QStringLiteral("loss"), tr("Loss"), lossPlot_,
-                           Qt::RightDockWidgetArea, lossPlot_);
+    lossDock_ = addRunView(QStringLiteral("loss"), tr("Loss"), lossPlot_, Qt::RightDockWidgetArea,
+                           lossPlot_);
     scaleDock_ = addRunView(QStringLiteral("scale"), tr("Loss scale"), scalePlot_,
                             Qt::RightDockWidgetArea, scalePlot_);
-    throughputDock_ = addRunView(QStringLiteral("throughput"), tr("Throughput"),
-                                 throughputPlot_, Qt::RightDockWidgetArea, throughputPlot_);
+    throughputDock_ = addRunView(QStringLiteral("throughput"), tr("Throughput"), throughputPlot_,
+                                 Qt::RightDockWidgetArea, throughputPlot_);
     // Loss on top (the headline), scale and throughput side by side under it.
     splitDockWidget(lossDock_, scaleDock_, Qt::Vertical);
     splitDockWidget(scaleDock_, throughputDock_, Qt::Horizontal);
@@ -290,10 +291,8 @@ void MainWindow::applyDefaultDockSizes() {
     // Proportions of the window actually shown: sizes set before the first show are
     // measured against a window size that is not the final one.
     const int formWidth = std::clamp(width() / 4, 340, 420);
-    resizeDocks({configureDock_, lossDock_}, {formWidth, width() - formWidth},
-                Qt::Horizontal);
-    resizeDocks({lossDock_, scaleDock_}, {height() * 55 / 100, height() * 45 / 100},
-                Qt::Vertical);
+    resizeDocks({configureDock_, lossDock_}, {formWidth, width() - formWidth}, Qt::Horizontal);
+    resizeDocks({lossDock_, scaleDock_}, {height() * 55 / 100, height() * 45 / 100}, Qt::Vertical);
     const int plotsWidth = width() - formWidth;
     resizeDocks({scaleDock_, throughputDock_}, {plotsWidth * 55 / 100, plotsWidth * 45 / 100},
                 Qt::Horizontal);
@@ -356,7 +355,9 @@ void MainWindow::resetLayout() {
     applyDefaultDockSizes();
 }
 
-void MainWindow::setConfig(const RunConfig& config) { configPanel_->setConfig(config); }
+void MainWindow::setConfig(const RunConfig& config) {
+    configPanel_->setConfig(config);
+}
 
 bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     try {
@@ -413,7 +414,9 @@ QString MainWindow::errorText() const {
     return errorLabel_->isHidden() ? QString() : errorLabel_->fullText();
 }
 
-bool MainWindow::isFollowingRun() const { return follower_ && followTimer_.isActive(); }
+bool MainWindow::isFollowingRun() const {
+    return follower_ && followTimer_.isActive();
+}
 
 void MainWindow::showError(const QString& message) {
     errorLabel_->setFullText(tr("Error: %1").arg(message));
@@ -457,7 +460,8 @@ void MainWindow::finishBatchInViews() {
 }
 
 void MainWindow::replotAllNow() {
-    for (QCustomPlot* plot : findChildren<QCustomPlot*>()) plot->replot(QCustomPlot::rpImmediateRefresh);
+    for (QCustomPlot* plot : findChildren<QCustomPlot*>())
+        plot->replot(QCustomPlot::rpImmediateRefresh);
 }
 
 bool MainWindow::startRunWith(bool singleStep) {
@@ -523,8 +527,8 @@ void MainWindow::onMetrics(const DrainedMetrics& batch) {
 
 void MainWindow::updateProgress(qint64 step) {
     progress_.update(step, clock_.elapsed() / 1000.0);
-    if (progressBar_->maximum() > 0) progressBar_->setValue(static_cast<int>(
-        std::min<qint64>(step, progressBar_->maximum())));
+    if (progressBar_->maximum() > 0)
+        progressBar_->setValue(static_cast<int>(std::min<qint64>(step, progressBar_->maximum())));
     const double eta = progress_.etaSeconds();
     etaLabel_->setText(eta >= 0.0 ? tr("ETA %1").arg(QString::fromStdString(formatDuration(eta)))
                                   : QString());
@@ -534,8 +538,8 @@ void MainWindow::onStarted(qint64 totalSteps, const QString& description) {
     progress_.start(totalSteps, clock_.elapsed() / 1000.0);
     progressBar_->setRange(0, static_cast<int>(std::min<qint64>(totalSteps, INT32_MAX)));
     progressBar_->setValue(0);
-    runLabel_->setFullText(tr("Training · recording to %1")
-                           .arg(shownPath(bridge_->runDirectory())));
+    runLabel_->setFullText(
+        tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
     runLabel_->setToolTip(description + QStringLiteral("\n") + bridge_->runDirectory());
 }
 
@@ -543,17 +547,16 @@ void MainWindow::onPaused() {
     const QSignalBlocker block(pauseAction_);
     pauseAction_->setChecked(true);
     progress_.pause(clock_.elapsed() / 1000.0);
-    runLabel_->setFullText(tr("Paused at step %1 · %2")
-                           .arg(lastStep_)
-                           .arg(shownPath(bridge_->runDirectory())));
+    runLabel_->setFullText(
+        tr("Paused at step %1 · %2").arg(lastStep_).arg(shownPath(bridge_->runDirectory())));
 }
 
 void MainWindow::onResumed() {
     const QSignalBlocker block(pauseAction_);
     pauseAction_->setChecked(false);
     progress_.resume(clock_.elapsed() / 1000.0);
-    runLabel_->setFullText(tr("Training · recording to %1")
-                           .arg(shownPath(bridge_->runDirectory())));
+    runLabel_->setFullText(
+        tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
 }
 
 void MainWindow::onFailed(const QString& message, bool inputError) {
@@ -566,9 +569,9 @@ void MainWindow::onRunEnded(const RunSummary& summary) {
     if (progressBar_->maximum() == 0) progressBar_->setRange(0, 1);
     etaLabel_->clear();
     runLabel_->setFullText(tr("%1 after %2 steps · %3")
-                           .arg(statusWord(summary.status))
-                           .arg(summary.steps)
-                           .arg(shownPath(runDirectory_)));
+                               .arg(statusWord(summary.status))
+                               .arg(summary.steps)
+                               .arg(shownPath(runDirectory_)));
     Q_EMIT runEnded(QString::fromStdString(summary.status));
     if (closeRequested_) close();
 }
@@ -614,16 +617,19 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
             try {
                 config = configFromJson(data->config);
             } catch (const std::exception& e) {
-                note = tr(" (its config.json does not load here: %1)").arg(QString::fromUtf8(e.what()));
+                note = tr(" (its config.json does not load here: %1)")
+                           .arg(QString::fromUtf8(e.what()));
             }
         } else {
             if (!QFileInfo::exists(directory + QStringLiteral("/config.json")))
-                throw InputError(dir + ": missing config.json — not an AmpScope run directory "
-                                       "(or its writer has not started)");
+                throw InputError(dir +
+                                 ": missing config.json — not an AmpScope run directory "
+                                 "(or its writer has not started)");
             try {
                 config = ampscope::loadConfigFile(dir + "/config.json");
             } catch (const std::exception& e) {
-                note = tr(" (its config.json does not load here: %1)").arg(QString::fromUtf8(e.what()));
+                note = tr(" (its config.json does not load here: %1)")
+                           .arg(QString::fromUtf8(e.what()));
             }
             follower_ = std::make_unique<RunFollower>(dir);
         }
@@ -641,7 +647,8 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         deliverRecords(data->events);
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
         progressBar_->setValue(static_cast<int>(lastStep_));
-        QString text = tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
+        QString text =
+            tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
         if (!data->warnings.empty()) text += tr(" · %1 warning(s)").arg(data->warnings.size());
         runLabel_->setFullText(text);
         QStringList warnings;
@@ -649,7 +656,8 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         runLabel_->setToolTip(warnings.join(QLatin1Char('\n')));
     } else {
         progressBar_->setRange(0, 0);
-        runLabel_->setFullText(tr("Following %1 (still being written)").arg(shownPath(runDirectory_)) + note);
+        runLabel_->setFullText(
+            tr("Following %1 (still being written)").arg(shownPath(runDirectory_)) + note);
         followTimer_.start();
         pollFollower();
     }
@@ -673,8 +681,8 @@ void MainWindow::pollFollower() {
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
         progressBar_->setValue(static_cast<int>(lastStep_));
         runLabel_->setFullText(tr("Opened %1 (%2 steps; the run has ended)")
-                               .arg(shownPath(runDirectory_))
-                               .arg(stepsShown_));
+                                   .arg(shownPath(runDirectory_))
+                                   .arg(stepsShown_));
         follower_.reset();
     }
 }
@@ -696,9 +704,9 @@ void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
         } else if (type == "run_info") {
             const QString device = QString::fromStdString(record.value("device", std::string()));
             const QString name = QString::fromStdString(record.value("device_name", std::string()));
-            deviceLabel_->setFullText(tr("%1: %2 · %3")
-                                          .arg(device.toUpper(), name,
-                                               threadCount(record.value("threads", 0))));
+            deviceLabel_->setFullText(
+                tr("%1: %2 · %3")
+                    .arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
             if (record.contains("precision") && record["precision"].is_object()) {
                 const auto& p = record["precision"];
                 ModeExecution execution{p.value("emulated", false),
@@ -725,8 +733,8 @@ void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
 }
 
 void MainWindow::openRunWithDialog() {
-    const QString directory = QFileDialog::getExistingDirectory(
-        this, tr("Open a run directory"), options_.runsRoot);
+    const QString directory =
+        QFileDialog::getExistingDirectory(this, tr("Open a run directory"), options_.runsRoot);
     if (directory.isEmpty()) return;
     QString error;
     if (!openRunDirectory(directory, &error)) QMessageBox::warning(this, tr("Open run"), error);
@@ -755,9 +763,9 @@ void MainWindow::exportPlotsWithDialog() {
     QStringList failures;
     for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
         for (const char* suffix : {"png", "svg", "pdf"}) {
-            const QString error = savePlotImage(
-                plot, directory + QLatin1Char('/') + plot->objectName() + QLatin1Char('.') +
-                          QLatin1String(suffix));
+            const QString error =
+                savePlotImage(plot, directory + QLatin1Char('/') + plot->objectName() +
+                                        QLatin1Char('.') + QLatin1String(suffix));
             if (!error.isEmpty()) failures << error;
         }
     }

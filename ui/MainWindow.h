@@ -17,14 +17,13 @@
 //   thread has ended (the GUI keeps painting meanwhile; no join on the GUI thread).
 // - With persistSettings, QSettings keeps geometry, dock layout and the last config
 //   (as config JSON); without it (tests, --screenshot) nothing is read or written.
-#include <memory>
-#include <vector>
-
 #include <QElapsedTimer>
 #include <QMainWindow>
 #include <QPointer>
 #include <QTimer>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <vector>
 
 #include "ProgressEstimator.h"
 #include "RunObserver.h"

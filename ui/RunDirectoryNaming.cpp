@@ -25,8 +25,8 @@ QString newRunDirectory(const QString& runsRoot, const RunConfig& config, const 
     }
     if (name.isEmpty()) name = QStringLiteral("run");
     const QString base = runsRoot + QLatin1Char('/') +
-                         when.toString(QStringLiteral("yyyy-MM-ddTHH-mm-ss")) +
-                         QLatin1Char('-') + name;
+                         when.toString(QStringLiteral("yyyy-MM-ddTHH-mm-ss")) + QLatin1Char('-') +
+                         name;
     QString candidate = base;
     for (int n = 2; QFileInfo::exists(candidate); ++n)
         candidate = base + QLatin1Char('-') + QString::number(n);

@@ -12,11 +12,10 @@
 // - takeSnapshot: the engine's latest probe snapshot (a view dynamic_casts to its type).
 // - takeRecord: run-directory records the window does not itself turn into steps or
 //   epochs (probe records, scale records...), as written in events.jsonl.
-#include <memory>
-#include <vector>
-
 #include <QString>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <vector>
 
 #include "config/RunConfig.h"
 #include "engine/MetricStream.h"

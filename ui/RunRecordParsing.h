@@ -4,10 +4,9 @@
 // Numbers written as null carry a "<key>_nonfinite" tag ("nan", "inf", "-inf"); a null
 // without a tag reads as NaN ("not finite or not measured"). Missing fields keep the
 // StepMetrics/EpochMetrics defaults, so records from older runs still load.
+#include <nlohmann/json_fwd.hpp>
 #include <optional>
 #include <string>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "engine/StepMetrics.h"
 

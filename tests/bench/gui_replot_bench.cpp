@@ -6,6 +6,7 @@
 //      the real MainWindow: a 1 ms QTimer records the gaps between its timeouts.
 // Prints a table. --smoke runs a seconds-long version (10^5 points, 20 ticks, 2 s of
 // training) so CTest proves the benchmark still works; it judges nothing.
+// --save-images DIR also writes the benchmarked loss plot and heatmap as PNGs, to look at.
 #include <QApplication>
 #include <QElapsedTimer>
 #include <QTemporaryDir>
@@ -61,13 +62,22 @@ std::vector<StepMetrics> syntheticSteps(int64_t first, int64_t count) {
     return steps;
 }
 
-double elapsedMs(const QElapsedTimer& t) { return static_cast<double>(t.nsecsElapsed()) / 1e6; }
+double elapsedMs(const QElapsedTimer& t) {
+    return static_cast<double>(t.nsecsElapsed()) / 1e6;
+}
 
 struct LossResults {
     Stats following, panning;
     double loadMs = 0;
     int shownPoints = 0;
 };
+
+QString imageDirectory;  // --save-images
+
+void saveImage(QCustomPlot& plot, const char* name) {
+    if (imageDirectory.isEmpty()) return;
+    plot.savePng(imageDirectory + QLatin1Char('/') + QLatin1String(name), 0, 0, 1.0);
+}
 
 LossResults benchLossPlot(int64_t points, int ticks) {
     LossPlot plot;
@@ -102,6 +112,7 @@ LossResults benchLossPlot(int64_t points, int ticks) {
     }
     r.following = statsOf(following);
     r.shownPoints = plot.rawLossGraph()->dataCount();
+    saveImage(plot, "bench-loss-plot.png");
 
     // Panning a zoomed view across the run: every frame rebuilds the decimated views.
     std::vector<double> panning;
@@ -134,7 +145,8 @@ Stats benchHeatmap(int columns, int ticks) {
         std::vector<double> counts(96, 0.0);
         for (int r = 0; r < 93; ++r) {
             const double y = -64 + r, centre = -20 + 6 * std::sin(c * 0.05);
-            counts[static_cast<std::size_t>(r)] = std::round(5e4 * std::exp(-0.5 * std::pow((y - centre) / 4, 2)));
+            counts[static_cast<std::size_t>(r)] =
+                std::round(5e4 * std::exp(-0.5 * std::pow((y - centre) / 4, 2)));
         }
         counts[93] = c % 50 == 0 ? 3 : 0;
         return counts;
@@ -153,6 +165,7 @@ Stats benchHeatmap(int columns, int ticks) {
         map.replot(QCustomPlot::rpImmediateRefresh);
         ticksMs.push_back(elapsedMs(t));
     }
+    saveImage(map, "bench-heatmap.png");
     return statsOf(ticksMs);
 }
 
@@ -225,7 +238,11 @@ StallResults benchStall(int threads, double seconds) {
 
 int main(int argc, char** argv) {
     bool smoke = false;
-    for (int i = 1; i < argc; ++i) smoke |= std::strcmp(argv[i], "--smoke") == 0;
+    for (int i = 1; i < argc; ++i) {
+        smoke |= std::strcmp(argv[i], "--smoke") == 0;
+        if (std::strcmp(argv[i], "--save-images") == 0 && i + 1 < argc)
+            imageDirectory = QString::fromLocal8Bit(argv[++i]);
+    }
     if (!qEnvironmentVariableIsSet("QT_QPA_PLATFORM")) qputenv("QT_QPA_PLATFORM", "offscreen");
     QApplication app(argc, argv);
 
@@ -242,8 +259,8 @@ int main(int argc, char** argv) {
     const StallResults stallOne = benchStall(1, trainSeconds);
     const StallResults stallAll = benchStall(0, trainSeconds);
 
-    std::printf("\n| %-46s | %8s | %8s | %8s | %6s |\n", "measurement (ms)", "median", "p95", "worst",
-                "n");
+    std::printf("\n| %-46s | %8s | %8s | %8s | %6s |\n", "measurement (ms)", "median", "p95",
+                "worst", "n");
     std::printf("|%s|%s|%s|%s|%s|\n", std::string(48, '-').c_str(), std::string(10, '-').c_str(),
                 std::string(10, '-').c_str(), std::string(10, '-').c_str(),
                 std::string(8, '-').c_str());

@@ -85,17 +85,18 @@ DecimatedSeries::Extremes DecimatedSeries::scanRange(std::size_t begin, std::siz
     return e;
 }
 
-void DecimatedSeries::emitBucket(const Extremes& e, std::size_t begin, std::size_t end,
-                                 std::vector<Point>& out) const {
+void DecimatedSeries::emitBucket(const Extremes& e, double x, std::vector<Point>& out) const {
     if (e.minIndex == kNone) {
         // Nothing finite here: a NaN point makes the graph leave a gap.
-        out.push_back({xs_[begin + (end - begin) / 2], std::numeric_limits<double>::quiet_NaN()});
+        out.push_back({x, std::numeric_limits<double>::quiet_NaN()});
         return;
     }
+    // Both extremes at the bucket's middle x, in the order they occurred: one vertical
+    // stroke per pixel column, so a dense band is painted without holes.
     const std::size_t first = std::min(e.minIndex, e.maxIndex);
     const std::size_t second = std::max(e.minIndex, e.maxIndex);
-    out.push_back({xs_[first], ys_[first]});
-    if (second != first) out.push_back({xs_[second], ys_[second]});
+    out.push_back({x, ys_[first]});
+    if (second != first) out.push_back({x, ys_[second]});
 }
 
 void DecimatedSeries::view(double xLow, double xHigh, int buckets, std::vector<Point>& out) const {
@@ -103,8 +104,8 @@ void DecimatedSeries::view(double xLow, double xHigh, int buckets, std::vector<P
     if (xs_.empty() || !(xHigh >= xLow)) return;
     std::size_t begin = lowerIndex(xLow);
     if (begin > 0) --begin;
-    const auto pastHigh = static_cast<std::size_t>(
-        std::upper_bound(xs_.begin(), xs_.end(), xHigh) - xs_.begin());
+    const auto pastHigh =
+        static_cast<std::size_t>(std::upper_bound(xs_.begin(), xs_.end(), xHigh) - xs_.begin());
     const std::size_t end = std::min(xs_.size(), pastHigh + 1);
     if (end <= begin) return;
     const std::size_t count = end - begin;
@@ -114,11 +115,19 @@ void DecimatedSeries::view(double xLow, double xHigh, int buckets, std::vector<P
         for (std::size_t i = begin; i < end; ++i) out.push_back({xs_[i], ys_[i]});
         return;
     }
+    // Buckets are equal slices of x (one per pixel column), not of the points: a column
+    // then holds exactly one bucket even where steps are missing or uneven.
     out.reserve(2 * bucketCount);
-    for (std::size_t b = 0; b < bucketCount; ++b) {
-        const std::size_t from = begin + count * b / bucketCount;
-        const std::size_t to = begin + count * (b + 1) / bucketCount;
-        if (to > from) emitBucket(scanRange(from, to), from, to, out);
+    const double width = (xHigh - xLow) / static_cast<double>(bucketCount);
+    std::size_t from = begin;
+    for (std::size_t b = 0; b < bucketCount && from < end; ++b) {
+        const bool last = b + 1 == bucketCount;
+        const double upper = xLow + width * static_cast<double>(b + 1);
+        // The first and last buckets also take the neighbours just outside the range.
+        const std::size_t to = last ? end : std::clamp(lowerIndex(upper), from, end);
+        if (to > from)
+            emitBucket(scanRange(from, to), xLow + width * (static_cast<double>(b) + 0.5), out);
+        from = to;
     }
 }
 

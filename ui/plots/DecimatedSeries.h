@@ -9,9 +9,11 @@
 //   O(1) to read, so plots set their axis ranges without scanning data per frame.
 // - view(xLow, xHigh, buckets) returns what to draw for that x range at that many pixel
 //   columns: the raw points when they are few (<= 2 per bucket), else per bucket the
-//   minimum and the maximum in x order (the envelope a line through all points would
-//   paint). A bucket holding only non-finite y yields one NaN point (a gap in the line).
-//   One point on each side outside the range is included so lines reach the edges.
+//   minimum and the maximum in the order they occurred, both at the bucket's middle x
+//   (the envelope a line through all points would paint, one stroke per column; buckets
+//   are equal slices of [xLow, xHigh]). A bucket holding only non-finite y yields one
+//   NaN point (a gap in the line). One point on each side outside the range is included
+//   so lines reach the edges.
 // - Cost of view(): O(points in range) while that is at most ~64 points per bucket;
 //   beyond, a coarse per-block min/max index kept up to date on append makes it
 //   O(buckets + blocks in range) (blocks: at most 16384, merged pairwise as data grows).
@@ -77,8 +79,7 @@ private:
     void mergeBlockPairs();
     Extremes scanRaw(std::size_t begin, std::size_t end) const;
     Extremes scanRange(std::size_t begin, std::size_t end) const;  // uses blocks when it pays
-    void emitBucket(const Extremes& e, std::size_t begin, std::size_t end,
-                    std::vector<Point>& out) const;
+    void emitBucket(const Extremes& e, double x, std::vector<Point>& out) const;
 
     std::vector<double> xs_;
     std::vector<double> ys_;

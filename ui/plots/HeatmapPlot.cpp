@@ -1,11 +1,10 @@
 #include "plots/HeatmapPlot.h"
 
+#include <QMouseEvent>
+#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <QMouseEvent>
-#include <QToolTip>
 
 #include "plots/StepIndexTicker.h"
 
@@ -48,8 +47,11 @@ QCPColorGradient countGradient() {
 HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
     setObjectName(QStringLiteral("heatmap"));
     setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
-    axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    // QCustomPlot::axisRect() means "the first axis rect in the layout", which becomes the
+    // named-rows strip once there is one: keep the map's own rect by pointer.
+    mapRect_ = axisRect();
+    mapRect_->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    mapRect_->setRangeZoom(Qt::Horizontal | Qt::Vertical);
     setMouseTracking(true);
     setMinimumSize(300, 200);
 
@@ -66,7 +68,7 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
     colorMap_->setGradient(countGradient());
     // Keep the colour bar as tall as the plot area.
     marginGroup_ = new QCPMarginGroup(this);
-    axisRect()->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
+    mapRect_->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
     colorScale_->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
 
     xAxis->setLabel(tr("training step"));
@@ -88,37 +90,86 @@ void HeatmapPlot::configure(const HeatmapLayout& layout) {
     layout_ = layout;
     layout_.capacity = std::max(2, layout_.capacity);
     clearOverlays();
-    if (extraRowsSeparator_) {
-        removeItem(extraRowsSeparator_);
-        extraRowsSeparator_ = nullptr;
-    }
-    const int rows = std::max(1, rowCount());
+    removeNamedRowsStrip();
+    if (layout_.valueBins > 0 && !layout_.extraRows.isEmpty()) buildNamedRowsStrip();
+    const int rows = std::max(1, mainRowCount());
     colorMap_->data()->setSize(layout_.capacity, rows);
     // Cell centres: columns at 0..capacity-1, rows at firstBinY + r + 0.5.
     colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
                                 QCPRange(rowY(0), rowY(rows - 1)));
     yAxis->setLabel(layout_.yLabel);
     colorScale_->axis()->setLabel(layout_.colourLabel);
-    if (layout_.valueBins > 0 && !layout_.extraRows.isEmpty()) {
-        extraRowsSeparator_ = new QCPItemStraightLine(this);
-        extraRowsSeparator_->point1->setCoords(0.0, valueBinsTopY());
-        extraRowsSeparator_->point2->setCoords(1.0, valueBinsTopY());
-        extraRowsSeparator_->setPen(QPen(QColor(90, 90, 90), 1.0));
-    }
     updateYTicks();
     clear();
 }
 
+void HeatmapPlot::buildNamedRowsStrip() {
+    const int rows = static_cast<int>(layout_.extraRows.size());
+    namedRowsRect_ = new QCPAxisRect(this, true);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, namedRowsRect_);
+    // A fixed height per named row, whatever the widget's height.
+    const int height = rows * 15;
+    namedRowsRect_->setMinimumSize(0, height);
+    namedRowsRect_->setMaximumSize(QWIDGETSIZE_MAX, height);
+    namedRowsRect_->setAutoMargins(QCP::msLeft | QCP::msRight);
+    namedRowsRect_->setMargins(QMargins(0, 8, 0, 4));
+    namedRowsRect_->setMarginGroup(QCP::msLeft | QCP::msRight, marginGroup_);
+    mapRect_->setMarginGroup(QCP::msLeft | QCP::msRight | QCP::msBottom, marginGroup_);
+    colorScale_->setMarginGroup(QCP::msBottom, marginGroup_);
+
+    QCPAxis* x = namedRowsRect_->axis(QCPAxis::atBottom);
+    QCPAxis* y = namedRowsRect_->axis(QCPAxis::atLeft);
+    namedRowsRect_->axis(QCPAxis::atTop)->setVisible(false);
+    namedRowsRect_->axis(QCPAxis::atRight)->setVisible(false);
+    x->setTickLabels(false);
+    x->setTicker(xAxis->ticker());
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    y->setRange(-0.5, rows - 0.5);
+    y->setRangeReversed(true);  // first name on top
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    for (int i = 0; i < rows; ++i) names->addTick(i, layout_.extraRows[i]);
+    y->setTicker(names);
+    y->setSubTicks(false);
+    namedRowsRect_->setRangeDrag(Qt::Horizontal);
+    namedRowsRect_->setRangeZoom(Qt::Horizontal);
+
+    namedRowsMap_ = new QCPColorMap(x, y);
+    namedRowsMap_->setInterpolate(false);
+    namedRowsMap_->setColorScale(colorScale_);
+    namedRowsMap_->data()->setSize(layout_.capacity, rows);
+    namedRowsMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+                                    QCPRange(0.0, rows - 1.0));
+    // One x axis in effect: the strip follows the map and the map follows the strip.
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), xAxis,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    x->setRange(xAxis->range());
+}
+
+void HeatmapPlot::removeNamedRowsStrip() {
+    if (!namedRowsRect_) return;
+    removePlottable(namedRowsMap_);
+    namedRowsMap_ = nullptr;
+    plotLayout()->remove(namedRowsRect_);  // deletes it and its axes
+    plotLayout()->simplify();
+    namedRowsRect_ = nullptr;
+}
+
 void HeatmapPlot::updateYTicks() {
     QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
-    // Every 8th exponent (every 4th when there are few bins), then the named rows.
+    // Every 8th exponent (every 4th when there are few bins); named rows in the map itself
+    // only when there is no strip for them.
     const int every = layout_.valueBins > 40 ? 8 : (layout_.valueBins > 16 ? 4 : 1);
     for (int row = 0; row < layout_.valueBins; ++row) {
         const double y = layout_.firstBinY + row;
         if (std::fmod(std::abs(y), every) == 0.0) ticker->addTick(y, powerOfTwoLabel(y));
     }
-    for (int i = 0; i < layout_.extraRows.size(); ++i)
-        ticker->addTick(extraRowY(i), layout_.extraRows[i]);
+    if (!namedRowsRect_)
+        for (int i = 0; i < layout_.extraRows.size(); ++i)
+            ticker->addTick(rowY(layout_.valueBins + i), layout_.extraRows[i]);
     yAxis->setTicker(ticker);
 }
 
@@ -131,14 +182,15 @@ void HeatmapPlot::clear() {
     minPositive_ = 0.0;
     maxValue_ = 0.0;
     colorMap_->data()->fill(kNaN);
+    if (namedRowsMap_) namedRowsMap_->data()->fill(kNaN);
     following_ = true;
     resetView();
 }
 
 void HeatmapPlot::appendColumn(int64_t step, const std::vector<double>& counts) {
     if (static_cast<int>(counts.size()) != rowCount()) {
-        qWarning("HeatmapPlot::appendColumn: %zu counts for %d rows; column ignored",
-                 counts.size(), rowCount());
+        qWarning("HeatmapPlot::appendColumn: %zu counts for %d rows; column ignored", counts.size(),
+                 rowCount());
         return;
     }
     for (std::size_t r = 0; r < counts.size(); ++r)
@@ -188,6 +240,7 @@ void HeatmapPlot::mergeColumnPairs() {
     steps_ = std::move(mergedSteps);
     appendedPerColumn_ *= 2;
     colorMap_->data()->fill(kNaN);
+    if (namedRowsMap_) namedRowsMap_->data()->fill(kNaN);
     for (int c = 0; c < static_cast<int>(columns_.size()); ++c) writeColumn(c);
     recomputeExtents();  // averaging with empty neighbours lowers the smallest value
 }
@@ -202,13 +255,18 @@ void HeatmapPlot::recomputeExtents() {
         }
 }
 
+void HeatmapPlot::setCell(int column, int row, double value) {
+    const double shown = value > 0.0 ? value : kNaN;  // NaN: transparent (no mass)
+    if (row < mainRowCount())
+        colorMap_->data()->setCell(column, row, shown);
+    else
+        namedRowsMap_->data()->setCell(column, row - layout_.valueBins, shown);
+}
+
 void HeatmapPlot::writeColumn(int column) {
     const auto& values = columns_[static_cast<std::size_t>(column)];
-    QCPColorMapData* data = colorMap_->data();
-    for (int r = 0; r < static_cast<int>(values.size()); ++r) {
-        const double v = values[static_cast<std::size_t>(r)];
-        data->setCell(column, r, v > 0.0 ? v : kNaN);  // NaN: transparent (no mass)
-    }
+    for (int r = 0; r < static_cast<int>(values.size()); ++r)
+        setCell(column, r, values[static_cast<std::size_t>(r)]);
 }
 
 double HeatmapPlot::value(int column, int row) const {
@@ -224,7 +282,7 @@ QString HeatmapPlot::columnLabel(int index) const {
 void HeatmapPlot::applyXRange() {
     inAutoRange_ = true;
     xAxis->setRange(-0.5, std::max(columnCount(), 16) - 0.5);
-    yAxis->setRange(layout_.firstBinY, topY());
+    yAxis->setRange(layout_.firstBinY, layout_.firstBinY + mainRowCount());
     inAutoRange_ = false;
 }
 
@@ -247,13 +305,15 @@ void HeatmapPlot::placeLabel(QCPItemText* label, double y) {
     label->position->setCoords(label->position->coords().x(), y);
 }
 
-int HeatmapPlot::addLine(double y, const QString& label, const QColor& colour,
-                         Qt::PenStyle style) {
+int HeatmapPlot::addLine(double y, const QString& label, const QColor& colour, Qt::PenStyle style) {
     auto* line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(mapRect_);
     line->point1->setCoords(0.0, y);
     line->point2->setCoords(1.0, y);
     line->setPen(QPen(colour, 1.5, style));
     auto* text = new QCPItemText(this);
+    text->setClipAxisRect(mapRect_);
+    text->position->setAxisRect(mapRect_);
     text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     text->position->setTypeY(QCPItemPosition::ptPlotCoords);
     text->position->setCoords(0.99, y);
@@ -269,6 +329,9 @@ int HeatmapPlot::addLine(double y, const QString& label, const QColor& colour,
 
 int HeatmapPlot::addBand(double yLow, double yHigh, const QString& label, const QColor& fill) {
     auto* rect = new QCPItemRect(this);
+    rect->setClipAxisRect(mapRect_);
+    rect->topLeft->setAxisRect(mapRect_);
+    rect->bottomRight->setAxisRect(mapRect_);
     rect->topLeft->setTypeX(QCPItemPosition::ptAxisRectRatio);
     rect->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
     rect->topLeft->setCoords(0.0, yHigh);
@@ -276,12 +339,18 @@ int HeatmapPlot::addBand(double yLow, double yHigh, const QString& label, const 
     rect->setPen(Qt::NoPen);
     rect->setBrush(fill);
     auto* text = new QCPItemText(this);
+    text->setClipAxisRect(mapRect_);
+    text->position->setAxisRect(mapRect_);
     text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
     text->position->setTypeY(QCPItemPosition::ptPlotCoords);
     text->position->setCoords(0.01, 0.5 * (yLow + yHigh));
     text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
     text->setText(label);
-    text->setColor(fill.darker(250));
+    QColor ink = fill.darker(300);
+    ink.setAlpha(255);  // the fill is faint; its label must not be
+    text->setColor(ink);
+    text->setBrush(QColor(255, 255, 255, 200));
+    text->setPadding(QMargins(3, 1, 3, 1));
     text->setClipToAxisRect(true);
     const int id = nextOverlayId_++;
     overlays_[id] = {rect, text, true};
@@ -339,12 +408,12 @@ void HeatmapPlot::showFp16Limits(double log2Scale) {
     if (fp16Bands_.empty()) {
         const double bottom = layout_.firstBinY;
         const double top = valueBinsTopY();
-        fp16Bands_.push_back(addBand(bottom, limits[0], tr("fp16: flushed to 0"),
-                                     QColor(220, 50, 50, 40)));
-        fp16Bands_.push_back(addBand(limits[0], limits[1], tr("fp16 subnormal"),
-                                     QColor(230, 180, 0, 40)));
-        fp16Bands_.push_back(addBand(limits[2], top, tr("fp16 overflow (inf)"),
-                                     QColor(220, 50, 50, 40)));
+        fp16Bands_.push_back(
+            addBand(bottom, limits[0], tr("fp16: flushed to 0"), QColor(220, 50, 50, 40)));
+        fp16Bands_.push_back(
+            addBand(limits[0], limits[1], tr("fp16 subnormal"), QColor(230, 180, 0, 40)));
+        fp16Bands_.push_back(
+            addBand(limits[2], top, tr("fp16 overflow (inf)"), QColor(220, 50, 50, 40)));
     }
     const QString scaleText = powerOfTwoLabel(log2Scale);
     if (fp16ScaledLines_.empty()) {
@@ -359,16 +428,21 @@ void HeatmapPlot::showFp16Limits(double log2Scale) {
 }
 
 QString HeatmapPlot::hoverText(QPoint pixel) const {
-    if (!axisRect()->rect().contains(pixel)) return QString();
     const int column = static_cast<int>(std::lround(xAxis->pixelToCoord(pixel.x())));
-    const int row =
-        static_cast<int>(std::floor(yAxis->pixelToCoord(pixel.y()) - layout_.firstBinY));
+    int row = -1;
+    if (mapRect_->rect().contains(pixel)) {
+        row = static_cast<int>(std::floor(yAxis->pixelToCoord(pixel.y()) - layout_.firstBinY));
+        if (row >= mainRowCount()) row = -1;
+    } else if (namedRowsRect_ && namedRowsRect_->rect().contains(pixel)) {
+        const double y = namedRowsRect_->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y());
+        row = layout_.valueBins + static_cast<int>(std::lround(y));
+    }
     if (column < 0 || column >= columnCount() || row < 0 || row >= rowCount()) return QString();
     QString where;
     if (row < layout_.valueBins) {
         const double k = layout_.firstBinY + row;
-        where = tr("%1 in [%2, %3)").arg(layout_.yLabel, QString::number(k),
-                                         QString::number(k + 1));
+        where =
+            tr("%1 in [%2, %3)").arg(layout_.yLabel, QString::number(k), QString::number(k + 1));
     } else {
         where = layout_.extraRows[row - layout_.valueBins];
     }
@@ -376,8 +450,7 @@ QString HeatmapPlot::hoverText(QPoint pixel) const {
     if (appendedPerColumn_ > 1)
         text += tr(" (mean of %1 columns ending here)").arg(appendedPerColumn_);
     text += QStringLiteral("\n") + where;
-    text += tr("\n%1: %2").arg(layout_.colourLabel,
-                               QString::number(value(column, row), 'g', 6));
+    text += tr("\n%1: %2").arg(layout_.colourLabel, QString::number(value(column, row), 'g', 6));
     return text;
 }
 

@@ -6,8 +6,11 @@
 // - configure() fixes the rows: `valueBins` rows, row r covering y in [firstBinY + r,
 //   firstBinY + r + 1) (e.g. bin k of log2|g| holds |g| in [2^k, 2^(k+1)), k = -64..32,
 //   so y reads as log2|g| and a line at y = -24 is exactly 2^-24), then one row per name
-//   in `extraRows` ("NaN", "+Inf", "-Inf") above them, labelled by name (with no value
-//   bins, the named rows alone make a layer x step map). It clears data and overlays.
+//   in `extraRows` ("NaN", "+Inf", "-Inf"), labelled by name. With value bins, the named
+//   rows get a strip of their own above the map (fixed height per row, same x axis and
+//   colours), so they stay readable however many bins there are; with no value bins the
+//   named rows alone make the map (a layer x step map). configure() clears data and
+//   overlays.
 // - appendColumn(step, counts) adds one column (counts.size() == rowCount()); columns
 //   are x = 0, 1, 2, ... and the x axis labels them with their step. The map never holds
 //   more than `capacity` columns: when full, neighbouring columns are averaged pairwise
@@ -21,11 +24,11 @@
 //   with the scale) and removed. showFp16Limits() places the fp16 facts.
 // - Like the time-series plots: zoom/pan, double click resets, tooltip with the exact
 //   cell value, one queued replot per refresh().
+#include <QStringList>
 #include <cstdint>
 #include <map>
 #include <vector>
 
-#include <QStringList>
 #include "plots/QCustomPlotInclude.h"
 
 namespace ampscope::ui {
@@ -55,9 +58,9 @@ public:
     int rowCount() const { return layout_.valueBins + static_cast<int>(layout_.extraRows.size()); }
     // Centre of a row in y (row r spans [firstBinY + r, firstBinY + r + 1)).
     double rowY(int row) const { return layout_.firstBinY + row + 0.5; }
-    double extraRowY(int index) const { return rowY(layout_.valueBins + index); }
-    double topY() const { return layout_.firstBinY + rowCount(); }
     double valueBinsTopY() const { return layout_.firstBinY + layout_.valueBins; }
+    // The strip of named rows above the map (nullptr when there is none).
+    QCPAxisRect* namedRowsRect() const { return namedRowsRect_; }
 
     void appendColumn(int64_t step, const std::vector<double>& counts);
     void clear();
@@ -87,6 +90,7 @@ public:
 
     QString hoverText(QPoint pixel) const;
     QCPColorMap* colorMap() const { return colorMap_; }
+    QCPColorMap* namedRowsMap() const { return namedRowsMap_; }
     QCPColorScale* colorScale() const { return colorScale_; }
 
 public Q_SLOTS:
@@ -105,6 +109,10 @@ private:
     };
 
     void writeColumn(int column);
+    void setCell(int column, int row, double value);
+    void buildNamedRowsStrip();
+    void removeNamedRowsStrip();
+    int mainRowCount() const { return namedRowsRect_ ? layout_.valueBins : rowCount(); }
     void mergeColumnPairs();
     void pushColumn(int64_t step, std::vector<double> values);
     void updateYTicks();
@@ -126,7 +134,9 @@ private:
     double maxValue_ = 0.0;
     std::map<int, Overlay> overlays_;
     int nextOverlayId_ = 1;
-    QCPItemStraightLine* extraRowsSeparator_ = nullptr;
+    QCPAxisRect* mapRect_ = nullptr;  // the map's axis rect (xAxis, yAxis)
+    QCPAxisRect* namedRowsRect_ = nullptr;
+    QCPColorMap* namedRowsMap_ = nullptr;
     bool following_ = true;
     bool inAutoRange_ = false;
     std::vector<int> fp16Bands_;

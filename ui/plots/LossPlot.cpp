@@ -1,10 +1,9 @@
 #include "plots/LossPlot.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QAction>
 #include <QMenu>
+#include <algorithm>
+#include <cmath>
 
 namespace ampscope::ui {
 
@@ -13,7 +12,9 @@ namespace {
 constexpr double kBottomRug = 0.03;
 constexpr double kTopRug = 0.97;
 
-bool isClassification(const std::string& dataset) { return dataset != "tiny_gradients"; }
+bool isClassification(const std::string& dataset) {
+    return dataset != "tiny_gradients";
+}
 
 }  // namespace
 
@@ -28,8 +29,8 @@ LossPlot::LossPlot(QWidget* parent) : TimeSeriesPlot(parent) {
     markerAxis_->setRange(0.0, 1.0);
 
     raw_ = addSeries(yAxis, tr("train loss"), QPen(QColor(120, 160, 210), 1.0));
-    smoothed_ = addSeries(yAxis, tr("train loss, EMA %1").arg(kSmoothing),
-                          QPen(QColor(20, 70, 160), 2.0));
+    smoothed_ =
+        addSeries(yAxis, tr("train loss, EMA %1").arg(kSmoothing), QPen(QColor(20, 70, 160), 2.0));
     valLoss_ = addSeries(yAxis, tr("val loss"), QPen(QColor(200, 90, 20), 2.0));
     valLoss_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
     valAccuracy_ = addSeries(yAxis2, tr("val accuracy (%)"), QPen(QColor(40, 140, 60), 2.0));
@@ -37,8 +38,8 @@ LossPlot::LossPlot(QWidget* parent) : TimeSeriesPlot(parent) {
 
     skipped_ = addSeries(markerAxis_, tr("skipped step"), QPen(QColor(230, 130, 0)));
     skipped_->graph()->setLineStyle(QCPGraph::lsNone);
-    skipped_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssTriangle,
-                                                       QColor(230, 130, 0), QColor(230, 130, 0), 6));
+    skipped_->graph()->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, QColor(230, 130, 0), QColor(230, 130, 0), 6));
     nonFinite_ = addSeries(markerAxis_, tr("loss NaN/Inf"), QPen(QColor(200, 0, 0)));
     nonFinite_->graph()->setLineStyle(QCPGraph::lsNone);
     nonFinite_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 7));
@@ -137,7 +138,9 @@ void LossPlot::applyAutoRanges() {
     }
 }
 
-void LossPlot::addContextActions(QMenu& menu) { menu.addAction(logAction_); }
+void LossPlot::addContextActions(QMenu& menu) {
+    menu.addAction(logAction_);
+}
 
 QString LossPlot::hoverText(double step, QPoint pixel) const {
     // An epoch point near the mouse (within 8 px) wins over the step under it.

@@ -4,6 +4,7 @@
 #include <QFileInfo>
 #include <QMessageBox>
 #include <QSvgGenerator>
+
 #include "plots/QCustomPlotInclude.h"
 
 namespace ampscope::ui {

@@ -35,8 +35,8 @@ ScalePlot::ScalePlot(QWidget* parent) : TimeSeriesPlot(parent) {
         QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(200, 0, 0), QColor(255, 90, 90), 7));
     growthMarks_ = addSeries(yAxis, tr("growth"), QPen(QColor(30, 140, 50)));
     growthMarks_->graph()->setLineStyle(QCPGraph::lsNone);
-    growthMarks_->graph()->setScatterStyle(QCPScatterStyle(
-        QCPScatterStyle::ssTriangle, QColor(30, 140, 50), QColor(30, 140, 50), 6));
+    growthMarks_->graph()->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, QColor(30, 140, 50), QColor(30, 140, 50), 6));
     yAxis->setRange(-1, 17);
     yAxis2->setRange(0, 2000);
     setPlaceholder(tr("No run yet"));
@@ -80,11 +80,13 @@ void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
     // A note shares the plot with a flat line at its middle: keep it above.
     setPlaceholderHeight(scalerKind_ == "dynamic" ? 0.5 : 0.25);
     if (scalerKind_ == "off")
-        setPlaceholder(tr("No loss scaler in this run\n(precision.scaler.kind resolves to off):"
-                          "\nthe scale stays 1 = 2\u2070"));
+        setPlaceholder(
+            tr("No loss scaler in this run\n(precision.scaler.kind resolves to off):"
+               "\nthe scale stays 1 = 2\u2070"));
     else if (scalerKind_ == "static")
-        setPlaceholder(tr("Static loss scale: it never changes;\noverflowing steps are "
-                          "still skipped"));
+        setPlaceholder(
+            tr("Static loss scale: it never changes;\noverflowing steps are "
+               "still skipped"));
     else
         setPlaceholder(QString());
 }
@@ -92,19 +94,17 @@ void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
 void ScalePlot::applyAutoRanges() {
     const DecimatedSeries& s = log2Scale_->series();
     setXRangeToData(s.lastX());
-    if (s.hasFiniteY())
-        yAxis->setRange(std::floor(s.minY()) - 1.0, std::ceil(s.maxY()) + 1.0);
+    if (s.hasFiniteY()) yAxis->setRange(std::floor(s.minY()) - 1.0, std::ceil(s.maxY()) + 1.0);
     const double interval = static_cast<double>(std::max<int64_t>(growthInterval_, 1));
     yAxis2->setRange(0.0, interval * 1.05);
 }
 
 const ScalePlot::ScaleChange* ScalePlot::nearestChange(const std::vector<ScaleChange>& changes,
-                                                        double step) {
+                                                       double step) {
     if (changes.empty()) return nullptr;
-    auto it = std::lower_bound(changes.begin(), changes.end(), step,
-                               [](const ScaleChange& c, double s) {
-                                   return static_cast<double>(c.step) < s;
-                               });
+    auto it = std::lower_bound(
+        changes.begin(), changes.end(), step,
+        [](const ScaleChange& c, double s) { return static_cast<double>(c.step) < s; });
     if (it == changes.end()) return &changes.back();
     if (it == changes.begin()) return &*it;
     auto before = std::prev(it);
@@ -141,9 +141,8 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
     const DecimatedSeries& s = log2Scale_->series();
     if (s.empty()) return QString();
     const std::size_t i = s.nearestIndex(step);
-    QString text = tr("step %1\nscale %2")
-                       .arg(static_cast<qint64>(s.x(i)))
-                       .arg(powerOfTwo(std::exp2(s.y(i))));
+    QString text =
+        tr("step %1\nscale %2").arg(static_cast<qint64>(s.x(i))).arg(powerOfTwo(std::exp2(s.y(i))));
     if (scalerKind_ == "dynamic")
         text += tr("\ngrowth tracker %1 / %2")
                     .arg(static_cast<qint64>(tracker_->series().y(i)))

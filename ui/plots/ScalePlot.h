@@ -43,8 +43,7 @@ protected:
     void applyAutoRanges() override;
 
 private:
-    static const ScaleChange* nearestChange(const std::vector<ScaleChange>& changes,
-                                            double step);
+    static const ScaleChange* nearestChange(const std::vector<ScaleChange>& changes, double step);
     QString changeText(const ScaleChange& change, bool backoff) const;
 
     SeriesGraph* log2Scale_;

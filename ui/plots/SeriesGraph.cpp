@@ -10,6 +10,7 @@ SeriesGraph::SeriesGraph(QCPGraph* graph, std::size_t directLimit)
 void SeriesGraph::clear() {
     series_.clear();
     graph_->data()->clear();
+    graph_->setAdaptiveSampling(true);
     shownCount_ = 0;
     decimated_ = false;
     viewWidth_ = -1;
@@ -32,8 +33,8 @@ bool SeriesGraph::refresh() {
     const QCPRange range = graph_->keyAxis()->range();
     const bool rangeChanged = !decimated_ || range != viewRange_ || width != viewWidth_;
     // New points matter only when they land inside (or just past) the visible range.
-    const bool newDataVisible = series_.size() != viewSize_ &&
-                                viewSize_ < series_.size() && series_.x(viewSize_) <= range.upper;
+    const bool newDataVisible = series_.size() != viewSize_ && viewSize_ < series_.size() &&
+                                series_.x(viewSize_) <= range.upper;
     if (!rangeChanged && !newDataVisible) {
         viewSize_ = series_.size();
         return false;
@@ -61,6 +62,9 @@ void SeriesGraph::rebuildView(const QCPRange& range, int width) {
     for (std::size_t i = 0; i < scratch_.size(); ++i)
         data[static_cast<qsizetype>(i)] = QCPGraphData(scratch_[i].x, scratch_[i].y);
     graph_->data()->set(data, true);
+    // The view is already at pixel resolution; QCustomPlot's own sampling on top of it
+    // merges neighbouring buckets again and leaves unpainted pixel columns.
+    graph_->setAdaptiveSampling(false);
     decimated_ = true;
     viewRange_ = range;
     viewWidth_ = width;

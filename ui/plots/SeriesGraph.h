@@ -14,9 +14,8 @@
 #include <cstddef>
 #include <vector>
 
-#include "plots/QCustomPlotInclude.h"
-
 #include "plots/DecimatedSeries.h"
+#include "plots/QCustomPlotInclude.h"
 
 namespace ampscope::ui {
 

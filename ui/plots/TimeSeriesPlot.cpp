@@ -1,12 +1,11 @@
 #include "plots/TimeSeriesPlot.h"
 
-#include <algorithm>
-#include <cmath>
-
 #include <QAction>
 #include <QMenu>
 #include <QMouseEvent>
 #include <QToolTip>
+#include <algorithm>
+#include <cmath>
 
 #include "plots/PlotExport.h"
 

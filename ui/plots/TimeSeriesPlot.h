@@ -12,13 +12,12 @@
 // - Hovering shows a tooltip with exact values, written by hoverText() of the subclass.
 // - The context menu has Reset view, the subclass's extra actions and Save image…
 // - While there is no data, a placeholder line in the middle says why the plot is empty.
+#include <QString>
 #include <memory>
 #include <vector>
 
-#include <QString>
-#include "plots/QCustomPlotInclude.h"
-
 #include "RunObserver.h"
+#include "plots/QCustomPlotInclude.h"
 #include "plots/SeriesGraph.h"
 
 class QAction;
