@@ -535,9 +535,9 @@ void MainWindow::updateProgress(qint64 step) {
 }
 
 void MainWindow::onStarted(qint64 totalSteps, const QString& description) {
-    progress_.start(totalSteps, clock_.elapsed() / 1000.0);
+    progress_.start(totalSteps, clock_.elapsed() / 1000.0, lastStep_);
     progressBar_->setRange(0, static_cast<int>(std::min<qint64>(totalSteps, INT32_MAX)));
-    progressBar_->setValue(0);
+    progressBar_->setValue(static_cast<int>(std::min<qint64>(lastStep_, totalSteps)));
     runLabel_->setFullText(
         tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
     runLabel_->setToolTip(description + QStringLiteral("\n") + bridge_->runDirectory());

@@ -4,14 +4,14 @@
 
 namespace ampscope::ui {
 
-void ProgressEstimator::start(int64_t totalSteps, double now) {
+void ProgressEstimator::start(int64_t totalSteps, double now, int64_t doneSteps) {
     total_ = std::max<int64_t>(0, totalSteps);
-    done_ = 0;
+    done_ = std::max<int64_t>(0, doneSteps);
     startedAt_ = now;
     pausedTotal_ = 0.0;
     pausedAt_ = -1.0;
     samples_.clear();
-    samples_.push_back({0.0, 0});
+    samples_.push_back({0.0, done_});
 }
 
 double ProgressEstimator::activeTime(double now) const {

@@ -16,7 +16,9 @@ class ProgressEstimator {
 public:
     static constexpr double kWindowSeconds = 20.0;
 
-    void start(int64_t totalSteps, double now);
+    // doneSteps: steps already done when the plan became known (the engine announces its
+    // plan and its first steps in the same tick).
+    void start(int64_t totalSteps, double now, int64_t doneSteps = 0);
     void update(int64_t doneSteps, double now);
     void pause(double now);
     void resume(double now);
