@@ -1,6 +1,6 @@
-// ampscope: the lab. With a display and the GUI built it opens the window;
-// without a display it runs the default comparison headless and prints where
-// the run directories went.
+// ampscope: the lab. With a display (or QT_QPA_PLATFORM=offscreen) and the GUI built it
+// opens the window; without a display, or with --headless, it runs the default
+// comparison (or --config's run) headless and prints where the run directories went.
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -10,22 +10,59 @@
 #include "DefaultComparison.h"
 #include "HeadlessRunner.h"
 #include "common/BuildInfo.h"
+#include "config/ConfigJson.h"
 #include "engine/Versions.h"
+
+#ifdef AMPSCOPE_HAVE_GUI
+#include <QApplication>
+#include <QGuiApplication>
+#include <QIcon>
+#include <QPixmap>
+#include <QScreen>
+#include <QTimer>
+
+#include "ConfigPanel.h"
+#include "MainWindow.h"
+#endif
 
 using namespace ampscope;
 
 namespace {
 
+struct Options {
+    bool headless = false;
+    std::string parent = "runs";
+    std::string configPath;
+    std::string screenshotPath;
+    long long afterSteps = 50;
+};
+
+const char* const kUsage =
+    "usage: ampscope [--config FILE] [--headless] [--out PARENT_DIR]\n"
+    "                [--screenshot PNG [--after-steps N]] [--version]\n"
+    "  --config FILE       start with this config (headless: run it)\n"
+    "  --headless          no window: run in the terminal (the default comparison, or --config)\n"
+    "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp> (default: runs)\n"
+    "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
+    "  --after-steps N     steps before --screenshot grabs the window (default 50)\n";
+
+bool environmentSet(const char* name) {
+    const char* value = std::getenv(name);
+    return value && *value;
+}
+
 bool displayAvailable() {
-    const char* x11 = std::getenv("DISPLAY");
-    const char* wayland = std::getenv("WAYLAND_DISPLAY");
-    return (x11 && *x11) || (wayland && *wayland);
+    const char* platform = std::getenv("QT_QPA_PLATFORM");
+    const bool offscreen = platform && std::strcmp(platform, "offscreen") == 0;
+    return environmentSet("DISPLAY") || environmentSet("WAYLAND_DISPLAY") || offscreen;
 }
 
 int runDefaultHeadless(const std::string& parent) {
     const std::string root = app::timestampedDirectory(parent);
-    std::printf("ampscope: no window available; running the default comparison headless "
-                "(FashionMNIST, simple CNN, fp32 vs bf16 vs fp16) into %s\n", root.c_str());
+    std::printf(
+        "ampscope: no window available; running the default comparison headless "
+        "(FashionMNIST, simple CNN, fp32 vs bf16 vs fp16) into %s\n",
+        root.c_str());
     const auto runs = app::defaultComparisonConfigs();
     std::vector<app::HeadlessResult> results;
     for (const auto& run : runs) {
@@ -43,32 +80,157 @@ int runDefaultHeadless(const std::string& parent) {
     return 0;
 }
 
+int runConfigHeadless(const std::string& configPath, const std::string& parent) {
+    RunConfig config;
+    try {
+        config = loadConfigFile(configPath);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "ampscope: %s\n", e.what());
+        return 2;
+    }
+    const std::string name =
+        config.name.empty() ? config.model.name + "-" + config.precision.mode : config.name;
+    const std::string directory = app::timestampedDirectory(parent) + "-" + name;
+    std::printf("ampscope: running %s headless into %s\n", configPath.c_str(), directory.c_str());
+    const auto result = app::runHeadless(config, directory, stdout);
+    app::printSummary(result.summary, directory, stdout);
+    return app::exitCodeFor(result);
+}
+
+#ifdef AMPSCOPE_HAVE_GUI
+int runWindow(int& argc, char** argv, const Options& options) {
+    QApplication application(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("AmpScope"));
+    QApplication::setApplicationName(QStringLiteral("ampscope"));
+    QApplication::setApplicationVersion(QString::fromLatin1(build::kVersion));
+    const bool screenshot = !options.screenshotPath.empty();
+
+    ui::MainWindowOptions windowOptions;
+    // A screenshot shows the default layout and must not change the user's settings.
+    windowOptions.persistSettings = !screenshot;
+    ui::MainWindow window(windowOptions);
+    QApplication::setWindowIcon(window.windowIcon());
+    if (!options.configPath.empty()) {
+        QString error;
+        if (!window.loadConfigFile(QString::fromStdString(options.configPath), &error)) {
+            std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
+            return 2;
+        }
+    }
+    if (!screenshot) {
+        window.show();
+        return QApplication::exec();
+    }
+
+    // --screenshot: fill the screen, start the run, grab after N steps, stop, exit.
+    QApplication::setQuitOnLastWindowClosed(false);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        window.resize(screen->availableGeometry().size());
+        window.move(screen->availableGeometry().topLeft());
+    }
+    window.show();
+    int exitCode = 0;
+    bool taken = false;
+    const QString path = QString::fromStdString(options.screenshotPath);
+    auto take = [&] {
+        if (taken) return;
+        taken = true;
+        window.replotAllNow();
+        const QPixmap image = window.grab();
+        if (image.isNull() || !image.save(path, "PNG")) {
+            std::fprintf(stderr, "ampscope: %s: could not write the screenshot\n",
+                         options.screenshotPath.c_str());
+            exitCode = 1;
+        } else {
+            std::printf("ampscope: saved a %dx%d screenshot after %lld steps to %s\n",
+                        image.width(), image.height(), static_cast<long long>(window.stepsShown()),
+                        options.screenshotPath.c_str());
+        }
+        window.close();  // stops the run first; `closed` follows once it has
+    };
+    QObject::connect(&window, &ui::MainWindow::stepsShownChanged, &window, [&](qint64 shown) {
+        if (shown >= options.afterSteps) QTimer::singleShot(0, &window, take);
+    });
+    QObject::connect(&window, &ui::MainWindow::runEnded, &window, [&](const QString& status) {
+        if (taken) return;
+        std::fprintf(stderr, "ampscope: the run ended (%s) after %lld steps, before %lld\n",
+                     status.toUtf8().constData(), static_cast<long long>(window.stepsShown()),
+                     options.afterSteps);
+        take();
+        exitCode = 1;
+    });
+    QObject::connect(&window, &ui::MainWindow::closed, &application,
+                     [&] { QApplication::exit(exitCode); });
+    if (!window.startRun()) {
+        std::fprintf(stderr, "ampscope: the config is not valid: %s\n",
+                     window.configPanel()->problemsText().toUtf8().constData());
+        return 2;
+    }
+    return QApplication::exec();
+}
+#endif
+
 }  // namespace
 
 int main(int argc, char** argv) {
-    std::string parent = "runs";
-    bool headless = !displayAvailable();
+    Options options;
     for (int i = 1; i < argc; ++i) {
+        const bool hasValue = i + 1 < argc;
         if (!std::strcmp(argv[i], "--version")) {
             std::printf("ampscope %s (git %s), %s\n", build::kVersion, build::kGitRevision,
                         libraryVersions().c_str());
             return 0;
         } else if (!std::strcmp(argv[i], "--headless")) {
-            headless = true;
-        } else if (!std::strcmp(argv[i], "--out") && i + 1 < argc) {
-            parent = argv[++i];
+            options.headless = true;
+        } else if (!std::strcmp(argv[i], "--out") && hasValue) {
+            options.parent = argv[++i];
+        } else if (!std::strcmp(argv[i], "--config") && hasValue) {
+            options.configPath = argv[++i];
+        } else if (!std::strcmp(argv[i], "--screenshot") && hasValue) {
+            options.screenshotPath = argv[++i];
+        } else if (!std::strcmp(argv[i], "--after-steps") && hasValue) {
+            char* end = nullptr;
+            options.afterSteps = std::strtoll(argv[i + 1], &end, 10);
+            if (!end || *end || options.afterSteps < 1) {
+                std::fprintf(stderr,
+                             "ampscope: --after-steps: expected a positive integer "
+                             "(got '%s')\n",
+                             argv[i + 1]);
+                return 2;
+            }
+            ++i;
         } else if (!std::strcmp(argv[i], "--help")) {
-            std::printf("usage: ampscope [--headless] [--out PARENT_DIR] [--version]\n");
+            std::printf("%s", kUsage);
             return 0;
         } else {
-            std::fprintf(stderr, "ampscope: unknown option '%s' (see ampscope --help)\n", argv[i]);
+            std::fprintf(stderr,
+                         "ampscope: unknown option or missing value '%s' (see ampscope "
+                         "--help)\n",
+                         argv[i]);
             return 2;
         }
     }
-    if (!headless) {
-        // The window arrives with the desktop-lab issue; until then a display
-        // changes nothing and the default comparison runs in the terminal.
-        std::printf("ampscope: this build has no window yet; running headless\n");
+    const bool screenshot = !options.screenshotPath.empty();
+    if (screenshot && options.headless) {
+        std::fprintf(stderr, "ampscope: --screenshot needs the window; drop --headless\n");
+        return 2;
     }
-    return runDefaultHeadless(parent);
+#ifdef AMPSCOPE_HAVE_GUI
+    // A screenshot needs no display: render offscreen when there is none.
+    if (screenshot && !displayAvailable()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (!options.headless && displayAvailable()) return runWindow(argc, argv, options);
+#else
+    if (screenshot) {
+        std::fprintf(stderr,
+                     "ampscope: --screenshot needs the window, and this build has "
+                     "none (AMPSCOPE_BUILD_GUI=OFF)\n");
+        return 2;
+    }
+    if (!options.headless && displayAvailable())
+        std::printf(
+            "ampscope: this build has no window (AMPSCOPE_BUILD_GUI=OFF); running "
+            "headless\n");
+#endif
+    if (!options.configPath.empty()) return runConfigHeadless(options.configPath, options.parent);
+    return runDefaultHeadless(options.parent);
 }

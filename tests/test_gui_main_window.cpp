@@ -1,0 +1,342 @@
+// The window as a person uses it: run controls on the toolbar, live plots, errors that
+// leave the window usable, closing during training, opening recorded runs, settings.
+#include <QAction>
+#include <QDockWidget>
+#include <QLineEdit>
+#include <QMenu>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QToolBar>
+#include <QtTest/QtTest>
+
+#include "ConfigPanel.h"
+#include "EngineBridge.h"
+#include "ExecutionBadge.h"
+#include "MainWindow.h"
+#include "engine/Engine.h"
+#include "plots/LossPlot.h"
+#include "plots/ScalePlot.h"
+#include "plots/ThroughputPlot.h"
+
+using namespace ampscope;
+using ampscope::ui::MainWindow;
+using ampscope::ui::MainWindowOptions;
+
+namespace {
+
+// Small and fast: a few ms per step on one thread.
+RunConfig tinyConfig(int64_t epochs = 500) {
+    RunConfig c;
+    c.name = "tiny";
+    c.threads = 1;
+    c.device = "cpu";
+    c.data.dataset = "spirals";
+    c.data.synthetic_samples = 512;
+    c.data.validation = "split";
+    c.data.val_fraction = 0.25;
+    c.model.name = "mlp";
+    c.model.hidden = {16, 16};
+    c.optim.lr = 0.01;
+    c.train.epochs = epochs;
+    c.train.batch_size = 32;
+    return c;
+}
+
+void clickToolbar(MainWindow& window, QAction* action) {
+    auto* bar = window.findChild<QToolBar*>("runToolBar");
+    QVERIFY(bar);
+    QWidget* button = bar->widgetForAction(action);
+    QVERIFY(button);
+    QVERIFY(button->isEnabled());
+    QTest::mouseClick(button, Qt::LeftButton);
+}
+
+}  // namespace
+
+class GuiMainWindowTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir home_;
+
+    MainWindowOptions options(const QString& runs) {
+        MainWindowOptions o;
+        o.persistSettings = false;
+        o.runsRoot = runs;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(home_.isValid());
+        // Keep QSettings away from the user's files.
+        qputenv("XDG_CONFIG_HOME", home_.filePath("config").toUtf8());
+        QCoreApplication::setOrganizationName("AmpScopeTest");
+        QCoreApplication::setApplicationName("test_gui_main_window");
+    }
+
+    void menusAndDocks() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        QCOMPARE(window.openRunAction()->shortcut(), QKeySequence(QKeySequence::Open));
+        QCOMPARE(window.saveConfigAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        QCOMPARE(window.quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
+        QStringList titles;
+        for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
+        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput"}));
+        // The View menu can bring back a closed dock.
+        QMenu* view = nullptr;
+        for (QAction* a : window.menuBar()->actions())
+            if (a->text().remove('&') == "View") view = a->menu();
+        QVERIFY(view);
+        window.show();
+        QDockWidget* loss = window.docks().at(1);
+        QVERIFY(view->actions().contains(loss->toggleViewAction()));
+        loss->close();
+        QVERIFY(loss->isHidden());
+        loss->toggleViewAction()->trigger();
+        QVERIFY(!loss->isHidden());
+    }
+
+    void startIsDisabledWhileTheConfigIsInvalid() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.setConfig(tinyConfig());
+        QVERIFY(window.startAction()->isEnabled());
+        auto* lr = qobject_cast<QLineEdit*>(window.configPanel()->fieldWidget("optim.lr"));
+        lr->setText("-1");
+        QVERIFY(!window.startAction()->isEnabled());
+        QVERIFY(!window.stepAction()->isEnabled());
+        QVERIFY(!window.startRun());
+        lr->setText("0.01");
+        QVERIFY(window.startAction()->isEnabled());
+    }
+
+    void startPauseStepStopFromTheToolbar() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.setConfig(tinyConfig());
+        window.show();
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+
+        clickToolbar(window, window.startAction());
+        QVERIFY(window.bridge()->isActive());
+        QVERIFY(!window.startAction()->isEnabled());
+        QVERIFY(window.runDirectory().startsWith(runs.path() + "/"));
+        QVERIFY(window.runDirectory().endsWith("-tiny"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->rawLossGraph()->dataCount() > 20, 20000);
+        QVERIFY(window.lossPlot()->smoothedLossGraph()->dataCount() > 0);
+        QVERIFY(window.scalePlot()->scaleGraph()->dataCount() > 0);
+        QVERIFY(window.throughputPlot()->samplesPerSecondGraph()->dataCount() > 0);
+        QVERIFY(window.throughputPlot()->stepTimeGraph()->dataCount() > 0);
+        QVERIFY(window.progressBar()->maximum() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->validationLossGraph()->dataCount() > 0, 20000);
+
+        clickToolbar(window, window.pauseAction());
+        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isPaused(), 10000);
+        QVERIFY(window.pauseAction()->isChecked());
+        QTest::qWait(300);  // the last step's metrics reach the window
+        const qint64 paused = window.stepsShown();
+        QTest::qWait(300);
+        QCOMPARE(window.stepsShown(), paused);
+
+        clickToolbar(window, window.stepAction());
+        QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), paused + 1, 10000);
+        QTest::qWait(300);
+        QCOMPARE(window.stepsShown(), paused + 1);
+
+        clickToolbar(window, window.pauseAction());  // resume
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > paused + 10, 10000);
+        QVERIFY(!window.pauseAction()->isChecked());
+
+        clickToolbar(window, window.stopAction());
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 10000);
+        QCOMPARE(ended.at(0).at(0).toString(), QString("stopped"));
+        QVERIFY(!window.bridge()->isActive());
+        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.configPanel()->fieldWidget("optim.lr")->isEnabled());
+        QVERIFY(QFileInfo::exists(window.runDirectory() + "/summary.json"));
+        QVERIFY(QFileInfo::exists(window.runDirectory() + "/events.jsonl"));
+
+        // A second run starts from the same window into a new directory.
+        const QString first = window.runDirectory();
+        QVERIFY(window.startRun());
+        QVERIFY(window.runDirectory() != first);
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 5, 20000);
+        window.stopRun();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 10000);
+    }
+
+    void stepOnceFromIdleRunsOneStep() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.setConfig(tinyConfig());
+        QVERIFY(window.stepAction()->isEnabled());
+        window.stepAction()->trigger();
+        QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), qint64(1), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isPaused(), 10000);
+        QTest::qWait(200);
+        QCOMPARE(window.stepsShown(), qint64(1));
+        window.stopRun();
+        QTRY_VERIFY_WITH_TIMEOUT(!window.bridge()->isActive(), 10000);
+    }
+
+    void engineErrorIsShownAndANewRunCanStart() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        RunConfig bad = tinyConfig();
+        bad.data.dataset = "mnist_idx";
+        bad.data.path = "/nonexistent/idx-files";
+        window.setConfig(bad);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QVERIFY(window.startRun());
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
+        QCOMPARE(ended.at(0).at(0).toString(), QString("error"));
+        QVERIFY2(window.errorText().contains("/nonexistent/idx-files"),
+                 qPrintable(window.errorText()));
+        auto* box = window.findChild<QMessageBox*>();
+        QVERIFY(box);
+        QVERIFY(box->isVisible());
+        QVERIFY(!box->isModal());
+        QVERIFY(window.startAction()->isEnabled());
+
+        window.setConfig(tinyConfig());
+        QVERIFY(window.startRun());
+        QVERIFY(window.errorText().isEmpty());
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 5, 20000);
+        window.stopRun();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 10000);
+    }
+
+    void closingDuringTrainingStopsCleanly() {
+        QTemporaryDir runs;
+        auto* window = new MainWindow(options(runs.path()));
+        window->setConfig(tinyConfig());
+        window->show();
+        QSignalSpy closed(window, &MainWindow::closed);
+        QVERIFY(window->startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window->stepsShown() > 10, 20000);
+        const QString runDir = window->runDirectory();
+        QElapsedTimer timer;
+        timer.start();
+        window->close();
+        QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 5000);
+        QVERIFY(timer.elapsed() < 5000);
+        QVERIFY(!window->isVisible());
+        QVERIFY(!window->bridge()->isActive());
+        delete window;  // nothing left to join
+        QVERIFY(QFileInfo::exists(runDir + "/summary.json"));
+    }
+
+    void destroyingDuringTrainingJoinsTheEngine() {
+        QTemporaryDir runs;
+        auto* window = new MainWindow(options(runs.path()));
+        window->setConfig(tinyConfig());
+        QVERIFY(window->startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window->stepsShown() > 3, 20000);
+        QElapsedTimer timer;
+        timer.start();
+        delete window;
+        QVERIFY(timer.elapsed() < 5000);
+    }
+
+    void opensAFinishedRunDirectory() {
+        QTemporaryDir dir;
+        const std::string runDir = dir.filePath("finished").toStdString();
+        RunConfig config = tinyConfig(3);
+        {
+            Engine engine(config, runDir);
+            engine.start();
+            engine.wait();
+            QCOMPARE(QString::fromStdString(engine.summary().status), QString("finished"));
+        }
+        const int64_t steps = 3 * (384 / 32);
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        QString error;
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
+        QVERIFY(!window.isFollowingRun());
+        QCOMPARE(window.stepsShown(), qint64(steps));
+        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
+        QCOMPARE(window.lossPlot()->validationLossGraph()->dataCount(), 3);
+        QCOMPARE(window.scalePlot()->scaleGraph()->dataCount(), int(steps));
+        QCOMPARE(window.throughputPlot()->samplesPerSecondGraph()->dataCount(), int(steps));
+        QCOMPARE(window.configPanel()->config().model.hidden, config.model.hidden);
+        QVERIFY(window.statusDeviceText().contains("1 thread"));
+
+        QVERIFY(!window.openRunDirectory(dir.filePath("missing"), &error));
+        QVERIFY(error.contains("missing"));
+    }
+
+    void followsARunStillBeingWritten() {
+        QTemporaryDir dir;
+        const std::string runDir = dir.filePath("live").toStdString();
+        Engine engine(tinyConfig(), runDir);  // long: it is stopped below
+        engine.start();
+        QTRY_VERIFY_WITH_TIMEOUT(QFileInfo::exists(QString::fromStdString(runDir) + "/config.json"),
+                                 20000);
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        QString error;
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
+        QVERIFY(window.isFollowingRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 50, 20000);  // arrives while it trains
+        QVERIFY(window.isFollowingRun());
+        engine.stop();
+        engine.wait();
+        const int64_t steps = engine.summary().steps;
+        QTRY_VERIFY_WITH_TIMEOUT(!window.isFollowingRun(), 20000);
+        QCOMPARE(window.stepsShown(), qint64(steps));
+        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
+    }
+
+    void statusBarSaysWhatIsEmulated() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        RunConfig c = tinyConfig();
+        c.precision.mode = "fp16";
+        window.setConfig(c);
+        QVERIFY(window.executionBadge()->isEmulated());
+        QCOMPARE(window.executionBadge()->text(), QString("EMULATED"));
+        QVERIFY(window.statusDeviceText().contains("emulated fp16"));
+        QVERIFY(window.statusDeviceText().contains("CPU"));
+        c.precision.mode = "fp32";
+        window.setConfig(c);
+        QVERIFY(!window.executionBadge()->isEmulated());
+        QCOMPARE(window.executionBadge()->text(), QString("REAL"));
+    }
+
+    void settingsRememberTheConfigAndLayout() {
+        QTemporaryDir runs;
+        MainWindowOptions o = options(runs.path());
+        o.persistSettings = true;
+        {
+            MainWindow window(o);
+            RunConfig c = tinyConfig();
+            c.optim.lr = 0.0042;
+            window.setConfig(c);
+            window.show();
+            window.docks().at(3)->close();  // throughput
+            window.close();
+        }
+        {
+            MainWindow window(o);
+            window.show();
+            QCOMPARE(window.configPanel()->config().optim.lr, 0.0042);
+            QCOMPARE(window.configPanel()->config().model.hidden, (std::vector<int64_t>{16, 16}));
+            QVERIFY(window.docks().at(3)->isHidden());
+            window.resetLayout();
+            QVERIFY(!window.docks().at(3)->isHidden());
+        }
+        QSettings().clear();
+    }
+};
+
+QTEST_MAIN(GuiMainWindowTest)
+#include "test_gui_main_window.moc"

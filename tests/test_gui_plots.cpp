@@ -1,0 +1,362 @@
+// The plot widgets and the plain helpers under them: decimation keeps the envelope of a
+// million points, heatmaps stay fixed-size with their fp16 overlays, hover texts give
+// exact values, run records parse back into step metrics.
+#include <QtTest/QtTest>
+#include <cmath>
+#include <limits>
+#include <nlohmann/json.hpp>
+
+#include "ProgressEstimator.h"
+#include "RunDirectoryNaming.h"
+#include "RunRecordParsing.h"
+#include "engine/RunRecords.h"
+#include "plots/DecimatedSeries.h"
+#include "plots/HeatmapPlot.h"
+#include "plots/LossPlot.h"
+#include "plots/ScalePlot.h"
+#include "plots/ThroughputPlot.h"
+
+using namespace ampscope;
+using namespace ampscope::ui;
+
+namespace {
+
+std::vector<StepMetrics> lossSteps(int64_t first, int64_t count) {
+    std::vector<StepMetrics> steps;
+    for (int64_t i = 0; i < count; ++i) {
+        StepMetrics m;
+        m.step = first + i;
+        m.epoch = 1;
+        m.loss = 2.0 * std::exp(-static_cast<double>(m.step) / 2e5) + 0.1 * std::sin(0.1 * m.step);
+        m.stepSeconds = 0.01;
+        m.samplesPerSecond = 6400;
+        steps.push_back(m);
+    }
+    return steps;
+}
+
+RunContext contextFor(const std::string& mode, const std::string& scaler = "auto") {
+    RunContext context;
+    context.config.precision.mode = mode;
+    context.config.precision.scaler.kind = scaler;
+    context.title = "test";
+    return context;
+}
+
+}  // namespace
+
+class GuiPlotsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void decimatedSeriesKeepsTheEnvelope() {
+        DecimatedSeries s;
+        const int n = 1000000;
+        for (int i = 0; i < n; ++i) s.append(i, std::sin(i * 0.001) + (i == 654321 ? 50.0 : 0.0));
+        QCOMPARE(s.size(), std::size_t(n));
+        QCOMPARE(s.maxY(), std::sin(654321 * 0.001) + 50.0);
+        QVERIFY(s.pointsPerBlock() >= 64);
+        std::vector<DecimatedSeries::Point> view;
+        s.view(0, n - 1, 1000, view);
+        QVERIFY(view.size() <= 2000);
+        QVERIFY(view.size() >= 1000);
+        double top = -1e300, bottom = 1e300;
+        for (const auto& p : view) {
+            top = std::max(top, p.y);
+            bottom = std::min(bottom, p.y);
+        }
+        QCOMPARE(top, s.maxY());  // the spike survives decimation
+        QCOMPARE(bottom, s.minY());
+        for (std::size_t i = 1; i < view.size(); ++i) QVERIFY(view[i - 1].x <= view[i].x);
+
+        // Zoomed in far enough: the raw points, plus one neighbour on each side.
+        s.view(1000, 1100, 1000, view);
+        QCOMPARE(view.size(), std::size_t(103));
+        QCOMPARE(view.front().x, 999.0);
+        QCOMPARE(view.back().x, 1101.0);
+        QCOMPARE(s.nearestIndex(1000.4), std::size_t(1000));
+        QCOMPARE(s.nearestIndex(-5), std::size_t(0));
+    }
+
+    void decimatedSeriesLeavesGapsForNonFiniteRuns() {
+        DecimatedSeries s;
+        for (int i = 0; i < 10000; ++i) s.append(i, (i >= 4000 && i < 6000) ? NAN : 1.0);
+        QCOMPARE(s.minY(), 1.0);
+        std::vector<DecimatedSeries::Point> view;
+        s.view(0, 9999, 100, view);
+        int gaps = 0;
+        for (const auto& p : view) gaps += std::isnan(p.y);
+        QVERIFY(gaps >= 15);
+    }
+
+    void lossPlotShowsAMillionPointsDecimated() {
+        LossPlot plot;
+        plot.resize(1000, 400);
+        plot.beginRun(contextFor("fp32"));
+        for (int64_t first = 1; first <= 1000000; first += 100000)
+            plot.appendSteps(lossSteps(first, 100000));
+        plot.endOfBatch();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(plot.rawLoss().size(), std::size_t(1000000));
+        const int shown = plot.rawLossGraph()->dataCount();
+        QVERIFY2(shown > 0 && shown <= 2 * 1000 + 2, qPrintable(QString::number(shown)));
+        QVERIFY(plot.isFollowing());
+        QVERIFY(plot.xAxis->range().upper >= 1000000);
+
+        // Zooming in (as a drag or wheel would) stops following and shows raw points.
+        plot.xAxis->setRange(500000, 500300);
+        QVERIFY(!plot.isFollowing());
+        QCOMPARE(plot.rawLossGraph()->dataCount(), 303);
+        plot.appendSteps(lossSteps(1000001, 10));
+        plot.endOfBatch();
+        QCOMPARE(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
+        plot.resetView();
+        QVERIFY(plot.isFollowing());
+        QVERIFY(plot.xAxis->range().upper >= 1000010);
+    }
+
+    void lossPlotMarksSkippedStepsAndEpochs() {
+        LossPlot plot;
+        plot.resize(800, 400);
+        plot.beginRun(contextFor("fp16"));
+        auto steps = lossSteps(1, 100);
+        steps[9].stepSkipped = true;
+        steps[19].loss = NAN;
+        steps[19].stepSkipped = true;
+        plot.appendSteps(steps);
+        EpochMetrics e;
+        e.epoch = 1;
+        e.step = 100;
+        e.valLoss = 1.25;
+        e.valAccuracy = 0.875;
+        plot.appendEpoch(e);
+        plot.endOfBatch();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(plot.skippedStepGraph()->dataCount(), 2);
+        QCOMPARE(plot.validationLossGraph()->dataCount(), 1);
+        QCOMPARE(plot.validationAccuracyGraph()->dataCount(), 1);
+        QVERIFY(plot.yAxis2->visible());
+        const QString stepText = plot.hoverText(10, QPoint(-1000, 0));
+        QVERIFY2(stepText.contains("step 10") && stepText.contains("skipped"),
+                 qPrintable(stepText));
+        const QPoint epochPixel(int(plot.xAxis->coordToPixel(100)), 50);
+        const QString epochText = plot.hoverText(100, epochPixel);
+        QVERIFY2(epochText.contains("val loss 1.25") && epochText.contains("87.5 %"),
+                 qPrintable(epochText));
+
+        plot.setLogarithmic(true);
+        QCOMPARE(plot.yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(plot.yAxis->range().lower > 0);
+        QVERIFY(plot.logarithmicAction()->isChecked());
+    }
+
+    void scalePlotLabelsBackoffsWithTheLayer() {
+        ScalePlot plot;
+        plot.resize(800, 400);
+        plot.beginRun(contextFor("fp16"));
+        std::vector<StepMetrics> steps;
+        double scale = 65536;
+        for (int64_t i = 1; i <= 50; ++i) {
+            StepMetrics m;
+            m.step = i;
+            m.scale = scale;
+            m.growthTracker = i % 10;
+            if (i == 20) {
+                m.foundInf = m.stepSkipped = true;
+                m.scaleChange = "backoff";
+                m.firstNonFiniteLayer = "fc2";
+                scale /= 2;
+            }
+            m.scaleAfter = scale;
+            steps.push_back(m);
+        }
+        plot.appendSteps(steps);
+        plot.endOfBatch();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(plot.backoffs().size(), std::size_t(1));
+        QCOMPARE(plot.backoffGraph()->dataCount(), 1);
+        QCOMPARE(plot.trackerGraph()->dataCount(), 50);
+        const QPoint marker(int(plot.xAxis->coordToPixel(20)), int(plot.yAxis->coordToPixel(16)));
+        const QString text = plot.hoverText(20, marker);
+        QVERIFY2(
+            text.contains("fc2") && text.contains("2^16 = 65536") && text.contains("2^15 = 32768"),
+            qPrintable(text));
+        QVERIFY(plot.yAxis->range().contains(15) && plot.yAxis->range().contains(16));
+    }
+
+    void throughputPlotHasUnits() {
+        ThroughputPlot plot;
+        plot.beginRun(contextFor("fp32"));
+        plot.appendSteps(lossSteps(1, 10));
+        plot.endOfBatch();
+        QVERIFY(plot.yAxis->label().contains("samples/s"));
+        QVERIFY(plot.yAxis2->label().contains("ms"));
+        QCOMPARE(plot.stepTimeGraph()->dataCount(), 10);
+        QVERIFY(plot.hoverText(5, QPoint()).contains("10 ms"));
+    }
+
+    void heatmapStaysFixedSizeAndMergesColumns() {
+        HeatmapPlot map;
+        map.resize(800, 400);
+        QCOMPARE(map.rowCount(), 100);  // log2|g| -64..32 and NaN, +Inf, -Inf
+        QCOMPARE(map.heatmapLayout().capacity, 500);
+        for (int c = 0; c < 600; ++c) {
+            std::vector<double> counts(100, 0.0);
+            for (int r = 0; r < 97; ++r) {
+                const double y = -64 + r;
+                counts[r] =
+                    std::round(1000.0 * std::exp(-0.5 * std::pow((y + 20 + c % 5) / 3.0, 2)));
+            }
+            counts[97] = c == 300 ? 4 : 0;  // NaN row
+            map.appendColumn(100 * (c + 1), counts);
+        }
+        map.refresh();
+        map.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(map.appendedPerColumn(), 2);
+        QCOMPARE(map.columnCount(), 250 + 50);
+        QCOMPARE(map.colorMap()->data()->keySize(), 500);
+        QCOMPARE(map.stepOfColumn(0), int64_t(200));
+        QCOMPARE(map.stepOfColumn(299), int64_t(60000));
+        // Column 150 averages appended columns 300 and 301.
+        QCOMPARE(map.value(150, 97), 2.0);
+        QVERIFY(map.colorScale()->dataRange().lower > 0);
+        QCOMPARE(map.colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(!map.colorScale()->axis()->label().isEmpty());
+
+        // A column of the wrong height is refused, not guessed at.
+        map.appendColumn(1, std::vector<double>(5, 1.0));
+        QCOMPARE(map.columnCount(), 300);
+    }
+
+    void heatmapOverlaysFollowTheScale() {
+        HeatmapPlot map;
+        map.resize(800, 400);
+        map.showFp16Limits(16);
+        QCOMPARE(map.overlayCount(), 6);  // 3 bands + 3 scaled lines
+        // The scaled lines sit at each limit minus log2(scale); ids follow creation order.
+        QCOMPARE(map.overlayY(4), -40.0);
+        QCOMPARE(map.overlayY(5), -30.0);
+        QCOMPARE(map.overlayY(6), 0.0);
+        map.showFp16Limits(10);
+        QCOMPARE(map.overlayCount(), 6);
+        QCOMPARE(map.overlayY(4), -34.0);
+        QCOMPARE(map.overlayY(6), 6.0);
+        // The bands are the unscaled limits.
+        QCOMPARE(map.overlayY(2), -24.0);
+        QCOMPARE(map.overlayY(3), 16.0);
+
+        const int line = map.addLine(-3.0, "custom", Qt::black);
+        QCOMPARE(map.overlayY(line), -3.0);
+        map.moveOverlay(line, -5.0);
+        QCOMPARE(map.overlayY(line), -5.0);
+        map.removeOverlay(line);
+        QCOMPARE(map.overlayCount(), 6);
+        map.clearOverlays();
+        QCOMPARE(map.overlayCount(), 0);
+    }
+
+    void heatmapHoverNamesTheCell() {
+        HeatmapPlot map;
+        map.resize(800, 400);
+        std::vector<double> counts(100, 0.0);
+        counts[64 - 20] = 7;  // log2|g| in [-20, -19)
+        counts[97] = 3;       // NaN
+        map.appendColumn(42, counts);
+        map.refresh();
+        map.replot(QCustomPlot::rpImmediateRefresh);
+        const QPoint cell(int(map.xAxis->coordToPixel(0)), int(map.yAxis->coordToPixel(-19.5)));
+        const QString text = map.hoverText(cell);
+        QVERIFY2(text.contains("step 42") && text.contains("[-20, -19)") && text.contains(": 7"),
+                 qPrintable(text));
+        // NaN/Inf rows have their own strip above the map.
+        QVERIFY(map.namedRowsRect());
+        QVERIFY(map.namedRowsRect()->rect().bottom() < map.yAxis->axisRect()->rect().top());
+        QCOMPARE(map.namedRowsMap()->data()->cell(0, 0), 3.0);
+        QCPAxis* names = map.namedRowsRect()->axis(QCPAxis::atLeft);
+        const QPoint nanCell(cell.x(), int(names->coordToPixel(0)));
+        const QString nanText = map.hoverText(nanCell);
+        QVERIFY2(nanText.contains("NaN") && nanText.contains(": 3"), qPrintable(nanText));
+    }
+
+    void namedRowsMakeALayerMap() {
+        HeatmapPlot map;
+        HeatmapLayout layout;
+        layout.valueBins = 0;
+        layout.firstBinY = 0;
+        layout.extraRows = {"fc1", "fc2", "loss"};
+        layout.yLabel = "layer";
+        layout.colourLabel = "flushed fraction";
+        map.configure(layout);
+        QCOMPARE(map.rowCount(), 3);
+        QVERIFY(!map.namedRowsRect());  // the names are the map's own rows
+        map.appendColumn(1, {0.5, 0.0, 0.25});
+        QCOMPARE(map.value(0, 2), 0.25);
+    }
+
+    void stepRecordsParseBack() {
+        StepMetrics m;
+        m.step = 12;
+        m.epoch = 2;
+        m.loss = NAN;
+        m.lr = 0.001;
+        m.gradNorm = INFINITY;
+        m.gradNormClipped = 1.0;
+        m.stepSeconds = 0.25;
+        m.samplesPerSecond = 512;
+        m.scale = 65536;
+        m.scaleAfter = 32768;
+        m.growthTracker = 0;
+        m.foundInf = m.stepSkipped = true;
+        m.scaleChange = "backoff";
+        m.firstNonFiniteLayer = "conv2";
+        const auto parsed = stepFromRecord(stepRecord(m));
+        QVERIFY(parsed.has_value());
+        QCOMPARE(parsed->step, int64_t(12));
+        QVERIFY(std::isnan(parsed->loss));
+        QVERIFY(std::isinf(parsed->gradNorm) && parsed->gradNorm > 0);
+        QCOMPARE(parsed->scaleAfter, 32768.0);
+        QVERIFY(parsed->stepSkipped && parsed->foundInf);
+        QCOMPARE(QString::fromStdString(parsed->scaleChange), QString("backoff"));
+        QCOMPARE(QString::fromStdString(parsed->firstNonFiniteLayer), QString("conv2"));
+        QVERIFY(!stepFromRecord(nlohmann::json{{"type", "epoch"}}).has_value());
+
+        EpochMetrics e;
+        e.epoch = 1;
+        e.step = 100;
+        e.valLoss = 0.5;
+        e.valAccuracy = NAN;
+        const auto epoch = epochFromRecord(epochRecord(e));
+        QVERIFY(epoch.has_value());
+        QCOMPARE(epoch->valLoss, 0.5);
+        QVERIFY(std::isnan(epoch->valAccuracy));
+    }
+
+    void progressEstimateIgnoresPauses() {
+        ProgressEstimator p;
+        p.start(100, 0.0);
+        QVERIFY(p.etaSeconds() < 0);
+        p.update(10, 1.0);
+        p.update(20, 2.0);
+        QCOMPARE(p.etaSeconds(), 8.0);  // 10 steps/s, 80 to go
+        p.pause(2.0);
+        p.resume(12.0);  // ten paused seconds do not count
+        p.update(30, 13.0);
+        QCOMPARE(p.etaSeconds(), 7.0);
+        QCOMPARE(p.fraction(), 0.3);
+    }
+
+    void runDirectoriesAreNewAndReadable() {
+        QTemporaryDir root;
+        RunConfig c;
+        c.name = "fp16 / no scaler?";
+        const QDateTime when(QDate(2026, 1, 2), QTime(3, 4, 5));
+        const QString first = newRunDirectory(root.path(), c, when);
+        QCOMPARE(first, root.path() + "/2026-01-02T03-04-05-fp16---no-scaler-");
+        QVERIFY(QDir().mkpath(first));
+        QCOMPARE(newRunDirectory(root.path(), c, when), first + "-2");
+        c.name.clear();
+        QCOMPARE(runDisplayName(c), QString("simple_cnn-fp32"));
+    }
+};
+
+QTEST_MAIN(GuiPlotsTest)
+#include "test_gui_plots.moc"

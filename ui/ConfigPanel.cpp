@@ -1,0 +1,488 @@
+#include "ConfigPanel.h"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QDir>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QPushButton>
+#include <QScrollArea>
+#include <QVBoxLayout>
+#include <limits>
+
+#include "RunFacts.h"
+
+namespace ampscope::ui {
+
+namespace {
+
+const char* const kInvalidStyle = "border: 2px solid #d32f2f; border-radius: 3px;";
+
+// Shortest text that reads back as exactly the same double.
+QString exactText(double value) {
+    return QString::number(value, 'g', QLocale::FloatingPointShortest);
+}
+
+QString notANumber(const QString& text, const char* what) {
+    return QStringLiteral("must be %1 (got \"%2\")").arg(QLatin1String(what), text);
+}
+
+QString joined(const std::vector<std::string>& names) {
+    QStringList parts;
+    for (const auto& name : names) parts << QString::fromStdString(name);
+    return parts.join(QStringLiteral(", "));
+}
+
+std::vector<std::string> splitNames(const QString& text) {
+    std::vector<std::string> names;
+    if (text.trimmed().isEmpty()) return names;
+    for (const QString& part : text.split(QLatin1Char(',')))
+        names.push_back(part.trimmed().toStdString());
+    return names;
+}
+
+bool hasIdxFiles(const QString& directory) {
+    const QDir dir(directory);
+    return !dir.entryList({QStringLiteral("*-idx?-ubyte*")}, QDir::Files).isEmpty();
+}
+
+}  // namespace
+
+ConfigPanel::ConfigPanel(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("configPanel"));
+    buildForm();
+    setConfig(RunConfig{});
+}
+
+QFormLayout* ConfigPanel::addSection(const QString& title) {
+    auto* box = new QGroupBox(title, formHost_);
+    auto* form = new QFormLayout(box);
+    form->setFieldGrowthPolicy(QFormLayout::AllNonFixedFieldsGrow);
+    form->setRowWrapPolicy(QFormLayout::DontWrapRows);
+    form->setContentsMargins(6, 6, 6, 6);
+    formHost_->layout()->addWidget(box);
+    return form;
+}
+
+void ConfigPanel::addField(Field field) {
+    field.widget->setToolTip(field.help);
+    field.widget->setObjectName(field.path);
+    fields_.push_back(std::move(field));
+}
+
+QLineEdit* ConfigPanel::addLineEdit(QFormLayout* form, const QString& label) {
+    auto* edit = new QLineEdit(form->parentWidget());
+    form->addRow(label, edit);
+    connect(edit, &QLineEdit::textChanged, this, &ConfigPanel::revalidate);
+    return edit;
+}
+
+QLineEdit* ConfigPanel::addText(QFormLayout* form, const QString& label, const QString& path,
+                                const QString& help,
+                                std::function<std::string&(RunConfig&)> access) {
+    QLineEdit* edit = addLineEdit(form, label);
+    addField({path, edit, help,
+              [edit, access](const RunConfig& c) {
+                  edit->setText(QString::fromStdString(access(const_cast<RunConfig&>(c))));
+              },
+              [edit, access](RunConfig& c) {
+                  access(c) = edit->text().toStdString();
+                  return QString();
+              }});
+    return edit;
+}
+
+QComboBox* ConfigPanel::addChoice(QFormLayout* form, const QString& label, const QString& path,
+                                  const QString& help, const std::vector<std::string>& allowed,
+                                  std::function<std::string&(RunConfig&)> access) {
+    auto* combo = new QComboBox(form->parentWidget());
+    for (const auto& value : allowed) combo->addItem(QString::fromStdString(value));
+    form->addRow(label, combo);
+    connect(combo, &QComboBox::currentIndexChanged, this, &ConfigPanel::revalidate);
+    addField({path, combo, help,
+              [combo, access](const RunConfig& c) {
+                  const QString value = QString::fromStdString(access(const_cast<RunConfig&>(c)));
+                  // A value outside the list (a hand-written config) is shown as it is and
+                  // left to validation, rather than silently replaced.
+                  if (combo->findText(value) < 0) combo->addItem(value);
+                  combo->setCurrentIndex(combo->findText(value));
+              },
+              [combo, access](RunConfig& c) {
+                  access(c) = combo->currentText().toStdString();
+                  return QString();
+              }});
+    return combo;
+}
+
+QLineEdit* ConfigPanel::addDouble(QFormLayout* form, const QString& label, const QString& path,
+                                  const QString& help, std::function<double&(RunConfig&)> access) {
+    QLineEdit* edit = addLineEdit(form, label);
+    addField({path, edit, help,
+              [edit, access](const RunConfig& c) {
+                  edit->setText(exactText(access(const_cast<RunConfig&>(c))));
+              },
+              [edit, access](RunConfig& c) {
+                  bool ok = false;
+                  const double value = QLocale::c().toDouble(edit->text().trimmed(), &ok);
+                  if (!ok) return notANumber(edit->text(), "a number");
+                  access(c) = value;
+                  return QString();
+              }});
+    return edit;
+}
+
+QLineEdit* ConfigPanel::addInteger(QFormLayout* form, const QString& label, const QString& path,
+                                   const QString& help,
+                                   std::function<int64_t&(RunConfig&)> access) {
+    QLineEdit* edit = addLineEdit(form, label);
+    addField({path, edit, help,
+              [edit, access](const RunConfig& c) {
+                  edit->setText(QString::number(access(const_cast<RunConfig&>(c))));
+              },
+              [edit, access](RunConfig& c) {
+                  bool ok = false;
+                  const qlonglong value = edit->text().trimmed().toLongLong(&ok);
+                  if (!ok) return notANumber(edit->text(), "an integer");
+                  access(c) = value;
+                  return QString();
+              }});
+    return edit;
+}
+
+void ConfigPanel::buildForm() {
+    auto* outer = new QVBoxLayout(this);
+    outer->setContentsMargins(0, 0, 0, 0);
+    auto* scroll = new QScrollArea(this);
+    scroll->setWidgetResizable(true);
+    scroll->setFrameShape(QFrame::NoFrame);
+    // The form narrows with its dock (fields shrink); it scrolls only vertically.
+    scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    outer->addWidget(scroll);
+    formHost_ = new QWidget(scroll);
+    auto* column = new QVBoxLayout(formHost_);
+    column->setContentsMargins(4, 4, 4, 4);
+    column->setSpacing(6);
+    scroll->setWidget(formHost_);
+
+    QFormLayout* run = addSection(tr("Run"));
+    nameEdit_ = addText(run, tr("Name"), QStringLiteral("name"),
+                        tr("name: free text; empty means <model>-<mode>"),
+                        [](RunConfig& c) -> std::string& { return c.name; });
+    {
+        QLineEdit* seed = addLineEdit(run, tr("Seed"));
+        addField({QStringLiteral("seed"), seed,
+                  tr("seed: initial weights, shuffling and synthetic data (0 .. 2^64-1)"),
+                  [seed](const RunConfig& c) { seed->setText(QString::number(c.seed)); },
+                  [seed](RunConfig& c) {
+                      bool ok = false;
+                      const qulonglong value = seed->text().trimmed().toULongLong(&ok);
+                      if (!ok) return notANumber(seed->text(), "an integer in [0, 2^64-1]");
+                      c.seed = value;
+                      return QString();
+                  }});
+    }
+    addChoice(run, tr("Device"), QStringLiteral("device"),
+              tr("device: auto takes CUDA when this LibTorch sees a GPU, else the CPU"),
+              allowedDevices(), [](RunConfig& c) -> std::string& { return c.device; });
+    {
+        QLineEdit* threads = addLineEdit(run, tr("Threads"));
+        addField({QStringLiteral("threads"), threads,
+                  tr("threads: CPU threads for LibTorch; 0 = all cores"),
+                  [threads](const RunConfig& c) { threads->setText(QString::number(c.threads)); },
+                  [threads](RunConfig& c) {
+                      bool ok = false;
+                      const int value = threads->text().trimmed().toInt(&ok);
+                      if (!ok) return notANumber(threads->text(), "an integer");
+                      c.threads = value;
+                      return QString();
+                  }});
+    }
+
+    QFormLayout* data = addSection(tr("Data"));
+    datasetCombo_ =
+        addChoice(data, tr("Dataset"), QStringLiteral("data.dataset"),
+                  tr("data.dataset: fashion_mnist and mnist_idx read IDX files; "
+                     "spirals and tiny_gradients are generated"),
+                  allowedDatasets(), [](RunConfig& c) -> std::string& { return c.data.dataset; });
+    {
+        auto* row = new QWidget(data->parentWidget());
+        auto* rowLayout = new QHBoxLayout(row);
+        rowLayout->setContentsMargins(0, 0, 0, 0);
+        dataPathEdit_ = new QLineEdit(row);
+        dataPathEdit_->setPlaceholderText(tr("default: %1").arg(fashionMnistDirectory_));
+        auto* browse = new QPushButton(tr("Browse…"), row);
+        browse->setObjectName(QStringLiteral("browseDataPath"));
+        rowLayout->addWidget(dataPathEdit_, 1);
+        rowLayout->addWidget(browse);
+        data->addRow(tr("IDX directory"), row);
+        connect(dataPathEdit_, &QLineEdit::textChanged, this, &ConfigPanel::revalidate);
+        connect(browse, &QPushButton::clicked, this, &ConfigPanel::chooseDataDirectory);
+        QLineEdit* edit = dataPathEdit_;
+        addField(
+            {QStringLiteral("data.path"), edit,
+             tr("data.path: the directory holding the four MNIST-format IDX files "
+                "(.gz or raw); empty means the Debian location for fashion_mnist"),
+             [edit](const RunConfig& c) { edit->setText(QString::fromStdString(c.data.path)); },
+             [edit](RunConfig& c) {
+                 c.data.path = edit->text().toStdString();
+                 return QString();
+             }});
+    }
+    addInteger(data, tr("Synthetic samples"), QStringLiteral("data.synthetic_samples"),
+               tr("data.synthetic_samples: size of the spirals / tiny_gradients sets"),
+               [](RunConfig& c) -> int64_t& { return c.data.synthetic_samples; });
+    datasetNote_ = new QLabel(data->parentWidget());
+    datasetNote_->setObjectName(QStringLiteral("datasetNote"));
+    datasetNote_->setWordWrap(true);
+    datasetNote_->setStyleSheet(QStringLiteral("color: #a04000;"));
+    data->addRow(datasetNote_);
+
+    QFormLayout* model = addSection(tr("Model"));
+    addChoice(model, tr("Model"), QStringLiteral("model.name"),
+              tr("model.name: the layer list probes look between"), allowedModels(),
+              [](RunConfig& c) -> std::string& { return c.model.name; });
+
+    QFormLayout* precision = addSection(tr("Precision"));
+    modeCombo_ =
+        addChoice(precision, tr("Mode"), QStringLiteral("precision.mode"),
+                  tr("precision.mode: fp32, tf32, fp16 / bf16 autocast with fp32 "
+                     "master weights, or pure fp16 / bf16"),
+                  allowedModes(), [](RunConfig& c) -> std::string& { return c.precision.mode; });
+    executionNote_ = new QLabel(precision->parentWidget());
+    executionNote_->setObjectName(QStringLiteral("executionNote"));
+    executionNote_->setWordWrap(true);
+    executionNote_->setStyleSheet(QStringLiteral("color: #555555;"));
+    precision->addRow(executionNote_);
+    {
+        QLineEdit* keep = addLineEdit(precision, tr("Keep in fp32"));
+        keep->setPlaceholderText(tr("layer names, comma separated"));
+        addField({QStringLiteral("precision.keep_fp32"), keep,
+                  tr("precision.keep_fp32: layers that run in fp32 even under autocast or "
+                     "emulation, e.g. loss, fc2"),
+                  [keep](const RunConfig& c) { keep->setText(joined(c.precision.keep_fp32)); },
+                  [keep](RunConfig& c) {
+                      c.precision.keep_fp32 = splitNames(keep->text());
+                      return QString();
+                  }});
+    }
+    addChoice(precision, tr("Loss scaler"), QStringLiteral("precision.scaler.kind"),
+              tr("precision.scaler.kind: auto = dynamic for fp16, off otherwise; static keeps "
+                 "the initial scale; off runs without one"),
+              allowedScalerKinds(),
+              [](RunConfig& c) -> std::string& { return c.precision.scaler.kind; });
+    addDouble(precision, tr("Initial scale"), QStringLiteral("precision.scaler.init_scale"),
+              tr("precision.scaler.init_scale: 65536 = 2^16, as torch.amp.GradScaler"),
+              [](RunConfig& c) -> double& { return c.precision.scaler.init_scale; });
+    addDouble(precision, tr("Growth factor"), QStringLiteral("precision.scaler.growth_factor"),
+              tr("precision.scaler.growth_factor: multiplies the scale after growth_interval "
+                 "clean steps (> 1)"),
+              [](RunConfig& c) -> double& { return c.precision.scaler.growth_factor; });
+    addDouble(precision, tr("Backoff factor"), QStringLiteral("precision.scaler.backoff_factor"),
+              tr("precision.scaler.backoff_factor: multiplies the scale when a gradient is "
+                 "inf/NaN (in (0, 1))"),
+              [](RunConfig& c) -> double& { return c.precision.scaler.backoff_factor; });
+    addInteger(precision, tr("Growth interval"), QStringLiteral("precision.scaler.growth_interval"),
+               tr("precision.scaler.growth_interval: clean steps before the scale grows"),
+               [](RunConfig& c) -> int64_t& { return c.precision.scaler.growth_interval; });
+
+    QFormLayout* optim = addSection(tr("Optimizer"));
+    addChoice(optim, tr("Optimizer"), QStringLiteral("optim.name"),
+              tr("optim.name: sgd (with momentum), adam or adamw"), allowedOptimizers(),
+              [](RunConfig& c) -> std::string& { return c.optim.name; });
+    addDouble(optim, tr("Learning rate"), QStringLiteral("optim.lr"), tr("optim.lr: in (0, 10]"),
+              [](RunConfig& c) -> double& { return c.optim.lr; });
+    addDouble(optim, tr("Weight decay"), QStringLiteral("optim.weight_decay"),
+              tr("optim.weight_decay: in [0, 1]"),
+              [](RunConfig& c) -> double& { return c.optim.weight_decay; });
+    addDouble(optim, tr("Clip norm"), QStringLiteral("optim.clip_norm"),
+              tr("optim.clip_norm: global gradient-norm clipping; 0 = off"),
+              [](RunConfig& c) -> double& { return c.optim.clip_norm; });
+    {
+        auto* unscale = new QCheckBox(tr("Unscale before clipping"), optim->parentWidget());
+        optim->addRow(QString(), unscale);
+        connect(unscale, &QCheckBox::toggled, this, &ConfigPanel::revalidate);
+        addField(
+            {QStringLiteral("optim.clip_after_unscale"), unscale,
+             tr("optim.clip_after_unscale: off clips the *scaled* gradients, the pitfall "
+                "that makes clipping far too strong under a loss scaler"),
+             [unscale](const RunConfig& c) { unscale->setChecked(c.optim.clip_after_unscale); },
+             [unscale](RunConfig& c) {
+                 c.optim.clip_after_unscale = unscale->isChecked();
+                 return QString();
+             }});
+    }
+
+    QFormLayout* train = addSection(tr("Training"));
+    addInteger(train, tr("Epochs"), QStringLiteral("train.epochs"), tr("train.epochs: 1 .. 100000"),
+               [](RunConfig& c) -> int64_t& { return c.train.epochs; });
+    addInteger(train, tr("Max steps"), QStringLiteral("train.max_steps"),
+               tr("train.max_steps: stop after this many steps; 0 = no limit beyond epochs"),
+               [](RunConfig& c) -> int64_t& { return c.train.max_steps; });
+    addInteger(train, tr("Batch size"), QStringLiteral("train.batch_size"),
+               tr("train.batch_size: samples per step"),
+               [](RunConfig& c) -> int64_t& { return c.train.batch_size; });
+
+    QFormLayout* probes = addSection(tr("Probes"));
+    addInteger(probes, tr("Every N steps"), QStringLiteral("probes.every"),
+               tr("probes.every: histogram/underflow probe cadence in steps; 0 = off"),
+               [](RunConfig& c) -> int64_t& { return c.probes.every; });
+
+    auto* defaults = new QPushButton(tr("Reset to defaults"), formHost_);
+    defaults->setObjectName(QStringLiteral("resetConfig"));
+    connect(defaults, &QPushButton::clicked, this, [this] { setConfig(RunConfig{}); });
+    column->addWidget(defaults, 0, Qt::AlignLeft);
+
+    problemsLabel_ = new QLabel(formHost_);
+    problemsLabel_->setObjectName(QStringLiteral("problemsLabel"));
+    problemsLabel_->setWordWrap(true);
+    problemsLabel_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    problemsLabel_->setStyleSheet(QStringLiteral("color: #b71c1c;"));
+    problemsLabel_->hide();
+    column->addWidget(problemsLabel_);
+    column->addStretch(1);
+}
+
+void ConfigPanel::setConfig(const RunConfig& config) {
+    base_ = config;
+    loading_ = true;
+    for (const Field& field : fields_) field.load(config);
+    loading_ = false;
+    revalidate();
+}
+
+RunConfig ConfigPanel::collect(std::vector<FieldProblem>* parseProblems) const {
+    RunConfig c = base_;
+    for (const Field& field : fields_) {
+        const QString message = field.store(c);
+        if (!message.isEmpty() && parseProblems)
+            parseProblems->push_back({field.path.toStdString(), message.toStdString()});
+    }
+    return c;
+}
+
+RunConfig ConfigPanel::config() const {
+    return collect(nullptr);
+}
+
+void ConfigPanel::revalidate() {
+    if (loading_) return;
+    std::vector<FieldProblem> parseProblems;
+    const RunConfig c = collect(&parseProblems);
+    problems_ = parseProblems;
+    for (const FieldProblem& p : validateConfig(c)) {
+        // A field whose text does not parse keeps its old value; validating that value
+        // would show a message about a number the user no longer sees.
+        bool unparsed = false;
+        for (const FieldProblem& q : parseProblems) unparsed |= q.field == p.field;
+        if (!unparsed) problems_.push_back(p);
+    }
+    markFields();
+    updateNotes();
+    Q_EMIT configChanged();
+    if (isValid() != lastValid_) {
+        lastValid_ = isValid();
+        Q_EMIT validityChanged(lastValid_);
+    }
+}
+
+QString ConfigPanel::fieldMessage(const QString& path) const {
+    QStringList messages;
+    const std::string key = path.toStdString();
+    for (const FieldProblem& p : problems_) {
+        // List elements ("precision.keep_fp32[1]") belong to the list's field.
+        const bool same = p.field == key ||
+                          (p.field.size() > key.size() &&
+                           p.field.compare(0, key.size(), key) == 0 && p.field[key.size()] == '[');
+        if (same) messages << QString::fromStdString(p.text());
+    }
+    return messages.join(QLatin1Char('\n'));
+}
+
+void ConfigPanel::markFields() {
+    for (const Field& field : fields_) {
+        const QString message = fieldMessage(field.path);
+        const bool invalid = !message.isEmpty();
+        field.widget->setProperty("invalid", invalid);
+        field.widget->setStyleSheet(invalid ? QString::fromLatin1(kInvalidStyle) : QString());
+        field.widget->setToolTip(invalid ? message : field.help);
+    }
+    problemsLabel_->setText(problemsText());
+    problemsLabel_->setVisible(!problems_.empty());
+}
+
+QString ConfigPanel::problemsText() const {
+    QStringList lines;
+    for (const FieldProblem& p : problems_) lines << QString::fromStdString(p.text());
+    return lines.join(QLatin1Char('\n'));
+}
+
+void ConfigPanel::updateNotes() {
+    const RunConfig c = config();
+    const QString path = QString::fromStdString(c.data.path);
+    QString note;
+    if ((c.data.dataset == "fashion_mnist" || c.data.dataset == "mnist_idx") && !path.isEmpty()) {
+        if (!QDir(path).exists())
+            note = tr("%1 does not exist.").arg(path);
+        else if (!hasIdxFiles(path))
+            note = tr("%1 holds no *-idx?-ubyte[.gz] files.").arg(path);
+    } else if (c.data.dataset == "fashion_mnist" && !QDir(fashionMnistDirectory_).exists()) {
+        note = tr("FashionMNIST is not installed at %1: install dataset-fashion-mnist or pick "
+                  "IDX files; synthetic sets work without it.")
+                   .arg(fashionMnistDirectory_);
+    }
+    datasetNote_->setText(note);
+    datasetNote_->setVisible(!note.isEmpty());
+
+    // What an empty name will become (RunConfig: "<model>-<mode>").
+    nameEdit_->setPlaceholderText(
+        tr("default: %1").arg(QString::fromStdString(c.model.name + "-" + c.precision.mode)));
+
+    const ModeExecution execution = executionFor(c);
+    executionNote_->setText((execution.emulated ? tr("Emulated: ") : tr("Real: ")) +
+                            QString::fromStdString(execution.how));
+}
+
+void ConfigPanel::chooseDataDirectory() {
+    const QString start =
+        dataPathEdit_->text().isEmpty() ? fashionMnistDirectory_ : dataPathEdit_->text();
+    const QString chosen =
+        QFileDialog::getExistingDirectory(this, tr("Directory with MNIST-format IDX files"), start);
+    if (!chosen.isEmpty()) dataPathEdit_->setText(chosen);
+}
+
+QWidget* ConfigPanel::fieldWidget(const QString& path) const {
+    for (const Field& field : fields_)
+        if (field.path == path) return field.widget;
+    return nullptr;
+}
+
+QStringList ConfigPanel::fieldPaths() const {
+    QStringList paths;
+    for (const Field& field : fields_) paths << field.path;
+    return paths;
+}
+
+QString ConfigPanel::datasetNote() const {
+    return datasetNote_->text();
+}
+
+void ConfigPanel::setEditable(bool editable) {
+    for (const Field& field : fields_) field.widget->setEnabled(editable);
+    if (auto* browse = findChild<QPushButton*>(QStringLiteral("browseDataPath")))
+        browse->setEnabled(editable);
+    if (auto* reset = findChild<QPushButton*>(QStringLiteral("resetConfig")))
+        reset->setEnabled(editable);
+}
+
+void ConfigPanel::setFashionMnistDirectory(const QString& directory) {
+    fashionMnistDirectory_ = directory;
+    dataPathEdit_->setPlaceholderText(tr("default: %1").arg(directory));
+    updateNotes();
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,112 @@
+#pragma once
+// ConfigPanel: the Configure dock's form: edits a RunConfig.
+//
+// Contract:
+// - setConfig() shows a config; config() returns it with the edits applied. Fields
+//   without a widget (model.hidden, optim.beta1, faults, ...) are carried through
+//   untouched, and every shown number is written in its shortest exact form, so
+//   config() == setConfig()'s argument until the user edits (exact round trip).
+// - After every edit the config is checked with the engine's validateConfig() (plus
+//   "is this a number" for text that does not parse). Each problem marks its field: a
+//   red border, the message as the field's tooltip; every problem is also listed under
+//   the form as "field: message". Problems of fields without a widget are listed only.
+// - validityChanged(bool) fires when the verdict changes, configChanged() on every edit;
+//   the window disables Start while isValid() is false.
+// - The dataset row says when FashionMNIST is not installed where the engine looks for
+//   it by default, and what to do about it.
+#include <QString>
+#include <QWidget>
+#include <functional>
+#include <vector>
+
+#include "config/ConfigValidation.h"
+#include "config/RunConfig.h"
+
+class QComboBox;
+class QFormLayout;
+class QLabel;
+class QLineEdit;
+class QCheckBox;
+
+namespace ampscope::ui {
+
+class ConfigPanel : public QWidget {
+    Q_OBJECT
+public:
+    // Where the Debian package dataset-fashion-mnist installs the files, which is where
+    // the engine looks when data.path is empty.
+    static constexpr const char* kDefaultFashionMnistDirectory =
+        "/usr/share/datasets/fashion-mnist";
+
+    explicit ConfigPanel(QWidget* parent = nullptr);
+
+    void setConfig(const RunConfig& config);
+    RunConfig config() const;
+
+    bool isValid() const { return problems_.empty(); }
+    const std::vector<FieldProblem>& problems() const { return problems_; }
+    // The widget editing a JSON path ("optim.lr"), or nullptr.
+    QWidget* fieldWidget(const QString& path) const;
+    // The message(s) shown at a field (empty when it is fine).
+    QString fieldMessage(const QString& path) const;
+    QString problemsText() const;
+    QString datasetNote() const;
+    QStringList fieldPaths() const;
+
+    // While a run trains, its config is fixed: the form is read-only.
+    void setEditable(bool editable);
+    // For tests: where to look for FashionMNIST (default kDefaultFashionMnistDirectory).
+    void setFashionMnistDirectory(const QString& directory);
+
+Q_SIGNALS:
+    void configChanged();
+    void validityChanged(bool valid);
+
+private:
+    struct Field {
+        QString path;
+        QWidget* widget = nullptr;
+        QString help;  // the tooltip when the field is fine
+        std::function<void(const RunConfig&)> load;
+        // Writes the widget's value into the config; returns a message when it cannot.
+        std::function<QString(RunConfig&)> store;
+    };
+
+    QFormLayout* addSection(const QString& title);
+    QLineEdit* addText(QFormLayout* form, const QString& label, const QString& path,
+                       const QString& help, std::function<std::string&(RunConfig&)> access);
+    QComboBox* addChoice(QFormLayout* form, const QString& label, const QString& path,
+                         const QString& help, const std::vector<std::string>& allowed,
+                         std::function<std::string&(RunConfig&)> access);
+    QLineEdit* addDouble(QFormLayout* form, const QString& label, const QString& path,
+                         const QString& help, std::function<double&(RunConfig&)> access);
+    QLineEdit* addInteger(QFormLayout* form, const QString& label, const QString& path,
+                          const QString& help, std::function<int64_t&(RunConfig&)> access);
+    QLineEdit* addLineEdit(QFormLayout* form, const QString& label);
+    void addField(Field field);
+
+    void buildForm();
+    void revalidate();
+    void markFields();
+    void updateNotes();
+    void chooseDataDirectory();
+    RunConfig collect(std::vector<FieldProblem>* parseProblems) const;
+
+    RunConfig base_;
+    std::vector<Field> fields_;
+    std::vector<FieldProblem> problems_;
+    bool loading_ = false;
+    bool lastValid_ = true;
+    QString fashionMnistDirectory_ = QString::fromLatin1(kDefaultFashionMnistDirectory);
+
+    QLineEdit* nameEdit_ = nullptr;
+    QLineEdit* dataPathEdit_ = nullptr;
+    QComboBox* datasetCombo_ = nullptr;
+    QComboBox* modeCombo_ = nullptr;
+    QLabel* datasetNote_ = nullptr;
+    QLabel* executionNote_ = nullptr;
+    QLabel* problemsLabel_ = nullptr;
+    QWidget* formHost_ = nullptr;
+};
+
+}  // namespace ampscope::ui

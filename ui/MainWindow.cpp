@@ -1,0 +1,776 @@
+#include "MainWindow.h"
+
+#include <QAction>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QLabel>
+#include <QMenuBar>
+#include <QMessageBox>
+#include <QProgressBar>
+#include <QScreen>
+#include <QSettings>
+#include <QStatusBar>
+#include <QStyle>
+#include <QToolBar>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "ConfigPanel.h"
+#include "ElidingLabel.h"
+#include "EngineBridge.h"
+#include "ExecutionBadge.h"
+#include "RunDirectoryNaming.h"
+#include "RunFacts.h"
+#include "RunRecordParsing.h"
+#include "common/BuildInfo.h"
+#include "common/InputError.h"
+#include "common/Text.h"
+#include "config/ConfigJson.h"
+#include "engine/Versions.h"
+#include "plots/LossPlot.h"
+#include "plots/PlotExport.h"
+#include "plots/ScalePlot.h"
+#include "plots/ThroughputPlot.h"
+#include "run/RunReader.h"
+
+// Resources of a static library must be registered by hand; the macro cannot be used
+// inside a namespace.
+static void initUiResources() {
+    Q_INIT_RESOURCE(ui_resources);
+}
+
+namespace ampscope::ui {
+
+namespace {
+
+constexpr int kFollowMilliseconds = 33;
+// One poll of a followed run reads at most this much, so opening a long run that is
+// still being written never stalls a UI tick; the rest comes on the next ticks.
+constexpr std::size_t kFollowBytesPerTick = 4u << 20;
+
+const char* const kGeometryKey = "window/geometry";
+const char* const kStateKey = "window/state";
+const char* const kConfigKey = "config/last";
+
+// Paths under the home directory as ~/..., which is how people read them.
+QString shownPath(const QString& path) {
+    const QString home = QDir::homePath();
+    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/')))
+        return QStringLiteral("~") + path.mid(home.size());
+    return QDir::toNativeSeparators(path);
+}
+
+QString threadCount(int threads) {
+    return threads == 1 ? QObject::tr("1 thread") : QObject::tr("%1 threads").arg(threads);
+}
+
+QString statusWord(const std::string& status) {
+    if (status == "finished") return QObject::tr("Run finished");
+    if (status == "stopped") return QObject::tr("Run stopped");
+    return QObject::tr("Run failed");
+}
+
+}  // namespace
+
+MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
+    : QMainWindow(parent), options_(std::move(options)) {
+    initUiResources();
+    setObjectName(QStringLiteral("ampscopeMainWindow"));
+    setWindowTitle(tr("AmpScope"));
+    setWindowIcon(QIcon(QStringLiteral(":/ampscope/icons/ampscope.svg")));
+    if (options_.runsRoot.isEmpty()) options_.runsRoot = defaultRunsRoot();
+    clock_.start();
+
+    bridge_ = new EngineBridge(this);
+    connect(bridge_, &EngineBridge::metricsArrived, this, &MainWindow::onMetrics);
+    connect(bridge_, &EngineBridge::started, this, &MainWindow::onStarted);
+    connect(bridge_, &EngineBridge::paused, this, &MainWindow::onPaused);
+    connect(bridge_, &EngineBridge::resumed, this, &MainWindow::onResumed);
+    connect(bridge_, &EngineBridge::failed, this, &MainWindow::onFailed);
+    connect(bridge_, &EngineBridge::runEnded, this, &MainWindow::onRunEnded);
+
+    followTimer_.setInterval(kFollowMilliseconds);
+    connect(&followTimer_, &QTimer::timeout, this, &MainWindow::pollFollower);
+
+    // A hidden central widget: every view is a dock the user can move or close.
+    auto* central = new QWidget(this);
+    central->setMaximumSize(0, 0);
+    central->hide();
+    setCentralWidget(central);
+    setDockNestingEnabled(true);
+
+    buildActions();
+    buildMenus();
+    buildToolBar();
+    buildStatusBar();
+    buildDocks();
+    initialLayout_ = saveState();
+
+    resize(1280, 800);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QSize available = screen->availableSize();
+        resize(std::min(1280, available.width()), std::min(800, available.height()));
+    }
+    if (options_.persistSettings) restoreSettings();
+    updateStatusForConfig(configPanel_->config());
+    updateActions();
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildActions() {
+    QStyle* s = style();
+    startAction_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Start"), this);
+    startAction_->setShortcut(Qt::Key_F5);
+    startAction_->setToolTip(tr("Start training with this config (F5)"));
+    connect(startAction_, &QAction::triggered, this, &MainWindow::startRun);
+
+    pauseAction_ = new QAction(s->standardIcon(QStyle::SP_MediaPause), tr("&Pause"), this);
+    pauseAction_->setShortcut(Qt::Key_F6);
+    pauseAction_->setCheckable(true);
+    pauseAction_->setToolTip(tr("Pause after the current step; press again to resume (F6)"));
+    connect(pauseAction_, &QAction::toggled, this, &MainWindow::togglePause);
+
+    stepAction_ = new QAction(s->standardIcon(QStyle::SP_MediaSkipForward), tr("Step &once"), this);
+    stepAction_->setShortcut(Qt::Key_F10);
+    stepAction_->setToolTip(tr("Run exactly one step, then pause (F10)"));
+    connect(stepAction_, &QAction::triggered, this, &MainWindow::stepOnce);
+
+    stopAction_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
+    stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
+    stopAction_->setToolTip(tr("Stop the run after the current step (Shift+F5)"));
+    connect(stopAction_, &QAction::triggered, this, &MainWindow::stopRun);
+
+    openRunAction_ = new QAction(s->standardIcon(QStyle::SP_DirOpenIcon), tr("&Open run…"), this);
+    openRunAction_->setShortcut(QKeySequence::Open);
+    openRunAction_->setToolTip(
+        tr("Show a recorded run directory; one still being written is "
+           "followed live (Ctrl+O)"));
+    connect(openRunAction_, &QAction::triggered, this, &MainWindow::openRunWithDialog);
+
+    openConfigAction_ = new QAction(tr("Open &config…"), this);
+    openConfigAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+    connect(openConfigAction_, &QAction::triggered, this, &MainWindow::openConfigWithDialog);
+
+    saveConfigAction_ =
+        new QAction(s->standardIcon(QStyle::SP_DialogSaveButton), tr("&Save config…"), this);
+    saveConfigAction_->setShortcut(QKeySequence::Save);
+    connect(saveConfigAction_, &QAction::triggered, this, &MainWindow::saveConfigWithDialog);
+
+    exportAction_ = new QAction(tr("&Export plots…"), this);
+    exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+    exportAction_->setToolTip(tr("Save every plot as PNG, SVG and PDF into a folder"));
+    connect(exportAction_, &QAction::triggered, this, &MainWindow::exportPlotsWithDialog);
+
+    quitAction_ = new QAction(tr("&Quit"), this);
+    quitAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Q));
+    connect(quitAction_, &QAction::triggered, this, &QWidget::close);
+
+    resetLayoutAction_ = new QAction(tr("&Reset layout"), this);
+    connect(resetLayoutAction_, &QAction::triggered, this, &MainWindow::resetLayout);
+
+    aboutAction_ = new QAction(tr("&About AmpScope"), this);
+    connect(aboutAction_, &QAction::triggered, this, [this] {
+        QMessageBox::about(
+            this, tr("About AmpScope"),
+            tr("<b>AmpScope %1</b> (git %2)<br>A lab for seeing what mixed precision does to "
+               "training.<br>%3<br>Qt %4")
+                .arg(QLatin1String(build::kVersion), QLatin1String(build::kGitRevision),
+                     QString::fromStdString(libraryVersions()), QLatin1String(qVersion())));
+    });
+}
+
+void MainWindow::buildMenus() {
+    QMenu* file = menuBar()->addMenu(tr("&File"));
+    file->addAction(openRunAction_);
+    file->addAction(openConfigAction_);
+    file->addAction(saveConfigAction_);
+    file->addSeparator();
+    file->addAction(exportAction_);
+    file->addSeparator();
+    file->addAction(quitAction_);
+
+    QMenu* run = menuBar()->addMenu(tr("&Run"));
+    run->addAction(startAction_);
+    run->addAction(pauseAction_);
+    run->addAction(stepAction_);
+    run->addAction(stopAction_);
+
+    viewMenu_ = menuBar()->addMenu(tr("&View"));
+    viewMenu_->addSeparator();
+    viewMenu_->addAction(resetLayoutAction_);
+
+    QMenu* help = menuBar()->addMenu(tr("&Help"));
+    help->addAction(aboutAction_);
+}
+
+void MainWindow::buildToolBar() {
+    QToolBar* bar = addToolBar(tr("Run controls"));
+    bar->setObjectName(QStringLiteral("runToolBar"));
+    bar->setToolButtonStyle(Qt::ToolButtonTextBesideIcon);
+    bar->addAction(startAction_);
+    bar->addAction(pauseAction_);
+    bar->addAction(stepAction_);
+    bar->addAction(stopAction_);
+    bar->addSeparator();
+    bar->addAction(openRunAction_);
+    viewMenu_->insertAction(viewMenu_->actions().value(0), bar->toggleViewAction());
+}
+
+void MainWindow::buildStatusBar() {
+    QStatusBar* bar = statusBar();
+    runLabel_ = new ElidingLabel(bar);
+    runLabel_->setObjectName(QStringLiteral("runLabel"));
+    runLabel_->setFullText(tr("Ready: configure a run and press Start, or open a run (Ctrl+O)"));
+    errorLabel_ = new ElidingLabel(bar, Qt::ElideRight);
+    errorLabel_->setObjectName(QStringLiteral("errorLabel"));
+    errorLabel_->setStyleSheet(QStringLiteral("color: #b71c1c; font-weight: bold;"));
+    errorLabel_->hide();
+    bar->addWidget(runLabel_, 1);
+    bar->addWidget(errorLabel_, 1);
+
+    deviceLabel_ = new ElidingLabel(bar, Qt::ElideRight);
+    deviceLabel_->setObjectName(QStringLiteral("deviceLabel"));
+    deviceLabel_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    deviceLabel_->setMaximumWidth(260);
+    modeLabel_ = new QLabel(bar);
+    modeLabel_->setObjectName(QStringLiteral("modeLabel"));
+    badge_ = new ExecutionBadge(bar);
+    howLabel_ = new ElidingLabel(bar, Qt::ElideRight);
+    howLabel_->setObjectName(QStringLiteral("howLabel"));
+    howLabel_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Preferred);
+    howLabel_->setMaximumWidth(260);
+    progressBar_ = new QProgressBar(bar);
+    progressBar_->setObjectName(QStringLiteral("progressBar"));
+    progressBar_->setMaximumWidth(190);
+    progressBar_->setMinimumWidth(150);
+    progressBar_->setRange(0, 1);
+    progressBar_->setValue(0);
+    progressBar_->setFormat(tr("%v / %m steps"));
+    etaLabel_ = new QLabel(bar);
+    etaLabel_->setObjectName(QStringLiteral("etaLabel"));
+    etaLabel_->setMinimumWidth(etaLabel_->fontMetrics().horizontalAdvance(tr("ETA 00:00:00")));
+    bar->addPermanentWidget(deviceLabel_);
+    bar->addPermanentWidget(modeLabel_);
+    bar->addPermanentWidget(badge_);
+    bar->addPermanentWidget(howLabel_);
+    bar->addPermanentWidget(progressBar_);
+    bar->addPermanentWidget(etaLabel_);
+}
+
+void MainWindow::buildDocks() {
+    configPanel_ = new ConfigPanel(this);
+    configPanel_->setMinimumWidth(330);  // the form's labels and fields, without scrolling sideways
+    configureDock_ = addRunView(QStringLiteral("configure"), tr("Configure"), configPanel_,
+                                Qt::LeftDockWidgetArea, nullptr);
+    connect(configPanel_, &ConfigPanel::configChanged, this, [this] {
+        if (!bridge_->isActive() && !follower_) updateStatusForConfig(configPanel_->config());
+        updateActions();
+    });
+    connect(configPanel_, &ConfigPanel::validityChanged, this, &MainWindow::updateActions);
+
+    lossPlot_ = new LossPlot(this);
+    scalePlot_ = new ScalePlot(this);
+    throughputPlot_ = new ThroughputPlot(this);
+    lossDock_ = addRunView(QStringLiteral("loss"), tr("Loss"), lossPlot_, Qt::RightDockWidgetArea,
+                           lossPlot_);
+    scaleDock_ = addRunView(QStringLiteral("scale"), tr("Loss scale"), scalePlot_,
+                            Qt::RightDockWidgetArea, scalePlot_);
+    throughputDock_ = addRunView(QStringLiteral("throughput"), tr("Throughput"), throughputPlot_,
+                                 Qt::RightDockWidgetArea, throughputPlot_);
+    // Loss on top (the headline), scale and throughput side by side under it.
+    splitDockWidget(lossDock_, scaleDock_, Qt::Vertical);
+    splitDockWidget(scaleDock_, throughputDock_, Qt::Horizontal);
+}
+
+void MainWindow::applyDefaultDockSizes() {
+    // Proportions of the window actually shown: sizes set before the first show are
+    // measured against a window size that is not the final one.
+    const int formWidth = std::clamp(width() / 4, 340, 420);
+    resizeDocks({configureDock_, lossDock_}, {formWidth, width() - formWidth}, Qt::Horizontal);
+    resizeDocks({lossDock_, scaleDock_}, {height() * 55 / 100, height() * 45 / 100}, Qt::Vertical);
+    const int plotsWidth = width() - formWidth;
+    resizeDocks({scaleDock_, throughputDock_}, {plotsWidth * 55 / 100, plotsWidth * 45 / 100},
+                Qt::Horizontal);
+}
+
+void MainWindow::showEvent(QShowEvent* event) {
+    QMainWindow::showEvent(event);
+    if (shownOnce_) return;
+    shownOnce_ = true;
+    if (!layoutRestored_) applyDefaultDockSizes();
+}
+
+QDockWidget* MainWindow::addRunView(const QString& id, const QString& title, QWidget* widget,
+                                    Qt::DockWidgetArea area, RunObserver* observer) {
+    auto* dock = new QDockWidget(title, this);
+    dock->setObjectName(id + QStringLiteral("Dock"));  // saveState() keys docks by name
+    dock->setWidget(widget);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
+                      QDockWidget::DockWidgetFloatable);
+    addDockWidget(area, dock);
+    // Dock entries go above the separator that precedes "Reset layout".
+    QAction* separator = nullptr;
+    for (QAction* action : viewMenu_->actions())
+        if (action->isSeparator()) separator = action;
+    viewMenu_->insertAction(separator, dock->toggleViewAction());
+    docks_ << dock;
+    if (observer) observers_.push_back(observer);
+    return dock;
+}
+
+void MainWindow::restoreSettings() {
+    QSettings settings;
+    const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
+    if (!geometry.isEmpty()) restoreGeometry(geometry);
+    const QByteArray state = settings.value(kStateKey).toByteArray();
+    if (!state.isEmpty()) layoutRestored_ = restoreState(state);
+    const QString json = settings.value(kConfigKey).toString();
+    if (json.isEmpty()) return;
+    try {
+        configPanel_->setConfig(configFromJson(nlohmann::json::parse(json.toStdString())));
+    } catch (const std::exception&) {
+        // A config from another version that no longer validates: start from defaults.
+    }
+}
+
+void MainWindow::saveSettings() {
+    QSettings settings;
+    settings.setValue(kGeometryKey, saveGeometry());
+    settings.setValue(kStateKey, saveState());
+    settings.setValue(kConfigKey,
+                      QString::fromStdString(configToJson(configPanel_->config()).dump()));
+}
+
+void MainWindow::resetLayout() {
+    restoreState(initialLayout_);
+    for (QDockWidget* dock : docks_) {
+        dock->setFloating(false);
+        dock->show();
+    }
+    applyDefaultDockSizes();
+}
+
+void MainWindow::setConfig(const RunConfig& config) {
+    configPanel_->setConfig(config);
+}
+
+bool MainWindow::loadConfigFile(const QString& path, QString* error) {
+    try {
+        configPanel_->setConfig(ampscope::loadConfigFile(path.toStdString()));
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+bool MainWindow::saveConfigFile(const QString& path, QString* error) {
+    try {
+        ampscope::saveConfigFile(configPanel_->config(), path.toStdString());
+        return true;
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+}
+
+void MainWindow::updateActions() {
+    const bool active = bridge_->isActive();
+    const bool stopping = active && bridge_->stopRequested();
+    const bool valid = configPanel_->isValid();
+    startAction_->setEnabled(!active && valid);
+    pauseAction_->setEnabled(active && !stopping);
+    stepAction_->setEnabled(active ? !stopping : valid);
+    stopAction_->setEnabled(active && !stopping);
+    openRunAction_->setEnabled(!active);
+    openConfigAction_->setEnabled(!active);
+    configPanel_->setEditable(!active);
+    if (!active) {
+        const QSignalBlocker block(pauseAction_);
+        pauseAction_->setChecked(false);
+    }
+}
+
+void MainWindow::updateStatusForConfig(const RunConfig& config) {
+    deviceLabel_->setFullText(tr("%1 · %2").arg(QString::fromStdString(deviceText(config)),
+                                                threadCount(threadsFor(config))));
+    modeLabel_->setText(tr("mode %1").arg(QString::fromStdString(config.precision.mode)));
+    const ModeExecution execution = executionFor(config);
+    badge_->setExecution(execution);
+    howLabel_->setFullText(QString::fromStdString(execution.how));
+}
+
+QString MainWindow::statusDeviceText() const {
+    return deviceLabel_->fullText() + QLatin1Char(' ') + modeLabel_->text() + QLatin1Char(' ') +
+           badge_->text() + QLatin1Char(' ') + howLabel_->fullText();
+}
+
+QString MainWindow::errorText() const {
+    return errorLabel_->isHidden() ? QString() : errorLabel_->fullText();
+}
+
+bool MainWindow::isFollowingRun() const {
+    return follower_ && followTimer_.isActive();
+}
+
+void MainWindow::showError(const QString& message) {
+    errorLabel_->setFullText(tr("Error: %1").arg(message));
+    errorLabel_->setToolTip(message);
+    errorLabel_->show();
+    if (!errorBox_) {
+        errorBox_ = new QMessageBox(QMessageBox::Warning, tr("AmpScope: run failed"), message,
+                                    QMessageBox::Ok, this);
+        errorBox_->setAttribute(Qt::WA_DeleteOnClose);
+        errorBox_->setModal(false);
+        errorBox_->setWindowModality(Qt::NonModal);
+    } else {
+        errorBox_->setText(message);
+    }
+    errorBox_->show();
+}
+
+void MainWindow::clearError() {
+    errorLabel_->setFullText(QString());
+    errorLabel_->hide();
+    if (errorBox_) errorBox_->close();
+}
+
+void MainWindow::beginRunInViews(const RunContext& context) {
+    stepsShown_ = 0;
+    lastStep_ = 0;
+    for (RunObserver* observer : observers_) observer->beginRun(context);
+    finishBatchInViews();
+    setWindowTitle(tr("AmpScope — %1").arg(context.title));
+}
+
+void MainWindow::deliverSteps(const std::vector<StepMetrics>& steps) {
+    if (steps.empty()) return;
+    for (RunObserver* observer : observers_) observer->appendSteps(steps);
+    stepsShown_ += static_cast<qint64>(steps.size());
+    lastStep_ = steps.back().step;
+}
+
+void MainWindow::finishBatchInViews() {
+    for (RunObserver* observer : observers_) observer->endOfBatch();
+}
+
+void MainWindow::replotAllNow() {
+    for (QCustomPlot* plot : findChildren<QCustomPlot*>())
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+}
+
+bool MainWindow::startRunWith(bool singleStep) {
+    if (bridge_->isActive() || !configPanel_->isValid()) return false;
+    stopFollowing();
+    clearError();
+    const RunConfig config = configPanel_->config();
+    const QString directory = newRunDirectory(options_.runsRoot, config);
+    if (!bridge_->start(config, directory, singleStep)) return false;
+    runDirectory_ = directory;
+    runLabel_->setFullText(tr("Starting… recording to %1").arg(shownPath(directory)));
+    runLabel_->setToolTip(directory);
+    beginRunInViews({config, runDisplayName(config), directory, true});
+    progressBar_->setRange(0, 0);  // busy until the engine says how many steps it plans
+    etaLabel_->clear();
+    updateStatusForConfig(config);
+    updateActions();
+    return true;
+}
+
+void MainWindow::togglePause(bool pause) {
+    if (!bridge_->isActive()) return;
+    if (pause) {
+        bridge_->pause();
+        progress_.pause(clock_.elapsed() / 1000.0);
+    } else {
+        bridge_->resume();
+        progress_.resume(clock_.elapsed() / 1000.0);
+    }
+}
+
+void MainWindow::stepOnce() {
+    if (!bridge_->isActive()) {
+        if (!startRunWith(true)) return;
+    } else {
+        bridge_->stepOnce();
+    }
+    progress_.pause(clock_.elapsed() / 1000.0);
+    const QSignalBlocker block(pauseAction_);
+    pauseAction_->setChecked(true);
+}
+
+void MainWindow::stopRun() {
+    if (!bridge_->isActive()) return;
+    bridge_->stop();
+    runLabel_->setFullText(tr("Stopping after the current step…"));
+    updateActions();
+}
+
+void MainWindow::onMetrics(const DrainedMetrics& batch) {
+    deliverSteps(batch.steps);
+    for (const EngineEvent& event : batch.events)
+        if (event.kind == EngineEvent::Kind::EpochEnded)
+            for (RunObserver* observer : observers_) observer->appendEpoch(event.epoch);
+    if (batch.snapshot)
+        for (RunObserver* observer : observers_) observer->takeSnapshot(batch.snapshot);
+    finishBatchInViews();
+    if (!batch.steps.empty()) {
+        updateProgress(lastStep_);
+        Q_EMIT stepsShownChanged(stepsShown_);
+    }
+}
+
+void MainWindow::updateProgress(qint64 step) {
+    progress_.update(step, clock_.elapsed() / 1000.0);
+    if (progressBar_->maximum() > 0)
+        progressBar_->setValue(static_cast<int>(std::min<qint64>(step, progressBar_->maximum())));
+    const double eta = progress_.etaSeconds();
+    etaLabel_->setText(eta >= 0.0 ? tr("ETA %1").arg(QString::fromStdString(formatDuration(eta)))
+                                  : QString());
+}
+
+void MainWindow::onStarted(qint64 totalSteps, const QString& description) {
+    progress_.start(totalSteps, clock_.elapsed() / 1000.0, lastStep_);
+    progressBar_->setRange(0, static_cast<int>(std::min<qint64>(totalSteps, INT32_MAX)));
+    progressBar_->setValue(static_cast<int>(std::min<qint64>(lastStep_, totalSteps)));
+    runLabel_->setFullText(
+        tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
+    runLabel_->setToolTip(description + QStringLiteral("\n") + bridge_->runDirectory());
+}
+
+void MainWindow::onPaused() {
+    const QSignalBlocker block(pauseAction_);
+    pauseAction_->setChecked(true);
+    progress_.pause(clock_.elapsed() / 1000.0);
+    runLabel_->setFullText(
+        tr("Paused at step %1 · %2").arg(lastStep_).arg(shownPath(bridge_->runDirectory())));
+}
+
+void MainWindow::onResumed() {
+    const QSignalBlocker block(pauseAction_);
+    pauseAction_->setChecked(false);
+    progress_.resume(clock_.elapsed() / 1000.0);
+    runLabel_->setFullText(
+        tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
+}
+
+void MainWindow::onFailed(const QString& message, bool inputError) {
+    (void)inputError;
+    showError(message);
+}
+
+void MainWindow::onRunEnded(const RunSummary& summary) {
+    updateActions();
+    if (progressBar_->maximum() == 0) progressBar_->setRange(0, 1);
+    etaLabel_->clear();
+    runLabel_->setFullText(tr("%1 after %2 steps · %3")
+                               .arg(statusWord(summary.status))
+                               .arg(summary.steps)
+                               .arg(shownPath(runDirectory_)));
+    Q_EMIT runEnded(QString::fromStdString(summary.status));
+    if (closeRequested_) close();
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+    if (bridge_->isActive()) {
+        // Never join the engine on the GUI thread: ask it to stop and close when its
+        // thread has ended (onRunEnded calls close() again).
+        closeRequested_ = true;
+        bridge_->stop();
+        runLabel_->setFullText(tr("Stopping the run before closing…"));
+        updateActions();
+        event->ignore();
+        return;
+    }
+    if (options_.persistSettings) saveSettings();
+    stopFollowing();
+    if (errorBox_) errorBox_->close();
+    event->accept();
+    Q_EMIT closed();
+}
+
+void MainWindow::stopFollowing() {
+    followTimer_.stop();
+    follower_.reset();
+}
+
+bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
+    if (bridge_->isActive()) {
+        if (error) *error = tr("Stop the current run before opening another one.");
+        return false;
+    }
+    stopFollowing();
+    clearError();
+    const std::string dir = QDir::cleanPath(directory).toStdString();
+    const bool complete = QFileInfo::exists(directory + QStringLiteral("/summary.json"));
+    RunConfig config;
+    std::optional<RunData> data;
+    QString note;
+    try {
+        if (complete) {
+            data = readRunDirectory(dir);
+            try {
+                config = configFromJson(data->config);
+            } catch (const std::exception& e) {
+                note = tr(" (its config.json does not load here: %1)")
+                           .arg(QString::fromUtf8(e.what()));
+            }
+        } else {
+            if (!QFileInfo::exists(directory + QStringLiteral("/config.json")))
+                throw InputError(dir +
+                                 ": missing config.json — not an AmpScope run directory "
+                                 "(or its writer has not started)");
+            try {
+                config = ampscope::loadConfigFile(dir + "/config.json");
+            } catch (const std::exception& e) {
+                note = tr(" (its config.json does not load here: %1)")
+                           .arg(QString::fromUtf8(e.what()));
+            }
+            follower_ = std::make_unique<RunFollower>(dir);
+        }
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        follower_.reset();
+        return false;
+    }
+    runDirectory_ = QString::fromStdString(dir);
+    configPanel_->setConfig(config);
+    updateStatusForConfig(config);
+    const QString title = QFileInfo(runDirectory_).fileName();
+    beginRunInViews({config, title, runDirectory_, false});
+    if (complete) {
+        deliverRecords(data->events);
+        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
+        progressBar_->setValue(static_cast<int>(lastStep_));
+        QString text =
+            tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
+        if (!data->warnings.empty()) text += tr(" · %1 warning(s)").arg(data->warnings.size());
+        runLabel_->setFullText(text);
+        QStringList warnings;
+        for (const auto& w : data->warnings) warnings << QString::fromStdString(w);
+        runLabel_->setToolTip(warnings.join(QLatin1Char('\n')));
+    } else {
+        progressBar_->setRange(0, 0);
+        runLabel_->setFullText(
+            tr("Following %1 (still being written)").arg(shownPath(runDirectory_)) + note);
+        followTimer_.start();
+        pollFollower();
+    }
+    etaLabel_->clear();
+    updateActions();
+    return true;
+}
+
+void MainWindow::pollFollower() {
+    if (!follower_) return;
+    try {
+        const std::vector<nlohmann::json> records = follower_->poll(kFollowBytesPerTick);
+        if (!records.empty()) deliverRecords(records);
+    } catch (const std::exception& e) {
+        showError(QString::fromUtf8(e.what()));
+        stopFollowing();
+        return;
+    }
+    if (follower_->finished()) {
+        followTimer_.stop();
+        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
+        progressBar_->setValue(static_cast<int>(lastStep_));
+        runLabel_->setFullText(tr("Opened %1 (%2 steps; the run has ended)")
+                                   .arg(shownPath(runDirectory_))
+                                   .arg(stepsShown_));
+        follower_.reset();
+    }
+}
+
+void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
+    std::vector<StepMetrics> steps;
+    const auto flushSteps = [&] {
+        deliverSteps(steps);
+        steps.clear();
+    };
+    for (const nlohmann::json& record : records) {
+        const std::string type = recordType(record);
+        if (type == "step") {
+            if (auto step = stepFromRecord(record)) steps.push_back(*step);
+        } else if (type == "epoch") {
+            flushSteps();
+            if (auto epoch = epochFromRecord(record))
+                for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
+        } else if (type == "run_info") {
+            const QString device = QString::fromStdString(record.value("device", std::string()));
+            const QString name = QString::fromStdString(record.value("device_name", std::string()));
+            deviceLabel_->setFullText(
+                tr("%1: %2 · %3")
+                    .arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
+            if (record.contains("precision") && record["precision"].is_object()) {
+                const auto& p = record["precision"];
+                ModeExecution execution{p.value("emulated", false),
+                                        p.value("execution", std::string())};
+                badge_->setExecution(execution);
+                howLabel_->setFullText(QString::fromStdString(execution.how));
+                modeLabel_->setText(
+                    tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
+            }
+        } else if (type == "error") {
+            flushSteps();
+            showError(tr("the run ended with an error: %1")
+                          .arg(QString::fromStdString(record.value("message", std::string()))));
+        } else if (type == "run_start" || type == "run_end") {
+            // Framing only: the steps and the summary say what the run did.
+        } else {
+            flushSteps();
+            for (RunObserver* observer : observers_) observer->takeRecord(record);
+        }
+    }
+    flushSteps();
+    finishBatchInViews();
+    Q_EMIT stepsShownChanged(stepsShown_);
+}
+
+void MainWindow::openRunWithDialog() {
+    const QString directory =
+        QFileDialog::getExistingDirectory(this, tr("Open a run directory"), options_.runsRoot);
+    if (directory.isEmpty()) return;
+    QString error;
+    if (!openRunDirectory(directory, &error)) QMessageBox::warning(this, tr("Open run"), error);
+}
+
+void MainWindow::openConfigWithDialog() {
+    const QString path = QFileDialog::getOpenFileName(this, tr("Open a config"), QString(),
+                                                      tr("AmpScope config (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!loadConfigFile(path, &error)) QMessageBox::warning(this, tr("Open config"), error);
+}
+
+void MainWindow::saveConfigWithDialog() {
+    const QString suggested = runDisplayName(configPanel_->config()) + QStringLiteral(".json");
+    const QString path = QFileDialog::getSaveFileName(this, tr("Save config"), suggested,
+                                                      tr("AmpScope config (*.json)"));
+    if (path.isEmpty()) return;
+    QString error;
+    if (!saveConfigFile(path, &error)) QMessageBox::warning(this, tr("Save config"), error);
+}
+
+void MainWindow::exportPlotsWithDialog() {
+    const QString directory = QFileDialog::getExistingDirectory(this, tr("Export plots into"));
+    if (directory.isEmpty()) return;
+    QStringList failures;
+    for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
+        for (const char* suffix : {"png", "svg", "pdf"}) {
+            const QString error =
+                savePlotImage(plot, directory + QLatin1Char('/') + plot->objectName() +
+                                        QLatin1Char('.') + QLatin1String(suffix));
+            if (!error.isEmpty()) failures << error;
+        }
+    }
+    if (!failures.isEmpty())
+        QMessageBox::warning(this, tr("Export plots"), failures.join(QLatin1Char('\n')));
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,202 @@
+#pragma once
+// MainWindow: the lab. Docks for configuring a run and watching it, run controls, and
+// opening recorded runs.
+//
+// Contract:
+// - Views are docks registered with addRunView(); the View menu lists every dock, so a
+//   closed one can be brought back, and "Reset layout" restores the initial arrangement.
+//   A view that implements RunObserver receives every run, live or opened from disk.
+// - Start records the run under <runsRoot>/<timestamp>-<name> (the path is shown in
+//   the status bar). While a run is active the config is read-only; Start is enabled
+//   only when the config is valid and no run is active.
+// - Engine errors show in the status bar and in a non-modal message box; the window
+//   stays usable and a new run can start.
+// - Open run… reads a run directory: all at once when it is complete (summary.json),
+//   else it follows it live (RunFollower polled on a 30 Hz timer) until it completes.
+// - Closing while a run trains asks the engine to stop and closes once the engine's
+//   thread has ended (the GUI keeps painting meanwhile; no join on the GUI thread).
+// - With persistSettings, QSettings keeps geometry, dock layout and the last config
+//   (as config JSON); without it (tests, --screenshot) nothing is read or written.
+#include <QElapsedTimer>
+#include <QMainWindow>
+#include <QPointer>
+#include <QTimer>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "ProgressEstimator.h"
+#include "RunObserver.h"
+#include "config/RunConfig.h"
+#include "engine/MetricStream.h"
+#include "engine/RunSummary.h"
+
+class QAction;
+class QDockWidget;
+class QLabel;
+class QMenu;
+class QMessageBox;
+class QProgressBar;
+
+namespace ampscope {
+class RunFollower;
+}
+
+namespace ampscope::ui {
+
+class ConfigPanel;
+class ElidingLabel;
+class EngineBridge;
+class ExecutionBadge;
+class LossPlot;
+class ScalePlot;
+class ThroughputPlot;
+
+struct MainWindowOptions {
+    bool persistSettings = true;
+    QString runsRoot;  // empty: defaultRunsRoot()
+};
+
+class MainWindow : public QMainWindow {
+    Q_OBJECT
+public:
+    explicit MainWindow(MainWindowOptions options = {}, QWidget* parent = nullptr);
+    ~MainWindow() override;
+
+    QDockWidget* addRunView(const QString& id, const QString& title, QWidget* widget,
+                            Qt::DockWidgetArea area, RunObserver* observer);
+
+    // Loads a config file into the Configure panel; false with a one-line error.
+    bool loadConfigFile(const QString& path, QString* error);
+    bool saveConfigFile(const QString& path, QString* error);
+    void setConfig(const RunConfig& config);
+    // Opens (and, while it is written, follows) a run directory.
+    bool openRunDirectory(const QString& directory, QString* error);
+
+    // Redraws every plot now (not queued): for grabbing the window into an image.
+    void replotAllNow();
+
+    ConfigPanel* configPanel() const { return configPanel_; }
+    LossPlot* lossPlot() const { return lossPlot_; }
+    ScalePlot* scalePlot() const { return scalePlot_; }
+    ThroughputPlot* throughputPlot() const { return throughputPlot_; }
+    EngineBridge* bridge() const { return bridge_; }
+    ExecutionBadge* executionBadge() const { return badge_; }
+    QProgressBar* progressBar() const { return progressBar_; }
+    QAction* startAction() const { return startAction_; }
+    QAction* pauseAction() const { return pauseAction_; }
+    QAction* stepAction() const { return stepAction_; }
+    QAction* stopAction() const { return stopAction_; }
+    QAction* openRunAction() const { return openRunAction_; }
+    QAction* saveConfigAction() const { return saveConfigAction_; }
+    QAction* quitAction() const { return quitAction_; }
+    QString runDirectory() const { return runDirectory_; }
+    QString errorText() const;
+    QString statusDeviceText() const;
+    bool isFollowingRun() const;
+    qint64 stepsShown() const { return stepsShown_; }
+    QList<QDockWidget*> docks() const { return docks_; }
+
+public Q_SLOTS:
+    bool startRun() { return startRunWith(false); }
+    void togglePause(bool pause);
+    void stepOnce();
+    void stopRun();
+    void openRunWithDialog();
+    void saveConfigWithDialog();
+    void openConfigWithDialog();
+    void exportPlotsWithDialog();
+    void resetLayout();
+
+Q_SIGNALS:
+    // After each batch reached the views; `total` steps shown in this run so far.
+    void stepsShownChanged(qint64 total);
+    // A live run ended ("finished", "stopped" or "error").
+    void runEnded(const QString& status);
+    // The window accepted a close (after any run it trained has stopped).
+    void closed();
+
+protected:
+    void closeEvent(QCloseEvent* event) override;
+    void showEvent(QShowEvent* event) override;
+
+private:
+    bool startRunWith(bool singleStep);
+    void buildActions();
+    void buildMenus();
+    void buildToolBar();
+    void buildStatusBar();
+    void buildDocks();
+    void applyDefaultDockSizes();
+    void restoreSettings();
+    void saveSettings();
+    void updateActions();
+    void updateStatusForConfig(const RunConfig& config);
+    void beginRunInViews(const RunContext& context);
+    void deliverSteps(const std::vector<StepMetrics>& steps);
+    void finishBatchInViews();
+    void showError(const QString& message);
+    void clearError();
+    void stopFollowing();
+
+    void onMetrics(const DrainedMetrics& batch);
+    void onStarted(qint64 totalSteps, const QString& description);
+    void onPaused();
+    void onResumed();
+    void onFailed(const QString& message, bool inputError);
+    void onRunEnded(const RunSummary& summary);
+    void pollFollower();
+    void deliverRecords(const std::vector<nlohmann::json>& records);
+    void updateProgress(qint64 step);
+
+    MainWindowOptions options_;
+    EngineBridge* bridge_ = nullptr;
+    ConfigPanel* configPanel_ = nullptr;
+    LossPlot* lossPlot_ = nullptr;
+    ScalePlot* scalePlot_ = nullptr;
+    ThroughputPlot* throughputPlot_ = nullptr;
+    std::vector<RunObserver*> observers_;
+    QList<QDockWidget*> docks_;
+    QMenu* viewMenu_ = nullptr;
+    QByteArray initialLayout_;
+    QDockWidget* configureDock_ = nullptr;
+    QDockWidget* lossDock_ = nullptr;
+    QDockWidget* scaleDock_ = nullptr;
+    QDockWidget* throughputDock_ = nullptr;
+    bool layoutRestored_ = false;  // from QSettings: the user's sizes win over the defaults
+    bool shownOnce_ = false;
+
+    QAction* startAction_ = nullptr;
+    QAction* pauseAction_ = nullptr;
+    QAction* stepAction_ = nullptr;
+    QAction* stopAction_ = nullptr;
+    QAction* openRunAction_ = nullptr;
+    QAction* openConfigAction_ = nullptr;
+    QAction* saveConfigAction_ = nullptr;
+    QAction* exportAction_ = nullptr;
+    QAction* quitAction_ = nullptr;
+    QAction* resetLayoutAction_ = nullptr;
+    QAction* aboutAction_ = nullptr;
+
+    ElidingLabel* runLabel_ = nullptr;
+    ElidingLabel* errorLabel_ = nullptr;
+    ElidingLabel* deviceLabel_ = nullptr;
+    QLabel* modeLabel_ = nullptr;
+    ExecutionBadge* badge_ = nullptr;
+    ElidingLabel* howLabel_ = nullptr;
+    QProgressBar* progressBar_ = nullptr;
+    QLabel* etaLabel_ = nullptr;
+    QPointer<QMessageBox> errorBox_;
+
+    QString runDirectory_;
+    qint64 stepsShown_ = 0;
+    qint64 lastStep_ = 0;
+    ProgressEstimator progress_;
+    QElapsedTimer clock_;
+    bool closeRequested_ = false;
+
+    std::unique_ptr<RunFollower> follower_;
+    QTimer followTimer_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,44 @@
+#include "RunFacts.h"
+
+#include <stdexcept>
+
+#include "engine/SystemInfo.h"
+#include "engine/Versions.h"
+
+namespace ampscope::ui {
+
+std::string resolvedScalerKind(const PrecisionConfig& precision) {
+    const std::string& kind = precision.scaler.kind;
+    if (kind == "dynamic" || kind == "static" || kind == "off") return kind;
+    return precision.mode == "fp16" ? "dynamic" : "off";
+}
+
+bool runsOnCuda(const RunConfig& config) {
+    if (config.device == "cuda") return true;
+    if (config.device == "auto") {
+        // Asking LibTorch is not free (it probes the driver); the answer does not change.
+        static const bool available = cudaAvailable();
+        return available;
+    }
+    return false;
+}
+
+ModeExecution executionFor(const RunConfig& config) {
+    try {
+        return describeExecution(parsePrecisionMode(config.precision.mode), runsOnCuda(config));
+    } catch (const std::exception&) {
+        return {false, "unknown mode"};
+    }
+}
+
+std::string deviceText(const RunConfig& config) {
+    if (runsOnCuda(config)) return "CUDA device 0";
+    static const std::string cpu = cpuModelName();
+    return "CPU: " + cpu;
+}
+
+int threadsFor(const RunConfig& config) {
+    return config.threads > 0 ? config.threads : hardwareThreads();
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,44 @@
+#pragma once
+// RunObserver: what every view of a run implements, so that the window feeds a live
+// engine and a recorded run directory to the same views, and views added later (gradient
+// histograms, underflow, NaN inspector) plug in by implementing it and registering with
+// MainWindow::addRunView.
+//
+// Contract (all calls on the GUI thread, in this order per run):
+//   beginRun once (forget the previous run), then any number of ticks, each being
+//   appendSteps / appendEpoch / takeSnapshot / takeRecord in stream order, then exactly
+//   one endOfBatch, where the view redraws (at most once per tick).
+// - appendSteps: steps in increasing step order; never called with an empty vector.
+// - takeSnapshot: the engine's latest probe snapshot (a view dynamic_casts to its type).
+// - takeRecord: run-directory records the window does not itself turn into steps or
+//   epochs (probe records, scale records...), as written in events.jsonl.
+#include <QString>
+#include <memory>
+#include <nlohmann/json_fwd.hpp>
+#include <vector>
+
+#include "config/RunConfig.h"
+#include "engine/MetricStream.h"
+#include "engine/StepMetrics.h"
+
+namespace ampscope::ui {
+
+struct RunContext {
+    RunConfig config;
+    QString title;         // the run's name, for legends and captions
+    QString runDirectory;  // where it is recorded; empty when it is not
+    bool live = false;     // trained by this window (false: read from a run directory)
+};
+
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void beginRun(const RunContext& context) = 0;
+    virtual void appendSteps(const std::vector<StepMetrics>& steps) = 0;
+    virtual void appendEpoch(const EpochMetrics& epoch) { (void)epoch; }
+    virtual void takeSnapshot(const std::shared_ptr<const Snapshot>& snapshot) { (void)snapshot; }
+    virtual void takeRecord(const nlohmann::json& record) { (void)record; }
+    virtual void endOfBatch() = 0;
+};
+
+}  // namespace ampscope::ui

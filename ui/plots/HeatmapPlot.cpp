@@ -1,0 +1,477 @@
+#include "plots/HeatmapPlot.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "plots/StepIndexTicker.h"
+
+namespace ampscope::ui {
+
+namespace {
+
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
+
+QString superscript(qint64 value) {
+    static const QChar digits[10] = {QChar(0x2070), QChar(0x00B9), QChar(0x00B2), QChar(0x00B3),
+                                     QChar(0x2074), QChar(0x2075), QChar(0x2076), QChar(0x2077),
+                                     QChar(0x2078), QChar(0x2079)};
+    QString text;
+    const QString plain = QString::number(value);
+    for (QChar c : plain) text += c == QLatin1Char('-') ? QChar(0x207B) : digits[c.digitValue()];
+    return text;
+}
+
+QString powerOfTwoLabel(double exponent) {
+    return QStringLiteral("2") + superscript(static_cast<qint64>(std::llround(exponent)));
+}
+
+// A viridis-like ramp: dark blue for few elements to yellow for many; readable in grey.
+QCPColorGradient countGradient() {
+    QCPColorGradient gradient;
+    gradient.clearColorStops();
+    gradient.setColorStopAt(0.0, QColor(68, 1, 84));
+    gradient.setColorStopAt(0.25, QColor(59, 82, 139));
+    gradient.setColorStopAt(0.5, QColor(33, 145, 140));
+    gradient.setColorStopAt(0.75, QColor(94, 201, 98));
+    gradient.setColorStopAt(1.0, QColor(253, 231, 37));
+    gradient.setNanHandling(QCPColorGradient::nhTransparent);
+    gradient.setLevelCount(256);
+    return gradient;
+}
+
+}  // namespace
+
+HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
+    setObjectName(QStringLiteral("heatmap"));
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    // QCustomPlot::axisRect() means "the first axis rect in the layout", which becomes the
+    // named-rows strip once there is one: keep the map's own rect by pointer.
+    mapRect_ = axisRect();
+    mapRect_->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    mapRect_->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    setMouseTracking(true);
+    setMinimumSize(300, 200);
+
+    colorMap_ = new QCPColorMap(xAxis, yAxis);
+    colorMap_->setInterpolate(false);
+    colorScale_ = new QCPColorScale(this);
+    plotLayout()->addElement(0, 1, colorScale_);
+    colorScale_->setType(QCPAxis::atRight);
+    colorScale_->setDataScaleType(QCPAxis::stLogarithmic);
+    colorScale_->axis()->setTicker(QSharedPointer<QCPAxisTickerLog>(new QCPAxisTickerLog));
+    colorScale_->axis()->setNumberFormat(QStringLiteral("gb"));
+    colorScale_->setBarWidth(12);
+    colorMap_->setColorScale(colorScale_);
+    colorMap_->setGradient(countGradient());
+    // Keep the colour bar as tall as the plot area.
+    marginGroup_ = new QCPMarginGroup(this);
+    mapRect_->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
+    colorScale_->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
+
+    xAxis->setLabel(tr("training step"));
+    xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
+        new StepIndexTicker([this](int index) { return columnLabel(index); })));
+
+    auto onUserRange = [this] {
+        if (!inAutoRange_) following_ = false;
+    };
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, onUserRange);
+    connect(yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this, onUserRange);
+
+    HeatmapLayout defaults;
+    defaults.extraRows = {QStringLiteral("NaN"), QStringLiteral("+Inf"), QStringLiteral("-Inf")};
+    configure(defaults);
+}
+
+void HeatmapPlot::configure(const HeatmapLayout& layout) {
+    layout_ = layout;
+    layout_.capacity = std::max(2, layout_.capacity);
+    clearOverlays();
+    removeNamedRowsStrip();
+    if (layout_.valueBins > 0 && !layout_.extraRows.isEmpty()) buildNamedRowsStrip();
+    const int rows = std::max(1, mainRowCount());
+    colorMap_->data()->setSize(layout_.capacity, rows);
+    // Cell centres: columns at 0..capacity-1, rows at firstBinY + r + 0.5.
+    colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+                                QCPRange(rowY(0), rowY(rows - 1)));
+    yAxis->setLabel(layout_.yLabel);
+    colorScale_->axis()->setLabel(layout_.colourLabel);
+    updateYTicks();
+    clear();
+}
+
+void HeatmapPlot::buildNamedRowsStrip() {
+    const int rows = static_cast<int>(layout_.extraRows.size());
+    namedRowsRect_ = new QCPAxisRect(this, true);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, namedRowsRect_);
+    // A fixed height per named row, whatever the widget's height.
+    const int height = rows * 15;
+    namedRowsRect_->setMinimumSize(0, height);
+    namedRowsRect_->setMaximumSize(QWIDGETSIZE_MAX, height);
+    namedRowsRect_->setAutoMargins(QCP::msLeft | QCP::msRight);
+    namedRowsRect_->setMargins(QMargins(0, 8, 0, 4));
+    namedRowsRect_->setMarginGroup(QCP::msLeft | QCP::msRight, marginGroup_);
+    mapRect_->setMarginGroup(QCP::msLeft | QCP::msRight | QCP::msBottom, marginGroup_);
+    colorScale_->setMarginGroup(QCP::msBottom, marginGroup_);
+
+    QCPAxis* x = namedRowsRect_->axis(QCPAxis::atBottom);
+    QCPAxis* y = namedRowsRect_->axis(QCPAxis::atLeft);
+    namedRowsRect_->axis(QCPAxis::atTop)->setVisible(false);
+    namedRowsRect_->axis(QCPAxis::atRight)->setVisible(false);
+    x->setTickLabels(false);
+    x->setTicker(xAxis->ticker());
+    x->grid()->setVisible(false);
+    y->grid()->setVisible(false);
+    y->setRange(-0.5, rows - 0.5);
+    y->setRangeReversed(true);  // first name on top
+    QSharedPointer<QCPAxisTickerText> names(new QCPAxisTickerText);
+    for (int i = 0; i < rows; ++i) names->addTick(i, layout_.extraRows[i]);
+    y->setTicker(names);
+    y->setSubTicks(false);
+    namedRowsRect_->setRangeDrag(Qt::Horizontal);
+    namedRowsRect_->setRangeZoom(Qt::Horizontal);
+
+    namedRowsMap_ = new QCPColorMap(x, y);
+    namedRowsMap_->setInterpolate(false);
+    namedRowsMap_->setColorScale(colorScale_);
+    namedRowsMap_->data()->setSize(layout_.capacity, rows);
+    namedRowsMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+                                    QCPRange(0.0, rows - 1.0));
+    // One x axis in effect: the strip follows the map and the map follows the strip.
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    connect(x, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), xAxis,
+            qOverload<const QCPRange&>(&QCPAxis::setRange));
+    x->setRange(xAxis->range());
+}
+
+void HeatmapPlot::removeNamedRowsStrip() {
+    if (!namedRowsRect_) return;
+    removePlottable(namedRowsMap_);
+    namedRowsMap_ = nullptr;
+    plotLayout()->remove(namedRowsRect_);  // deletes it and its axes
+    plotLayout()->simplify();
+    namedRowsRect_ = nullptr;
+}
+
+void HeatmapPlot::updateYTicks() {
+    QSharedPointer<QCPAxisTickerText> ticker(new QCPAxisTickerText);
+    // Every 8th exponent (every 4th when there are few bins); named rows in the map itself
+    // only when there is no strip for them.
+    const int every = layout_.valueBins > 40 ? 8 : (layout_.valueBins > 16 ? 4 : 1);
+    for (int row = 0; row < layout_.valueBins; ++row) {
+        const double y = layout_.firstBinY + row;
+        if (std::fmod(std::abs(y), every) == 0.0) ticker->addTick(y, powerOfTwoLabel(y));
+    }
+    if (!namedRowsRect_)
+        for (int i = 0; i < layout_.extraRows.size(); ++i)
+            ticker->addTick(rowY(layout_.valueBins + i), layout_.extraRows[i]);
+    yAxis->setTicker(ticker);
+}
+
+void HeatmapPlot::clear() {
+    columns_.clear();
+    steps_.clear();
+    pending_.assign(static_cast<std::size_t>(rowCount()), 0.0);
+    pendingCount_ = 0;
+    appendedPerColumn_ = 1;
+    minPositive_ = 0.0;
+    maxValue_ = 0.0;
+    colorMap_->data()->fill(kNaN);
+    if (namedRowsMap_) namedRowsMap_->data()->fill(kNaN);
+    following_ = true;
+    resetView();
+}
+
+void HeatmapPlot::appendColumn(int64_t step, const std::vector<double>& counts) {
+    if (static_cast<int>(counts.size()) != rowCount()) {
+        qWarning("HeatmapPlot::appendColumn: %zu counts for %d rows; column ignored", counts.size(),
+                 rowCount());
+        return;
+    }
+    for (std::size_t r = 0; r < counts.size(); ++r)
+        if (std::isfinite(counts[r])) pending_[r] += counts[r];
+    if (++pendingCount_ < appendedPerColumn_) return;
+    if (columnCount() == layout_.capacity) {
+        // Full: halve the history first, so that this column too averages as many
+        // appended ones as its new neighbours.
+        mergeColumnPairs();
+        if (pendingCount_ < appendedPerColumn_) return;
+    }
+    std::vector<double> averaged(pending_.size());
+    for (std::size_t r = 0; r < pending_.size(); ++r)
+        averaged[r] = pending_[r] / static_cast<double>(pendingCount_);
+    std::fill(pending_.begin(), pending_.end(), 0.0);
+    pendingCount_ = 0;
+    pushColumn(step, std::move(averaged));
+}
+
+void HeatmapPlot::pushColumn(int64_t step, std::vector<double> values) {
+    if (static_cast<int>(columns_.size()) == layout_.capacity) mergeColumnPairs();
+    for (double v : values) {
+        if (v > 0.0 && (minPositive_ == 0.0 || v < minPositive_)) minPositive_ = v;
+        maxValue_ = std::max(maxValue_, v);
+    }
+    columns_.push_back(std::move(values));
+    steps_.push_back(step);
+    writeColumn(static_cast<int>(columns_.size()) - 1);
+}
+
+void HeatmapPlot::mergeColumnPairs() {
+    std::vector<std::vector<double>> merged;
+    std::vector<int64_t> mergedSteps;
+    for (std::size_t c = 0; c < columns_.size(); c += 2) {
+        if (c + 1 == columns_.size()) {
+            merged.push_back(columns_[c]);
+            mergedSteps.push_back(steps_[c]);
+            break;
+        }
+        std::vector<double> pair(columns_[c].size());
+        for (std::size_t r = 0; r < pair.size(); ++r)
+            pair[r] = 0.5 * (columns_[c][r] + columns_[c + 1][r]);
+        merged.push_back(std::move(pair));
+        mergedSteps.push_back(steps_[c + 1]);
+    }
+    columns_ = std::move(merged);
+    steps_ = std::move(mergedSteps);
+    appendedPerColumn_ *= 2;
+    colorMap_->data()->fill(kNaN);
+    if (namedRowsMap_) namedRowsMap_->data()->fill(kNaN);
+    for (int c = 0; c < static_cast<int>(columns_.size()); ++c) writeColumn(c);
+    recomputeExtents();  // averaging with empty neighbours lowers the smallest value
+}
+
+void HeatmapPlot::recomputeExtents() {
+    minPositive_ = 0.0;
+    maxValue_ = 0.0;
+    for (const auto& column : columns_)
+        for (double v : column) {
+            if (v > 0.0 && (minPositive_ == 0.0 || v < minPositive_)) minPositive_ = v;
+            maxValue_ = std::max(maxValue_, v);
+        }
+}
+
+void HeatmapPlot::setCell(int column, int row, double value) {
+    const double shown = value > 0.0 ? value : kNaN;  // NaN: transparent (no mass)
+    if (row < mainRowCount())
+        colorMap_->data()->setCell(column, row, shown);
+    else
+        namedRowsMap_->data()->setCell(column, row - layout_.valueBins, shown);
+}
+
+void HeatmapPlot::writeColumn(int column) {
+    const auto& values = columns_[static_cast<std::size_t>(column)];
+    for (int r = 0; r < static_cast<int>(values.size()); ++r)
+        setCell(column, r, values[static_cast<std::size_t>(r)]);
+}
+
+double HeatmapPlot::value(int column, int row) const {
+    if (column < 0 || column >= columnCount() || row < 0 || row >= rowCount()) return kNaN;
+    return columns_[static_cast<std::size_t>(column)][static_cast<std::size_t>(row)];
+}
+
+QString HeatmapPlot::columnLabel(int index) const {
+    if (index < 0 || index >= columnCount()) return QString();
+    return QString::number(steps_[static_cast<std::size_t>(index)]);
+}
+
+void HeatmapPlot::applyXRange() {
+    inAutoRange_ = true;
+    xAxis->setRange(-0.5, std::max(columnCount(), 16) - 0.5);
+    yAxis->setRange(layout_.firstBinY, layout_.firstBinY + mainRowCount());
+    inAutoRange_ = false;
+}
+
+void HeatmapPlot::refresh() {
+    if (maxValue_ > 0.0) {
+        const double low = minPositive_ > 0.0 ? minPositive_ : maxValue_;
+        colorScale_->setDataRange(QCPRange(low, std::max(maxValue_, low * 10.0)));
+    }
+    if (following_) applyXRange();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapPlot::resetView() {
+    following_ = true;
+    applyXRange();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapPlot::placeLabel(QCPItemText* label, double y) {
+    label->position->setCoords(label->position->coords().x(), y);
+}
+
+int HeatmapPlot::addLine(double y, const QString& label, const QColor& colour, Qt::PenStyle style) {
+    auto* line = new QCPItemStraightLine(this);
+    line->setClipAxisRect(mapRect_);
+    line->point1->setCoords(0.0, y);
+    line->point2->setCoords(1.0, y);
+    line->setPen(QPen(colour, 1.5, style));
+    auto* text = new QCPItemText(this);
+    text->setClipAxisRect(mapRect_);
+    text->position->setAxisRect(mapRect_);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    text->position->setCoords(0.99, y);
+    text->setPositionAlignment(Qt::AlignRight | Qt::AlignBottom);
+    text->setText(label);
+    text->setColor(colour);
+    text->setBrush(QColor(255, 255, 255, 190));
+    text->setClipToAxisRect(true);
+    const int id = nextOverlayId_++;
+    overlays_[id] = {line, text, false};
+    return id;
+}
+
+int HeatmapPlot::addBand(double yLow, double yHigh, const QString& label, const QColor& fill) {
+    auto* rect = new QCPItemRect(this);
+    rect->setClipAxisRect(mapRect_);
+    rect->topLeft->setAxisRect(mapRect_);
+    rect->bottomRight->setAxisRect(mapRect_);
+    rect->topLeft->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    rect->bottomRight->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    rect->topLeft->setCoords(0.0, yHigh);
+    rect->bottomRight->setCoords(1.0, yLow);
+    rect->setPen(Qt::NoPen);
+    rect->setBrush(fill);
+    auto* text = new QCPItemText(this);
+    text->setClipAxisRect(mapRect_);
+    text->position->setAxisRect(mapRect_);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    text->position->setCoords(0.01, 0.5 * (yLow + yHigh));
+    text->setPositionAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+    text->setText(label);
+    QColor ink = fill.darker(300);
+    ink.setAlpha(255);  // the fill is faint; its label must not be
+    text->setColor(ink);
+    text->setBrush(QColor(255, 255, 255, 200));
+    text->setPadding(QMargins(3, 1, 3, 1));
+    text->setClipToAxisRect(true);
+    const int id = nextOverlayId_++;
+    overlays_[id] = {rect, text, true};
+    return id;
+}
+
+void HeatmapPlot::moveOverlay(int id, double yLow, double yHigh) {
+    auto it = overlays_.find(id);
+    if (it == overlays_.end()) return;
+    Overlay& o = it->second;
+    if (o.band) {
+        auto* rect = static_cast<QCPItemRect*>(o.shape);
+        rect->topLeft->setCoords(0.0, yHigh);
+        rect->bottomRight->setCoords(1.0, yLow);
+        placeLabel(o.label, 0.5 * (yLow + yHigh));
+    } else {
+        auto* line = static_cast<QCPItemStraightLine*>(o.shape);
+        line->point1->setCoords(0.0, yLow);
+        line->point2->setCoords(1.0, yLow);
+        placeLabel(o.label, yLow);
+    }
+}
+
+double HeatmapPlot::overlayY(int id) const {
+    auto it = overlays_.find(id);
+    if (it == overlays_.end()) return kNaN;
+    if (it->second.band)
+        return static_cast<QCPItemRect*>(it->second.shape)->bottomRight->coords().y();
+    return static_cast<QCPItemStraightLine*>(it->second.shape)->point1->coords().y();
+}
+
+void HeatmapPlot::removeOverlay(int id) {
+    auto it = overlays_.find(id);
+    if (it == overlays_.end()) return;
+    removeItem(it->second.shape);
+    removeItem(it->second.label);
+    overlays_.erase(it);
+    std::erase(fp16Bands_, id);
+    std::erase(fp16ScaledLines_, id);
+}
+
+void HeatmapPlot::clearOverlays() {
+    for (auto& [id, o] : overlays_) {
+        removeItem(o.shape);
+        removeItem(o.label);
+    }
+    overlays_.clear();
+    fp16Bands_.clear();
+    fp16ScaledLines_.clear();
+}
+
+void HeatmapPlot::showFp16Limits(double log2Scale) {
+    const double limits[3] = {kFp16SmallestSubnormalLog2, kFp16SmallestNormalLog2,
+                              kFp16OverflowLog2};
+    if (fp16Bands_.empty()) {
+        const double bottom = layout_.firstBinY;
+        const double top = valueBinsTopY();
+        fp16Bands_.push_back(
+            addBand(bottom, limits[0], tr("fp16: flushed to 0"), QColor(220, 50, 50, 40)));
+        fp16Bands_.push_back(
+            addBand(limits[0], limits[1], tr("fp16 subnormal"), QColor(230, 180, 0, 40)));
+        fp16Bands_.push_back(
+            addBand(limits[2], top, tr("fp16 overflow (inf)"), QColor(220, 50, 50, 40)));
+    }
+    const QString scaleText = powerOfTwoLabel(log2Scale);
+    if (fp16ScaledLines_.empty()) {
+        for (double limit : limits)
+            fp16ScaledLines_.push_back(addLine(limit - log2Scale, QString(), QColor(20, 90, 200)));
+    }
+    for (int i = 0; i < 3; ++i) {
+        moveOverlay(fp16ScaledLines_[static_cast<std::size_t>(i)], limits[i] - log2Scale);
+        overlays_[fp16ScaledLines_[static_cast<std::size_t>(i)]].label->setText(
+            tr("%1 \u00F7 scale %2").arg(powerOfTwoLabel(limits[i]), scaleText));
+    }
+}
+
+QString HeatmapPlot::hoverText(QPoint pixel) const {
+    const int column = static_cast<int>(std::lround(xAxis->pixelToCoord(pixel.x())));
+    int row = -1;
+    if (mapRect_->rect().contains(pixel)) {
+        row = static_cast<int>(std::floor(yAxis->pixelToCoord(pixel.y()) - layout_.firstBinY));
+        if (row >= mainRowCount()) row = -1;
+    } else if (namedRowsRect_ && namedRowsRect_->rect().contains(pixel)) {
+        const double y = namedRowsRect_->axis(QCPAxis::atLeft)->pixelToCoord(pixel.y());
+        row = layout_.valueBins + static_cast<int>(std::lround(y));
+    }
+    if (column < 0 || column >= columnCount() || row < 0 || row >= rowCount()) return QString();
+    QString where;
+    if (row < layout_.valueBins) {
+        const double k = layout_.firstBinY + row;
+        where =
+            tr("%1 in [%2, %3)").arg(layout_.yLabel, QString::number(k), QString::number(k + 1));
+    } else {
+        where = layout_.extraRows[row - layout_.valueBins];
+    }
+    QString text = tr("step %1").arg(stepOfColumn(column));
+    if (appendedPerColumn_ > 1)
+        text += tr(" (mean of %1 columns ending here)").arg(appendedPerColumn_);
+    text += QStringLiteral("\n") + where;
+    text += tr("\n%1: %2").arg(layout_.colourLabel, QString::number(value(column, row), 'g', 6));
+    return text;
+}
+
+void HeatmapPlot::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton) return;
+    const QString text = hoverText(event->position().toPoint());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void HeatmapPlot::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (event->button() == Qt::LeftButton) resetView();
+}
+
+void HeatmapPlot::leaveEvent(QEvent* event) {
+    QCustomPlot::leaveEvent(event);
+    QToolTip::hideText();
+}
+
+}  // namespace ampscope::ui

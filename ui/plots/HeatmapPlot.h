@@ -1,0 +1,146 @@
+#pragma once
+// HeatmapPlot: a fixed-size colour map of counts over training steps, for per-layer
+// gradient-exponent histograms and underflow maps.
+//
+// Contract:
+// - configure() fixes the rows: `valueBins` rows, row r covering y in [firstBinY + r,
+//   firstBinY + r + 1) (e.g. bin k of log2|g| holds |g| in [2^k, 2^(k+1)), k = -64..32,
+//   so y reads as log2|g| and a line at y = -24 is exactly 2^-24), then one row per name
+//   in `extraRows` ("NaN", "+Inf", "-Inf"), labelled by name. With value bins, the named
+//   rows get a strip of their own above the map (fixed height per row, same x axis and
+//   colours), so they stay readable however many bins there are; with no value bins the
+//   named rows alone make the map (a layer x step map). configure() clears data and
+//   overlays.
+// - appendColumn(step, counts) adds one column (counts.size() == rowCount()); columns
+//   are x = 0, 1, 2, ... and the x axis labels them with their step. The map never holds
+//   more than `capacity` columns: when full, neighbouring columns are averaged pairwise
+//   and each later column averages twice as many appended ones, so the whole run stays
+//   visible at a fixed cost (no reallocation, no rescan of the history per frame).
+// - Colours are on a log scale from the smallest positive to the largest value seen;
+//   zero cells are transparent (no mass is different from little mass). A colour bar
+//   with its label sits on the right.
+// - Overlays: horizontal lines and bands at y values in row units, each with a label
+//   at the right edge; they can be moved (the fp16 limits shifted by log2(scale) move
+//   with the scale) and removed. showFp16Limits() places the fp16 facts.
+// - Like the time-series plots: zoom/pan, double click resets, tooltip with the exact
+//   cell value, one queued replot per refresh().
+#include <QStringList>
+#include <cstdint>
+#include <map>
+#include <vector>
+
+#include "plots/QCustomPlotInclude.h"
+
+namespace ampscope::ui {
+
+struct HeatmapLayout {
+    double firstBinY = -64.0;
+    int valueBins = 97;  // -64 .. 32
+    QStringList extraRows;
+    QString yLabel = QStringLiteral("log\u2082 |gradient|");
+    QString colourLabel = QStringLiteral("elements");
+    int capacity = 500;
+};
+
+class HeatmapPlot : public QCustomPlot {
+    Q_OBJECT
+public:
+    // fp16 facts in log2 units: smallest subnormal 2^-24, smallest normal 2^-14, and
+    // 2^16, where values round to inf (max finite 65504 < 2^16).
+    static constexpr double kFp16SmallestSubnormalLog2 = -24.0;
+    static constexpr double kFp16SmallestNormalLog2 = -14.0;
+    static constexpr double kFp16OverflowLog2 = 16.0;
+
+    explicit HeatmapPlot(QWidget* parent = nullptr);
+
+    void configure(const HeatmapLayout& layout);
+    const HeatmapLayout& heatmapLayout() const { return layout_; }
+    int rowCount() const { return layout_.valueBins + static_cast<int>(layout_.extraRows.size()); }
+    // Centre of a row in y (row r spans [firstBinY + r, firstBinY + r + 1)).
+    double rowY(int row) const { return layout_.firstBinY + row + 0.5; }
+    double valueBinsTopY() const { return layout_.firstBinY + layout_.valueBins; }
+    // The strip of named rows above the map (nullptr when there is none).
+    QCPAxisRect* namedRowsRect() const { return namedRowsRect_; }
+
+    void appendColumn(int64_t step, const std::vector<double>& counts);
+    void clear();
+    // Sets the colour range, refreshes the axes and queues one replot.
+    void refresh();
+
+    int columnCount() const { return static_cast<int>(steps_.size()); }
+    int64_t stepOfColumn(int column) const { return steps_.at(static_cast<std::size_t>(column)); }
+    double value(int column, int row) const;
+    int appendedPerColumn() const { return appendedPerColumn_; }
+
+    int addLine(double y, const QString& label, const QColor& colour,
+                Qt::PenStyle style = Qt::DashLine);
+    int addBand(double yLow, double yHigh, const QString& label, const QColor& fill);
+    // Moves a line to yLow, or a band to [yLow, yHigh].
+    void moveOverlay(int id, double yLow, double yHigh = 0.0);
+    void removeOverlay(int id);
+    void clearOverlays();
+    int overlayCount() const { return static_cast<int>(overlays_.size()); }
+    double overlayY(int id) const;  // a line's y, a band's lower y
+
+    // Bands for fp16's underflow (< 2^-24), subnormal ([2^-24, 2^-14)) and overflow
+    // (>= 2^16) ranges, and dashed lines at the same limits minus log2(scale): where an
+    // unscaled gradient lands on a limit once multiplied by the loss scale. Calling it
+    // again moves the scaled lines.
+    void showFp16Limits(double log2Scale);
+
+    QString hoverText(QPoint pixel) const;
+    QCPColorMap* colorMap() const { return colorMap_; }
+    QCPColorMap* namedRowsMap() const { return namedRowsMap_; }
+    QCPColorScale* colorScale() const { return colorScale_; }
+
+public Q_SLOTS:
+    void resetView();
+
+protected:
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+
+private:
+    struct Overlay {
+        QCPAbstractItem* shape = nullptr;
+        QCPItemText* label = nullptr;
+        bool band = false;
+    };
+
+    void writeColumn(int column);
+    void setCell(int column, int row, double value);
+    void buildNamedRowsStrip();
+    void removeNamedRowsStrip();
+    int mainRowCount() const { return namedRowsRect_ ? layout_.valueBins : rowCount(); }
+    void mergeColumnPairs();
+    void pushColumn(int64_t step, std::vector<double> values);
+    void updateYTicks();
+    void placeLabel(QCPItemText* label, double y);
+    void applyXRange();
+    void recomputeExtents();
+    QString columnLabel(int index) const;
+
+    HeatmapLayout layout_;
+    QCPColorMap* colorMap_ = nullptr;
+    QCPColorScale* colorScale_ = nullptr;
+    QCPMarginGroup* marginGroup_ = nullptr;
+    std::vector<std::vector<double>> columns_;  // averaged values per column
+    std::vector<int64_t> steps_;                // last step merged into each column
+    std::vector<double> pending_;               // sum of appended columns not yet shown
+    int pendingCount_ = 0;
+    int appendedPerColumn_ = 1;
+    double minPositive_ = 0.0;
+    double maxValue_ = 0.0;
+    std::map<int, Overlay> overlays_;
+    int nextOverlayId_ = 1;
+    QCPAxisRect* mapRect_ = nullptr;  // the map's axis rect (xAxis, yAxis)
+    QCPAxisRect* namedRowsRect_ = nullptr;
+    QCPColorMap* namedRowsMap_ = nullptr;
+    bool following_ = true;
+    bool inAutoRange_ = false;
+    std::vector<int> fp16Bands_;
+    std::vector<int> fp16ScaledLines_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,74 @@
+#include "plots/SeriesGraph.h"
+
+#include <algorithm>
+
+namespace ampscope::ui {
+
+SeriesGraph::SeriesGraph(QCPGraph* graph, std::size_t directLimit)
+    : graph_(graph), directLimit_(directLimit) {}
+
+void SeriesGraph::clear() {
+    series_.clear();
+    graph_->data()->clear();
+    graph_->setAdaptiveSampling(true);
+    shownCount_ = 0;
+    decimated_ = false;
+    viewWidth_ = -1;
+    viewSize_ = 0;
+}
+
+void SeriesGraph::updateAntialiasing(int width) {
+    const bool sparse = graph_->dataCount() <= width;
+    if (graph_->antialiased() != sparse) graph_->setAntialiased(sparse);
+}
+
+bool SeriesGraph::refresh() {
+    const int width = std::max(1, graph_->keyAxis()->axisRect()->width());
+    if (!decimated_ && series_.size() <= directLimit_) {
+        if (shownCount_ == series_.size()) return false;
+        appendTail();
+        updateAntialiasing(width);
+        return true;
+    }
+    const QCPRange range = graph_->keyAxis()->range();
+    const bool rangeChanged = !decimated_ || range != viewRange_ || width != viewWidth_;
+    // New points matter only when they land inside (or just past) the visible range.
+    const bool newDataVisible = series_.size() != viewSize_ && viewSize_ < series_.size() &&
+                                series_.x(viewSize_) <= range.upper;
+    if (!rangeChanged && !newDataVisible) {
+        viewSize_ = series_.size();
+        return false;
+    }
+    rebuildView(range, width);
+    updateAntialiasing(width);
+    return true;
+}
+
+void SeriesGraph::appendTail() {
+    const std::size_t count = series_.size() - shownCount_;
+    QVector<double> keys(static_cast<qsizetype>(count));
+    QVector<double> values(static_cast<qsizetype>(count));
+    for (std::size_t i = 0; i < count; ++i) {
+        keys[static_cast<qsizetype>(i)] = series_.x(shownCount_ + i);
+        values[static_cast<qsizetype>(i)] = series_.y(shownCount_ + i);
+    }
+    graph_->addData(keys, values, true);
+    shownCount_ = series_.size();
+}
+
+void SeriesGraph::rebuildView(const QCPRange& range, int width) {
+    series_.view(range.lower, range.upper, width, scratch_);
+    QVector<QCPGraphData> data(static_cast<qsizetype>(scratch_.size()));
+    for (std::size_t i = 0; i < scratch_.size(); ++i)
+        data[static_cast<qsizetype>(i)] = QCPGraphData(scratch_[i].x, scratch_[i].y);
+    graph_->data()->set(data, true);
+    // The view is already at pixel resolution; QCustomPlot's own sampling on top of it
+    // merges neighbouring buckets again and leaves unpainted pixel columns.
+    graph_->setAdaptiveSampling(false);
+    decimated_ = true;
+    viewRange_ = range;
+    viewWidth_ = width;
+    viewSize_ = series_.size();
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,53 @@
+#pragma once
+// SeriesGraph: one QCPGraph drawing one DecimatedSeries (the full data stays in the series).
+//
+// Contract:
+// - append() only stores; refresh() brings the graph up to date and is meant to run once
+//   per UI tick (and when the visible x range changes), never per point.
+// - While the series is small (<= directLimit points) refresh() appends just the new tail
+//   to the graph with addData(..., alreadySorted=true): cheap, and exact.
+// - Past that the graph holds the decimated view (min/max per pixel column) of the visible
+//   x range, rebuilt only when the range, the plot width or the data inside the range
+//   changed, so a 10^6-point series costs about 2 x width graph points per replot.
+// - Lines are antialiased only while there is at most one point per pixel: a denser line
+//   looks the same without, and antialiasing it doubles the replot time.
+#include <cstddef>
+#include <vector>
+
+#include "plots/DecimatedSeries.h"
+#include "plots/QCustomPlotInclude.h"
+
+namespace ampscope::ui {
+
+class SeriesGraph {
+public:
+    static constexpr std::size_t kDefaultDirectLimit = 5000;
+
+    explicit SeriesGraph(QCPGraph* graph, std::size_t directLimit = kDefaultDirectLimit);
+
+    void append(double x, double y) { series_.append(x, y); }
+    void clear();
+    // Updates the graph's data; returns true when it changed.
+    bool refresh();
+
+    QCPGraph* graph() const { return graph_; }
+    const DecimatedSeries& series() const { return series_; }
+    bool isDecimated() const { return decimated_; }
+
+private:
+    void appendTail();
+    void rebuildView(const QCPRange& range, int width);
+    void updateAntialiasing(int width);
+
+    QCPGraph* graph_;
+    std::size_t directLimit_;
+    DecimatedSeries series_;
+    std::size_t shownCount_ = 0;  // series points already handed to the graph (direct mode)
+    bool decimated_ = false;
+    QCPRange viewRange_;
+    int viewWidth_ = -1;
+    std::size_t viewSize_ = 0;
+    std::vector<DecimatedSeries::Point> scratch_;
+};
+
+}  // namespace ampscope::ui

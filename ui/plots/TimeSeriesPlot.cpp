@@ -1,0 +1,201 @@
+#include "plots/TimeSeriesPlot.h"
+
+#include <QAction>
+#include <QMenu>
+#include <QMouseEvent>
+#include <QToolTip>
+#include <algorithm>
+#include <cmath>
+
+#include "plots/PlotExport.h"
+
+namespace ampscope::ui {
+
+TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : QCustomPlot(parent) {
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    // Antialiasing a long line while dragging is what makes panning feel slow.
+    setNoAntialiasingOnDrag(true);
+    setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
+    setMouseTracking(true);
+    setMinimumSize(260, 170);
+
+    xAxis->setLabel(QStringLiteral("training step"));
+    xAxis->setRange(0, 100);
+    // The legend sits in its own row above the plot: inside it would hide live data.
+    legend->setVisible(true);
+    QFont legendFont = font();
+    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() * 0.9));
+    legend->setFont(legendFont);
+    legend->setBrush(Qt::NoBrush);
+    legend->setBorderPen(Qt::NoPen);
+    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
+    legend->setWrap(3);
+    legend->setRowSpacing(0);
+    legend->setColumnSpacing(12);
+    legend->setMargins(QMargins(4, 2, 4, 0));
+    axisRect()->insetLayout()->take(legend);
+    plotLayout()->insertRow(0);
+    plotLayout()->addElement(0, 0, legend);
+    plotLayout()->setRowStretchFactor(0, 0.001);
+    plotLayout()->setRowSpacing(0);
+
+    placeholder_ = new QCPItemText(this);
+    placeholder_->setPositionAlignment(Qt::AlignCenter);
+    placeholder_->position->setType(QCPItemPosition::ptAxisRectRatio);
+    placeholder_->position->setCoords(0.5, 0.5);
+    placeholder_->setColor(QColor(120, 120, 120));
+    placeholder_->setClipToAxisRect(true);
+
+    resetViewAction_ = new QAction(tr("Reset view"), this);
+    resetViewAction_->setToolTip(tr("Fit the whole run and follow new steps again"));
+    connect(resetViewAction_, &QAction::triggered, this, &TimeSeriesPlot::resetView);
+
+    setContextMenuPolicy(Qt::CustomContextMenu);
+    connect(this, &QWidget::customContextMenuRequested, this, &TimeSeriesPlot::showContextMenu);
+    connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            &TimeSeriesPlot::onRangeChanged);
+    connect(yAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
+            &TimeSeriesPlot::onRangeChanged);
+}
+
+TimeSeriesPlot::~TimeSeriesPlot() = default;
+
+SeriesGraph* TimeSeriesPlot::addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen) {
+    QCPGraph* graph = addGraph(xAxis, valueAxis);
+    graph->setName(name);
+    graph->setPen(pen);
+    series_.push_back(std::make_unique<SeriesGraph>(graph));
+    return series_.back().get();
+}
+
+void TimeSeriesPlot::clearAllSeries() {
+    for (auto& s : series_) s->clear();
+    following_ = true;
+}
+
+int TimeSeriesPlot::shownPointCount(const QCPGraph* graph) const {
+    return graph ? graph->dataCount() : 0;
+}
+
+void TimeSeriesPlot::setPlaceholder(const QString& text) {
+    placeholder_->setText(text);
+    placeholder_->setVisible(!text.isEmpty());
+}
+
+void TimeSeriesPlot::setPlaceholderHeight(double fromTop) {
+    placeholder_->position->setCoords(0.5, fromTop);
+}
+
+void TimeSeriesPlot::setAxisLogarithmic(QCPAxis* axis, bool logarithmic) {
+    inAutoRange_ = true;
+    if (logarithmic) {
+        axis->setScaleType(QCPAxis::stLogarithmic);
+        QSharedPointer<QCPAxisTickerLog> ticker(new QCPAxisTickerLog);
+        ticker->setSubTickCount(8);
+        axis->setTicker(ticker);
+        axis->setNumberFormat(QStringLiteral("gb"));
+    } else {
+        axis->setScaleType(QCPAxis::stLinear);
+        axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
+        axis->setNumberFormat(QStringLiteral("g"));
+    }
+    inAutoRange_ = false;
+}
+
+void TimeSeriesPlot::setXRangeToData(double lastStep) {
+    // A little room on the right so the newest point is not glued to the border.
+    xAxis->setRange(0.0, std::max(10.0, lastStep * 1.03));
+}
+
+QCPRange TimeSeriesPlot::paddedRange(double low, double high, bool logarithmic) {
+    if (!std::isfinite(low) || !std::isfinite(high) || high < low) return QCPRange(0.0, 1.0);
+    if (logarithmic) {
+        if (low <= 0.0) low = std::max(high * 1e-6, 1e-300);
+        if (high <= low) return QCPRange(low / 2.0, low * 2.0);
+        const double factor = std::pow(high / low, 0.05);
+        return QCPRange(low / factor, high * factor);
+    }
+    const double span = high - low;
+    if (span <= 0.0) {
+        const double pad = std::max(std::abs(high) * 0.05, 1e-3);
+        return QCPRange(low - pad, high + pad);
+    }
+    return QCPRange(low - span * 0.05, high + span * 0.05);
+}
+
+QString TimeSeriesPlot::formatValue(double value) {
+    if (std::isnan(value)) return QStringLiteral("NaN");
+    if (std::isinf(value)) return value > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
+    return QString::number(value, 'g', 6);
+}
+
+void TimeSeriesPlot::endOfBatch() {
+    if (following_) {
+        inAutoRange_ = true;
+        applyAutoRanges();
+        inAutoRange_ = false;
+    }
+    refreshSeries();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeSeriesPlot::resetView() {
+    following_ = true;
+    inAutoRange_ = true;
+    applyAutoRanges();
+    inAutoRange_ = false;
+    refreshSeries();
+    replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeSeriesPlot::refreshSeries() {
+    for (auto& s : series_) s->refresh();
+}
+
+void TimeSeriesPlot::onRangeChanged() {
+    if (inAutoRange_) return;
+    // The user zoomed or dragged: keep their view until they reset it, and redo the
+    // decimated views for the new range before QCustomPlot replots.
+    following_ = false;
+    refreshSeries();
+}
+
+void TimeSeriesPlot::showContextMenu(const QPoint& position) {
+    QMenu menu(this);
+    menu.addAction(resetViewAction_);
+    addContextActions(menu);
+    menu.addSeparator();
+    QAction* save = menu.addAction(tr("Save image…"));
+    connect(save, &QAction::triggered, this,
+            [this] { savePlotWithDialog(this, this, objectName()); });
+    menu.exec(mapToGlobal(position));
+}
+
+void TimeSeriesPlot::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton) return;
+    const QPoint pixel = event->position().toPoint();
+    if (!axisRect()->rect().contains(pixel)) {
+        QToolTip::hideText();
+        return;
+    }
+    const QString text = hoverText(xAxis->pixelToCoord(pixel.x()), pixel);
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void TimeSeriesPlot::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (event->button() == Qt::LeftButton) resetView();
+}
+
+void TimeSeriesPlot::leaveEvent(QEvent* event) {
+    QCustomPlot::leaveEvent(event);
+    QToolTip::hideText();
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,81 @@
+#pragma once
+// TimeSeriesPlot: the common behaviour of the per-step plots (loss, scale, throughput).
+//
+// Contract:
+// - x is the training step; every series is a SeriesGraph (full data kept, decimated view
+//   drawn), added with addSeries().
+// - endOfBatch() is the only redraw: it sets axis ranges from the series' running
+//   extents (no rescaleAxes() per frame) while the view follows the run, refreshes the
+//   graphs, and asks for one rpQueuedReplot.
+// - The user zooms (wheel) and pans (drag) both axes; doing so stops following the run
+//   until "Reset view" (context menu, double click, or resetView()) restores it.
+// - Hovering shows a tooltip with exact values, written by hoverText() of the subclass.
+// - The context menu has Reset view, the subclass's extra actions and Save image…
+// - While there is no data, a placeholder line in the middle says why the plot is empty.
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "RunObserver.h"
+#include "plots/QCustomPlotInclude.h"
+#include "plots/SeriesGraph.h"
+
+class QAction;
+class QMenu;
+
+namespace ampscope::ui {
+
+class TimeSeriesPlot : public QCustomPlot, public RunObserver {
+    Q_OBJECT
+public:
+    explicit TimeSeriesPlot(QWidget* parent = nullptr);
+    ~TimeSeriesPlot() override;
+
+    void endOfBatch() override;
+
+    bool isFollowing() const { return following_; }
+    QAction* resetViewAction() const { return resetViewAction_; }
+    // Graph points per series currently handed to QCustomPlot (for tests and benchmarks).
+    int shownPointCount(const QCPGraph* graph) const;
+
+    // The text the tooltip would show with the mouse at x = `step` (empty: none).
+    virtual QString hoverText(double step, QPoint pixel) const = 0;
+
+public Q_SLOTS:
+    void resetView();
+
+protected:
+    // Creates a graph on the given axes and the SeriesGraph that feeds it.
+    SeriesGraph* addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen);
+    void clearAllSeries();
+    // Sets the axis ranges from running extents; called while following.
+    virtual void applyAutoRanges() = 0;
+    // Extra context-menu actions of a subclass (added before "Save image…").
+    virtual void addContextActions(QMenu& menu) { (void)menu; }
+
+    void setPlaceholder(const QString& text);  // empty hides it
+    // Vertical place of the placeholder, as a fraction of the plot height from the top.
+    void setPlaceholderHeight(double fromTop);
+    // Switches an axis between linear and log10 without counting as a user zoom.
+    void setAxisLogarithmic(QCPAxis* axis, bool logarithmic);
+    void setXRangeToData(double lastStep);
+    static QCPRange paddedRange(double low, double high, bool logarithmic);
+    static QString formatValue(double value);
+
+    void mouseMoveEvent(QMouseEvent* event) override;
+    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void leaveEvent(QEvent* event) override;
+
+private:
+    void showContextMenu(const QPoint& position);
+    void refreshSeries();
+    void onRangeChanged();
+
+    std::vector<std::unique_ptr<SeriesGraph>> series_;
+    QCPItemText* placeholder_ = nullptr;
+    QAction* resetViewAction_ = nullptr;
+    bool following_ = true;
+    bool inAutoRange_ = false;
+};
+
+}  // namespace ampscope::ui
