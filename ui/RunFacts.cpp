@@ -8,9 +8,7 @@
 namespace ampscope::ui {
 
 std::string resolvedScalerKind(const PrecisionConfig& precision) {
-    const std::string& kind = precision.scaler.kind;
-    if (kind == "dynamic" || kind == "static" || kind == "off") return kind;
-    return precision.mode == "fp16" ? "dynamic" : "off";
+    return ampscope::resolvedScalerKind(precision.mode, precision.scaler.kind);
 }
 
 bool runsOnCuda(const RunConfig& config) {

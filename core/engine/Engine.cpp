@@ -113,6 +113,11 @@ struct Engine::Impl {
         return true;
     }
 
+    bool stopping() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return stopRequested;
+    }
+
     // A watchpoint fired: pause before the next step and say why.
     void pauseForWatchpoint(const std::string& reason) {
         std::lock_guard<std::mutex> lock(mutex);
@@ -155,10 +160,7 @@ void Engine::Impl::run() {
     EngineState endState = EngineState::Finished;
     try {
         train(s, wallStart);
-        {
-            std::lock_guard<std::mutex> lock(mutex);
-            if (stopRequested) s.status = "stopped";
-        }
+        if (stopping()) s.status = "stopped";
         endState = s.status == "stopped" ? EngineState::Stopped : EngineState::Finished;
     } catch (const InputError& e) {
         fail(s, e.what(), true);
@@ -232,7 +234,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         config.model.name + " (" + std::to_string(s.parameters) + " parameters) on " +
         data.description + "; mode " + config.precision.mode + ": " + policy.execution.how + "; " +
         s.device + " (" + s.deviceName + "), " + std::to_string(threads) + " threads";
-    record(runInfoRecord(description, s, trainer.model().layerNames()));
+    record(runInfoRecord(description, s, trainer.model().layerNames(), total));
     {
         EngineEvent ev = makeEvent(EngineEvent::Kind::Started, 0);
         ev.totalSteps = total;
@@ -336,7 +338,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         if (stop) break;
         // An epoch that ended early (max_steps) is still evaluated, so a short run
         // has a validation number.
-        const Evaluation eval = trainer.evaluate(data.val, config.train.eval_batch_size);
+        const Evaluation eval =
+            trainer.evaluate(data.val, config.train.eval_batch_size, [this] { return stopping(); });
+        if (stopping()) break;  // stopped during evaluation: the epoch is not recorded
         EpochMetrics em;
         em.epoch = epoch;
         em.step = step;

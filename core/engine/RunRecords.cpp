@@ -46,8 +46,9 @@ std::string isoTimeNow() {
 }  // namespace
 
 nlohmann::json runInfoRecord(const std::string& description, const RunSummary& f,
-                             const std::vector<std::string>& layers) {
+                             const std::vector<std::string>& layers, int64_t totalSteps) {
     return {{"type", "run_info"},
+            {"total_steps", totalSteps},
             {"description", description},
             {"device", f.device},
             {"device_name", f.deviceName},

@@ -15,7 +15,7 @@ namespace ampscope {
 
 // After the writer's run_start: what runs, how the mode runs, the layer list.
 nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
-                             const std::vector<std::string>& layers);
+                             const std::vector<std::string>& layers, int64_t totalSteps);
 nlohmann::json stepRecord(const StepMetrics& step);
 nlohmann::json epochRecord(const EpochMetrics& epoch);
 nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError);

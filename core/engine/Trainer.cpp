@@ -11,11 +11,10 @@
 namespace ampscope {
 
 GradScaler::Kind resolveScalerKind(const PrecisionConfig& precision) {
-    const std::string& kind = precision.scaler.kind;
+    const std::string kind = resolvedScalerKind(precision.mode, precision.scaler.kind);
     if (kind == "dynamic") return GradScaler::Kind::Dynamic;
     if (kind == "static") return GradScaler::Kind::Static;
-    if (kind == "off") return GradScaler::Kind::Off;
-    return precision.mode == "fp16" ? GradScaler::Kind::Dynamic : GradScaler::Kind::Off;
+    return GradScaler::Kind::Off;
 }
 
 namespace {
@@ -210,13 +209,18 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     return m;
 }
 
-Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize) {
+Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize,
+                             const std::function<bool()>& cancelled) {
     torch::NoGradGuard noGrad;
     model_->eval();
     double lossSum = 0.0;
     int64_t correct = 0, count = 0;
     const int64_t n = data.size();
     for (int64_t start = 0; start < n; start += batchSize) {
+        if (cancelled && cancelled()) {
+            model_->train();
+            return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
+        }
         const int64_t end = std::min(n, start + batchSize);
         auto x = data.inputs.slice(0, start, end).to(device_);
         auto y = data.targets.slice(0, start, end).to(device_);

@@ -7,6 +7,7 @@
 //   round the weights to fp16, so updates below half an ulp are lost).
 // Autocast is entered here, in the calling (engine) thread, around the forward
 // and the loss only; leaving it clears the autocast cache.
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -50,7 +51,9 @@ public:
 
     // Runs one step on a batch; fills loss, lr, grad norms and the scaler fields.
     StepMetrics step(const torch::Tensor& inputs, const torch::Tensor& targets);
-    Evaluation evaluate(const TensorDataset& data, int64_t batchSize);
+    // cancelled() is asked between batches; a cancelled evaluation returns NaNs.
+    Evaluation evaluate(const TensorDataset& data, int64_t batchSize,
+                        const std::function<bool()>& cancelled = {});
 
     LayeredModel& model() { return *model_; }
     const ComputePolicy& policy() const { return policy_; }

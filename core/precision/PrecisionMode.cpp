@@ -39,6 +39,11 @@ bool isFp16Mode(PrecisionMode mode) {
     return mode == PrecisionMode::Fp16 || mode == PrecisionMode::Fp16Pure;
 }
 
+std::string resolvedScalerKind(const std::string& mode, const std::string& kind) {
+    if (kind == "dynamic" || kind == "static" || kind == "off") return kind;
+    return mode == "fp16" ? "dynamic" : "off";
+}
+
 ModeExecution describeExecution(PrecisionMode mode, bool cuda) {
     if (cuda) {
         switch (mode) {

@@ -22,6 +22,11 @@ struct ModeExecution {
     std::string how;  // one line, e.g. "real bf16 autocast on CPU"
 };
 
+// The loss scaler a config really runs: "dynamic", "static" or "off". "auto"
+// means dynamic for fp16 and off for every other mode (bf16 needs none; pure
+// fp16 gradients are refused by the scaler, as PyTorch refuses them).
+std::string resolvedScalerKind(const std::string& mode, const std::string& kind);
+
 // What actually happens for `mode` on a CPU (cuda=false) or a CUDA device.
 ModeExecution describeExecution(PrecisionMode mode, bool cuda);
 
