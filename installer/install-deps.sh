@@ -10,7 +10,10 @@ PACKAGES="
   dataset-fashion-mnist
   python3-torch python3-numpy
   xvfb xauth poppler-utils
+  clang libclang-rt-14-dev llvm-14
 "
+# clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
+# (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=""

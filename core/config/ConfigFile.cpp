@@ -9,6 +9,7 @@
 #include <utility>
 
 #include "common/InputError.h"
+#include "common/JsonNesting.h"
 #include "config/ConfigJson.h"
 
 namespace ampscope {
@@ -103,7 +104,16 @@ std::string readWholeFile(const std::string& path) {
 nlohmann::json loadConfigDocument(const std::string& path) {
     const std::string text = readWholeFile(path);
     try {
-        return json::parse(text);
+        json document = json::parse(text);
+        // Parsed first, so that a syntax error is reported as one; then no deeper
+        // than copying and quoting a value can go without overflowing the stack.
+        if (const std::size_t at = findExcessJsonNesting(text); at != std::string::npos) {
+            const auto [line, column] = lineAndColumn(text, at);
+            throw InputError(path + ": nested deeper than " + std::to_string(kMaxJsonNesting) +
+                             " levels (line " + std::to_string(line) + ", column " +
+                             std::to_string(column) + ")");
+        }
+        return document;
     } catch (const json::parse_error& error) {
         // error.byte counts from 1 and points at the character that broke the parse.
         failSyntax(path, text, error.byte > 0 ? error.byte - 1 : 0,

@@ -115,7 +115,7 @@ void rejectUnknownKeys(const json& object, const std::string& path,
             }
         }
         if (nearest) message += "; did you mean '" + *nearest + "'?";
-        fail(child(path, key), message);
+        fail(child(path, config_text::key(key)), message);
     }
 }
 

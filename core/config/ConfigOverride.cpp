@@ -6,7 +6,9 @@
 #include <nlohmann/json.hpp>
 
 #include "common/InputError.h"
+#include "common/JsonNesting.h"
 #include "config/ConfigJson.h"
+#include "config/ConfigText.h"
 
 namespace ampscope {
 
@@ -87,7 +89,8 @@ json withDefaults(const json& defaults, const json& document, const std::string&
 
 std::string joinedKeys(const json& object) {
     std::string text;
-    for (const auto& item : object.items()) text += (text.empty() ? "" : ", ") + item.key();
+    for (const auto& item : object.items())
+        text += (text.empty() ? "" : ", ") + config_text::key(item.key());
     return text;
 }
 
@@ -130,6 +133,10 @@ json parseValue(const Assignment& assignment, const json& target) {
     const std::string& text = assignment.value;
     json value = json::parse(text, nullptr, false);
     if (target.is_string()) return !value.is_discarded() && value.is_string() ? value : json(text);
+    // Copying and quoting a value recurse per level (see JsonNesting.h).
+    if (!value.is_discarded() && findExcessJsonNesting(text) != std::string::npos)
+        fail(assignment, "the value is nested deeper than " + std::to_string(kMaxJsonNesting) +
+                             " levels");
     if (!value.is_discarded()) return value;
     // nlohmann refuses numbers beyond double's range; say so instead of reporting
     // "expected a number (got "1e400")".

@@ -38,6 +38,12 @@ std::string describe(const nlohmann::json& value) {
     return text;
 }
 
+std::string key(const std::string& text) {
+    for (const char c : text)
+        if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) return quoted(text);
+    return text;
+}
+
 std::string joined(const std::vector<std::string>& items) {
     std::string text;
     for (const auto& item : items) {

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <fcntl.h>
 #include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "common/InputError.h"
+#include "common/JsonNesting.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
 #include "run/RunFiles.h"
@@ -34,6 +36,11 @@ std::string parseRecord(std::string_view line, nlohmann::json& record) {
     if (record.is_discarded()) {
         return "not JSON";
     }
+    // Consumers copy and dump records, which recurse per level (JsonNesting.h).
+    if (findExcessJsonNesting(line) != std::string_view::npos) {
+        record = nullptr;
+        return "nested deeper than " + std::to_string(kMaxJsonNesting) + " levels";
+    }
     const auto type = record.is_object() ? record.find("type") : record.end();
     if (!record.is_object() || type == record.end() || !type->is_string()) {
         return "not an object with a string \"type\"";
@@ -59,6 +66,17 @@ std::string tornWarning(std::size_t bytes) {
     return kEvents + ": ignored a torn last line (" + std::to_string(bytes) + " bytes)";
 }
 
+// An integer schema_version, saturated to int's range: get<int>() would wrap
+// 4294967298 to 2, and get<long long>() turns 2^64-1 into -1.
+int schemaVersionOf(const nlohmann::json& version) {
+    if (version.is_number_unsigned()) {
+        const auto value = version.get<unsigned long long>();
+        return value > static_cast<unsigned long long>(INT_MAX) ? INT_MAX : static_cast<int>(value);
+    }
+    const auto value = version.get<long long>();
+    return static_cast<int>(std::clamp<long long>(value, INT_MIN, INT_MAX));
+}
+
 // A value as the user would see it in the file (strings quoted).
 std::string jsonText(const nlohmann::json& value) {
     return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
@@ -75,12 +93,17 @@ void readConfig(const std::string& dir, RunData& run) {
     }
     try {
         run.config = nlohmann::json::parse(text);
-    } catch (const nlohmann::json::parse_error& error) {
+    } catch (const nlohmann::json::exception& error) {
+        // parse_error, and out_of_range for a number beyond double ("1e400").
         throw InputError(path + ": not valid JSON (" + runfiles::jsonErrorText(error.what()) +
                          ")");
     }
     if (!run.config.is_object()) {
         throw InputError(path + ": not a JSON object — not an AmpScope config");
+    }
+    if (findExcessJsonNesting(text) != std::string::npos) {
+        throw InputError(path + ": nested deeper than " + std::to_string(kMaxJsonNesting) +
+                         " levels — not an AmpScope config");
     }
     const auto version = run.config.find("schema_version");
     if (version == run.config.end()) {
@@ -90,14 +113,14 @@ void readConfig(const std::string& dir, RunData& run) {
         throw InputError(path + ": schema_version must be an integer (got " +
                          jsonText(*version) + ")");
     }
-    const auto value = version->get<long long>();
+    const int value = schemaVersionOf(*version);
     if (value > kConfigSchemaVersion) {
-        throw InputError(path + ": schema_version " + std::to_string(value) +
+        throw InputError(path + ": schema_version " + jsonText(*version) +
                          " is newer than this AmpScope reads (" +
                          std::to_string(kConfigSchemaVersion) + ")");
     }
     if (value < 1) {
-        throw InputError(path + ": schema_version " + std::to_string(value) +
+        throw InputError(path + ": schema_version " + jsonText(*version) +
                          " is not valid (AmpScope writes 1 and up)");
     }
     run.schema_version = static_cast<int>(value);
@@ -157,10 +180,9 @@ void readEvents(const std::string& dir, RunData& run) {
         run.warnings.push_back(kEvents + ": run_start has no integer schema_version");
         return;
     }
-    run.events_schema_version = version->get<int>();
+    run.events_schema_version = schemaVersionOf(*version);
     if (run.events_schema_version > kEventsSchemaVersion) {
-        run.warnings.push_back(kEvents + ": schema_version " +
-                               std::to_string(run.events_schema_version) +
+        run.warnings.push_back(kEvents + ": schema_version " + jsonText(*version) +
                                " is newer than this AmpScope reads (" +
                                std::to_string(kEventsSchemaVersion) +
                                "); fields and record types it does not know are skipped");
@@ -179,7 +201,8 @@ void readSummary(const std::string& dir, RunData& run) {
         return;
     }
     nlohmann::json summary = nlohmann::json::parse(text, nullptr, false);
-    if (summary.is_discarded() || !summary.is_object()) {
+    if (summary.is_discarded() || !summary.is_object() ||
+        findExcessJsonNesting(text) != std::string::npos) {
         // rename() makes a torn summary impossible; this is a hand-edited one.
         run.warnings.push_back(name + ": not a valid JSON object; the run counts as incomplete");
         return;

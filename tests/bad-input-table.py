@@ -1,0 +1,112 @@
+#!/usr/bin/env python3
+"""Renders docs/bad-input.md from what test_cli_bad_input saw.
+
+    AMPSCOPE_BAD_INPUT_TABLE=/tmp/rows.tsv ctest --test-dir build -R test_cli_bad_input
+    python3 tests/bad-input-table.py /tmp/rows.tsv > docs/bad-input.md
+
+Each row of the TSV is "section<TAB>input<TAB>exit<TAB>line" as the test wrote
+it: the exact stderr line of ampscope-cli (or readRunDirectory's error or
+warnings), temporary paths as $TMP.
+"""
+import sys
+
+SECTIONS = [
+    ("config file", "Config files", "`ampscope-cli run $TMP/config.json --out $TMP/run` with the file holding the bad part."),
+    ("command line", "Command-line arguments", "`$CONFIG` is a valid config, `$OUT` a fresh directory."),
+    ("IDX file", "IDX files", "`data.dataset` `mnist_idx`, `data.path` a directory of crafted files (40 images of 4x4, `validation` `split` unless the row says `test`). The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`."),
+    ("output directory", "Output directory and disk", "`--out` that cannot be written, and a disk that fills while training."),
+    ("kill -9", "kill -9 mid-run", "ampscope-cli on spirals (100000 epochs) killed with SIGKILL at a random moment after `run_start` reached the disk; the directory then read with `readRunDirectory`: every step 1..N present, no unreadable line, no `summary.json`."),
+    ("run directory", "Run directories", "`readRunDirectory($TMP/run)` (core/run/RunReader.h; no CLI command reads run directories yet). Refused: an `InputError` whose text starts with the path. Loaded: the warnings, one line each, naming the file."),
+]
+
+def cell(text):
+    return text.replace("|", "\\|")
+
+def main():
+    rows = {}
+    seen = set()
+    for raw in open(sys.argv[1], encoding="utf-8"):
+        parts = raw.rstrip("\n").split("\t")
+        if len(parts) != 4:
+            continue
+        section, what, exit_code, line = parts
+        if (section, what) in seen:  # a rerun appends again: keep the first
+            continue
+        seen.add((section, what))
+        rows.setdefault(section, []).append((what, exit_code, line))
+
+    out = sys.stdout
+    out.write("# Bad input: what each gets\n\n")
+    out.write("Every row below was run by `tests/test_cli_bad_input.cpp` (through the real\n"
+              "`ampscope-cli`, or `readRunDirectory` for run directories); the message column\n"
+              "is the exact line that run printed, with the test's temporary directory written\n"
+              "as `$TMP`. Regenerate with `tests/bad-input-table.py` (see its header).\n\n"
+              "Exit codes (DESIGN.md): 2 bad input (usage, config, data, output directory),\n"
+              "1 internal error (a write that fails mid-run, an allocation that fails), 0 done.\n"
+              "Every message is one line on stderr, `ampscope-cli: ` then the file or field,\n"
+              "then the problem.\n")
+    for key, title, intro in SECTIONS:
+        if key not in rows:
+            continue
+        out.write(f"\n## {title}\n\n{intro}\n\n")
+        if key == "run directory":
+            out.write("| input | result | message or warnings |\n|---|---|---|\n")
+        elif key == "kill -9":
+            out.write("| attempt | process | what loaded |\n|---|---|---|\n")
+        else:
+            out.write("| input | exit | message (stderr) |\n|---|---|---|\n")
+        for what, exit_code, line in rows[key]:
+            out.write(f"| {cell(what)} | {cell(exit_code)} | `{cell(line)}` |\n")
+    out.write("""
+## Known gaps
+
+- **Memory the validation does not foresee.** `model.*` sizes are refused above
+  2e9 parameters (`model.hidden: about 8.64e+09 parameters would need 32.2 GiB`),
+  but the guard counts weights only: activations (`train.batch_size` x layer width)
+  and optimizer state are not estimated. `hidden [65536]` with `batch_size 65536`
+  passes validation and asks LibTorch for 16 GiB in the first step. Under an
+  address-space limit the run ends with LibTorch's allocator message and exit 1
+  (row above); without one, on Linux's default overcommit, the kernel may kill
+  the process instead. An estimate of activation memory in validation (exit 2
+  naming `train.batch_size`) would close this.
+- **Disk full.** The run stops at the failed write (exit 1, the line names
+  `events.jsonl`); every line written before stays readable and the partial
+  line is cut away. The engine appends `run_end` before `summary.json`, so on a
+  full disk no summary is written (the run reads as incomplete), although
+  RunWriter could still write one.
+- **`--set` messages quote the whole assignment**, so a 100 KB value gives a
+  100 KB line (still one line).
+
+## Parser bugs found while building this table (fixed, with regression tests)
+
+- JSON nested ~100000 levels deep (a 200 KB config file of `[`, or such a
+  `--set` value) crashed ampscope-cli with a stack overflow: nlohmann parses
+  and frees any depth iteratively, but copying a value and `dump()` recurse.
+  Config files, `--set` values, `config.json`, each `events.jsonl` line and
+  `summary.json` of a run directory are now refused (or the line skipped)
+  beyond 64 levels (core/common/JsonNesting.h).
+- `readRunDirectory` let nlohmann's `out_of_range` escape (not an
+  `InputError`) for a number beyond double in `config.json`; found by
+  `fuzz_run_reader` after 265845 executions.
+- A key holding a control character made the "unknown key" message span
+  lines (and a NUL cut it short); such keys are now quoted as JSON strings.
+- `schema_version` values beyond `int` wrapped: 4294967298 in `run_start` read
+  as 2, and 2^64-1 in `config.json` as -1.
+- A .gz IDX file whose header announces a large payload made the reader
+  allocate (and zero) 64 MiB before the first byte arrived; it now starts at
+  1 MiB and doubles as data arrives.
+
+## Sanitizers and fuzzing
+
+- `cmake -DAMPSCOPE_SANITIZE=address,undefined` (or `thread`) instruments every
+  target; `.ci/run` runs the core, engine and CLI suites (this table's included)
+  under ASan + UBSan, and `test_engine` and `test_metric_stream` under TSan.
+  Options and suppressions: `tests/sanitizers/`.
+- `tests/fuzz/run-fuzzers.sh SECONDS` builds the libFuzzer targets with clang
+  (config files, `--set`, IDX raw and gzip, run directories with a live
+  follower cross-checked against the reader) and runs each for SECONDS; CI
+  runs 60 s each. A finding goes to `tests/fuzz/regressions/TARGET/`, which
+  `test_fuzz_replay` replays in every build.
+""")
+
+main()
