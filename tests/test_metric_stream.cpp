@@ -176,6 +176,29 @@ private Q_SLOTS:
         QCOMPARE(empty.droppedSteps, int64_t{0});
         QVERIFY(!empty.snapshot);
     }
+
+    // Records keep their order and content; an undrained stream keeps the newest and
+    // counts the rest, like the steps.
+    void recordsArriveInOrderAndOverflowIsCounted() {
+        MetricStream stream(8, 6);
+        for (int64_t step = 1; step <= 3; ++step)
+            stream.pushRecord({{"type", "histogram"}, {"step", step}});
+        DrainedMetrics drained = stream.drain();
+        QCOMPARE(drained.records.size(), size_t{3});
+        QCOMPARE(drained.records[0]["step"].get<int64_t>(), int64_t{1});
+        QCOMPARE(drained.records[2]["step"].get<int64_t>(), int64_t{3});
+        QCOMPARE(drained.records[1]["type"].get<std::string>(), std::string("histogram"));
+        QCOMPARE(drained.droppedRecords, int64_t{0});
+
+        for (int64_t step = 1; step <= 20; ++step)
+            stream.pushRecord({{"type", "underflow"}, {"step", step}});
+        drained = stream.drain();
+        QVERIFY(drained.records.size() <= 6);
+        QCOMPARE(static_cast<int64_t>(drained.records.size()) + drained.droppedRecords, int64_t{20});
+        QCOMPARE(drained.records.back()["step"].get<int64_t>(), int64_t{20});
+        QCOMPARE(drained.records.front()["step"].get<int64_t>(), drained.droppedRecords + 1);
+        QVERIFY(stream.drain().records.empty());
+    }
 };
 
 QTEST_GUILESS_MAIN(MetricStreamTest)

@@ -518,6 +518,13 @@ void MainWindow::onMetrics(const DrainedMetrics& batch) {
             for (RunObserver* observer : observers_) observer->appendEpoch(event.epoch);
     if (batch.snapshot)
         for (RunObserver* observer : observers_) observer->takeSnapshot(batch.snapshot);
+    // The run's records, as an opened run directory would deliver them; run_info and
+    // errors reach the window as engine events instead.
+    for (const nlohmann::json& record : batch.records) {
+        const std::string type = recordType(record);
+        if (type == "run_info" || type == "error") continue;
+        for (RunObserver* observer : observers_) observer->takeRecord(record);
+    }
     finishBatchInViews();
     if (!batch.steps.empty()) {
         updateProgress(lastStep_);

@@ -142,8 +142,12 @@ struct Engine::Impl {
         }
     }
 
+    // Writes a record to the run directory and hands it to live views; steps and
+    // epochs reach them as StepMetrics/EpochMetrics instead.
     void record(const nlohmann::json& r) {
         if (writer) writer->append(r);
+        const auto type = r.find("type");
+        if (type != r.end() && *type != "step" && *type != "epoch") stream.pushRecord(r);
     }
 
     void run();

@@ -17,7 +17,8 @@ const char* engineEventName(EngineEvent::Kind kind) {
     return "unknown";
 }
 
-MetricStream::MetricStream(size_t capacity) : capacity_(std::max<size_t>(capacity, 2)) {
+MetricStream::MetricStream(size_t capacity, size_t recordCapacity)
+    : capacity_(std::max<size_t>(capacity, 2)), recordCapacity_(std::max<size_t>(recordCapacity, 2)) {
     steps_.reserve(std::min<size_t>(capacity_, 4096));
 }
 
@@ -42,11 +43,24 @@ void MetricStream::publishSnapshot(std::shared_ptr<const Snapshot> snapshot) {
     snapshot_ = std::move(snapshot);
 }
 
+void MetricStream::pushRecord(nlohmann::json record) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (records_.size() >= recordCapacity_) {
+        const size_t drop = recordCapacity_ / 2;
+        records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(drop));
+        droppedRecords_ += static_cast<int64_t>(drop);
+    }
+    records_.push_back(std::move(record));
+}
+
 DrainedMetrics MetricStream::drain() {
     DrainedMetrics out;
     std::lock_guard<std::mutex> lock(mutex_);
     out.steps.swap(steps_);
     out.events.swap(events_);
+    out.records.swap(records_);
+    out.droppedRecords = droppedRecords_;
+    droppedRecords_ = 0;
     out.snapshot = std::move(snapshot_);
     snapshot_.reset();
     out.droppedSteps = dropped_;

@@ -7,10 +7,16 @@
 // - Lifecycle events are queued in order and never dropped (they are rare).
 // - Snapshots (histograms, maps) go to a latest-only slot (older ones are
 //   replaced; the run directory keeps them all).
+// - Records: every run-directory record other than "step" and "epoch" (probe
+//   results, scale changes, non-finite events, lock-step and shadow results),
+//   as written to events.jsonl, so that a live view reads exactly what it would
+//   read from the run directory. Bounded like the steps: when a consumer does not
+//   drain, the oldest half is dropped and counted.
 // Thread-safe: one producer, any number of drain() callers.
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "engine/EngineEvent.h"
@@ -26,17 +32,20 @@ struct Snapshot {
 struct DrainedMetrics {
     std::vector<StepMetrics> steps;
     std::vector<EngineEvent> events;
+    std::vector<nlohmann::json> records;       // in the order they were written
     std::shared_ptr<const Snapshot> snapshot;  // latest, or null if none since last drain
     int64_t droppedSteps = 0;                  // dropped since the last drain
+    int64_t droppedRecords = 0;                // dropped since the last drain
 };
 
 class MetricStream {
 public:
-    explicit MetricStream(size_t capacity = 1 << 16);
+    explicit MetricStream(size_t capacity = 1 << 16, size_t recordCapacity = 1 << 14);
 
     void pushStep(const StepMetrics& metrics);
     void pushEvent(const EngineEvent& event);
     void publishSnapshot(std::shared_ptr<const Snapshot> snapshot);
+    void pushRecord(nlohmann::json record);
 
     DrainedMetrics drain();
 
@@ -45,6 +54,9 @@ private:
     size_t capacity_;
     std::vector<StepMetrics> steps_;
     std::vector<EngineEvent> events_;
+    size_t recordCapacity_;
+    std::vector<nlohmann::json> records_;
+    int64_t droppedRecords_ = 0;
     std::shared_ptr<const Snapshot> snapshot_;
     int64_t dropped_ = 0;
 };
