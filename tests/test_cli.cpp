@@ -12,22 +12,8 @@
 
 namespace {
 
-struct CliResult {
-    int exitCode = -1;
-    QString out, err;
-};
-
-CliResult runCli(const QStringList& args, int timeoutMs = 120000) {
-    QProcess process;
-    process.start(QString::fromStdString(ampscope::test::cliPath()), args);
-    if (!process.waitForFinished(timeoutMs)) {
-        process.kill();
-        process.waitForFinished();
-    }
-    return {process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1,
-            QString::fromUtf8(process.readAllStandardOutput()),
-            QString::fromUtf8(process.readAllStandardError())};
-}
+using ampscope::test::CliResult;
+using ampscope::test::runCli;
 
 QString writeConfig(const QTemporaryDir& dir, const QString& name, const std::string& text) {
     const QString path = dir.filePath(name);

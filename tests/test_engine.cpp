@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "TestSupport.h"
 #include "engine/Engine.h"
 #include "run/RunReader.h"
 
@@ -13,17 +14,8 @@ using namespace ampscope;
 namespace {
 
 RunConfig spiralsConfig(int64_t epochs = 200) {
-    RunConfig c;
-    c.threads = 1;
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {32, 32};
+    RunConfig c = test::spiralsMlpConfig(512, {32, 32});
     c.train.epochs = epochs;
-    c.train.batch_size = 32;
-    c.optim.lr = 0.01;
     return c;
 }
 

@@ -17,6 +17,7 @@
 #include "EngineBridge.h"
 #include "ExecutionBadge.h"
 #include "MainWindow.h"
+#include "TestSupport.h"
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
@@ -30,19 +31,9 @@ namespace {
 
 // Small and fast: a few ms per step on one thread.
 RunConfig tinyConfig(int64_t epochs = 500) {
-    RunConfig c;
+    RunConfig c = ampscope::test::spiralsMlpConfig();
     c.name = "tiny";
-    c.threads = 1;
-    c.device = "cpu";
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 16};
-    c.optim.lr = 0.01;
     c.train.epochs = epochs;
-    c.train.batch_size = 32;
     return c;
 }
 

@@ -34,8 +34,8 @@ const std::vector<std::string>& allowedOptimizers() {
     return values;
 }
 const std::vector<std::string>& allowedFaultKinds() {
-    static const std::vector<std::string> values = {"inf_grad", "nan_grad", "inf_activation",
-                                                    "nan_activation", "scale_loss"};
+    static const std::vector<std::string> values = {"inf_grad",       "nan_grad",   "inf_activation",
+                                                    "nan_activation", "scale_loss", "alloc_failure"};
     return values;
 }
 const std::vector<std::string>& allowedDevices() {

@@ -92,7 +92,8 @@ struct ProbeConfig {
 
 struct FaultConfig {
     int64_t step = 0;
-    // inf_grad | nan_grad | inf_activation | nan_activation | scale_loss
+    // inf_grad | nan_grad | inf_activation | nan_activation | scale_loss | alloc_failure
+    // (alloc_failure: an allocation fails in the layer's forward, as when memory runs out)
     std::string kind;
     std::string layer;
     double factor = 1.0;  // scale_loss only

@@ -169,6 +169,13 @@ void Engine::Impl::run() {
     } catch (const InputError& e) {
         fail(s, e.what(), true);
         endState = EngineState::Failed;
+    } catch (const std::bad_alloc&) {
+        // what() says only "std::bad_alloc"; say what it means and where.
+        fail(s,
+             "out of memory: an allocation failed after " + std::to_string(s.steps) +
+                 " completed steps (try a smaller batch_size or model)",
+             false);
+        endState = EngineState::Failed;
     } catch (const std::exception& e) {
         fail(s, e.what(), false);
         endState = EngineState::Failed;
@@ -179,16 +186,25 @@ void Engine::Impl::run() {
     s.wallSeconds = secondsSince(wallStart);
     if (s.peakMemoryBytes == 0) s.peakMemoryBytes = peakResidentBytes();
     if (writer) {
-        try {
-            writer->append(runEndRecord(s.status, s.steps));
-            writer->flush();
-            writer->writeSummary(summaryToJson(s));
-        } catch (const std::exception& e) {
-            // The disk, not the user's input: the run still ends as an error.
+        // The disk, not the user's input: a failed write ends the run as an error.
+        const auto writeFailed = [&](const std::exception& e) {
             if (s.status != "error") {
                 fail(s, e.what(), false);
                 endState = EngineState::Failed;
             }
+        };
+        try {
+            writer->append(runEndRecord(s.status, s.steps));
+            writer->flush();
+        } catch (const std::exception& e) {
+            writeFailed(e);
+        }
+        // Tried even when events.jsonl could not take run_end: summary.json is a new
+        // small file (temp + rename), and it says how the run ended.
+        try {
+            writer->writeSummary(summaryToJson(s));
+        } catch (const std::exception& e) {
+            writeFailed(e);
         }
         writer.reset();
     }

@@ -1,6 +1,7 @@
 #include "engine/FaultInjector.h"
 
 #include <limits>
+#include <new>
 
 namespace ampscope {
 namespace {
@@ -42,6 +43,10 @@ void FaultInjector::afterLayer(size_t, const std::string& name, torch::Tensor& o
             mask.view({-1})[0].fill_(1.0);
             output = torch::where(mask.to(torch::kBool), torch::full_like(output, faultValue(f.kind)), output);
             if (report_) report_(f);
+        } else if (f.kind == "alloc_failure") {
+            // What running out of memory looks like from the engine: the allocator throws.
+            if (report_) report_(f);
+            throw std::bad_alloc();
         } else if ((f.kind == "inf_grad" || f.kind == "nan_grad") && output.requires_grad()) {
             const double value = faultValue(f.kind);
             output.register_hook([value](torch::Tensor grad) { return withFirstElement(grad, value); });

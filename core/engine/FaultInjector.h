@@ -2,7 +2,8 @@
 // INTERNAL (includes torch). Applies the config's faults at their exact step
 // and layer: inf/nan into the layer's forward output (first element), or
 // into the gradient arriving at the layer's output during backward; and
-// scale_loss multiplies that step's loss. Each applied fault is reported so
+// scale_loss multiplies that step's loss; alloc_failure throws std::bad_alloc
+// in the layer's forward (what running out of memory looks like to the engine). Each applied fault is reported so
 // the run directory records that it happened.
 #include <functional>
 #include <string>
