@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "TestSupport.h"
+#include "config/ActivationEstimate.h"
 #include "common/InputError.h"
 #include "run/RunReader.h"
 
@@ -706,27 +707,54 @@ private Q_SLOTS:
         }
     }
 
-    // Memory the validation does not foresee: within the 2e9-parameter guard, yet
-    // more than the machine has. Run under an address-space limit (so that the
-    // test machine is never at risk): the run ends with the allocator's one line
-    // and exit 1. A known gap: exit 2 naming the field would be right.
+    // A batch whose layer outputs alone exceed the machine's memory is refused before
+    // training, naming train.batch_size (the 2e9-parameter guard counts weights only).
+    void batchBeyondMemoryIsRefused() {
+        QTemporaryDir tmp;
+        writeBytes(tmp.filePath("config.json"), kTinyRun);
+        // spirals mlp, hidden [65536]: (2 + 2 x 65536 + 2) x 65536 x 4 bytes = 32 GiB
+        if (ampscope::physicalMemoryBytes() >= 32.0 * (1ull << 30))
+            QSKIP("this machine has 32 GiB or more: the batch would fit");
+        const CliResult r =
+            runCli({"run", tmp.filePath("config.json"), "--out", tmp.filePath("run"), "--quiet",
+                    "--set", "model.hidden=[65536]", "--set", "train.batch_size=65536", "--set",
+                    "data.synthetic_samples=100000"});
+        note("config file",
+             "a batch whose layer outputs exceed the machine's memory (hidden [65536], batch 65536)",
+             QString::number(r.exitCode), r.err, tmp.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.contains("train.batch_size: 65536 samples of this mlp would hold at least "
+                                "32 GiB of layer outputs in one step; this machine has "),
+                 qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(tmp.filePath("run")));
+    }
+
+    // Memory the estimate does not foresee (it is a lower bound): a batch that passes
+    // validation yet exceeds the memory the process may use. Run under a 6 GiB
+    // address-space limit (so the test machine is never at risk): the run ends with
+    // the allocator's one line and exit 1.
     void allocationFailureIsOneLine() {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
         QSKIP("an address-space limit and a sanitizer's shadow memory do not mix");
 #endif
         QTemporaryDir tmp;
         writeBytes(tmp.filePath("config.json"), kTinyRun);
+        // (2 + 2 x 16384 + 2) x 65536 x 4 bytes = 8 GiB of layer outputs: under the
+        // machine's memory, over the limit.
+        if (ampscope::physicalMemoryBytes() < 8.5 * (1ull << 30))
+            QSKIP("this machine has under 8.5 GiB: validation refuses the batch first");
         const CliResult r =
             runCli({"run", tmp.filePath("config.json"), "--out", tmp.filePath("run"), "--quiet",
-                    "--set", "model.hidden=[65536]", "--set", "train.batch_size=65536", "--set",
+                    "--set", "model.hidden=[16384]", "--set", "train.batch_size=65536", "--set",
                     "data.synthetic_samples=100000"},
                    [] {
                        const rlimit space{6ull << 30, 6ull << 30};
                        ::setrlimit(RLIMIT_AS, &space);
                    });
         note("config file",
-             "layers within the parameter guard that exceed memory (hidden [65536], batch 65536; "
-             "under a 6 GiB address-space limit)",
+             "a batch within the machine's memory that exceeds what the process may use "
+             "(hidden [16384], batch 65536; under a 6 GiB address-space limit)",
              QString::number(r.exitCode), r.err, tmp.path());
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(isOneLine(r.err), qPrintable(r.err));

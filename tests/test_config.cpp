@@ -14,6 +14,7 @@
 
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
+#include "config/ActivationEstimate.h"
 #include "config/ConfigValidation.h"
 #include "config/RunConfig.h"
 
@@ -810,6 +811,65 @@ private Q_SLOTS:
         document = json::object();
         applyOverride(document, "optim.lr=100");
         QCOMPARE(fromJsonError(document), QString("optim.lr: must be in (0, 10] (got 100)"));
+    }
+
+    // The activation bound, hand-counted from the layer outputs of each model.
+    void activationEstimatePerModel() {
+        RunConfig c;
+        c.data.dataset = "spirals";
+        c.model.name = "mlp";
+        c.model.hidden = {16, 16};
+        // input 2, per hidden layer linear + activation (2 x 16 each), output 2
+        QCOMPARE(activationElementsPerSample(c), 2.0 + 32.0 + 32.0 + 2.0);
+        c.model.norm = "layer";  // adds a norm output per hidden layer
+        QCOMPARE(activationElementsPerSample(c), 2.0 + 48.0 + 48.0 + 2.0);
+
+        RunConfig cnn;  // fashion_mnist simple_cnn
+        // image 784; conv1 64x28x28; pool1, relu1 64x14x14; conv2 128x14x14;
+        // pool2, relu2 128x7x7; fc 10
+        QCOMPARE(activationElementsPerSample(cnn),
+                 784.0 + 50176.0 + 2 * 12544.0 + 25088.0 + 2 * 6272.0 + 10.0);
+        cnn.train.batch_size = 100;
+        QCOMPARE(activationBytesPerStep(cnn), 113690.0 * 100 * 4);
+        cnn.data.subset = 50;  // the batch cannot exceed the training set
+        QCOMPARE(activationBytesPerStep(cnn), 113690.0 * 50 * 4);
+
+        RunConfig vit;
+        vit.model.name = "transformer";  // patch 7: 16 tokens, dim 64, 4 heads, depth 2, ratio 2
+        const double perBlock = 16 * 64 * (9 + 2 * 2) + 2 * 4 * 16 * 16;
+        QCOMPARE(activationElementsPerSample(vit), 784.0 + 16 * 64 + 2 * perBlock + 64 + 10);
+
+        RunConfig deep;
+        deep.model.name = "deep_cnn";
+        deep.model.blocks = {{1, 8, 3, 1, 1}, {8, 16, 2, 2, 0}};  // 28x28 then 14x14
+        // batch norm by default: conv, norm and relu outputs per block
+        QCOMPARE(activationElementsPerSample(deep),
+                 784.0 + 3 * 8 * 784.0 + 3 * 16 * 196.0 + 1000 + 1000 + 10);
+    }
+
+    // Validation refuses a batch whose bound exceeds this machine's memory, naming
+    // train.batch_size; a batch that fits passes.
+    void batchBeyondMemoryIsRefused() {
+        RunConfig c;
+        c.data.dataset = "spirals";
+        c.data.synthetic_samples = 10000000;
+        c.model.name = "mlp";
+        c.model.hidden = {65536};
+        c.train.batch_size = 65536;
+        const double bytes = activationBytesPerStep(c);
+        QCOMPARE(bytes, (2.0 + 2 * 65536 + 2) * 65536 * 4);
+        const auto problems = validateConfig(c);
+        if (physicalMemoryBytes() > bytes) {
+            QVERIFY(problems.empty());
+            QSKIP("this machine holds the batch: nothing to refuse");
+        }
+        QCOMPARE(problems.size(), size_t{1});
+        QCOMPARE(QString::fromStdString(problems[0].field), QString("train.batch_size"));
+        QVERIFY2(QString::fromStdString(problems[0].text())
+                     .contains("65536 samples of this mlp would hold at least 32 GiB"),
+                 problems[0].text().c_str());
+        c.train.batch_size = 64;
+        QVERIFY(validateConfig(c).empty());
     }
 };
 

@@ -6,6 +6,7 @@
 
 #include "common/InputError.h"
 #include "common/Text.h"
+#include "config/ActivationEstimate.h"
 #include "config/ConfigText.h"
 
 namespace ampscope {
@@ -292,6 +293,20 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);
 }
 
+// Across sections: the batch times the model's layer outputs must fit the machine.
+void checkActivationMemory(Checker& check, const RunConfig& config) {
+    if (config.train.batch_size < 1) return;  // reported by checkTrain
+    const double bytes = activationBytesPerStep(config);
+    const double memory = physicalMemoryBytes();
+    if (memory <= 0.0 || bytes <= memory) return;
+    constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
+    check.add("train.batch_size",
+              std::to_string(config.train.batch_size) + " samples of this " + config.model.name +
+                  " would hold at least " + formatNumber(bytes / kGiB, 3) +
+                  " GiB of layer outputs in one step; this machine has " +
+                  formatNumber(memory / kGiB, 3) + " GiB of memory");
+}
+
 void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const FaultConfig& fault = faults[i];
@@ -320,6 +335,7 @@ std::vector<FieldProblem> validateConfig(const RunConfig& config) {
     checkTrain(check, config.train);
     checkProbes(check, config.probes);
     checkFaults(check, config.faults);
+    if (check.problems.empty()) checkActivationMemory(check, config);
     return check.problems;
 }
 

@@ -129,15 +129,6 @@ std::shared_ptr<LayeredModel> buildLogSum(const ModelConfig& config, const std::
 
 }  // namespace
 
-const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks() {
-    static const std::vector<std::array<int64_t, 5>> blocks = {
-        {1, 32, 3, 1, 1},     {32, 64, 3, 1, 1},    {64, 64, 2, 2, 0},    {64, 128, 3, 1, 1},
-        {128, 128, 3, 1, 1},  {128, 128, 3, 1, 1},  {128, 128, 2, 2, 0},  {128, 256, 3, 1, 1},
-        {256, 256, 2, 1, 0},  {256, 512, 3, 1, 1},  {512, 512, 3, 1, 1},  {512, 512, 3, 1, 1},
-        {512, 512, 2, 2, 0},  {512, 1024, 3, 1, 1}};
-    return blocks;
-}
-
 std::string resolvedNorm(const ModelConfig& config) {
     if (config.norm != "auto") return config.norm;
     if (config.name == "deep_cnn") return "batch";  // seed 001's blocks carry BatchNorm

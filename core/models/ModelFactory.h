@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "config/RunConfig.h"
+#include "models/DeepCnnBlocks.h"
 #include "models/LayeredModel.h"
 
 namespace ampscope {
@@ -17,8 +18,6 @@ std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
 // log_sum's head width; its loss is -log(sum |output|) whatever the dataset.
 inline constexpr int64_t kLogSumOutputs = 16;
 
-// Seed 001's conv stack: [in, out, kernel, stride, pad] per block.
-const std::vector<std::array<int64_t, 5>>& defaultDeepCnnBlocks();
 
 // The norm a model uses when the config says "auto".
 std::string resolvedNorm(const ModelConfig& config);
