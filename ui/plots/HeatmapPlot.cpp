@@ -382,6 +382,13 @@ double HeatmapPlot::overlayY(int id) const {
     return static_cast<QCPItemStraightLine*>(it->second.shape)->point1->coords().y();
 }
 
+double HeatmapPlot::overlayHighY(int id) const {
+    auto it = overlays_.find(id);
+    if (it == overlays_.end()) return kNaN;
+    if (it->second.band) return static_cast<QCPItemRect*>(it->second.shape)->topLeft->coords().y();
+    return static_cast<QCPItemStraightLine*>(it->second.shape)->point1->coords().y();
+}
+
 void HeatmapPlot::removeOverlay(int id) {
     auto it = overlays_.find(id);
     if (it == overlays_.end()) return;

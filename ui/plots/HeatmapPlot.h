@@ -80,7 +80,8 @@ public:
     void removeOverlay(int id);
     void clearOverlays();
     int overlayCount() const { return static_cast<int>(overlays_.size()); }
-    double overlayY(int id) const;  // a line's y, a band's lower y
+    double overlayY(int id) const;      // a line's y, a band's lower y
+    double overlayHighY(int id) const;  // a band's upper y (a line's y)
 
     // Bands for fp16's underflow (< 2^-24), subnormal ([2^-24, 2^-14)) and overflow
     // (>= 2^16) ranges, and dashed lines at the same limits minus log2(scale): where an
