@@ -25,7 +25,7 @@ const QString kNonFiniteStat = QStringLiteral("NaN/Inf");
 
 QString number(double value) {
     if (std::isnan(value)) return QStringLiteral("\u2014");  // no finite element
-    return QString::number(value, 'g', 4);
+    return QString::number(value, 'g', 5);
 }
 
 QString nonFiniteCounts(int64_t nan, int64_t posInf, int64_t negInf) {

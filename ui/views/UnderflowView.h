@@ -31,6 +31,7 @@
 class QComboBox;
 class QLabel;
 class QListWidget;
+class QCPItemText;
 
 namespace ampscope::ui {
 
