@@ -93,15 +93,19 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
     layout.yLabel = QStringLiteral("log\u2082 |gradient|");
     layout.colourLabel = tr("elements (log colour)");
     heatmap_->configure(layout);
-    bandIds_.push_back(heatmap_->addBand(kMinExponent, fp16_log2::kFlushedAtOrBelow,
-                                         tr("fp16 flushes to 0 (|g| \u2264 2\u207B\u00B2\u2075)"),
+    // The bands reach the ends of the value rows; their names sit at the edges that face
+    // the data, so they stay in view when the map shows only where the data is.
+    bandIds_.push_back(heatmap_->addBand(kMinExponent, fp16_log2::kFlushedAtOrBelow, QString(),
                                          kFlushFill));
-    bandIds_.push_back(heatmap_->addBand(
-        fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal,
-        tr("fp16 subnormal (rounds to 2\u207B\u00B2\u2074 \u2026 2\u207B\u00B9\u2074)"),
-        kSubnormalFill));
-    bandIds_.push_back(heatmap_->addBand(fp16_log2::kOverflow, kMaxExponent + 1,
-                                         tr("fp16 overflows to inf (\u2265 65520)"), kFlushFill));
+    bandIds_.push_back(heatmap_->addBand(fp16_log2::kFlushedAtOrBelow,
+                                         fp16_log2::kSmallestNormal, QString(), kSubnormalFill));
+    bandIds_.push_back(heatmap_->addBand(fp16_log2::kOverflow, kMaxExponent + 1, QString(),
+                                         kFlushFill));
+    addBandName(fp16_log2::kFlushedAtOrBelow, Qt::AlignTop, tr("fp16 \u2192 0 (\u2264 2\u207B\u00B2\u2075)"),
+                kFlushFill);
+    addBandName(fp16_log2::kSmallestNormal, Qt::AlignTop, tr("fp16 subnormal"), kSubnormalFill);
+    addBandName(fp16_log2::kOverflow, Qt::AlignBottom, tr("fp16 \u2192 inf (\u2265 65520)"),
+                kFlushFill);
     connect(heatmap_, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* event) { pressPixel_ = event->position().toPoint(); });
     connect(heatmap_, &QCustomPlot::mouseRelease, this, &GradientHistogramView::onHeatmapClick);
@@ -137,6 +141,7 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
     splitter->addWidget(sliceBox);
     splitter->setStretchFactor(0, 3);
     splitter->setStretchFactor(1, 2);
+    splitter->setSizes({550, 450});  // scaled to the width it gets
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
@@ -156,6 +161,24 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
     updatePlaceholder();
     updateSlider();
     updateSlice();
+}
+
+void GradientHistogramView::addBandName(double y, Qt::Alignment side, const QString& name,
+                                        const QColor& fill) {
+    QCPAxisRect* map = heatmap_->xAxis->axisRect();
+    auto* text = new QCPItemText(heatmap_);
+    text->setClipAxisRect(map);
+    text->position->setAxisRect(map);
+    text->position->setAxes(heatmap_->xAxis, heatmap_->yAxis);
+    text->position->setTypeX(QCPItemPosition::ptAxisRectRatio);
+    text->position->setTypeY(QCPItemPosition::ptPlotCoords);
+    text->position->setCoords(0.01, y);
+    text->setPositionAlignment(Qt::AlignLeft | side);
+    text->setText(name);
+    QColor ink = fill.darker(300);
+    ink.setAlpha(255);
+    text->setColor(ink);
+    text->setPadding(QMargins(2, 1, 2, 1));
 }
 
 void GradientHistogramView::beginRun(const RunContext& context) {
@@ -219,6 +242,7 @@ void GradientHistogramView::endOfBatch() {
         dataChanged_ = false;
     }
     updateLimitLines();
+    updateFocusRange();
     updateSlider();
     updateSlice();
     updatePlaceholder();
@@ -286,20 +310,48 @@ std::vector<double> GradientHistogramView::columnOf(const ExponentHistogram& h) 
 void GradientHistogramView::rebuildHeatmap() {
     heatmap_->clear();
     shownColumns_ = 0;
+    lowestBin_ = kMaxExponent + 1;
+    highestBin_ = kMinExponent - 1;
     sliceStale_ = true;
     appendNewColumns();
     updateLimitLines();
+    updateFocusRange();
     updateSlider();
     updateSlice();
     updatePlaceholder();
-    heatmap_->refresh();
+    heatmap_->resetView();
 }
 
 void GradientHistogramView::appendNewColumns() {
     const Series* s = shownSeries();
     if (!s) return;
-    for (; shownColumns_ < s->steps.size(); ++shownColumns_)
-        heatmap_->appendColumn(s->steps[shownColumns_], columnOf(s->histograms[shownColumns_]));
+    for (; shownColumns_ < s->steps.size(); ++shownColumns_) {
+        const ExponentHistogram& h = s->histograms[shownColumns_];
+        heatmap_->appendColumn(s->steps[shownColumns_], columnOf(h));
+        for (int i = 0; i < kExponentBins; ++i) {
+            if (h.counts[static_cast<std::size_t>(i)] == 0) continue;
+            lowestBin_ = std::min(lowestBin_, kMinExponent + i);
+            highestBin_ = std::max(highestBin_, kMinExponent + i);
+        }
+        if (h.below) lowestBin_ = kMinExponent;
+        if (h.above) highestBin_ = kMaxExponent;
+    }
+}
+
+void GradientHistogramView::updateFocusRange() {
+    // The bins that hold data, and every limit drawn (the bands' edges, the dashed lines),
+    // with a little room; the whole -64..32 range squeezes the data into a strip.
+    double low = fp16_log2::kFlushedAtOrBelow - 6.0;  // room for the band's name
+    double high = fp16_log2::kOverflow + 3.0;
+    if (lowestBin_ <= highestBin_) {
+        low = std::min(low, lowestBin_ - 3.0);
+        high = std::max(high, highestBin_ + 4.0);
+    }
+    for (double y : scaledLimitYs()) {
+        low = std::min(low, y - 3.0);
+        high = std::max(high, y + 3.0);
+    }
+    heatmap_->setFocusYRange(low, high);
 }
 
 double GradientHistogramView::scaleAt(int64_t step) const {

@@ -94,7 +94,9 @@ private:
     void chooseDefaultLayer();
     void rebuildHeatmap();
     void appendNewColumns();
+    void addBandName(double y, Qt::Alignment side, const QString& name, const QColor& fill);
     void updateLimitLines();
+    void updateFocusRange();
     void updateSlider();
     void updateSlice();
     void updatePlaceholder();
@@ -117,6 +119,8 @@ private:
     std::vector<int64_t> scaleSteps_;    // steps seen, increasing
     std::vector<double> scales_;         // the loss scale each was run at
     std::size_t shownColumns_ = 0;       // records of the shown series in the heatmap
+    int lowestBin_ = kMaxExponent + 1;    // exponent bins with data in the shown series
+    int highestBin_ = kMinExponent - 1;
     std::vector<int> bandIds_;
     std::vector<int> scaledLineIds_;
     double shownLog2Scale_ = 0.0;

@@ -76,7 +76,7 @@ HistogramSlicePlot::HistogramSlicePlot(QWidget* parent) : QCustomPlot(parent) {
     legend->setBrush(Qt::NoBrush);
     legend->setBorderPen(Qt::NoPen);
     legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(3);
+    legend->setWrap(2);
     legend->setColumnSpacing(12);
     legend->setMargins(QMargins(4, 0, 4, 0));
     axisRect()->insetLayout()->take(legend);
@@ -98,13 +98,21 @@ HistogramSlicePlot::HistogramSlicePlot(QWidget* parent) : QCustomPlot(parent) {
     yAxis->setNumberFormat(QStringLiteral("gb"));
     yAxis->setLabel(tr("elements (log axis)"));
 
-    addBand(kFarLeft, fp16_log2::kFlushedAtOrBelow, kFlushFill, tr("flushed to 0 "));
-    addBand(fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal, kSubnormalFill,
-            tr("subnormal"));
-    addBand(fp16_log2::kOverflow, kFarRight, kFlushFill, tr(" overflow \u2192 inf"));
+    // Short names in the plot (it can be narrow); the legend says what the colours are.
+    addBand(kFarLeft, fp16_log2::kFlushedAtOrBelow, kFlushFill, tr("\u2192 0"));
+    addBand(fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal, kSubnormalFill, QString());
+    addBand(fp16_log2::kOverflow, kFarRight, kFlushFill, tr("\u2192 inf"));
 
+    for (const auto& [fill, name] :
+         {std::pair{kFlushFill, tr("fp16: \u2192 0 or \u2192 inf")},
+          std::pair{kSubnormalFill, tr("fp16: subnormal")}}) {
+        QCPGraph* swatch = addGraph();  // no data: a legend entry for a band
+        swatch->setName(name);
+        swatch->setPen(QPen(fill.darker(150), 1.0));
+        swatch->setBrush(fill);
+    }
     bars_ = new QCPBars(xAxis, yAxis);
-    bars_->setName(tr("elements per exponent bin"));
+    bars_->setName(tr("elements per bin"));
     bars_->setWidth(1.0);
     bars_->setPen(QPen(QColor(40, 60, 110), 0.8));
     bars_->setBrush(QColor(70, 110, 180, 200));
@@ -152,6 +160,7 @@ QCPItemRect* HistogramSlicePlot::addBand(double xLow, double xHigh, const QColor
     rect->setPen(Qt::NoPen);
     rect->setBrush(fill);
     rect->setClipToAxisRect(true);
+    if (label.isEmpty()) return rect;
     auto* text = new QCPItemText(this);
     text->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
     // Labelled at the edge that faces the data, in the band's own ink.
@@ -161,7 +170,7 @@ QCPItemRect* HistogramSlicePlot::addBand(double xLow, double xHigh, const QColor
     text->setPositionAlignment(
         (leftBand ? Qt::AlignRight : (rightBand ? Qt::AlignLeft : Qt::AlignHCenter)) |
         Qt::AlignTop);
-    text->setText(QStringLiteral("fp16 ") + label.trimmed());
+    text->setText(label);
     QColor ink = fill.darker(300);
     ink.setAlpha(255);
     text->setColor(ink);
@@ -204,8 +213,9 @@ void HistogramSlicePlot::clearSlice(const QString& why) {
 QString HistogramSlicePlot::titleText() const {
     if (!hasSlice_) return title_->text();
     const ExponentHistogram& h = slice_.histogram;
-    return tr("%1 \u00B7 %2 \u00B7 step %3  |  zero %4 \u00B7 NaN %5 \u00B7 +Inf %6 \u00B7 -Inf %7")
-        .arg(slice_.layer, slice_.kindText)
+    // The kind is in the chooser above; the title stays short enough for a narrow slice.
+    return tr("%1, step %2  |  zero %3 \u00B7 NaN %4 \u00B7 +Inf %5 \u00B7 -Inf %6")
+        .arg(slice_.layer)
         .arg(slice_.step)
         .arg(h.zero)
         .arg(h.nan)
@@ -249,8 +259,9 @@ void HistogramSlicePlot::placeScaledLines() {
 
 void HistogramSlicePlot::applyRanges() {
     // The bars, and every limit drawn, with a little room.
-    double low = fp16_log2::kFlushedAtOrBelow - 1.0;
-    double high = fp16_log2::kOverflow + 1.0;
+    // Room for the bands' labels on both sides.
+    double low = fp16_log2::kFlushedAtOrBelow - 5.0;
+    double high = fp16_log2::kOverflow + 5.0;
     double maxCount = 0.0;
     for (auto it = bars_->data()->constBegin(); it != bars_->data()->constEnd(); ++it) {
         low = std::min(low, it->key - 0.5);

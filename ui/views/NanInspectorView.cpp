@@ -311,6 +311,7 @@ void NanInspectorView::fillTable() {
         label->setFont(bold);
         label->setForeground(QColor(183, 28, 28));
     }
+    table_->resizeColumnsToContents();
     tableNote_->setText(
         frames.empty()
             ? tr("No statistics frames were kept before the event (probes.ring_steps).")

@@ -224,7 +224,7 @@ void UnderflowView::rebuildRows() {
     for (auto it = rows_.crbegin(); it != rows_.crend(); ++it) layout.extraRows << *it;
     if (layout.extraRows.isEmpty()) layout.extraRows << QString();
     layout.yLabel = tr("layer");
-    layout.colourLabel = tr("fraction %1 (log colour)").arg(fractionName());
+    layout.colourLabel = tr("fraction");  // the bar is short when there are few layers
     heatmap_->configure(layout);
 
     // Keep the user's choice of lines across rebuilds; check the first few at first.
