@@ -71,16 +71,16 @@ nlohmann::json histogram(int64_t step, const std::string& layer, std::string_vie
     r.step = step;
     r.layer = layer;
     r.kind = std::string(kind);
-    for (auto [k, count] : bins) r.histogram.counts[static_cast<std::size_t>(k - kMinExponent)] = count;
+    for (auto [k, count] : bins)
+        r.histogram.counts[static_cast<std::size_t>(k - kMinExponent)] = count;
     r.histogram.zero = zero;
     r.histogram.nan = nan;
     r.histogram.posInf = posInf;
     return toJson(r);
 }
 
-nlohmann::json underflow(int64_t step, const std::string& layer, int64_t flushed,
-                         int64_t subnormal, int64_t normal, int64_t overflow = 0,
-                         double multiplier = 1.0) {
+nlohmann::json underflow(int64_t step, const std::string& layer, int64_t flushed, int64_t subnormal,
+                         int64_t normal, int64_t overflow = 0, double multiplier = 1.0) {
     UnderflowRecord r;
     r.step = step;
     r.layer = layer;
@@ -119,10 +119,9 @@ NonFiniteRecord fc2ActivationEvent() {
     r.event.numel = 64;
     StatsFrame before;
     before.step = 4;
-    before.layers = {
-        {"fc1", 0, stats(-1.0, 2.0, 0.5, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
-        {"act1", 1, stats(0.0, 2.0, 0.75, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
-        {"fc2", 2, stats(-3.0, 70000.0, 12.5, 70000.0), stats(-0.5, 0.5, 0.0, 0.5)}};
+    before.layers = {{"fc1", 0, stats(-1.0, 2.0, 0.5, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
+                     {"act1", 1, stats(0.0, 2.0, 0.75, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
+                     {"fc2", 2, stats(-3.0, 70000.0, 12.5, 70000.0), stats(-0.5, 0.5, 0.0, 0.5)}};
     StatsFrame at;
     at.step = 5;
     const double noFinite = std::nan("");
@@ -181,7 +180,7 @@ private Q_SLOTS:
         view.endOfBatch();
 
         QCOMPARE(view.layerChooser()->count(), 3);  // every layer of run_info
-        QCOMPARE(view.layer(), QString("fc1"));      // the first with this kind of data
+        QCOMPARE(view.layer(), QString("fc1"));     // the first with this kind of data
         QCOMPARE(view.kind(), QString("param_grad"));
         HeatmapPlot* map = view.heatmap();
         QCOMPARE(map->rowCount(), 97 + 4);
@@ -192,9 +191,9 @@ private Q_SLOTS:
         QCOMPARE(map->value(0, binRow(-10)), 3.0);
         QCOMPARE(map->value(0, binRow(-20)), 0.0);
         QCOMPARE(map->value(1, binRow(-20)), 5.0);
-        QCOMPARE(map->value(0, 97), 2.0);  // zero
-        QCOMPARE(map->value(0, 98), 1.0);  // NaN
-        QCOMPARE(map->value(1, 99), 4.0);  // +Inf
+        QCOMPARE(map->value(0, 97), 2.0);   // zero
+        QCOMPARE(map->value(0, 98), 1.0);   // NaN
+        QCOMPARE(map->value(1, 99), 4.0);   // +Inf
         QCOMPARE(map->value(1, 100), 0.0);  // -Inf
 
         // Another layer: the map is rebuilt from what was kept.
@@ -225,8 +224,8 @@ private Q_SLOTS:
 
         // fp16 as round-to-nearest decides: |g| <= 2^-25 flushes, subnormal below 2^-14,
         // overflow from 2^16; the map's value rows end at 2^33.
-        const std::vector<std::pair<double, double>> bands = {{-64.0, -25.0}, {-25.0, -14.0},
-                                                              {16.0, 33.0}};
+        const std::vector<std::pair<double, double>> bands = {
+            {-64.0, -25.0}, {-25.0, -14.0}, {16.0, 33.0}};
         QCOMPARE(view.bandYs(), bands);
         // Unscaled gradients at scale 2^16: the limits sit 16 lower.
         QCOMPARE(view.scaledLimitYs(), (std::vector<double>{-41.0, -30.0, 0.0}));
@@ -272,8 +271,8 @@ private Q_SLOTS:
         view.beginRun(contextFor(probedConfig()));
         for (int64_t step = 1; step <= 3; ++step) {
             view.appendSteps({stepWithScale(step, 1.0)});
-            view.takeRecord(
-                histogram(step, "fc1", probe_kind::kParamGrad, {{-10 - static_cast<int>(step), 1}}));
+            view.takeRecord(histogram(step, "fc1", probe_kind::kParamGrad,
+                                      {{-10 - static_cast<int>(step), 1}}));
         }
         view.endOfBatch();
         view.show();
@@ -393,7 +392,8 @@ private Q_SLOTS:
         // 4 layers x 2 tensors x 5 statistics; no loss stats in these frames.
         QCOMPARE(table->rowCount(), 40);
         const int fc1Max = view.rowOf("fc1", "activation", "max");
-        QCOMPARE(table->verticalHeaderItem(fc1Max)->text(), QString("fc1 \u00B7 activation \u00B7 max"));
+        QCOMPARE(table->verticalHeaderItem(fc1Max)->text(),
+                 QString("fc1 \u00B7 activation \u00B7 max"));
         QCOMPARE(table->item(fc1Max, 0)->text(), QString("2"));
         QCOMPARE(table->item(fc1Max, 1)->text(), QString("2.5"));
         QCOMPARE(table->item(view.rowOf("fc1", "activation", "mean"), 1)->text(), QString("0.25"));
@@ -467,8 +467,8 @@ private Q_SLOTS:
                                {"peak_rss_bytes", 209715200},
                                {"cuda_peak_allocated_bytes", nullptr},
                                {"activation_bytes", {{"float32", 1048576}, {"float16", 524288}}}};
-        nlohmann::json partial = {{"type", "memory"}, {"step", 2}, {"rss_bytes", "oops"},
-                                  {"peak_rss_bytes", 314572800}};
+        nlohmann::json partial = {
+            {"type", "memory"}, {"step", 2}, {"rss_bytes", "oops"}, {"peak_rss_bytes", 314572800}};
         QVERIFY(!memorySampleFromRecord({{"type", "memory"}}).has_value());
         QVERIFY(!memorySampleFromRecord({{"type", "step"}, {"step", 1}}).has_value());
         const auto sample = memorySampleFromRecord(full);

@@ -67,8 +67,9 @@ void MemoryPlot::takeRecord(const nlohmann::json& record) {
     for (const auto& [dtype, bytes] : sample->activationBytes) {
         auto it = activations_.find(dtype);
         if (it == activations_.end()) {
-            SeriesGraph* s = addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
-                                       QPen(activationColour(activations_.size()), 1.5));
+            SeriesGraph* s =
+                addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
+                          QPen(activationColour(activations_.size()), 1.5));
             it = activations_.emplace(dtype, s).first;
         }
         append(it->second, step, bytes);

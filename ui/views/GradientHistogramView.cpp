@@ -42,8 +42,7 @@ QStringList GradientHistogramView::kinds() {
 }
 
 QString GradientHistogramView::kindText(const QString& kind) {
-    if (kind == kindName(probe_kind::kParamGrad))
-        return tr("parameter gradients, unscaled (fp32)");
+    if (kind == kindName(probe_kind::kParamGrad)) return tr("parameter gradients, unscaled (fp32)");
     if (kind == kindName(probe_kind::kParamGradScaled))
         return tr("parameter gradients, scaled (as fp16 holds them)");
     if (kind == kindName(probe_kind::kActivationGrad))
@@ -95,14 +94,14 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
     heatmap_->configure(layout);
     // The bands reach the ends of the value rows; their names sit at the edges that face
     // the data, so they stay in view when the map shows only where the data is.
-    bandIds_.push_back(heatmap_->addBand(kMinExponent, fp16_log2::kFlushedAtOrBelow, QString(),
-                                         kFlushFill));
-    bandIds_.push_back(heatmap_->addBand(fp16_log2::kFlushedAtOrBelow,
-                                         fp16_log2::kSmallestNormal, QString(), kSubnormalFill));
-    bandIds_.push_back(heatmap_->addBand(fp16_log2::kOverflow, kMaxExponent + 1, QString(),
-                                         kFlushFill));
-    addBandName(fp16_log2::kFlushedAtOrBelow, Qt::AlignTop, tr("fp16 \u2192 0 (\u2264 2\u207B\u00B2\u2075)"),
-                kFlushFill);
+    bandIds_.push_back(
+        heatmap_->addBand(kMinExponent, fp16_log2::kFlushedAtOrBelow, QString(), kFlushFill));
+    bandIds_.push_back(heatmap_->addBand(fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal,
+                                         QString(), kSubnormalFill));
+    bandIds_.push_back(
+        heatmap_->addBand(fp16_log2::kOverflow, kMaxExponent + 1, QString(), kFlushFill));
+    addBandName(fp16_log2::kFlushedAtOrBelow, Qt::AlignTop,
+                tr("fp16 \u2192 0 (\u2264 2\u207B\u00B2\u2075)"), kFlushFill);
     addBandName(fp16_log2::kSmallestNormal, Qt::AlignTop, tr("fp16 subnormal"), kSubnormalFill);
     addBandName(fp16_log2::kOverflow, Qt::AlignBottom, tr("fp16 \u2192 inf (\u2265 65520)"),
                 kFlushFill);
@@ -117,7 +116,8 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
         tr("The probe step the bars show (or click a heatmap column); at the right end the "
            "bars follow the newest step"));
     stepLabel_ = new QLabel(this);
-    stepLabel_->setMinimumWidth(stepLabel_->fontMetrics().horizontalAdvance(tr("step 000000 (newest)")));
+    stepLabel_->setMinimumWidth(
+        stepLabel_->fontMetrics().horizontalAdvance(tr("step 000000 (newest)")));
     slice_ = new HistogramSlicePlot(this);
     connect(stepSlider_, &QSlider::valueChanged, this, [this](int index) {
         if (updatingControls_) return;
@@ -297,7 +297,8 @@ void GradientHistogramView::chooseDefaultLayer() {
 std::vector<double> GradientHistogramView::columnOf(const ExponentHistogram& h) {
     std::vector<double> column(static_cast<std::size_t>(kExponentBins) + 4);
     for (int i = 0; i < kExponentBins; ++i)
-        column[static_cast<std::size_t>(i)] = static_cast<double>(h.counts[static_cast<std::size_t>(i)]);
+        column[static_cast<std::size_t>(i)] =
+            static_cast<double>(h.counts[static_cast<std::size_t>(i)]);
     column.front() += static_cast<double>(h.below);
     column[kExponentBins - 1] += static_cast<double>(h.above);
     column[kExponentBins + 0] = static_cast<double>(h.zero);
@@ -388,13 +389,16 @@ void GradientHistogramView::updateLimitLines() {
                 .arg(powerOfTwoText(log2Scale))
                 .arg(scaleSteps_.empty() ? 0 : scaleSteps_.back()));
     else if (unscaled)
-        noteLabel_->setText(tr("Loss scale 1: these are the values fp16 holds; the bands apply "
-                               "as drawn."));
+        noteLabel_->setText(
+            tr("Loss scale 1: these are the values fp16 holds; the bands apply "
+               "as drawn."));
     else if (k == kindName(probe_kind::kParamGradScaled))
-        noteLabel_->setText(tr("As fp16 holds them (\u00D7 loss scale): the bands apply as drawn."));
+        noteLabel_->setText(
+            tr("As fp16 holds them (\u00D7 loss scale): the bands apply as drawn."));
     else
-        noteLabel_->setText(tr("Gradient arriving at the layer's output in backward (scaled as "
-                               "the loss was): the bands apply as drawn."));
+        noteLabel_->setText(
+            tr("Gradient arriving at the layer's output in backward (scaled as "
+               "the loss was): the bands apply as drawn."));
 }
 
 std::vector<double> GradientHistogramView::scaledLimitYs() const {
@@ -421,9 +425,8 @@ void GradientHistogramView::updateSlider() {
     } else {
         // The probe step at or before the one chosen (the first, if none is).
         auto it = std::upper_bound(s->steps.begin(), s->steps.end(), *wanted);
-        const int index = it == s->steps.begin()
-                              ? 0
-                              : static_cast<int>(std::distance(s->steps.begin(), it)) - 1;
+        const int index =
+            it == s->steps.begin() ? 0 : static_cast<int>(std::distance(s->steps.begin(), it)) - 1;
         stepSlider_->setValue(index);
     }
     updatingControls_ = false;

@@ -116,10 +116,10 @@ private:
 
     LayerOrder layers_;
     std::map<QString, Series> series_;  // key: kind + '/' + layer
-    std::vector<int64_t> scaleSteps_;    // steps seen, increasing
-    std::vector<double> scales_;         // the loss scale each was run at
-    std::size_t shownColumns_ = 0;       // records of the shown series in the heatmap
-    int lowestBin_ = kMaxExponent + 1;    // exponent bins with data in the shown series
+    std::vector<int64_t> scaleSteps_;   // steps seen, increasing
+    std::vector<double> scales_;        // the loss scale each was run at
+    std::size_t shownColumns_ = 0;      // records of the shown series in the heatmap
+    int lowestBin_ = kMaxExponent + 1;  // exponent bins with data in the shown series
     int highestBin_ = kMinExponent - 1;
     std::vector<int> bandIds_;
     std::vector<int> scaledLineIds_;

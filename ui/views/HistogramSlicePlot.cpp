@@ -35,8 +35,9 @@ protected:
 QString fp16Fate(int k) {
     if (k <= -26) return HistogramSlicePlot::tr("fp16 flushes it to 0");
     if (k == -25)
-        return HistogramSlicePlot::tr("fp16 rounds it up to 2\u207B\u00B2\u2074 (the tie 2\u207B\u00B2\u2075 "
-                                      "itself flushes to 0)");
+        return HistogramSlicePlot::tr(
+            "fp16 rounds it up to 2\u207B\u00B2\u2074 (the tie 2\u207B\u00B2\u2075 "
+            "itself flushes to 0)");
     if (k < -14) return HistogramSlicePlot::tr("fp16 holds it as a subnormal (fewer bits)");
     if (k < 15) return HistogramSlicePlot::tr("fp16 holds it as a normal number");
     if (k == 15) return HistogramSlicePlot::tr("fp16 normal below 65520; 65520 and up become inf");
@@ -90,7 +91,8 @@ HistogramSlicePlot::HistogramSlicePlot(QWidget* parent) : QCustomPlot(parent) {
     ticker->setTickStep(4.0);
     ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
     xAxis->setTicker(ticker);
-    xAxis->setLabel(tr("|gradient| (bar k: 2\u1D4F \u2264 |g| < 2\u1D4F\u207A\u00B9, log\u2082 axis)"));
+    xAxis->setLabel(
+        tr("|gradient| (bar k: 2\u1D4F \u2264 |g| < 2\u1D4F\u207A\u00B9, log\u2082 axis)"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);
     QSharedPointer<QCPAxisTickerLog> logTicker(new QCPAxisTickerLog);
     logTicker->setSubTickCount(8);
@@ -103,9 +105,8 @@ HistogramSlicePlot::HistogramSlicePlot(QWidget* parent) : QCustomPlot(parent) {
     addBand(fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal, kSubnormalFill, QString());
     addBand(fp16_log2::kOverflow, kFarRight, kFlushFill, tr("\u2192 inf"));
 
-    for (const auto& [fill, name] :
-         {std::pair{kFlushFill, tr("fp16: \u2192 0 or \u2192 inf")},
-          std::pair{kSubnormalFill, tr("fp16: subnormal")}}) {
+    for (const auto& [fill, name] : {std::pair{kFlushFill, tr("fp16: \u2192 0 or \u2192 inf")},
+                                     std::pair{kSubnormalFill, tr("fp16: subnormal")}}) {
         QCPGraph* swatch = addGraph();  // no data: a legend entry for a band
         swatch->setName(name);
         swatch->setPen(QPen(fill.darker(150), 1.0));
@@ -247,9 +248,9 @@ void HistogramSlicePlot::placeScaledLines() {
         scaledLines_[i]->point1->setCoords(x, 0.0);
         scaledLines_[i]->point2->setCoords(x, 1.0);
         scaledLabels_[i]->position->setCoords(x, 0.12);
-        scaledLabels_[i]->setText(tr("%1 \u00F7 scale %2")
-                                      .arg(powerOfTwoText(limits[i]),
-                                           powerOfTwoText(*slice_.log2Scale)));
+        scaledLabels_[i]->setText(
+            tr("%1 \u00F7 scale %2")
+                .arg(powerOfTwoText(limits[i]), powerOfTwoText(*slice_.log2Scale)));
     }
     if (show)
         scaledLegend_->addToLegend();
@@ -295,7 +296,9 @@ QString HistogramSlicePlot::hoverText(QPoint pixel) const {
                        .arg(std::exp2(k + 1), 0, 'g', 3)
                        .arg(count);
     if (total > 0)
-        text += tr(" (%1% of %2)").arg(100.0 * count / static_cast<double>(total), 0, 'g', 3).arg(total);
+        text += tr(" (%1% of %2)")
+                    .arg(100.0 * count / static_cast<double>(total), 0, 'g', 3)
+                    .arg(total);
     if (slice_.log2Scale) {
         const double scaled = k + *slice_.log2Scale;
         text += tr("\nonce scaled by %1: %2")

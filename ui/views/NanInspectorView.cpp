@@ -86,9 +86,8 @@ NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
     layerList_->setObjectName(QStringLiteral("nanLayers"));
     layerList_->setMaximumWidth(220);
     layerList_->setToolTip(tr("The model's layers in forward order; click one to find its rows"));
-    connect(layerList_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
-        scrollToLayer(item->data(Qt::UserRole).toString());
-    });
+    connect(layerList_, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { scrollToLayer(item->data(Qt::UserRole).toString()); });
 
     table_ = new QTableWidget(this);
     table_->setObjectName(QStringLiteral("nanFrames"));
@@ -151,7 +150,8 @@ void NanInspectorView::takeRecord(const nlohmann::json& record) {
         return;
     }
     for (const StatsFrame& frame : record_->frames)
-        for (const LayerFrame& layer : frame.layers) layers_.add(QString::fromStdString(layer.layer));
+        for (const LayerFrame& layer : frame.layers)
+            layers_.add(QString::fromStdString(layer.layer));
     dirty_ = true;
 }
 
@@ -195,9 +195,10 @@ void NanInspectorView::showNoEvent() {
 
 void NanInspectorView::showFoundEvent() {
     const NonFiniteEvent& e = record_->event;
-    const QString where = e.layer == "loss"
-                              ? tr("the <b>loss</b>")
-                              : tr("layer <b>%1</b>").arg(QString::fromStdString(e.layer).toHtmlEscaped());
+    const QString where =
+        e.layer == "loss"
+            ? tr("the <b>loss</b>")
+            : tr("layer <b>%1</b>").arg(QString::fromStdString(e.layer).toHtmlEscaped());
     header_->setText(
         tr("<b style='color:#b71c1c'>First non-finite value:</b> step <b>%1</b> \u00B7 %2 \u00B7 "
            "%3 \u00B7 %4 \u00B7 <b>%5</b> of %6 elements")
@@ -210,7 +211,8 @@ void NanInspectorView::showFoundEvent() {
     updateButton();
 }
 
-int NanInspectorView::rowOf(const QString& layer, const QString& tensor, const QString& stat) const {
+int NanInspectorView::rowOf(const QString& layer, const QString& tensor,
+                            const QString& stat) const {
     for (std::size_t i = 0; i < rows_.size(); ++i)
         if (rows_[i].layer == layer && rows_[i].tensor == tensor && rows_[i].stat == stat)
             return static_cast<int>(i);
@@ -250,8 +252,7 @@ void NanInspectorView::fillTable() {
     table_->setHorizontalHeaderLabels(columnLabels);
 
     const QString culprit = QString::fromStdString(e.layer);
-    const QString culpritTensor =
-        e.tensor == "loss" ? kLoss : QString::fromStdString(e.tensor);
+    const QString culpritTensor = e.tensor == "loss" ? kLoss : QString::fromStdString(e.tensor);
     for (int c = 0; c < static_cast<int>(frames.size()); ++c) {
         const StatsFrame& frame = frames[static_cast<std::size_t>(c)];
         for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
@@ -279,9 +280,8 @@ void NanInspectorView::fillTable() {
                         : which == 2        ? s->mean
                                             : s->absMax;
                 item->setText(number(value));
-                item->setToolTip(std::isnan(value)
-                                     ? tr("No finite element in this tensor")
-                                     : QString::number(value, 'g', 17));
+                item->setToolTip(std::isnan(value) ? tr("No finite element in this tensor")
+                                                   : QString::number(value, 'g', 17));
             }
             const bool culpritCell =
                 frame.step == e.step && key.layer == culprit && key.tensor == culpritTensor;
@@ -350,13 +350,15 @@ void NanInspectorView::updateButton() {
     if (layer.isEmpty()) {
         rerunButton_->setText(tr("Rerun with the layer kept in fp32"));
         rerunButton_->setEnabled(false);
-        rerunButton_->setToolTip(tr("Once a NaN/Inf appears, rerun the config with its layer "
-                                    "kept in fp32 (precision.keep_fp32)"));
+        rerunButton_->setToolTip(
+            tr("Once a NaN/Inf appears, rerun the config with its layer "
+               "kept in fp32 (precision.keep_fp32)"));
     } else if (layer == kLoss) {
         rerunButton_->setText(tr("Rerun with a layer kept in fp32"));
         rerunButton_->setEnabled(false);
-        rerunButton_->setToolTip(tr("The loss is not a layer (and autocast computes it in fp32 "
-                                    "already): look at the layer that feeds it"));
+        rerunButton_->setToolTip(
+            tr("The loss is not a layer (and autocast computes it in fp32 "
+               "already): look at the layer that feeds it"));
     } else if (keptInFp32_.contains(layer)) {
         rerunButton_->setText(tr("%1 is already kept in fp32").arg(layer));
         rerunButton_->setEnabled(false);

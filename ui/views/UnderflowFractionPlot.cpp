@@ -11,8 +11,8 @@ namespace {
 // Ten colours that stay apart on screen and in print (matplotlib's tab10).
 QColor lineColour(int index) {
     static const QColor kColours[10] = {
-        QColor(31, 119, 180), QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40),
-        QColor(148, 103, 189), QColor(140, 86, 75), QColor(227, 119, 194), QColor(127, 127, 127),
+        QColor(31, 119, 180),  QColor(255, 127, 14), QColor(44, 160, 44),   QColor(214, 39, 40),
+        QColor(148, 103, 189), QColor(140, 86, 75),  QColor(227, 119, 194), QColor(127, 127, 127),
         QColor(188, 189, 34),  QColor(23, 190, 207)};
     return kColours[index % 10];
 }
@@ -115,13 +115,14 @@ QString UnderflowFractionPlot::hoverText(double step, QPoint pixel) const {
         const std::size_t at = s.nearestIndex(step);
         if (std::isnan(shownStep)) {
             shownStep = s.x(at);
-            text = tr("step %1, fraction %2").arg(static_cast<qint64>(shownStep)).arg(fractionName_);
+            text =
+                tr("step %1, fraction %2").arg(static_cast<qint64>(shownStep)).arg(fractionName_);
         }
         if (s.x(at) != shownStep) continue;
         const double value = s.y(at);
-        text += QStringLiteral("\n%1: %2").arg(layers_[static_cast<int>(i)],
-                                               std::isnan(value) ? QStringLiteral("0")
-                                                                 : formatValue(value));
+        text += QStringLiteral("\n%1: %2")
+                    .arg(layers_[static_cast<int>(i)],
+                         std::isnan(value) ? QStringLiteral("0") : formatValue(value));
     }
     return text;
 }

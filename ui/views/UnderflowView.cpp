@@ -21,7 +21,7 @@ namespace ampscope::ui {
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-constexpr int kLayersCheckedAtFirst = 6;  // more lines than this are a tangle
+constexpr int kLayersCheckedAtFirst = 6;           // more lines than this are a tangle
 const char* const kActivationKind = "activation";  // forward outputs (emulated fp16 only)
 
 QString kindName(std::string_view kind) {
@@ -316,16 +316,18 @@ void UnderflowView::updateEmptyTexts() {
     const QString kind = tensorKind();
     if (probesEvery_ <= 0)
         why = tr("Probes are off in this run (probes.every = 0)");
-    else if (rows_.isEmpty() && kind != kindName(probe_kind::kParamGradScaled) && !data_.empty())
-        why = tr("No counts for this tensor: they are taken where fp16 is emulated "
-                 "(mode fp16 or fp16-pure on the CPU)");
+    else if (rows_.isEmpty() && kind != kindName(probe_kind::kParamGradScaled) && !emulated_ &&
+             !data_.empty())
+        why =
+            tr("No counts for this tensor: they are taken where fp16 is emulated "
+               "(mode fp16 or fp16-pure on the CPU)");
     else if (rows_.isEmpty())
         why = tr("No underflow counts yet: the probes run at step 1 and every %1 steps")
                   .arg(probesEvery_);
     placeholder_->setText(why);
     placeholder_->setVisible(!why.isEmpty());
-    linePlot_->setEmptyText(shownSteps_ == 0 ? (why.isEmpty() ? tr("Waiting for a probe step…") : why)
-                                             : QString());
+    linePlot_->setEmptyText(
+        shownSteps_ == 0 ? (why.isEmpty() ? tr("Waiting for a probe step…") : why) : QString());
     bool exact = true;
     if (const KindData* data = shownData(); data && !data->byStep.empty())
         for (const auto& [layer, counts] : data->byStep.back()) exact = exact && counts.exact;

@@ -71,7 +71,7 @@ public:
 
 private:
     struct KindData {
-        std::vector<int64_t> steps;                            // probe steps, increasing
+        std::vector<int64_t> steps;                              // probe steps, increasing
         std::vector<std::map<QString, Fp16ClassCounts>> byStep;  // what each layer reported
     };
 
@@ -94,11 +94,11 @@ private:
     QCPItemText* placeholder_ = nullptr;
 
     LayerOrder layers_;
-    std::map<QString, KindData> data_;  // by record kind
+    std::map<QString, KindData> data_;               // by record kind
     std::map<QString, QStringList> layersWithData_;  // by record kind, first seen order
-    QStringList rows_;                  // shown rows, model order
-    std::size_t shownSteps_ = 0;        // steps of the shown kind already in the plots
-    double lowestPositive_ = 0.0;       // over the values in the line plot
+    QStringList rows_;                               // shown rows, model order
+    std::size_t shownSteps_ = 0;                     // steps of the shown kind already in the plots
+    double lowestPositive_ = 0.0;                    // over the values in the line plot
     double highest_ = 0.0;
     int64_t probesEvery_ = 0;
     bool emulated_ = false;
