@@ -15,6 +15,7 @@
 
 #ifdef AMPSCOPE_HAVE_GUI
 #include <QApplication>
+#include <QDockWidget>
 #include <QGuiApplication>
 #include <QIcon>
 #include <QPixmap>
@@ -35,16 +36,19 @@ struct Options {
     std::string configPath;
     std::string screenshotPath;
     long long afterSteps = 50;
+    std::string showDock;  // --show-dock: the dock in front when the screenshot is taken
 };
 
 const char* const kUsage =
     "usage: ampscope [--config FILE] [--headless] [--out PARENT_DIR]\n"
-    "                [--screenshot PNG [--after-steps N]] [--version]\n"
+    "                [--screenshot PNG [--after-steps N] [--show-dock ID]] [--version]\n"
     "  --config FILE       start with this config (headless: run it)\n"
     "  --headless          no window: run in the terminal (the default comparison, or --config)\n"
     "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp> (default: runs)\n"
     "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
-    "  --after-steps N     steps before --screenshot grabs the window (default 50)\n";
+    "  --after-steps N     steps before --screenshot grabs the window (default 50)\n"
+    "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
+    "                      scale, throughput, memory, histograms, underflow, nanInspector\n";
 
 bool environmentSet(const char* name) {
     const char* value = std::getenv(name);
@@ -121,6 +125,16 @@ int runWindow(int& argc, char** argv, const Options& options) {
         window.show();
         return QApplication::exec();
     }
+    QDockWidget* frontDock = nullptr;
+    if (!options.showDock.empty()) {
+        frontDock = window.findChild<QDockWidget*>(QString::fromStdString(options.showDock) +
+                                                   QStringLiteral("Dock"));
+        if (!frontDock) {
+            std::fprintf(stderr, "ampscope: --show-dock: no dock named '%s' (see ampscope --help)\n",
+                         options.showDock.c_str());
+            return 2;
+        }
+    }
 
     // --screenshot: fill the screen, start the run, grab after N steps, stop, exit.
     QApplication::setQuitOnLastWindowClosed(false);
@@ -135,6 +149,8 @@ int runWindow(int& argc, char** argv, const Options& options) {
     auto take = [&] {
         if (taken) return;
         taken = true;
+        if (frontDock) frontDock->raise();
+        QApplication::processEvents();  // lay out the raised tab before grabbing it
         window.replotAllNow();
         const QPixmap image = window.grab();
         if (image.isNull() || !image.save(path, "PNG")) {
@@ -199,6 +215,8 @@ int main(int argc, char** argv) {
                 return 2;
             }
             ++i;
+        } else if (!std::strcmp(argv[i], "--show-dock") && hasValue) {
+            options.showDock = argv[++i];
         } else if (!std::strcmp(argv[i], "--help")) {
             std::printf("%s", kUsage);
             return 0;

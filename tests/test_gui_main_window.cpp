@@ -77,7 +77,9 @@ private Q_SLOTS:
         QCOMPARE(window.quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
         QStringList titles;
         for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
-        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput"}));
+        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput",
+                                      "Gradient histograms", "Underflow", "NaN inspector",
+                                      "Memory"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())

@@ -32,10 +32,14 @@
 #include "config/ConfigJson.h"
 #include "engine/Versions.h"
 #include "plots/LossPlot.h"
+#include "plots/MemoryPlot.h"
 #include "plots/PlotExport.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
 #include "run/RunReader.h"
+#include "views/GradientHistogramView.h"
+#include "views/NanInspectorView.h"
+#include "views/UnderflowView.h"
 
 // Resources of a static library must be registered by hand; the macro cannot be used
 // inside a namespace.
@@ -285,6 +289,45 @@ void MainWindow::buildDocks() {
     // Loss on top (the headline), scale and throughput side by side under it.
     splitDockWidget(lossDock_, scaleDock_, Qt::Vertical);
     splitDockWidget(scaleDock_, throughputDock_, Qt::Horizontal);
+
+    // The probe views need room: tabs next to the loss in the large area; memory next
+    // to throughput. Loss and throughput stay in front.
+    histogramView_ = new GradientHistogramView(this);
+    underflowView_ = new UnderflowView(this);
+    nanInspector_ = new NanInspectorView(this);
+    memoryPlot_ = new MemoryPlot(this);
+    histogramDock_ = addRunView(QStringLiteral("histograms"), tr("Gradient histograms"),
+                                histogramView_, Qt::RightDockWidgetArea, histogramView_);
+    underflowDock_ = addRunView(QStringLiteral("underflow"), tr("Underflow"), underflowView_,
+                                Qt::RightDockWidgetArea, underflowView_);
+    nanDock_ = addRunView(QStringLiteral("nanInspector"), tr("NaN inspector"), nanInspector_,
+                          Qt::RightDockWidgetArea, nanInspector_);
+    memoryDock_ = addRunView(QStringLiteral("memory"), tr("Memory"), memoryPlot_,
+                             Qt::RightDockWidgetArea, memoryPlot_);
+    tabifyDockWidget(lossDock_, histogramDock_);
+    tabifyDockWidget(histogramDock_, underflowDock_);
+    tabifyDockWidget(underflowDock_, nanDock_);
+    tabifyDockWidget(throughputDock_, memoryDock_);
+    lossDock_->raise();
+    throughputDock_->raise();
+    connect(nanInspector_, &NanInspectorView::rerunWithLayerInFp32, this,
+            &MainWindow::rerunKeepingLayerInFp32);
+    // The first NaN/Inf is what the user needs to see: bring its dock to the front.
+    connect(nanInspector_, &NanInspectorView::nonFiniteFound, nanDock_, &QDockWidget::raise);
+}
+
+void MainWindow::rerunKeepingLayerInFp32(const QString& layer) {
+    RunConfig config = configPanel_->config();
+    auto& keep = config.precision.keep_fp32;
+    if (std::find(keep.begin(), keep.end(), layer.toStdString()) == keep.end())
+        keep.push_back(layer.toStdString());
+    if (bridge_->isActive()) {
+        pendingRerun_ = config;  // onRunEnded starts it
+        stopRun();
+        return;
+    }
+    configPanel_->setConfig(config);
+    startRun();
 }
 
 void MainWindow::applyDefaultDockSizes() {
@@ -518,11 +561,11 @@ void MainWindow::onMetrics(const DrainedMetrics& batch) {
             for (RunObserver* observer : observers_) observer->appendEpoch(event.epoch);
     if (batch.snapshot)
         for (RunObserver* observer : observers_) observer->takeSnapshot(batch.snapshot);
-    // The run's records, as an opened run directory would deliver them; run_info and
-    // errors reach the window as engine events instead.
+    // The run's records, as an opened run directory would deliver them; errors reach the
+    // window as engine events instead (run_info too, but views want its layer list).
     for (const nlohmann::json& record : batch.records) {
         const std::string type = recordType(record);
-        if (type == "run_info" || type == "error") continue;
+        if (type == "error") continue;
         for (RunObserver* observer : observers_) observer->takeRecord(record);
     }
     finishBatchInViews();
@@ -580,7 +623,14 @@ void MainWindow::onRunEnded(const RunSummary& summary) {
                                .arg(summary.steps)
                                .arg(shownPath(runDirectory_)));
     Q_EMIT runEnded(QString::fromStdString(summary.status));
-    if (closeRequested_) close();
+    if (closeRequested_) {
+        pendingRerun_.reset();
+        close();
+    } else if (pendingRerun_) {
+        configPanel_->setConfig(*pendingRerun_);
+        pendingRerun_.reset();
+        startRun();
+    }
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
@@ -723,6 +773,8 @@ void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
                 modeLabel_->setText(
                     tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
             }
+            flushSteps();
+            for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
         } else if (type == "error") {
             flushSteps();
             showError(tr("the run ended with an error: %1")

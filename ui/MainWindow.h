@@ -23,6 +23,7 @@
 #include <QTimer>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <vector>
 
 #include "ProgressEstimator.h"
@@ -48,9 +49,13 @@ class ConfigPanel;
 class ElidingLabel;
 class EngineBridge;
 class ExecutionBadge;
+class GradientHistogramView;
 class LossPlot;
+class MemoryPlot;
+class NanInspectorView;
 class ScalePlot;
 class ThroughputPlot;
+class UnderflowView;
 
 struct MainWindowOptions {
     bool persistSettings = true;
@@ -80,6 +85,10 @@ public:
     LossPlot* lossPlot() const { return lossPlot_; }
     ScalePlot* scalePlot() const { return scalePlot_; }
     ThroughputPlot* throughputPlot() const { return throughputPlot_; }
+    MemoryPlot* memoryPlot() const { return memoryPlot_; }
+    GradientHistogramView* histogramView() const { return histogramView_; }
+    UnderflowView* underflowView() const { return underflowView_; }
+    NanInspectorView* nanInspector() const { return nanInspector_; }
     EngineBridge* bridge() const { return bridge_; }
     ExecutionBadge* executionBadge() const { return badge_; }
     QProgressBar* progressBar() const { return progressBar_; }
@@ -107,6 +116,9 @@ public Q_SLOTS:
     void openConfigWithDialog();
     void exportPlotsWithDialog();
     void resetLayout();
+    // The NaN inspector's fix: the Configure panel's config with `layer` added to
+    // precision.keep_fp32, started as a new run (after the current one has stopped).
+    void rerunKeepingLayerInFp32(const QString& layer);
 
 Q_SIGNALS:
     // After each batch reached the views; `total` steps shown in this run so far.
@@ -155,6 +167,11 @@ private:
     LossPlot* lossPlot_ = nullptr;
     ScalePlot* scalePlot_ = nullptr;
     ThroughputPlot* throughputPlot_ = nullptr;
+    MemoryPlot* memoryPlot_ = nullptr;
+    GradientHistogramView* histogramView_ = nullptr;
+    UnderflowView* underflowView_ = nullptr;
+    NanInspectorView* nanInspector_ = nullptr;
+    std::optional<RunConfig> pendingRerun_;  // starts once the active run has ended
     std::vector<RunObserver*> observers_;
     QList<QDockWidget*> docks_;
     QMenu* viewMenu_ = nullptr;
@@ -163,6 +180,10 @@ private:
     QDockWidget* lossDock_ = nullptr;
     QDockWidget* scaleDock_ = nullptr;
     QDockWidget* throughputDock_ = nullptr;
+    QDockWidget* memoryDock_ = nullptr;
+    QDockWidget* histogramDock_ = nullptr;
+    QDockWidget* underflowDock_ = nullptr;
+    QDockWidget* nanDock_ = nullptr;
     bool layoutRestored_ = false;  // from QSettings: the user's sizes win over the defaults
     bool shownOnce_ = false;
 

@@ -11,7 +11,8 @@
 // - appendSteps: steps in increasing step order; never called with an empty vector.
 // - takeSnapshot: the engine's latest probe snapshot (a view dynamic_casts to its type).
 // - takeRecord: run-directory records the window does not itself turn into steps or
-//   epochs (probe records, scale records...), as written in events.jsonl.
+//   epochs (run_info with the layer list, probe records, scale records...), as written
+//   in events.jsonl.
 #include <QString>
 #include <memory>
 #include <nlohmann/json_fwd.hpp>

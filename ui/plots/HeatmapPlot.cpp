@@ -89,14 +89,23 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
 void HeatmapPlot::configure(const HeatmapLayout& layout) {
     layout_ = layout;
     layout_.capacity = std::max(2, layout_.capacity);
+    hasFocusY_ = false;
     clearOverlays();
     removeNamedRowsStrip();
     if (layout_.valueBins > 0 && !layout_.extraRows.isEmpty()) buildNamedRowsStrip();
     const int rows = std::max(1, mainRowCount());
-    colorMap_->data()->setSize(layout_.capacity, rows);
-    // Cell centres: columns at 0..capacity-1, rows at firstBinY + r + 0.5.
-    colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
-                                QCPRange(rowY(0), rowY(rows - 1)));
+    // Cell centres: columns at 0..capacity-1, rows at firstBinY + r + 0.5. QCPColorMap
+    // cannot draw a single row (its cell height comes from the distance between rows),
+    // so one row is held as two half-height rows with the same values.
+    if (rows == 1) {
+        colorMap_->data()->setSize(layout_.capacity, 2);
+        colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+                                    QCPRange(layout_.firstBinY + 0.25, layout_.firstBinY + 0.75));
+    } else {
+        colorMap_->data()->setSize(layout_.capacity, rows);
+        colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+                                    QCPRange(rowY(0), rowY(rows - 1)));
+    }
     yAxis->setLabel(layout_.yLabel);
     colorScale_->axis()->setLabel(layout_.colourLabel);
     updateYTicks();
@@ -257,10 +266,12 @@ void HeatmapPlot::recomputeExtents() {
 
 void HeatmapPlot::setCell(int column, int row, double value) {
     const double shown = value > 0.0 ? value : kNaN;  // NaN: transparent (no mass)
-    if (row < mainRowCount())
+    if (row < mainRowCount()) {
         colorMap_->data()->setCell(column, row, shown);
-    else
+        if (mainRowCount() == 1) colorMap_->data()->setCell(column, 1, shown);  // see configure
+    } else {
         namedRowsMap_->data()->setCell(column, row - layout_.valueBins, shown);
+    }
 }
 
 void HeatmapPlot::writeColumn(int column) {
@@ -282,8 +293,16 @@ QString HeatmapPlot::columnLabel(int index) const {
 void HeatmapPlot::applyXRange() {
     inAutoRange_ = true;
     xAxis->setRange(-0.5, std::max(columnCount(), 16) - 0.5);
-    yAxis->setRange(layout_.firstBinY, layout_.firstBinY + mainRowCount());
+    if (hasFocusY_)
+        yAxis->setRange(focusY_);
+    else
+        yAxis->setRange(layout_.firstBinY, layout_.firstBinY + mainRowCount());
     inAutoRange_ = false;
+}
+
+void HeatmapPlot::setFocusYRange(double low, double high) {
+    hasFocusY_ = true;
+    focusY_ = QCPRange(std::max(low, layout_.firstBinY), std::min(high, valueBinsTopY()));
 }
 
 void HeatmapPlot::refresh() {
@@ -379,6 +398,13 @@ double HeatmapPlot::overlayY(int id) const {
     if (it == overlays_.end()) return kNaN;
     if (it->second.band)
         return static_cast<QCPItemRect*>(it->second.shape)->bottomRight->coords().y();
+    return static_cast<QCPItemStraightLine*>(it->second.shape)->point1->coords().y();
+}
+
+double HeatmapPlot::overlayHighY(int id) const {
+    auto it = overlays_.find(id);
+    if (it == overlays_.end()) return kNaN;
+    if (it->second.band) return static_cast<QCPItemRect*>(it->second.shape)->topLeft->coords().y();
     return static_cast<QCPItemStraightLine*>(it->second.shape)->point1->coords().y();
 }
 

@@ -66,6 +66,9 @@ public:
     void clear();
     // Sets the colour range, refreshes the axes and queues one replot.
     void refresh();
+    // The y range the view shows while it follows the run (and after a reset): where the
+    // data and the marks that matter are, instead of every row. configure() drops it.
+    void setFocusYRange(double low, double high);
 
     int columnCount() const { return static_cast<int>(steps_.size()); }
     int64_t stepOfColumn(int column) const { return steps_.at(static_cast<std::size_t>(column)); }
@@ -80,7 +83,8 @@ public:
     void removeOverlay(int id);
     void clearOverlays();
     int overlayCount() const { return static_cast<int>(overlays_.size()); }
-    double overlayY(int id) const;  // a line's y, a band's lower y
+    double overlayY(int id) const;      // a line's y, a band's lower y
+    double overlayHighY(int id) const;  // a band's upper y (a line's y)
 
     // Bands for fp16's underflow (< 2^-24), subnormal ([2^-24, 2^-14)) and overflow
     // (>= 2^16) ranges, and dashed lines at the same limits minus log2(scale): where an
@@ -139,6 +143,8 @@ private:
     QCPColorMap* namedRowsMap_ = nullptr;
     bool following_ = true;
     bool inAutoRange_ = false;
+    bool hasFocusY_ = false;
+    QCPRange focusY_;
     std::vector<int> fp16Bands_;
     std::vector<int> fp16ScaledLines_;
 };

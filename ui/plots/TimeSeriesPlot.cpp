@@ -75,6 +75,12 @@ void TimeSeriesPlot::clearAllSeries() {
     following_ = true;
 }
 
+void TimeSeriesPlot::removeAllSeries() {
+    for (auto& s : series_) removeGraph(s->graph());
+    series_.clear();
+    following_ = true;
+}
+
 int TimeSeriesPlot::shownPointCount(const QCPGraph* graph) const {
     return graph ? graph->dataCount() : 0;
 }

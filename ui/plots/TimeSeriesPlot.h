@@ -48,6 +48,8 @@ protected:
     // Creates a graph on the given axes and the SeriesGraph that feeds it.
     SeriesGraph* addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen);
     void clearAllSeries();
+    // Removes every series and its graph (plots whose series depend on the run).
+    void removeAllSeries();
     // Sets the axis ranges from running extents; called while following.
     virtual void applyAutoRanges() = 0;
     // Extra context-menu actions of a subclass (added before "Save image…").

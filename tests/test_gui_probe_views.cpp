@@ -1,0 +1,625 @@
+// The window's probe views: gradient histograms (heatmap, fp16 bands, limits moving with
+// the loss scale, slice), underflow (layer x step fractions, lines per layer), the NaN
+// inspector (header, frames table, culprit, rerun with the layer in fp32) and memory.
+// Hand-built records go in; the cells, lines and texts the views then hold come out and
+// are compared with values worked out by hand. Two cases train for real: a recorded run
+// opened from disk, and the same config trained live by the window.
+#include <QComboBox>
+#include <QDockWidget>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSignalSpy>
+#include <QSlider>
+#include <QTableWidget>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "ConfigPanel.h"
+#include "EngineBridge.h"
+#include "MainWindow.h"
+#include "engine/Engine.h"
+#include "plots/HeatmapPlot.h"
+#include "plots/MemoryPlot.h"
+#include "plots/MemoryRecord.h"
+#include "probes/ProbeRecords.h"
+#include "views/GradientHistogramView.h"
+#include "views/HistogramSlicePlot.h"
+#include "views/NanInspectorView.h"
+#include "views/UnderflowFractionPlot.h"
+#include "views/UnderflowView.h"
+
+using namespace ampscope;
+using namespace ampscope::ui;
+
+namespace {
+
+// Row of exponent bin k in the histogram heatmap (bins -64..32 first).
+int binRow(int k) {
+    return k - kMinExponent;
+}
+
+RunContext contextFor(const RunConfig& config) {
+    return RunContext{config, QStringLiteral("test"), QString(), false};
+}
+
+RunConfig probedConfig() {
+    RunConfig config;
+    config.probes.every = 1;
+    return config;
+}
+
+nlohmann::json runInfo(const std::vector<std::string>& layers) {
+    return {{"type", "run_info"}, {"layers", layers}};
+}
+
+StepMetrics stepWithScale(int64_t step, double scale) {
+    StepMetrics m;
+    m.step = step;
+    m.epoch = 1;
+    m.scale = scale;
+    m.scaleAfter = scale;
+    return m;
+}
+
+nlohmann::json histogram(int64_t step, const std::string& layer, std::string_view kind,
+                         std::vector<std::pair<int, int64_t>> bins, int64_t zero = 0,
+                         int64_t nan = 0, int64_t posInf = 0) {
+    HistogramRecord r;
+    r.step = step;
+    r.layer = layer;
+    r.kind = std::string(kind);
+    for (auto [k, count] : bins)
+        r.histogram.counts[static_cast<std::size_t>(k - kMinExponent)] = count;
+    r.histogram.zero = zero;
+    r.histogram.nan = nan;
+    r.histogram.posInf = posInf;
+    return toJson(r);
+}
+
+nlohmann::json underflow(int64_t step, const std::string& layer, int64_t flushed, int64_t subnormal,
+                         int64_t normal, int64_t overflow = 0, double multiplier = 1.0) {
+    UnderflowRecord r;
+    r.step = step;
+    r.layer = layer;
+    r.kind = std::string(probe_kind::kParamGradScaled);
+    r.multiplier = multiplier;
+    r.counts.flushed = flushed;
+    r.counts.subnormal = subnormal;
+    r.counts.normal = normal;
+    r.counts.overflow = overflow;
+    return toJson(r);
+}
+
+TensorStats stats(double min, double max, double mean, double absMax, int64_t nan = 0,
+                  int64_t posInf = 0, int64_t numel = 64) {
+    TensorStats s;
+    s.min = min;
+    s.max = max;
+    s.mean = mean;
+    s.absMax = absMax;
+    s.nan = nan;
+    s.posInf = posInf;
+    s.numel = numel;
+    return s;
+}
+
+// fc2's output turns NaN/Inf in forward at step 5; frames of steps 4 and 5.
+NonFiniteRecord fc2ActivationEvent() {
+    NonFiniteRecord r;
+    r.event.step = 5;
+    r.event.layer = "fc2";
+    r.event.layerIndex = 2;
+    r.event.phase = "forward";
+    r.event.tensor = "activation";
+    r.event.nan = 3;
+    r.event.posInf = 1;
+    r.event.numel = 64;
+    StatsFrame before;
+    before.step = 4;
+    before.layers = {{"fc1", 0, stats(-1.0, 2.0, 0.5, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
+                     {"act1", 1, stats(0.0, 2.0, 0.75, 2.0), stats(-0.25, 0.125, 0.0, 0.25)},
+                     {"fc2", 2, stats(-3.0, 70000.0, 12.5, 70000.0), stats(-0.5, 0.5, 0.0, 0.5)}};
+    StatsFrame at;
+    at.step = 5;
+    const double noFinite = std::nan("");
+    at.layers = {{"fc1", 0, stats(-1.5, 2.5, 0.25, 2.5), std::nullopt},
+                 {"act1", 1, stats(0.0, 2.5, 0.5, 2.5), std::nullopt},
+                 {"fc2", 2, stats(noFinite, noFinite, noFinite, noFinite, 3, 1), std::nullopt}};
+    r.frames = {before, at};
+    return r;
+}
+
+MainWindowOptions windowOptions(const QString& runs) {
+    MainWindowOptions o;
+    o.persistSettings = false;
+    o.runsRoot = runs;
+    return o;
+}
+
+// A small run that flushes: a linear-ish model on tiny_gradients in emulated fp16 without
+// a loss scaler, probed every step.
+RunConfig tinyGradientsFp16(int64_t steps) {
+    RunConfig c;
+    c.name = "tiny-fp16";
+    c.seed = 1;
+    c.threads = 1;
+    c.device = "cpu";
+    c.data.dataset = "tiny_gradients";
+    c.data.synthetic_samples = 512;
+    c.data.validation = "split";
+    c.data.val_fraction = 0.25;
+    c.model.name = "mlp";
+    c.model.hidden = {8};
+    c.precision.mode = "fp16";
+    c.precision.scaler.kind = "off";
+    c.optim.lr = 0.01;
+    c.train.epochs = 100;  // max_steps ends it (12 steps an epoch)
+    c.train.max_steps = steps;
+    c.train.batch_size = 32;
+    c.probes.every = 1;
+    return c;
+}
+
+}  // namespace
+
+class GuiProbeViewsTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void histogramHeatmapHoldsTheCountsOfEachStepAndBin() {
+        GradientHistogramView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1", "act1", "out"}));
+        view.appendSteps({stepWithScale(1, 65536.0), stepWithScale(2, 65536.0)});
+        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}, {-10, 3}}, 2, 1));
+        view.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-20, 5}}, 0, 0, 4));
+        view.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-40, 9}}));
+        view.endOfBatch();
+
+        QCOMPARE(view.layerChooser()->count(), 3);  // every layer of run_info
+        QCOMPARE(view.layer(), QString("fc1"));     // the first with this kind of data
+        QCOMPARE(view.kind(), QString("param_grad"));
+        HeatmapPlot* map = view.heatmap();
+        QCOMPARE(map->rowCount(), 97 + 4);
+        QCOMPARE(map->columnCount(), 2);
+        QCOMPARE(map->stepOfColumn(0), int64_t(1));
+        QCOMPARE(map->stepOfColumn(1), int64_t(2));
+        QCOMPARE(map->value(0, binRow(-30)), 7.0);
+        QCOMPARE(map->value(0, binRow(-10)), 3.0);
+        QCOMPARE(map->value(0, binRow(-20)), 0.0);
+        QCOMPARE(map->value(1, binRow(-20)), 5.0);
+        QCOMPARE(map->value(0, 97), 2.0);   // zero
+        QCOMPARE(map->value(0, 98), 1.0);   // NaN
+        QCOMPARE(map->value(1, 99), 4.0);   // +Inf
+        QCOMPARE(map->value(1, 100), 0.0);  // -Inf
+
+        // Another layer: the map is rebuilt from what was kept.
+        view.setLayer("out");
+        QCOMPARE(map->columnCount(), 1);
+        QCOMPARE(map->value(0, binRow(-40)), 9.0);
+        // A layer without parameter gradients: an empty map that says why.
+        view.setLayer("act1");
+        QCOMPARE(map->columnCount(), 0);
+        QVERIFY(!view.slice()->hasSlice());
+
+        // Later records append to the layer shown.
+        view.setLayer("fc1");
+        view.appendSteps({stepWithScale(3, 65536.0)});
+        view.takeRecord(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
+        view.endOfBatch();
+        QCOMPARE(map->columnCount(), 3);
+        QCOMPARE(map->value(2, binRow(-5)), 11.0);
+    }
+
+    void histogramBandsAndScaledLimitsFollowTheScale() {
+        GradientHistogramView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.appendSteps({stepWithScale(1, 65536.0)});
+        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}}));
+        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGradScaled, {{-14, 7}}));
+        view.endOfBatch();
+
+        // fp16 as round-to-nearest decides: |g| <= 2^-25 flushes, subnormal below 2^-14,
+        // overflow from 2^16; the map's value rows end at 2^33.
+        const std::vector<std::pair<double, double>> bands = {
+            {-64.0, -25.0}, {-25.0, -14.0}, {16.0, 33.0}};
+        QCOMPARE(view.bandYs(), bands);
+        // Unscaled gradients at scale 2^16: the limits sit 16 lower.
+        QCOMPARE(view.scaledLimitYs(), (std::vector<double>{-41.0, -30.0, 0.0}));
+        QCOMPARE(view.slice()->scaledLimitXs(), (std::vector<double>{-41.0, -30.0, 0.0}));
+
+        // A backoff halves the scale: the lines move up by one.
+        view.appendSteps({stepWithScale(2, 32768.0)});
+        view.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-29, 7}}));
+        view.endOfBatch();
+        QCOMPARE(view.scaledLimitYs(), (std::vector<double>{-40.0, -29.0, 1.0}));
+        QCOMPARE(view.bandYs(), bands);  // the bands stay where fp16 is
+        // The slice follows the newest step and uses its scale.
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(2));
+        QCOMPARE(view.slice()->scaledLimitXs(), (std::vector<double>{-40.0, -29.0, 1.0}));
+        // An older step keeps the scale it ran at.
+        view.selectStep(1);
+        QCOMPARE(view.slice()->step(), int64_t(1));
+        QCOMPARE(view.slice()->barValue(-30), 7.0);
+        QCOMPARE(view.slice()->scaledLimitXs(), (std::vector<double>{-41.0, -30.0, 0.0}));
+
+        // Scaled gradients are what fp16 holds: bands only, no shifted lines.
+        view.setKind("param_grad_scaled");
+        QVERIFY(view.scaledLimitYs().empty());
+        QVERIFY(view.slice()->scaledLimitXs().empty());
+        QCOMPARE(view.slice()->barValue(-14), 7.0);
+    }
+
+    void histogramLinesAreLeftOutAtScaleOne() {
+        GradientHistogramView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.appendSteps({stepWithScale(1, 1.0)});
+        view.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-27, 3}}));
+        view.endOfBatch();
+        QVERIFY(view.scaledLimitYs().empty());
+        QVERIFY(view.slice()->scaledLimitXs().empty());
+        QCOMPARE(view.slice()->barValue(-27), 3.0);
+        QVERIFY(view.slice()->titleText().contains("step 1"));
+    }
+
+    void histogramSliceFollowsTheSliderAndClicks() {
+        GradientHistogramView view;
+        view.resize(900, 400);
+        view.beginRun(contextFor(probedConfig()));
+        for (int64_t step = 1; step <= 3; ++step) {
+            view.appendSteps({stepWithScale(step, 1.0)});
+            view.takeRecord(histogram(step, "fc1", probe_kind::kParamGrad,
+                                      {{-10 - static_cast<int>(step), 1}}));
+        }
+        view.endOfBatch();
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        QCOMPARE(view.stepSlider()->maximum(), 2);
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(3));
+        QVERIFY(view.followsNewestStep());
+
+        view.stepSlider()->setValue(0);
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(1));
+        QCOMPARE(view.slice()->barValue(-11), 1.0);
+        QVERIFY(!view.followsNewestStep());
+        // A new step does not move a slice the user chose.
+        view.appendSteps({stepWithScale(4, 1.0)});
+        view.takeRecord(histogram(4, "fc1", probe_kind::kParamGrad, {{-14, 1}}));
+        view.endOfBatch();
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(1));
+
+        // A click on the second column picks step 2.
+        HeatmapPlot* map = view.heatmap();
+        map->replot();
+        const QRect area = map->xAxis->axisRect()->rect();  // the map, not the named rows
+        const QPoint at(static_cast<int>(map->xAxis->coordToPixel(1.0)), area.center().y());
+        QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, at);
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(2));
+        QCOMPARE(view.slice()->barValue(-12), 1.0);
+        // Back at the right end, it follows again.
+        view.stepSlider()->setValue(view.stepSlider()->maximum());
+        QVERIFY(view.followsNewestStep());
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(4));
+    }
+
+    void underflowMapHoldsEachLayersFraction() {
+        UnderflowView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1", "act1", "out"}));
+        view.takeRecord(underflow(1, "fc1", 25, 0, 75));
+        view.takeRecord(underflow(1, "fc1", 100, 0, 0, 0, 2.0));  // "what if": not shown
+        view.takeRecord(underflow(1, "out", 0, 10, 90));
+        view.takeRecord(underflow(2, "fc1", 50, 0, 50));
+        view.takeRecord(underflow(2, "out", 1, 0, 997, 2));
+        view.endOfBatch();
+
+        QCOMPARE(view.rowLayers(), (QStringList{"fc1", "out"}));  // layers with counts
+        QCOMPARE(view.heatmap()->columnCount(), 2);
+        QCOMPARE(view.cell("fc1", 0), 0.25);
+        QCOMPARE(view.cell("out", 0), 0.0);
+        QCOMPARE(view.cell("fc1", 1), 0.5);
+        QCOMPARE(view.cell("out", 1), 0.001);
+        // The map draws the first layer on top: its row is the last one.
+        QCOMPARE(view.heatmap()->value(0, 1), 0.25);
+        // Lines: 0.5 down to 0.001 spans more than two decades: log axis.
+        QCOMPARE(view.linePlot()->graphOf(0)->dataCount(), 2);
+        QVERIFY(view.linePlot()->isLogarithmic());
+
+        view.setFraction(UnderflowView::Fraction::Subnormal);
+        QCOMPARE(view.cell("out", 0), 0.1);
+        QCOMPARE(view.cell("fc1", 0), 0.0);
+        QVERIFY(!view.linePlot()->isLogarithmic());
+        view.setFraction(UnderflowView::Fraction::Overflow);
+        QCOMPARE(view.cell("out", 1), 0.002);
+
+        // A step is drawn once every layer has reported it.
+        view.setFraction(UnderflowView::Fraction::Flushed);
+        view.takeRecord(underflow(3, "fc1", 3, 0, 1));
+        view.endOfBatch();
+        QCOMPARE(view.heatmap()->columnCount(), 2);
+        view.takeRecord(underflow(3, "out", 0, 0, 4));
+        view.endOfBatch();
+        QCOMPARE(view.heatmap()->columnCount(), 3);
+        QCOMPARE(view.cell("fc1", 2), 0.75);
+
+        // Unchecking a layer hides its line and legend entry.
+        view.setLayerChecked("out", false);
+        QVERIFY(!view.linePlot()->isLayerShown(1));
+        QVERIFY(!view.linePlot()->graphOf(1)->visible());
+        QVERIFY(view.linePlot()->isLayerShown(0));
+    }
+
+    void nanInspectorSaysWhenThereIsNoEvent() {
+        NanInspectorView view;
+        view.beginRun(contextFor(probedConfig()));
+        QVERIFY(!view.hasEvent());
+        QVERIFY(view.headerText().contains("No non-finite value so far"));
+        QVERIFY(!view.rerunButton()->isEnabled());
+        QCOMPARE(view.table()->rowCount(), 0);
+
+        RunConfig off = probedConfig();
+        off.probes.locate_nonfinite = false;
+        view.beginRun(contextFor(off));
+        QVERIFY(view.headerText().contains("locator is off"));
+    }
+
+    void nanInspectorShowsTheEventTheFramesAndTheCulprit() {
+        NanInspectorView view;
+        QSignalSpy found(&view, &NanInspectorView::nonFiniteFound);
+        QSignalSpy rerun(&view, &NanInspectorView::rerunWithLayerInFp32);
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        view.takeRecord(toJson(fc2ActivationEvent()));
+        view.endOfBatch();
+
+        QVERIFY(view.hasEvent());
+        QCOMPARE(found.count(), 1);
+        QCOMPARE(view.culpritLayer(), QString("fc2"));
+        const QString header = view.headerText();
+        QVERIFY2(header.contains("step <b>5</b>"), qPrintable(header));
+        QVERIFY(header.contains("<b>fc2</b>"));
+        QVERIFY(header.contains("forward pass"));
+        QVERIFY(header.contains("3 NaN, 1 +Inf"));
+        QVERIFY(header.contains("of 64 elements"));
+
+        QTableWidget* table = view.table();
+        QCOMPARE(table->columnCount(), 2);
+        QCOMPARE(table->horizontalHeaderItem(0)->text(), QString("step 4"));
+        QVERIFY(table->horizontalHeaderItem(1)->text().startsWith("step 5"));
+        // 4 layers x 2 tensors x 5 statistics; no loss stats in these frames.
+        QCOMPARE(table->rowCount(), 40);
+        const int fc1Max = view.rowOf("fc1", "activation", "max");
+        QCOMPARE(table->verticalHeaderItem(fc1Max)->text(),
+                 QString("fc1 \u00B7 activation \u00B7 max"));
+        QCOMPARE(table->item(fc1Max, 0)->text(), QString("2"));
+        QCOMPARE(table->item(fc1Max, 1)->text(), QString("2.5"));
+        QCOMPARE(table->item(view.rowOf("fc1", "activation", "mean"), 1)->text(), QString("0.25"));
+        QCOMPARE(table->item(view.rowOf("fc1", "gradient", "min"), 0)->text(), QString("-0.25"));
+        // The culprit's cells at the event step: no finite element, counts, strong tint.
+        const int fc2Counts = view.rowOf("fc2", "activation", "NaN/Inf");
+        const int fc2Max = view.rowOf("fc2", "activation", "max");
+        QCOMPARE(table->item(fc2Counts, 1)->text(), QString("3 NaN, 1 +Inf"));
+        QCOMPARE(table->item(fc2Max, 1)->text(), QString("\u2014"));
+        QCOMPARE(table->item(fc2Counts, 1)->background().color(), NanInspectorView::culpritTint());
+        QCOMPARE(table->item(fc2Max, 1)->background().color(), NanInspectorView::culpritTint());
+        QCOMPARE(table->item(fc2Counts, 0)->text(), QString("0"));
+        // One step before: 70000 is beyond fp16's 65504.
+        QCOMPARE(table->item(fc2Max, 0)->text(), QString("70000"));
+        QCOMPARE(table->item(fc2Max, 0)->background().color(), NanInspectorView::fp16RangeTint());
+        QCOMPARE(table->item(fc1Max, 0)->background().style(), Qt::NoBrush);
+        // No gradient reached the layers at the event step (forward stopped there).
+        QVERIFY(table->item(view.rowOf("fc1", "gradient", "min"), 1)->text().isEmpty());
+
+        // The layer list, culprit highlighted and selected.
+        QListWidget* layers = view.layerList();
+        QCOMPARE(layers->count(), 5);  // four layers, then the loss
+        QListWidgetItem* culprit = layers->item(2);
+        QCOMPARE(culprit->data(Qt::UserRole).toString(), QString("fc2"));
+        QCOMPARE(culprit->background().color(), NanInspectorView::culpritTint());
+        QVERIFY(culprit->font().bold());
+        QCOMPARE(layers->currentItem(), culprit);
+        QVERIFY(!layers->item(0)->font().bold());
+
+        // Only the first event of a run counts.
+        NonFiniteRecord later = fc2ActivationEvent();
+        later.event.step = 9;
+        later.event.layer = "out";
+        view.takeRecord(toJson(later));
+        view.endOfBatch();
+        QCOMPARE(view.culpritLayer(), QString("fc2"));
+        QCOMPARE(found.count(), 1);
+
+        QVERIFY(view.rerunButton()->isEnabled());
+        QCOMPARE(view.rerunButton()->text(), QString("Rerun with fc2 kept in fp32"));
+        QTest::mouseClick(view.rerunButton(), Qt::LeftButton);
+        QCOMPARE(rerun.count(), 1);
+        QCOMPARE(rerun.at(0).at(0).toString(), QString("fc2"));
+    }
+
+    void nanInspectorButtonIsOffForTheLossAndForAKeptLayer() {
+        NanInspectorView view;
+        RunConfig kept = probedConfig();
+        kept.precision.keep_fp32 = {"fc2"};
+        view.beginRun(contextFor(kept));
+        view.takeRecord(toJson(fc2ActivationEvent()));
+        view.endOfBatch();
+        QVERIFY(!view.rerunButton()->isEnabled());
+        QVERIFY(view.rerunButton()->text().contains("already kept in fp32"));
+
+        NonFiniteRecord loss = fc2ActivationEvent();
+        loss.event.layer = "loss";
+        loss.event.layerIndex = -1;
+        loss.event.tensor = "loss";
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(toJson(loss));
+        view.endOfBatch();
+        QVERIFY(view.headerText().contains("the <b>loss</b>"));
+        QVERIFY(!view.rerunButton()->isEnabled());
+    }
+
+    void memoryPlotReadsWhatTheRecordHas() {
+        nlohmann::json full = {{"type", "memory"},
+                               {"step", 1},
+                               {"rss_bytes", 104857600},
+                               {"peak_rss_bytes", 209715200},
+                               {"cuda_peak_allocated_bytes", nullptr},
+                               {"activation_bytes", {{"float32", 1048576}, {"float16", 524288}}}};
+        nlohmann::json partial = {
+            {"type", "memory"}, {"step", 2}, {"rss_bytes", "oops"}, {"peak_rss_bytes", 314572800}};
+        QVERIFY(!memorySampleFromRecord({{"type", "memory"}}).has_value());
+        QVERIFY(!memorySampleFromRecord({{"type", "step"}, {"step", 1}}).has_value());
+        const auto sample = memorySampleFromRecord(full);
+        QVERIFY(sample.has_value());
+        QVERIFY(!sample->cudaPeakAllocatedBytes.has_value());
+        QCOMPARE(sample->activationBytes.size(), std::size_t(2));
+
+        MemoryPlot plot;
+        plot.beginRun(contextFor(probedConfig()));
+        plot.takeRecord(full);
+        plot.takeRecord(partial);
+        plot.endOfBatch();
+        QCOMPARE(plot.rssGraph()->dataCount(), 1);
+        QCOMPARE(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
+        QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
+        QCOMPARE(plot.peakRssGraph()->data()->at(1)->value, 300.0);
+        QCOMPARE(plot.cudaPeakGraph()->dataCount(), 0);
+        QVERIFY(!plot.legend->hasItemWithPlottable(plot.cudaPeakGraph()));
+        QVERIFY(plot.legend->hasItemWithPlottable(plot.rssGraph()));
+        QVERIFY(plot.activationGraph("float16"));
+        QCOMPARE(plot.activationGraph("float16")->data()->at(0)->value, 0.5);
+        QCOMPARE(plot.yAxis->label(), QString("memory (MiB)"));
+        const QString tip = plot.hoverText(1.0, QPoint());
+        QVERIFY2(tip.contains("process RSS: 100 MiB"), qPrintable(tip));
+
+        // A new run starts empty.
+        plot.beginRun(contextFor(probedConfig()));
+        QCOMPARE(plot.rssGraph()->dataCount(), 0);
+        QVERIFY(!plot.activationGraph("float16"));
+    }
+
+    void aRecordedRunFillsTheProbeDocks() {
+        QTemporaryDir dir;
+        const std::string runDir = dir.filePath("tiny-fp16").toStdString();
+        constexpr int64_t kSteps = 6;
+        {
+            Engine engine(tinyGradientsFp16(kSteps), runDir);
+            engine.start();
+            engine.wait();
+            QCOMPARE(QString::fromStdString(engine.summary().status), QString("finished"));
+        }
+        QTemporaryDir runs;
+        MainWindow window(windowOptions(runs.path()));
+        QString error;
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
+        QCOMPARE(window.stepsShown(), qint64(kSteps));
+
+        GradientHistogramView* histograms = window.histogramView();
+        QStringList layers;
+        for (int i = 0; i < histograms->layerChooser()->count(); ++i)
+            layers << histograms->layerChooser()->itemText(i);
+        QCOMPARE(layers, (QStringList{"fc1", "act1", "out"}));  // run_info's list
+        QCOMPARE(histograms->layer(), QString("fc1"));
+        QCOMPARE(histograms->heatmap()->columnCount(), int(kSteps));  // probed every step
+        QVERIFY(histograms->slice()->hasSlice());
+        QCOMPARE(histograms->slice()->step(), kSteps);
+
+        // The views show what events.jsonl holds: fc1's first probe step, recounted here.
+        QFile events(QString::fromStdString(runDir) + "/events.jsonl");
+        QVERIFY(events.open(QIODevice::ReadOnly));
+        std::optional<HistogramRecord> fc1Histogram;
+        std::optional<UnderflowRecord> fc1Classes;
+        while (!events.atEnd()) {
+            const auto record = nlohmann::json::parse(events.readLine().toStdString());
+            if (record.value("step", 0) != 1 || record.value("layer", "") != "fc1") continue;
+            if (record["type"] == "histogram" && record["kind"] == "param_grad")
+                fc1Histogram = histogramRecordFromJson(record);
+            if (record["type"] == "underflow" && record["kind"] == "param_grad_scaled" &&
+                record.value("multiplier", 1.0) == 1.0)
+                fc1Classes = underflowRecordFromJson(record);
+        }
+        QVERIFY(fc1Histogram && fc1Classes);
+        for (int k = kMinExponent + 1; k < kMaxExponent; ++k)
+            QCOMPARE(histograms->heatmap()->value(0, binRow(k)),
+                     double(fc1Histogram->histogram.countAt(k)));
+        QCOMPARE(histograms->heatmap()->value(0, 97), double(fc1Histogram->histogram.zero));
+
+        // tiny_gradients' targets are tiny: in fp16 without a scaler most of fc1's weight
+        // gradients are subnormal and some flush to 0.
+        UnderflowView* underflow = window.underflowView();
+        QCOMPARE(underflow->rowLayers(), (QStringList{"fc1", "out"}));
+        QCOMPARE(underflow->heatmap()->columnCount(), int(kSteps));
+        const Fp16ClassCounts& counts = fc1Classes->counts;
+        QVERIFY(counts.flushed > 0);
+        QCOMPARE(underflow->cell("fc1", 0), double(counts.flushed) / double(counts.total()));
+        underflow->setFraction(UnderflowView::Fraction::Subnormal);
+        QCOMPARE(underflow->cell("fc1", 0), double(counts.subnormal) / double(counts.total()));
+        QVERIFY(underflow->cell("fc1", 0) > 0.5);
+
+        QVERIFY(!window.nanInspector()->hasEvent());
+        QVERIFY(window.nanInspector()->headerText().contains("No non-finite value so far"));
+    }
+
+    void aLiveRunFillsTheProbeDocksAndTheRerunKeepsTheLayerInFp32() {
+        QTemporaryDir runs;
+        MainWindow window(windowOptions(runs.path()));
+        RunConfig config = tinyGradientsFp16(40);
+        config.faults = {FaultConfig{3, "nan_activation", "fc1", 1.0}};
+        window.setConfig(config);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QVERIFY(window.startRun());
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
+        QCOMPARE(ended.at(0).at(0).toString(), QString("finished"));  // a NaN is a result
+        const QString firstRun = window.runDirectory();
+
+        // The engine's records reached the views live.
+        QCOMPARE(window.histogramView()->heatmap()->columnCount(), 40);
+        QCOMPARE(window.underflowView()->heatmap()->columnCount(), 40);
+        NanInspectorView* inspector = window.nanInspector();
+        QVERIFY(inspector->hasEvent());
+        QCOMPARE(inspector->culpritLayer(), QString("fc1"));
+        QVERIFY(inspector->headerText().contains("step <b>3</b>"));
+        auto* nanDock = window.findChild<QDockWidget*>("nanInspectorDock");
+        QVERIFY(nanDock);
+
+        QVERIFY(inspector->rerunButton()->isEnabled());
+        QTest::mouseClick(inspector->rerunButton(), Qt::LeftButton);
+        QVERIFY(window.bridge()->isActive());
+        QVERIFY(window.runDirectory() != firstRun);
+        const auto keep = window.configPanel()->config().precision.keep_fp32;
+        QCOMPARE(keep, (std::vector<std::string>{"fc1"}));
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 60000);
+        // The new run recorded the layer in its config.
+        QFile saved(window.runDirectory() + "/config.json");
+        QVERIFY(saved.open(QIODevice::ReadOnly));
+        const auto json = nlohmann::json::parse(saved.readAll().toStdString());
+        QCOMPARE(json["precision"]["keep_fp32"], nlohmann::json::array({"fc1"}));
+    }
+
+    void rerunDuringARunStopsItFirst() {
+        QTemporaryDir runs;
+        MainWindow window(windowOptions(runs.path()));
+        RunConfig config = tinyGradientsFp16(0);
+        config.train.epochs = 500;  // long: it is stopped by the rerun
+        window.setConfig(config);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QVERIFY(window.startRun());
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 3, 30000);
+        const QString firstRun = window.runDirectory();
+        window.rerunKeepingLayerInFp32("out");
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
+        QCOMPARE(ended.at(0).at(0).toString(), QString("stopped"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isActive(), 10000);
+        QVERIFY(window.runDirectory() != firstRun);
+        QCOMPARE(window.configPanel()->config().precision.keep_fp32,
+                 (std::vector<std::string>{"out"}));
+        window.stopRun();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 30000);
+    }
+};
+
+QTEST_MAIN(GuiProbeViewsTest)
+#include "test_gui_probe_views.moc"

@@ -1,0 +1,385 @@
+#include "views/NanInspectorView.h"
+
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QListWidget>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableWidget>
+#include <QVBoxLayout>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "RunRecordParsing.h"
+#include "probes/Fp16Classes.h"
+
+namespace ampscope::ui {
+
+namespace {
+
+const QString kActivation = QStringLiteral("activation");
+const QString kGradient = QStringLiteral("gradient");
+const QString kLoss = QStringLiteral("loss");
+const QString kNonFiniteStat = QStringLiteral("NaN/Inf");
+
+QString number(double value) {
+    if (std::isnan(value)) return QStringLiteral("\u2014");  // no finite element
+    return QString::number(value, 'g', 5);
+}
+
+QString nonFiniteCounts(int64_t nan, int64_t posInf, int64_t negInf) {
+    if (nan == 0 && posInf == 0 && negInf == 0) return QStringLiteral("0");
+    QStringList parts;
+    if (nan) parts << QObject::tr("%1 NaN").arg(nan);
+    if (posInf) parts << QObject::tr("%1 +Inf").arg(posInf);
+    if (negInf) parts << QObject::tr("%1 -Inf").arg(negInf);
+    return parts.join(QStringLiteral(", "));
+}
+
+QString phaseText(const std::string& phase) {
+    if (phase == "forward") return QObject::tr("forward pass");
+    if (phase == "backward") return QObject::tr("backward pass");
+    return QString::fromStdString(phase);
+}
+
+QString tensorText(const std::string& tensor) {
+    if (tensor == "activation") return QObject::tr("its output (activation)");
+    if (tensor == "gradient") return QObject::tr("the gradient arriving at its output");
+    if (tensor == "loss") return QObject::tr("the loss value");
+    return QString::fromStdString(tensor);
+}
+
+const TensorStats* statsOf(const StatsFrame& frame, const QString& layer, const QString& tensor) {
+    if (layer == kLoss && tensor == kLoss) return frame.loss ? &*frame.loss : nullptr;
+    for (const LayerFrame& l : frame.layers) {
+        if (QString::fromStdString(l.layer) != layer) continue;
+        const auto& stats = tensor == kActivation ? l.activation : l.gradient;
+        return stats ? &*stats : nullptr;
+    }
+    return nullptr;
+}
+
+}  // namespace
+
+NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("nanInspector"));
+
+    header_ = new QLabel(this);
+    header_->setObjectName(QStringLiteral("nanHeader"));
+    header_->setWordWrap(true);
+    header_->setTextFormat(Qt::RichText);
+    header_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    header_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+    rerunButton_ = new QPushButton(tr("Rerun with the layer kept in fp32"), this);
+    rerunButton_->setObjectName(QStringLiteral("rerunKeepFp32"));
+    connect(rerunButton_, &QPushButton::clicked, this, [this] {
+        const QString layer = culpritLayer();
+        if (!layer.isEmpty() && layer != kLoss) Q_EMIT rerunWithLayerInFp32(layer);
+    });
+
+    auto* top = new QHBoxLayout;
+    top->addWidget(header_, 1);
+    top->addWidget(rerunButton_, 0, Qt::AlignTop);
+
+    layerList_ = new QListWidget(this);
+    layerList_->setObjectName(QStringLiteral("nanLayers"));
+    layerList_->setMaximumWidth(220);
+    layerList_->setToolTip(tr("The model's layers in forward order; click one to find its rows"));
+    connect(layerList_, &QListWidget::itemClicked, this,
+            [this](QListWidgetItem* item) { scrollToLayer(item->data(Qt::UserRole).toString()); });
+
+    table_ = new QTableWidget(this);
+    table_->setObjectName(QStringLiteral("nanFrames"));
+    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+    table_->setSelectionMode(QAbstractItemView::SingleSelection);
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
+    table_->horizontalHeader()->setDefaultSectionSize(
+        table_->fontMetrics().horizontalAdvance(QStringLiteral("-0.0000e-00")) + 12);
+    tableNote_ = new QLabel(this);
+    tableNote_->setWordWrap(true);
+    tableNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+
+    auto* tableBox = new QWidget(this);
+    auto* tableLayout = new QVBoxLayout(tableBox);
+    tableLayout->setContentsMargins(0, 0, 0, 0);
+    tableLayout->addWidget(tableNote_);
+    tableLayout->addWidget(table_, 1);
+
+    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    splitter->setChildrenCollapsible(false);
+    splitter->addWidget(layerList_);
+    splitter->addWidget(tableBox);
+    splitter->setStretchFactor(0, 0);
+    splitter->setStretchFactor(1, 1);
+
+    auto* main = new QVBoxLayout(this);
+    main->setContentsMargins(4, 4, 4, 4);
+    main->addLayout(top);
+    main->addWidget(splitter, 1);
+
+    header_->setText(tr("<b>No run yet.</b> The first NaN or Inf of a run shows here."));
+    showNoEvent();
+}
+
+void NanInspectorView::beginRun(const RunContext& context) {
+    layers_.clear();
+    record_.reset();
+    rows_.clear();
+    keptInFp32_.clear();
+    for (const auto& name : context.config.precision.keep_fp32)
+        keptInFp32_ << QString::fromStdString(name);
+    locatorOn_ = context.config.probes.locate_nonfinite;
+    running_ = true;
+    announced_ = false;
+    dirty_ = true;
+    endOfBatch();
+}
+
+void NanInspectorView::takeRecord(const nlohmann::json& record) {
+    const std::string type = recordType(record);
+    if (type == "run_info") {
+        dirty_ |= layers_.takeRunInfo(record);
+        return;
+    }
+    if (type != probe_record_type::kNonFinite || record_) return;  // the first one counts
+    try {
+        record_ = nonFiniteRecordFromJson(record);
+    } catch (const std::exception& e) {
+        qWarning("NaN inspector: skipped a record: %s", e.what());
+        return;
+    }
+    for (const StatsFrame& frame : record_->frames)
+        for (const LayerFrame& layer : frame.layers)
+            layers_.add(QString::fromStdString(layer.layer));
+    dirty_ = true;
+}
+
+void NanInspectorView::endOfBatch() {
+    if (!dirty_) return;
+    dirty_ = false;
+    if (record_) {
+        showFoundEvent();
+        if (!announced_) {
+            announced_ = true;
+            Q_EMIT nonFiniteFound();
+        }
+    } else {
+        showNoEvent();
+    }
+}
+
+QString NanInspectorView::culpritLayer() const {
+    return record_ ? QString::fromStdString(record_->event.layer) : QString();
+}
+
+QString NanInspectorView::headerText() const {
+    return header_->text();
+}
+
+void NanInspectorView::showNoEvent() {
+    if (running_)
+        header_->setText(locatorOn_
+                             ? tr("<b>No non-finite value so far.</b> Every layer's output and "
+                                  "gradient, and the loss, are checked each step.")
+                             : tr("<b>The non-finite locator is off in this run</b> "
+                                  "(probes.locate_nonfinite = false)."));
+    table_->clear();
+    table_->setRowCount(0);
+    table_->setColumnCount(0);
+    tableNote_->setText(tr("The statistics of the steps before the first NaN/Inf appear here."));
+    rows_.clear();
+    fillLayerList();
+    updateButton();
+}
+
+void NanInspectorView::showFoundEvent() {
+    const NonFiniteEvent& e = record_->event;
+    const QString where =
+        e.layer == "loss"
+            ? tr("the <b>loss</b>")
+            : tr("layer <b>%1</b>").arg(QString::fromStdString(e.layer).toHtmlEscaped());
+    header_->setText(
+        tr("<b style='color:#b71c1c'>First non-finite value:</b> step <b>%1</b> \u00B7 %2 \u00B7 "
+           "%3 \u00B7 %4 \u00B7 <b>%5</b> of %6 elements")
+            .arg(e.step)
+            .arg(where, phaseText(e.phase), tensorText(e.tensor).toHtmlEscaped(),
+                 nonFiniteCounts(e.nan, e.posInf, e.negInf))
+            .arg(e.numel));
+    fillTable();
+    fillLayerList();
+    updateButton();
+}
+
+int NanInspectorView::rowOf(const QString& layer, const QString& tensor,
+                            const QString& stat) const {
+    for (std::size_t i = 0; i < rows_.size(); ++i)
+        if (rows_[i].layer == layer && rows_[i].tensor == tensor && rows_[i].stat == stat)
+            return static_cast<int>(i);
+    return -1;
+}
+
+void NanInspectorView::fillTable() {
+    const auto& frames = record_->frames;
+    const NonFiniteEvent& e = record_->event;
+    table_->clear();
+    rows_.clear();
+    const QStringList stats = {tr("min"), tr("max"), tr("mean"), tr("max |x|"), kNonFiniteStat};
+    for (const QString& layer : layers_.names()) {
+        if (layer == kLoss) continue;
+        for (const QString& tensor : {kActivation, kGradient})
+            for (const QString& stat : stats) rows_.push_back({layer, tensor, stat});
+    }
+    bool anyLoss = false;
+    for (const StatsFrame& f : frames) anyLoss = anyLoss || f.loss.has_value();
+    if (anyLoss || e.layer == "loss") {
+        rows_.push_back({kLoss, kLoss, tr("value")});
+        rows_.push_back({kLoss, kLoss, kNonFiniteStat});
+    }
+
+    table_->setRowCount(static_cast<int>(rows_.size()));
+    table_->setColumnCount(static_cast<int>(frames.size()));
+    QStringList rowLabels;
+    for (const RowKey& key : rows_)
+        rowLabels << (key.layer == kLoss ? tr("loss \u00B7 %1").arg(key.stat)
+                                         : QStringLiteral("%1 \u00B7 %2 \u00B7 %3")
+                                               .arg(key.layer, key.tensor, key.stat));
+    table_->setVerticalHeaderLabels(rowLabels);
+    QStringList columnLabels;
+    for (const StatsFrame& f : frames)
+        columnLabels << (f.step == e.step ? tr("step %1 \u26A0").arg(f.step)
+                                          : tr("step %1").arg(f.step));
+    table_->setHorizontalHeaderLabels(columnLabels);
+
+    const QString culprit = QString::fromStdString(e.layer);
+    const QString culpritTensor = e.tensor == "loss" ? kLoss : QString::fromStdString(e.tensor);
+    for (int c = 0; c < static_cast<int>(frames.size()); ++c) {
+        const StatsFrame& frame = frames[static_cast<std::size_t>(c)];
+        for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+            const RowKey& key = rows_[static_cast<std::size_t>(r)];
+            auto* item = new QTableWidgetItem;
+            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+            const TensorStats* s = statsOf(frame, key.layer, key.tensor);
+            if (!s) {
+                item->setBackground(QColor(238, 238, 238));
+                item->setToolTip(key.tensor == kGradient
+                                     ? tr("No gradient reached this layer at this step")
+                                     : tr("Not measured at this step"));
+                table_->setItem(r, c, item);
+                continue;
+            }
+            double value = 0.0;
+            const bool countsRow = key.stat == kNonFiniteStat;
+            if (countsRow) {
+                item->setText(nonFiniteCounts(s->nan, s->posInf, s->negInf));
+            } else {
+                const int which = stats.indexOf(key.stat);
+                value = key.tensor == kLoss ? s->mean
+                        : which == 0        ? s->min
+                        : which == 1        ? s->max
+                        : which == 2        ? s->mean
+                                            : s->absMax;
+                item->setText(number(value));
+                item->setToolTip(std::isnan(value) ? tr("No finite element in this tensor")
+                                                   : QString::number(value, 'g', 17));
+            }
+            const bool culpritCell =
+                frame.step == e.step && key.layer == culprit && key.tensor == culpritTensor;
+            if (culpritCell) {
+                item->setBackground(culpritTint());
+                QFont bold = item->font();
+                bold.setBold(true);
+                item->setFont(bold);
+                item->setToolTip(tr("The first non-finite value of the run: %1")
+                                     .arg(nonFiniteCounts(e.nan, e.posInf, e.negInf)));
+            } else if (!s->finite()) {
+                item->setBackground(nonFiniteTint());
+            } else if (!countsRow && std::isfinite(value) && std::abs(value) >= fp16::kMax) {
+                item->setBackground(fp16RangeTint());
+                item->setToolTip(tr("%1: at or beyond fp16's largest finite value 65504")
+                                     .arg(QString::number(value, 'g', 17)));
+            }
+            table_->setItem(r, c, item);
+        }
+    }
+    // The culprit's rows read in bold in the row header too.
+    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+        if (rows_[static_cast<std::size_t>(r)].layer != culprit) continue;
+        QTableWidgetItem* label = table_->verticalHeaderItem(r);
+        QFont bold = label->font();
+        bold.setBold(true);
+        label->setFont(bold);
+        label->setForeground(QColor(183, 28, 28));
+    }
+    table_->resizeColumnsToContents();
+    tableNote_->setText(
+        frames.empty()
+            ? tr("No statistics frames were kept before the event (probes.ring_steps).")
+            : tr("The last %1 steps up to the event: statistics of the finite elements; "
+                 "red = holds NaN/Inf, strong red = the first hit, orange = beyond fp16's "
+                 "65504, \u2014 = no finite element.")
+                  .arg(frames.size()));
+    scrollToLayer(culprit);
+}
+
+void NanInspectorView::fillLayerList() {
+    layerList_->clear();
+    const QString culprit = culpritLayer();
+    QStringList names = layers_.names();
+    if (!names.contains(kLoss)) names << kLoss;
+    for (const QString& name : names) {
+        auto* item = new QListWidgetItem(layerList_);
+        item->setData(Qt::UserRole, name);
+        if (record_ && name == culprit) {
+            item->setText(tr("%1  \u2190 first NaN/Inf (%2)")
+                              .arg(name, QString::fromStdString(record_->event.phase)));
+            item->setBackground(culpritTint());
+            item->setForeground(Qt::white);
+            QFont bold = item->font();
+            bold.setBold(true);
+            item->setFont(bold);
+            layerList_->setCurrentItem(item);
+        } else {
+            item->setText(name);
+        }
+    }
+}
+
+void NanInspectorView::updateButton() {
+    const QString layer = culpritLayer();
+    if (layer.isEmpty()) {
+        rerunButton_->setText(tr("Rerun with the layer kept in fp32"));
+        rerunButton_->setEnabled(false);
+        rerunButton_->setToolTip(
+            tr("Once a NaN/Inf appears, rerun the config with its layer "
+               "kept in fp32 (precision.keep_fp32)"));
+    } else if (layer == kLoss) {
+        rerunButton_->setText(tr("Rerun with a layer kept in fp32"));
+        rerunButton_->setEnabled(false);
+        rerunButton_->setToolTip(
+            tr("The loss is not a layer (and autocast computes it in fp32 "
+               "already): look at the layer that feeds it"));
+    } else if (keptInFp32_.contains(layer)) {
+        rerunButton_->setText(tr("%1 is already kept in fp32").arg(layer));
+        rerunButton_->setEnabled(false);
+        rerunButton_->setToolTip(tr("This run already had %1 in precision.keep_fp32").arg(layer));
+    } else {
+        rerunButton_->setText(tr("Rerun with %1 kept in fp32").arg(layer));
+        rerunButton_->setEnabled(true);
+        rerunButton_->setToolTip(
+            tr("Adds %1 to precision.keep_fp32 in the Configure panel and starts a new run")
+                .arg(layer));
+    }
+}
+
+void NanInspectorView::scrollToLayer(const QString& layer) {
+    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
+        if (rows_[static_cast<std::size_t>(r)].layer != layer) continue;
+        if (table_->columnCount() > 0)
+            table_->scrollToItem(table_->item(r, table_->columnCount() - 1),
+                                 QAbstractItemView::PositionAtTop);
+        return;
+    }
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,99 @@
+#pragma once
+// NanInspectorView: the "NaN inspector" dock. The run's first non-finite value (step,
+// layer, forward or backward, which tensor, how many NaN/+Inf/-Inf) in a header; the
+// statistics frames of the steps before it as a table; the model's layer list with the
+// culprit highlighted; and a button to rerun with that layer kept in fp32.
+//
+// Contract:
+// - A RunObserver: the "nonfinite" record (core/probes/ProbeRecords.md, written once per
+//   run) comes through takeRecord, the layer list from run_info's "layers" (or from the
+//   frames). Until one arrives the header says "No non-finite value so far" (or that the
+//   locator is off in this run).
+// - Table: one column per frame (oldest first, the event's step last), rows per layer in
+//   model order x tensor (activation = the layer's forward output, gradient = the
+//   gradient arriving at it) x statistic (min, max, mean, max |x| of the finite elements,
+//   and the non-finite counts), then the loss. A tensor with NaN/Inf in a frame has its
+//   cells tinted; the culprit's cells at the event step are tinted strongly; a finite
+//   value at or beyond fp16's largest (65504) is tinted orange. "—": no finite element;
+//   empty and grey: not measured (no gradient reached the layer).
+// - The rerun button names the layer; it is disabled for the loss (not a layer) and for a
+//   layer the config already keeps in fp32. Clicking it emits rerunWithLayerInFp32.
+// - nonFiniteFound is emitted once per run, when the event is first shown.
+#include <QColor>
+#include <QString>
+#include <QWidget>
+#include <optional>
+#include <vector>
+
+#include "RunObserver.h"
+#include "probes/ProbeRecords.h"
+#include "views/LayerOrder.h"
+
+class QLabel;
+class QListWidget;
+class QPushButton;
+class QTableWidget;
+
+namespace ampscope::ui {
+
+class NanInspectorView : public QWidget, public RunObserver {
+    Q_OBJECT
+public:
+    explicit NanInspectorView(QWidget* parent = nullptr);
+
+    void beginRun(const RunContext& context) override;
+    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
+    void takeRecord(const nlohmann::json& record) override;
+    void endOfBatch() override;
+
+    bool hasEvent() const { return record_.has_value(); }
+    // The layer named by the event ("loss" for the loss), empty without one.
+    QString culpritLayer() const;
+    QString headerText() const;
+
+    QLabel* header() const { return header_; }
+    QTableWidget* table() const { return table_; }
+    QListWidget* layerList() const { return layerList_; }
+    QPushButton* rerunButton() const { return rerunButton_; }
+    // Table row of a layer's tensor statistic ("activation"/"gradient", "min"...), -1: none.
+    int rowOf(const QString& layer, const QString& tensor, const QString& stat) const;
+
+    static QColor nonFiniteTint() { return QColor(255, 205, 210); }
+    static QColor culpritTint() { return QColor(239, 83, 80); }
+    static QColor fp16RangeTint() { return QColor(255, 224, 178); }
+
+Q_SIGNALS:
+    void rerunWithLayerInFp32(const QString& layer);
+    void nonFiniteFound();
+
+private:
+    struct RowKey {
+        QString layer;
+        QString tensor;
+        QString stat;
+    };
+
+    void showNoEvent();
+    void showFoundEvent();
+    void fillTable();
+    void fillLayerList();
+    void updateButton();
+    void scrollToLayer(const QString& layer);
+
+    QLabel* header_ = nullptr;
+    QTableWidget* table_ = nullptr;
+    QListWidget* layerList_ = nullptr;
+    QPushButton* rerunButton_ = nullptr;
+    QLabel* tableNote_ = nullptr;
+
+    LayerOrder layers_;
+    std::optional<NonFiniteRecord> record_;
+    std::vector<RowKey> rows_;
+    QStringList keptInFp32_;
+    bool locatorOn_ = true;
+    bool running_ = false;  // a run began (beginRun) in this view
+    bool dirty_ = false;
+    bool announced_ = false;
+};
+
+}  // namespace ampscope::ui
