@@ -86,7 +86,7 @@ private Q_SLOTS:
         QCOMPARE(window.quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
         QStringList titles;
         for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
-        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput"}));
+        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput", "Scenarios"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())
