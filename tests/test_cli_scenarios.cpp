@@ -90,7 +90,7 @@ private Q_SLOTS:
     void multiRunScenarioRecordsEachRunAndPrintsTheTable() {
         QTemporaryDir dir;
         const QString out = dir.filePath("lesson");
-        const auto r = runCli({"run", "--scenario", "fp16-no-scaler", "--out", out, "--set", "train.epochs=6",
+        const auto r = runCli({"run", "--scenario", "fp16-no-scaler", "--out", out, "--set", "train.max_steps=832",
                                "--set", "threads=2"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         // The narrative comes first: what to look at.
@@ -100,7 +100,7 @@ private Q_SLOTS:
             const QString runDir = out + "/" + run;
             QVERIFY2(QFile::exists(runDir + "/summary.json"), run);
             const auto config = readJson(runDir + "/config.json");
-            QCOMPARE(config["train"]["epochs"].get<int>(), 6);  // the override reached every run
+            QCOMPARE(config["train"]["max_steps"].get<int>(), 832);  // the override reached every run
             QCOMPARE(config["name"].get<std::string>(), std::string("fp16-no-scaler-") + run);
         }
         // Ends with the side-by-side table, one row per run, also kept as comparison.txt.

