@@ -44,8 +44,13 @@ Plan planFor(double multiplier) {
     // Moving the limits equals multiplying only when the moved limits are
     // exact floats (see the header; fp32 overflow/underflow of the product
     // lands in the same class either way).
-    if (powerOfTwo && exactlyFloat(flush) && exactlyFloat(normal) && exactlyFloat(overflow)) {
-        p.flushBound = static_cast<float>(flush);
+    // A flush limit moved below the smallest float subnormal (2^-149) flushes no non-zero
+    // value: bound 0. This happens for what-if multipliers near float's limit (2 x a
+    // scale of 2^127 is 2^128, itself not a float), which must classify, not fail.
+    const bool flushBelowFloats = flush < std::ldexp(1.0, -149);
+    if (powerOfTwo && (exactlyFloat(flush) || flushBelowFloats) && exactlyFloat(normal) &&
+        exactlyFloat(overflow)) {
+        p.flushBound = flushBelowFloats ? 0.0f : static_cast<float>(flush);
         p.normalBound = static_cast<float>(normal);
         p.overflowBound = static_cast<float>(overflow);
         return p;
