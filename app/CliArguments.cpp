@@ -7,6 +7,10 @@ namespace ampscope::app {
 const char* cliUsage() {
     return "usage:\n"
            "  ampscope-cli run CONFIG.json --out DIR [--set key.path=value ...] [--quiet]\n"
+           "  ampscope-cli run --scenario NAME --out DIR [--set key.path=value ...] [--quiet]\n"
+           "      (a scenario with several runs records each in DIR/<run-name>/ and ends\n"
+           "      with a side-by-side table; --set applies to every run)\n"
+           "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli --version\n"
            "  ampscope-cli --help\n"
            "\n"
@@ -24,8 +28,13 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         request.command = CliRequest::Command::Version;
         return request;
     }
+    if (command == "scenarios") {
+        if (args.size() > 1) throw InputError("scenarios: unexpected argument '" + args[1] + "'");
+        request.command = CliRequest::Command::Scenarios;
+        return request;
+    }
     if (command != "run")
-        throw InputError("unknown command '" + command + "' (commands: run; see ampscope-cli --help)");
+        throw InputError("unknown command '" + command + "' (commands: run, scenarios; see ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -42,17 +51,24 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
             request.overrides.push_back(value("--set"));
         } else if (a.rfind("--set=", 0) == 0) {
             request.overrides.push_back(a.substr(6));
+        } else if (a == "--scenario") {
+            request.scenario = value("--scenario");
+        } else if (a.rfind("--scenario=", 0) == 0) {
+            request.scenario = a.substr(11);
         } else if (a == "--quiet" || a == "-q") {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
-            throw InputError("run: unknown option '" + a + "' (options: --out DIR, --set key.path=value, --quiet)");
+            throw InputError("run: unknown option '" + a + "' (options: --out DIR, --scenario NAME, --set key.path=value, --quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {
             throw InputError("run: unexpected argument '" + a + "' (one CONFIG.json only)");
         }
     }
-    if (request.configPath.empty()) throw InputError("run: missing CONFIG.json");
+    if (!request.scenario.empty() && !request.configPath.empty())
+        throw InputError("run: give CONFIG.json or --scenario NAME, not both");
+    if (request.configPath.empty() && request.scenario.empty())
+        throw InputError("run: missing CONFIG.json (or --scenario NAME)");
     if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
     return request;
 }

@@ -7,9 +7,10 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run };
+    enum class Command { Help, Version, Run, Scenarios };
     Command command = Command::Help;
     std::string configPath;
+    std::string scenario;  // run --scenario NAME (instead of CONFIG.json)
     std::string outDirectory;
     std::vector<std::string> overrides;  // "key.path=value"
     bool quiet = false;

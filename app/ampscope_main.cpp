@@ -9,9 +9,12 @@
 
 #include "DefaultComparison.h"
 #include "HeadlessRunner.h"
+#include "ScenarioRunner.h"
 #include "common/BuildInfo.h"
+#include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "engine/Versions.h"
+#include "scenarios/ScenarioCatalogue.h"
 
 #ifdef AMPSCOPE_HAVE_GUI
 #include <QApplication>
@@ -34,15 +37,18 @@ struct Options {
     bool headless = false;
     std::string parent = "runs";
     std::string configPath;
+    std::string scenario;
     std::string screenshotPath;
     long long afterSteps = 50;
     std::string showDock;  // --show-dock: the dock in front when the screenshot is taken
 };
 
 const char* const kUsage =
-    "usage: ampscope [--config FILE] [--headless] [--out PARENT_DIR]\n"
+    "usage: ampscope [--config FILE | --scenario NAME] [--headless] [--out PARENT_DIR]\n"
     "                [--screenshot PNG [--after-steps N] [--show-dock ID]] [--version]\n"
     "  --config FILE       start with this config (headless: run it)\n"
+    "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
+    "                      run it into PARENT_DIR/<timestamp>-NAME); names: ampscope-cli scenarios\n"
     "  --headless          no window: run in the terminal (the default comparison, or --config)\n"
     "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp> (default: runs)\n"
     "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
@@ -117,6 +123,15 @@ int runWindow(int& argc, char** argv, const Options& options) {
     if (!options.configPath.empty()) {
         QString error;
         if (!window.loadConfigFile(QString::fromStdString(options.configPath), &error)) {
+            std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
+            return 2;
+        }
+    }
+    if (!options.scenario.empty()) {
+        window.show();  // the scenario starts once the window is up
+        QString error;
+        if (!(screenshot ? window.loadScenario(QString::fromStdString(options.scenario), &error)
+                         : window.runScenario(QString::fromStdString(options.scenario), &error))) {
             std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
             return 2;
         }
@@ -202,6 +217,8 @@ int main(int argc, char** argv) {
             options.parent = argv[++i];
         } else if (!std::strcmp(argv[i], "--config") && hasValue) {
             options.configPath = argv[++i];
+        } else if (!std::strcmp(argv[i], "--scenario") && hasValue) {
+            options.scenario = argv[++i];
         } else if (!std::strcmp(argv[i], "--screenshot") && hasValue) {
             options.screenshotPath = argv[++i];
         } else if (!std::strcmp(argv[i], "--after-steps") && hasValue) {
@@ -229,6 +246,18 @@ int main(int argc, char** argv) {
         }
     }
     const bool screenshot = !options.screenshotPath.empty();
+    if (!options.scenario.empty() && !options.configPath.empty()) {
+        std::fprintf(stderr, "ampscope: give --config FILE or --scenario NAME, not both\n");
+        return 2;
+    }
+    if (!options.scenario.empty() && !findScenario(options.scenario)) {
+        try {
+            scenarioNamed(options.scenario);
+        } catch (const InputError& e) {
+            std::fprintf(stderr, "ampscope: %s\n", e.what());
+        }
+        return 2;
+    }
     if (screenshot && options.headless) {
         std::fprintf(stderr, "ampscope: --screenshot needs the window; drop --headless\n");
         return 2;
@@ -250,5 +279,14 @@ int main(int argc, char** argv) {
             "headless\n");
 #endif
     if (!options.configPath.empty()) return runConfigHeadless(options.configPath, options.parent);
+    if (!options.scenario.empty()) {
+        const std::string directory = app::timestampedDirectory(options.parent) + "-" + options.scenario;
+        try {
+            return app::runScenarioHeadless(options.scenario, directory, {}, stdout, stderr);
+        } catch (const InputError& e) {
+            std::fprintf(stderr, "ampscope: %s\n", e.what());
+            return 2;
+        }
+    }
     return runDefaultHeadless(options.parent);
 }

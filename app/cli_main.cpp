@@ -7,6 +7,7 @@
 
 #include "CliArguments.h"
 #include "HeadlessRunner.h"
+#include "ScenarioRunner.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
@@ -26,7 +27,13 @@ int main(int argc, char** argv) {
                 std::printf("ampscope-cli %s (git %s), %s\n", build::kVersion, build::kGitRevision,
                             libraryVersions().c_str());
                 return 0;
+            case app::CliRequest::Command::Scenarios:
+                app::printScenarioList(stdout);
+                return 0;
             case app::CliRequest::Command::Run: {
+                if (!request.scenario.empty())
+                    return app::runScenarioHeadless(request.scenario, request.outDirectory, request.overrides,
+                                                    stdout, stderr, request.quiet);
                 nlohmann::json document = loadConfigDocument(request.configPath);
                 for (const auto& assignment : request.overrides) applyOverride(document, assignment);
                 RunConfig config;

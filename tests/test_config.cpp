@@ -302,7 +302,8 @@ private Q_SLOTS:
             "data.synthetic_samples", {"[16, 10000000]"});
 
         row("model name", R"({"model": {"name": "resnet"}})", "model.name",
-            {"must be one of mlp, simple_cnn, deep_cnn, transformer, log_sum"});
+            {"must be one of mlp, simple_cnn, deep_cnn, transformer, log_sum, batchnorm_mlp, "
+             "mlp_manual_softmax, mlp_library_softmax"});
         row("hidden 0", R"({"model": {"hidden": [64, 0]}})", "model.hidden[1]",
             {"[1, 65536]", "(got 0)"});
         row("hidden high", R"({"model": {"hidden": [65537]}})", "model.hidden[0]",

@@ -315,6 +315,19 @@ private Q_SLOTS:
         QVERIFY(got[0].flushed > 1000 && got[0].subnormal > 1000 && got[0].overflow > 1000);
     }
 
+    void fp16ClassesForAMultiplierBeyondFloat() {
+        // The what-if "2 x scale" at a scale of 2^127 is 2^128, not a float. By hand:
+        // 2^-149 * 2^128 = 2^-21 is an fp16 subnormal, 2^-142 -> 2^-14 and 2^-141 -> 2^-13
+        // are normal, 1 -> 2^128 overflows; nothing is small enough to flush.
+        const auto x = floats({0x1p-149f, 0x1p-142f, 0x1p-141f, 1.0f, 0.0f});
+        const auto c = classifyForFp16(x, std::ldexp(1.0, 128));
+        QCOMPARE(c.zero, int64_t(1));
+        QCOMPARE(c.flushed, int64_t(0));
+        QCOMPARE(c.subnormal, int64_t(1));
+        QCOMPARE(c.normal, int64_t(2));
+        QCOMPARE(c.overflow, int64_t(1));
+    }
+
     void fp16ClassesOfHalfInputAndOfSeveralTensors() {
         const auto x = floats({0x1p-24f, 0x1p-14f, 65504.0f, 0.0f, kNaN});
         COMPARE_CLASSES(classifyForFp16(x.to(torch::kHalf)), classifyForFp16(x));

@@ -26,6 +26,7 @@
 #include "RunDirectoryNaming.h"
 #include "RunFacts.h"
 #include "RunRecordParsing.h"
+#include "ScenarioBrowser.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "common/Text.h"
@@ -40,6 +41,7 @@
 #include "views/GradientHistogramView.h"
 #include "views/NanInspectorView.h"
 #include "views/UnderflowView.h"
+#include "scenarios/ScenarioCatalogue.h"
 
 // Resources of a static library must be registered by hand; the macro cannot be used
 // inside a namespace.
@@ -112,6 +114,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     buildToolBar();
     buildStatusBar();
     buildDocks();
+    buildScenarioBrowser();
     initialLayout_ = saveState();
 
     resize(1280, 800);
@@ -119,7 +122,10 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         const QSize available = screen->availableSize();
         resize(std::min(1280, available.width()), std::min(800, available.height()));
     }
+    // First start (no config saved yet): the default scenario is loaded, not started.
+    const bool firstStart = options_.persistSettings && !QSettings().contains(kConfigKey);
     if (options_.persistSettings) restoreSettings();
+    if (firstStart) loadScenario(QString::fromLatin1(kDefaultScenario));
     updateStatusForConfig(configPanel_->config());
     updateActions();
 }
@@ -328,6 +334,48 @@ void MainWindow::rerunKeepingLayerInFp32(const QString& layer) {
     }
     configPanel_->setConfig(config);
     startRun();
+}
+
+void MainWindow::buildScenarioBrowser() {
+    scenarioBrowser_ = new ScenarioBrowser(this);
+    scenarioDock_ = addRunView(QStringLiteral("scenarios"), tr("Scenarios"), scenarioBrowser_,
+                               Qt::LeftDockWidgetArea, nullptr);
+    // The start page shares the left column with Configure: a narrative beside the plots.
+    tabifyDockWidget(configureDock_, scenarioDock_);
+
+    // Menu: one line per scenario; choosing one loads it (Run scenario starts it).
+    QMenu* menu = new QMenu(tr("&Scenarios"), this);
+    menu->setToolTipsVisible(true);
+    for (const Scenario& scenario : builtInScenarios()) {
+        const QString name = QString::fromStdString(scenario.name);
+        QAction* action = menu->addAction(name + QStringLiteral(" — ") + QString::fromStdString(scenario.summary));
+        action->setData(name);
+        connect(action, &QAction::triggered, this, [this, name] { loadScenario(name); });
+    }
+    menu->addSeparator();
+    QAction* runLoaded = menu->addAction(tr("&Run the loaded scenario"));
+    connect(runLoaded, &QAction::triggered, this, [this] {
+        QString error;
+        const QString name = scenarioBrowser_->loadedScenario();
+        if (!name.isEmpty() && !runScenario(name, &error))
+            QMessageBox::warning(this, tr("Run scenario"), error);
+    });
+    const QList<QAction*> menus = menuBar()->actions();
+    menuBar()->insertMenu(menus.isEmpty() ? nullptr : menus.last(), menu);  // before Help
+}
+
+bool MainWindow::loadScenario(const QString& name, QString* error) {
+    if (!scenarioBrowser_->loadScenario(name, error)) return false;
+    scenarioDock_->show();
+    scenarioDock_->raise();
+    return true;
+}
+
+bool MainWindow::runScenario(const QString& name, QString* error) {
+    if (!scenarioBrowser_->runScenario(name, error)) return false;
+    scenarioDock_->show();
+    scenarioDock_->raise();
+    return true;
 }
 
 void MainWindow::applyDefaultDockSizes() {

@@ -50,6 +50,7 @@ class ElidingLabel;
 class EngineBridge;
 class ExecutionBadge;
 class GradientHistogramView;
+class ScenarioBrowser;
 class LossPlot;
 class MemoryPlot;
 class NanInspectorView;
@@ -75,6 +76,11 @@ public:
     bool loadConfigFile(const QString& path, QString* error);
     bool saveConfigFile(const QString& path, QString* error);
     void setConfig(const RunConfig& config);
+    // Built-in scenarios (ScenarioBrowser.h): load shows the narrative and the first
+    // run's config; run also starts the runs one after another.
+    bool loadScenario(const QString& name, QString* error = nullptr);
+    bool runScenario(const QString& name, QString* error = nullptr);
+    ScenarioBrowser* scenarioBrowser() const { return scenarioBrowser_; }
     // Opens (and, while it is written, follows) a run directory.
     bool openRunDirectory(const QString& directory, QString* error);
 
@@ -139,6 +145,7 @@ private:
     void buildToolBar();
     void buildStatusBar();
     void buildDocks();
+    void buildScenarioBrowser();
     void applyDefaultDockSizes();
     void restoreSettings();
     void saveSettings();
@@ -184,6 +191,8 @@ private:
     QDockWidget* histogramDock_ = nullptr;
     QDockWidget* underflowDock_ = nullptr;
     QDockWidget* nanDock_ = nullptr;
+    ScenarioBrowser* scenarioBrowser_ = nullptr;
+    QDockWidget* scenarioDock_ = nullptr;
     bool layoutRestored_ = false;  // from QSettings: the user's sizes win over the defaults
     bool shownOnce_ = false;
 

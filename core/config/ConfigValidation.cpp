@@ -18,7 +18,8 @@ const std::vector<std::string>& allowedDatasets() {
 }
 const std::vector<std::string>& allowedModels() {
     static const std::vector<std::string> values = {"mlp", "simple_cnn", "deep_cnn",
-                                                    "transformer", "log_sum"};
+                                                    "transformer", "log_sum", "batchnorm_mlp",
+                                                    "mlp_manual_softmax", "mlp_library_softmax"};
     return values;
 }
 const std::vector<std::string>& allowedModes() {

@@ -27,7 +27,8 @@ struct DataConfig {
 };
 
 struct ModelConfig {
-    // mlp | simple_cnn | deep_cnn | transformer | log_sum (issue 3 lessons add more)
+    // mlp | simple_cnn | deep_cnn | transformer | log_sum | batchnorm_mlp |
+    // mlp_manual_softmax | mlp_library_softmax (the last four serve the teaching scenarios)
     std::string name = "simple_cnn";
     std::vector<int64_t> hidden = {256, 128};  // mlp hidden sizes
     std::string activation = "relu";           // relu | gelu | tanh

@@ -30,6 +30,14 @@ int64_t peakResidentBytes() {
     return static_cast<int64_t>(usage.ru_maxrss) * 1024;  // Linux reports KiB
 }
 
+bool resetPeakResidentBytes() {
+    std::ofstream clearRefs("/proc/self/clear_refs");
+    if (!clearRefs) return false;
+    clearRefs << "5";
+    clearRefs.flush();
+    return static_cast<bool>(clearRefs);
+}
+
 int64_t currentResidentBytes() {
     std::ifstream statm("/proc/self/statm");
     int64_t size = 0, resident = 0;

@@ -7,6 +7,11 @@ namespace ampscope {
 
 std::string cpuModelName();         // /proc/cpuinfo "model name", or "unknown CPU"
 int64_t peakResidentBytes();        // getrusage ru_maxrss of this process
+// Resets the process's peak RSS to its current RSS (Linux: "5" into
+// /proc/self/clear_refs), so that runs done one after another in one process each
+// report their own peak. False where the kernel does not allow it (the peak then
+// stays cumulative).
+bool resetPeakResidentBytes();
 int64_t currentResidentBytes();     // /proc/self/statm resident pages
 int hardwareThreads();              // at least 1
 

@@ -4,6 +4,7 @@
 
 #include "common/InputError.h"
 #include "models/BasicLayers.h"
+#include "models/LessonLayers.h"
 #include "models/TransformerLayers.h"
 
 namespace ampscope {
@@ -127,6 +128,52 @@ std::shared_ptr<LayeredModel> buildLogSum(const ModelConfig& config, const std::
     return model;
 }
 
+// Scenario "batchnorm-variance": a bias-free linear (the usual layer before a
+// BatchNorm) feeding a hand-written BatchNorm whose statistics are computed in the
+// layer's precision. On tiny inputs (tiny_gradients, |x| ~ 2^-14) the deviations are
+// ~3e-5, their squares ~1e-9 flush to zero in fp16 and the variance is 0.
+std::shared_ptr<LayeredModel> buildBatchNormMlp(const ModelConfig& config, const std::vector<int64_t>& shape,
+                                                int64_t outputs) {
+    auto model = std::make_shared<LayeredModel>();
+    int64_t features = 1;
+    for (auto d : shape) features *= d;
+    if (shape.size() > 1) model->addLayer("flatten", std::make_shared<FlattenLayer>());
+    const int64_t hidden = config.hidden.empty() ? 32 : config.hidden.front();
+    model->addLayer("fc1", std::make_shared<LinearLayer>(features, hidden, /*bias=*/false));
+    model->addLayer("bn1", std::make_shared<HalfStatsBatchNormLayer>(hidden));
+    model->addLayer("act1", std::make_shared<ActivationLayer>(config.activation));
+    model->addLayer("out", std::make_shared<LinearLayer>(hidden, outputs));
+    return model;
+}
+
+// Scenario "softmax-overflow": an MLP whose logits are multiplied by a logit scale
+// (an inverse temperature, as contrastive losses use) and turned into
+// log-probabilities by a softmax written by hand or by the library. Cross-entropy of
+// log-probabilities is exactly their negative log-likelihood (their logsumexp is 0).
+std::shared_ptr<LayeredModel> buildSoftmaxMlp(const ModelConfig& config, const std::vector<int64_t>& shape,
+                                              int64_t outputs, bool manual) {
+    if (outputs < 2)
+        throw InputError("model.name: " + config.name + " needs a classification data set (the dataset gives " +
+                         "one regression output)");
+    auto model = std::make_shared<LayeredModel>();
+    int64_t features = 1;
+    for (auto d : shape) features *= d;
+    if (shape.size() > 1) model->addLayer("flatten", std::make_shared<FlattenLayer>());
+    for (size_t i = 0; i < config.hidden.size(); ++i) {
+        const auto index = std::to_string(i + 1);
+        model->addLayer("fc" + index, std::make_shared<LinearLayer>(features, config.hidden[i]));
+        model->addLayer("act" + index, std::make_shared<ActivationLayer>(config.activation));
+        features = config.hidden[i];
+    }
+    model->addLayer("logits", std::make_shared<LinearLayer>(features, outputs));
+    model->addLayer("logit_scale", std::make_shared<ScaleLayer>(kSoftmaxLogitScale));
+    if (manual)
+        model->addLayer("softmax", std::make_shared<ManualSoftmaxLayer>());
+    else
+        model->addLayer("softmax", std::make_shared<LibrarySoftmaxLayer>());
+    return model;
+}
+
 }  // namespace
 
 std::string resolvedNorm(const ModelConfig& config) {
@@ -143,6 +190,9 @@ std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
     if (config.name == "deep_cnn") return buildDeepCnn(config, inputShape, outputs);
     if (config.name == "transformer") return buildTransformer(config, inputShape, outputs);
     if (config.name == "log_sum") return buildLogSum(config, inputShape);
+    if (config.name == "batchnorm_mlp") return buildBatchNormMlp(config, inputShape, outputs);
+    if (config.name == "mlp_manual_softmax") return buildSoftmaxMlp(config, inputShape, outputs, true);
+    if (config.name == "mlp_library_softmax") return buildSoftmaxMlp(config, inputShape, outputs, false);
     throw InputError("model.name: unknown model \"" + config.name + "\"");
 }
 

@@ -18,6 +18,9 @@ std::shared_ptr<LayeredModel> buildModel(const ModelConfig& config,
 // log_sum's head width; its loss is -log(sum |output|) whatever the dataset.
 inline constexpr int64_t kLogSumOutputs = 16;
 
+// The logit scale of mlp_manual_softmax / mlp_library_softmax (a power of two, so
+// scaling is exact in every format).
+inline constexpr double kSoftmaxLogitScale = 16.0;
 
 // The norm a model uses when the config says "auto".
 std::string resolvedNorm(const ModelConfig& config);

@@ -2,4 +2,5 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/LayeredModel.cpp
   ${CMAKE_CURRENT_LIST_DIR}/BasicLayers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TransformerLayers.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/LessonLayers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ModelFactory.cpp)

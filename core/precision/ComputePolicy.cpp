@@ -74,6 +74,8 @@ ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Dev
                 policy.pureEmulated = true;
                 policy.pureRounding = Rounding::Half;
                 policy.emulation = halfEverywhere;
+                policy.emulation.promotedForward = Rounding::Half;
+                policy.emulation.promotedBackward = Rounding::Half;
             }
             break;
         case PrecisionMode::Bf16Pure:

@@ -26,6 +26,11 @@ struct LayerCompute {
     Rounding operandBackward = Rounding::None;
     Rounding resultForward = Rounding::None;
     Rounding resultBackward = Rounding::None;
+    // Hand-written uses of ops that autocast promotes to fp32 (exp, log, sum, pow,
+    // softmax): under autocast (real or emulated) they run in fp32, so None; in pure
+    // emulation nothing is promoted and they hold the low format.
+    Rounding promotedForward = Rounding::None;
+    Rounding promotedBackward = Rounding::None;
     // Where each rounding reports to (probe steps); null: nobody listens.
     const RoundingTag* inputTag = nullptr;
     const RoundingTag* weightTag = nullptr;
@@ -47,7 +52,8 @@ struct LayerCompute {
     }
     bool identity() const {
         return operandForward == Rounding::None && operandBackward == Rounding::None &&
-               resultForward == Rounding::None && resultBackward == Rounding::None;
+               resultForward == Rounding::None && resultBackward == Rounding::None &&
+               promotedForward == Rounding::None && promotedBackward == Rounding::None;
     }
 };
 

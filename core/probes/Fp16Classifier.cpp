@@ -44,6 +44,26 @@ Plan planFor(double multiplier) {
     // Moving the limits equals multiplying only when the moved limits are
     // exact floats (see the header; fp32 overflow/underflow of the product
     // lands in the same class either way).
+    // A multiplier beyond float's range (2 x a scale of 2^127 is 2^128, the what-if
+    // "one more growth") cannot be applied in fp32. Classify the exact product instead:
+    // the moved limits rounded to floats, down for "<=" and up for "<", compare every
+    // float exactly as the real limits would.
+    if (powerOfTwo && !std::isfinite(static_cast<float>(multiplier))) {
+        const auto floorFloat = [](double v) {
+            float f = static_cast<float>(v);
+            if (static_cast<double>(f) > v) f = std::nextafter(f, 0.0f);
+            return f;
+        };
+        const auto ceilFloat = [](double v) {
+            float f = static_cast<float>(v);
+            if (static_cast<double>(f) < v) f = std::nextafter(f, INFINITY);
+            return f;
+        };
+        p.flushBound = floorFloat(flush);
+        p.normalBound = ceilFloat(normal);
+        p.overflowBound = ceilFloat(overflow);
+        return p;
+    }
     if (powerOfTwo && exactlyFloat(flush) && exactlyFloat(normal) && exactlyFloat(overflow)) {
         p.flushBound = static_cast<float>(flush);
         p.normalBound = static_cast<float>(normal);

@@ -1,0 +1,66 @@
+#include "scenarios/ComparisonTable.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/Text.h"
+
+namespace ampscope {
+namespace {
+
+std::string accuracyText(double accuracy) {
+    if (std::isnan(accuracy)) return "-";
+    return formatNumber(accuracy * 100.0, 4) + "%";
+}
+
+std::string firstNonFiniteText(const RunSummary& s) {
+    if (!s.firstNonFinite) return "-";
+    const auto& e = *s.firstNonFinite;
+    return e.layer + " " + e.phase + " step " + std::to_string(e.step);
+}
+
+std::string padded(const std::string& text, size_t width, bool right) {
+    if (text.size() >= width) return text;
+    const std::string fill(width - text.size(), ' ');
+    return right ? fill + text : text + fill;
+}
+
+}  // namespace
+
+std::string formatComparisonTable(const std::vector<ComparisonRow>& rows) {
+    const std::vector<std::string> headers = {"run",        "mode",    "how",     "status",
+                                              "samples/s",  "peak memory", "val acc", "val loss",
+                                              "train loss", "skipped", "backoffs", "final scale",
+                                              "first non-finite"};
+    // Text columns are left-aligned, numbers right-aligned.
+    const std::vector<bool> right = {false, false, false, false, true, true, true,
+                                     true,  true,  true,  true,  true, false};
+    std::vector<std::vector<std::string>> cells;
+    for (const auto& row : rows) {
+        const RunSummary& s = row.summary;
+        cells.push_back({row.name, s.mode, s.emulated ? "emulated" : "real", s.status,
+                         formatNumber(s.samplesPerSecond, 5), formatBytes(s.peakMemoryBytes),
+                         accuracyText(s.valAccuracy), formatNumber(s.valLoss), formatNumber(s.finalTrainLoss),
+                         std::to_string(s.skippedSteps), std::to_string(s.scaleBackoffs),
+                         formatNumber(s.finalScale, 6), firstNonFiniteText(s)});
+    }
+    std::vector<size_t> widths(headers.size());
+    for (size_t c = 0; c < headers.size(); ++c) {
+        widths[c] = headers[c].size();
+        for (const auto& line : cells) widths[c] = std::max(widths[c], line[c].size());
+    }
+    const auto lineOf = [&](const std::vector<std::string>& values) {
+        std::string line;
+        for (size_t c = 0; c < values.size(); ++c) {
+            if (c) line += "  ";
+            // The last column is not padded: no trailing blanks.
+            line += c + 1 == values.size() && !right[c] ? values[c] : padded(values[c], widths[c], right[c]);
+        }
+        return line + "\n";
+    };
+    std::string table = lineOf(headers);
+    for (const auto& line : cells) table += lineOf(line);
+    return table;
+}
+
+}  // namespace ampscope

@@ -1,0 +1,23 @@
+#pragma once
+// The side-by-side table that ends a multi-run scenario (and the default
+// comparison): one row per run with how the mode ran, throughput, peak memory,
+// final accuracy and loss, and what the loss scaler did. Plain text, fixed-width
+// columns, shared by the CLI and the window. No torch, no Qt.
+#include <string>
+#include <vector>
+
+#include "engine/RunSummary.h"
+
+namespace ampscope {
+
+struct ComparisonRow {
+    std::string name;
+    RunSummary summary;
+};
+
+// Header line, then one line per row; every line ends with '\n'. Numbers that are
+// not finite (a NaN loss) print as "nan"/"inf"; accuracy as a percentage, "-" for
+// regression runs. The last column names the first non-finite value, "-" if none.
+std::string formatComparisonTable(const std::vector<ComparisonRow>& rows);
+
+}  // namespace ampscope

@@ -1,0 +1,57 @@
+#pragma once
+// The built-in teaching scenarios (issue 6): each is one or more run configs (the
+// "problem" run and the "fixed" run, or the modes compared side by side) and a short
+// narrative saying what to look at, in which plot, why, and what the fix is.
+//
+// Contract:
+// - The scenarios are read from the files compiled in from resources/scenarios/
+//   (EmbeddedScenarioFiles.h): index.json lists the names in catalogue order; each
+//   NAME/scenario.json gives {"name", "summary", "runs": [RUN, ...]}; each run's
+//   config is NAME/RUN.json (a config.json as ampscope-cli runs it); the narrative is
+//   NAME/narrative.md. examples/scenarios/ holds the same files as editable copies.
+// - builtInScenarios() parses them once. Built-ins that do not parse or validate are
+//   a bug of this build: std::logic_error naming the file (tests catch it).
+// - scenarioNamed() throws InputError "unknown scenario 'x' (valid: a, b, ...)" for a
+//   name that is not built in; one line, as the CLI prints it.
+// - scenarioRunConfigs() applies "--set key.path=value" overrides to every run of a
+//   scenario, through the same applyOverride/configFromJson path as a config file,
+//   so a shortened scenario (train.max_steps, data.subset) is the same code path.
+// No torch, no Qt.
+#include <string>
+#include <vector>
+
+#include "config/RunConfig.h"
+
+namespace ampscope {
+
+struct ScenarioRun {
+    std::string name;        // also the run's directory under the scenario's --out
+    std::string configText;  // NAME/RUN.json as shipped
+    RunConfig config;        // parsed and validated, no overrides
+};
+
+struct Scenario {
+    std::string name;       // "fp16-no-scaler"
+    std::string summary;    // one line for lists
+    std::string narrative;  // a few paragraphs (Markdown)
+    std::vector<ScenarioRun> runs;
+    bool comparesRuns() const { return runs.size() > 1; }
+};
+
+const std::vector<Scenario>& builtInScenarios();
+const Scenario* findScenario(const std::string& name);  // null when not built in
+const Scenario& scenarioNamed(const std::string& name);  // InputError when not built in
+std::vector<std::string> scenarioNames();
+inline const char* kDefaultScenario = "amp-sanity";
+
+struct NamedRunConfig {
+    std::string name;
+    RunConfig config;
+};
+
+// The scenario's runs with `overrides` ("key.path=value") applied to each. A bad
+// override is an InputError naming the run: "run fp32: --set x=1: no such key 'x'".
+std::vector<NamedRunConfig> scenarioRunConfigs(const Scenario& scenario,
+                                               const std::vector<std::string>& overrides = {});
+
+}  // namespace ampscope

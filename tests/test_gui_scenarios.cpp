@@ -1,0 +1,162 @@
+// The window's scenario browser: the start page and the Scenarios menu list every
+// built-in scenario on one line; choosing one loads its config and narrative without
+// starting; running one trains its runs one after another, each recorded, and ends
+// with the side-by-side table; on first start amp-sanity is loaded, not started.
+#include <QAction>
+#include <QDockWidget>
+#include <QFile>
+#include <QListWidget>
+#include <QMenu>
+#include <QMenuBar>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTextBrowser>
+#include <QtTest/QtTest>
+
+#include "ConfigPanel.h"
+#include "EngineBridge.h"
+#include "MainWindow.h"
+#include "ScenarioBrowser.h"
+#include "config/ConfigJson.h"
+#include "scenarios/ScenarioCatalogue.h"
+
+using namespace ampscope;
+using ampscope::ui::MainWindow;
+using ampscope::ui::MainWindowOptions;
+
+class GuiScenariosTest : public QObject {
+    Q_OBJECT
+private:
+    QTemporaryDir home_;
+    MainWindowOptions options(const QString& runs, bool persist = false) {
+        MainWindowOptions o;
+        o.persistSettings = persist;
+        o.runsRoot = runs;
+        return o;
+    }
+
+private Q_SLOTS:
+    void initTestCase() {
+        QVERIFY(home_.isValid());
+        qputenv("XDG_CONFIG_HOME", home_.filePath("config").toUtf8());
+    }
+
+    void startPageAndMenuListEveryScenario() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        const auto names = scenarioNames();
+        QListWidget* list = window.scenarioBrowser()->scenarioList();
+        QCOMPARE(list->count(), static_cast<int>(names.size()));
+        for (int i = 0; i < list->count(); ++i) {
+            const QString text = list->item(i)->text();
+            QVERIFY2(text.startsWith(QString::fromStdString(names[static_cast<size_t>(i)]) + " — "), qPrintable(text));
+            QVERIFY(!text.contains('\n'));
+        }
+        QMenu* menu = nullptr;
+        for (QAction* a : window.menuBar()->actions())
+            if (a->text().remove('&') == "Scenarios") menu = a->menu();
+        QVERIFY(menu);
+        int scenarioActions = 0;
+        for (QAction* a : menu->actions())
+            if (!a->data().toString().isEmpty()) ++scenarioActions;
+        QCOMPARE(scenarioActions, static_cast<int>(names.size()));
+        // Help stays last.
+        QCOMPARE(window.menuBar()->actions().last()->text().remove('&'), QString("Help"));
+    }
+
+    void choosingAScenarioLoadsItWithoutStarting() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        QMenu* menu = nullptr;
+        for (QAction* a : window.menuBar()->actions())
+            if (a->text().remove('&') == "Scenarios") menu = a->menu();
+        QVERIFY(menu);
+        for (QAction* a : menu->actions())
+            if (a->data().toString() == "log-of-small-sum") a->trigger();
+        auto* browser = window.scenarioBrowser();
+        QCOMPARE(browser->loadedScenario(), QString("log-of-small-sum"));
+        QCOMPARE(window.configPanel()->config().model.name, std::string("log_sum"));
+        QVERIFY(window.configPanel()->config().precision.keep_fp32.empty());
+        QVERIFY(browser->narrativeView()->toPlainText().contains("What to look at"));
+        QVERIFY(!window.bridge()->isActive());
+        // The run list loads the other run's config: the fixed one keeps loss_head in fp32.
+        QCOMPARE(browser->runList()->count(), 2);
+        QTest::mouseClick(browser->runList()->viewport(), Qt::LeftButton, {},
+                          browser->runList()->visualItemRect(browser->runList()->item(1)).center());
+        QCOMPARE(window.configPanel()->config().precision.keep_fp32, (std::vector<std::string>{"loss_head"}));
+        QString error;
+        QVERIFY(!window.loadScenario("fp8-magic", &error));
+        QVERIFY2(error.contains("unknown scenario") && error.contains("amp-sanity"), qPrintable(error));
+    }
+
+    void runningAScenarioRecordsEachRunAndCompares() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        auto* browser = window.scenarioBrowser();
+        browser->setOverrides({"train.max_steps=6", "threads=1"});
+        QSignalSpy finished(browser, &ui::ScenarioBrowser::scenarioFinished);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QString error;
+        QVERIFY2(window.runScenario("log-of-small-sum", &error), qPrintable(error));
+        QVERIFY(browser->isRunningScenario());
+        QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, 60000);
+        QCOMPARE(ended.count(), 2);
+        QVERIFY(!browser->isRunningScenario());
+        const QStringList directories = browser->recordedRunDirectories();
+        QCOMPARE(directories.size(), 2);
+        for (const QString& d : directories) QVERIFY2(QFile::exists(d + "/summary.json"), qPrintable(d));
+        QVERIFY(directories[0] != directories[1]);
+        const RunConfig second = loadConfigFile((directories[1] + "/config.json").toStdString());
+        QCOMPARE(second.precision.keep_fp32, (std::vector<std::string>{"loss_head"}));
+        QCOMPARE(second.train.max_steps, int64_t(6));
+        // The table: a header and one row per run; the problem run names its first non-finite value.
+        const QStringList lines = browser->comparisonTable().split('\n', Qt::SkipEmptyParts);
+        QCOMPARE(lines.size(), 3);
+        QVERIFY2(lines[1].startsWith("fp16 ") && lines[1].contains("loss forward step 1"), qPrintable(lines[1]));
+        QVERIFY2(lines[2].startsWith("fp16-head-fp32 ") && lines[2].endsWith("-"), qPrintable(lines[2]));
+        QVERIFY(browser->narrativeView()->toPlainText().contains("Side by side"));
+    }
+
+    void stoppingARunEndsTheScenario() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        auto* browser = window.scenarioBrowser();
+        browser->setOverrides({"threads=1"});
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QVERIFY(window.runScenario("fp16-no-scaler"));
+        QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 3, 30000);
+        window.stopRun();
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
+        QTest::qWait(200);
+        QVERIFY(!browser->isRunningScenario());
+        QVERIFY(!window.bridge()->isActive());  // the second run did not start
+        QCOMPARE(browser->recordedRunDirectories().size(), 1);
+    }
+
+    void firstStartLoadsAmpSanityWithoutStarting() {
+        QSettings().clear();
+        QTemporaryDir runs;
+        {
+            MainWindow window(options(runs.path(), true));
+            QCOMPARE(window.scenarioBrowser()->loadedScenario(), QString("amp-sanity"));
+            QCOMPARE(window.configPanel()->config().name, std::string("amp-sanity-fp32"));
+            QVERIFY(!window.bridge()->isActive());
+            window.close();
+        }
+        {
+            // Not the first start any more: the saved config wins, no scenario is loaded.
+            MainWindow window(options(runs.path(), true));
+            QVERIFY(window.scenarioBrowser()->loadedScenario().isEmpty());
+            QCOMPARE(window.configPanel()->config().name, std::string("amp-sanity-fp32"));
+        }
+        QSettings().clear();
+    }
+};
+
+QTEST_MAIN(GuiScenariosTest)
+#include "test_gui_scenarios.moc"
