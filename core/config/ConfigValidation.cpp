@@ -292,6 +292,11 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);
 }
 
+void checkLockstep(Checker& check, const LockstepConfig& lockstep) {
+    // "" is off; anything else names the mode of the second model.
+    if (!lockstep.mode.empty()) check.oneOf("lockstep.mode", lockstep.mode, allowedModes());
+}
+
 void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const FaultConfig& fault = faults[i];
@@ -319,6 +324,7 @@ std::vector<FieldProblem> validateConfig(const RunConfig& config) {
     checkOptim(check, config.optim);
     checkTrain(check, config.train);
     checkProbes(check, config.probes);
+    checkLockstep(check, config.lockstep);
     checkFaults(check, config.faults);
     return check.problems;
 }
