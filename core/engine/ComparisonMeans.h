@@ -18,9 +18,11 @@ public:
     void add(const std::vector<GradientComparison>& layers) {
         for (const auto& c : layers) {
             auto [it, added] = sums_.try_emplace(c.layer);
-            if (added) order_.push_back(c.layer);
+            if (added) {
+                order_.push_back(c.layer);
+                it->second = LayerGradientSummary{c.layer, 0.0, 0.0, 0};
+            }
             if (!std::isfinite(c.cosine) || !std::isfinite(c.relError)) continue;
-            it->second.layer = c.layer;
             it->second.meanCosine += c.cosine;
             it->second.meanRelError += c.relError;
             ++it->second.steps;

@@ -140,8 +140,8 @@ void putLayerMeans(nlohmann::json& j, const std::vector<LayerGradientSummary>& l
     nlohmann::json relError = nlohmann::json::object(), cosine = nlohmann::json::object();
     nlohmann::json steps = nlohmann::json::object();
     for (const auto& l : layers) {
-        relError[l.layer] = l.steps && std::isfinite(l.meanRelError) ? nlohmann::json(l.meanRelError) : nullptr;
-        cosine[l.layer] = l.steps && std::isfinite(l.meanCosine) ? nlohmann::json(l.meanCosine) : nullptr;
+        relError[l.layer] = l.steps && std::isfinite(l.meanRelError) ? nlohmann::json(l.meanRelError) : nlohmann::json(nullptr);
+        cosine[l.layer] = l.steps && std::isfinite(l.meanCosine) ? nlohmann::json(l.meanCosine) : nlohmann::json(nullptr);
         steps[l.layer] = l.steps;
     }
     j["mean_rel_error_per_layer"] = relError;

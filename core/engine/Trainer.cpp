@@ -278,13 +278,22 @@ std::unique_ptr<Trainer> Trainer::twin(const RunConfig& config, const torch::Ten
     return other;
 }
 
-torch::Tensor captureCpuRng() { return at::detail::getDefaultCPUGenerator().get_state(); }
+torch::Tensor captureCpuRng() {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the global one
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
 
-void restoreCpuRng(const torch::Tensor& state) { at::detail::getDefaultCPUGenerator().set_state(state); }
+void restoreCpuRng(const torch::Tensor& state) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
 
 Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize,
                              const std::function<bool()>& cancelled) {
     torch::NoGradGuard noGrad;
+    applyDeviceMathMode();
     model_->eval();
     double lossSum = 0.0;
     int64_t correct = 0, count = 0;
