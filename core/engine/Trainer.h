@@ -69,6 +69,7 @@ public:
                         const std::function<bool()>& cancelled = {});
 
     LayeredModel& model() { return *model_; }
+    const LayeredModel& model() const { return *model_; }
     const ComputePolicy& policy() const { return policy_; }
     const GradScaler& scaler() const { return *scaler_; }
     const std::vector<torch::Tensor>& parameters() const { return parameters_; }
