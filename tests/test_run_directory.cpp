@@ -388,9 +388,9 @@ void TestRunDirectory::everyTypeTheEngineWritesIsKnown() {
     for (const char* type : {"run_start", "run_info", "step", "epoch", "fault", "error", "run_end", "histogram",
                              "underflow", "nonfinite", "update_ratio", "shadow", "lockstep", "op_dtypes",
                              "memory"})
-        QVERIFY2(isKnownRecordType(type), type);
-    QVERIFY(!isKnownRecordType("hologram"));
-    QVERIFY(!isKnownRecordType(""));
+        QVERIFY2(ampscope::isKnownRecordType(type), type);
+    QVERIFY(!ampscope::isKnownRecordType("hologram"));
+    QVERIFY(!ampscope::isKnownRecordType(""));
 }
 
 void TestRunDirectory::followerSkipsUnknownTypesWithOneWarningPerType() {

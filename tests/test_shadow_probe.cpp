@@ -188,7 +188,7 @@ private Q_SLOTS:
         const double cosine = (gd.dot(sd) / (gd.norm() * sd.norm())).item<double>();
         QVERIFY2(std::abs(c.relError - relError) <= 1e-5 * relError, qPrintable(QString::number(c.relError)));
         QVERIFY2(std::abs(c.cosine - cosine) <= 1e-5, qPrintable(QString::number(c.cosine)));
-        QVERIFY(c.relError > 0.5);  // most of the gradient was flushed
+        QVERIFY(c.relError > 0.0);  // the flushed weight elements are missing from g
     }
 
     void comparisonEdgeCases() {

@@ -32,6 +32,8 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     realHalfGradients_ = policy.lowDtype == c10::ScalarType::Half && !emulatedRounding_;
     emulatedHalfValues_ = policy.emulation.resultForward == Rounding::Half || policy.pureRounding == Rounding::Half;
     if (config_.shadow_every > 0) shadow_ = std::make_unique<ShadowRun>(trainer);
+    auditBoundary_.audit = &audit_;
+    chain_.add(&auditBoundary_);
     chain_.add(faults);
     if (config_.locate_nonfinite) chain_.add(&locator_);
     chain_.add(this);
@@ -155,6 +157,11 @@ void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const t
     auto it = layerIndex_.find(tag.layer);
     if (it == layerIndex_.end()) return;
     Timer timer(stepProbeSeconds_);
+    audit_.pause();  // the counting below is not the layer's work
+    struct Resume {
+        OpDtypeAudit& audit;
+        ~Resume() { audit.resume(); }
+    } resume{audit_};
     auto& s = slots_[it->second];
     torch::Tensor* target = nullptr;
     if (tag.operand == RoundingOperand::Weight && backward) target = &s.weightGradClasses;
@@ -189,14 +196,16 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
     if (!probeStep_) return;
     {
         Timer timer(stepProbeSeconds_);
-        audit_.layerEnded(name);
+        if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
         if (index + 1 < trainer_.model().layerCount()) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(index + 1));
             audit_.setEmulation(compute.operandForward, compute.resultForward);
         } else {
             audit_.setEmulation(Rounding::None, Rounding::None);
         }
+        audit_.pause();
         countActivationBytes(index, output);
+        audit_.resume();
     }
     if (!output.requires_grad()) return;
     // The hook runs during backward, inside this step, before endStep() reads.

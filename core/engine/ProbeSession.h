@@ -81,6 +81,16 @@ private:
         torch::Tensor activationClasses, activationGradClasses, weightGradClasses;
     };
     std::vector<torch::Tensor> layerGrads(size_t layer) const;
+    // First in the observer chain: a layer's forward ended, so the ops that
+    // follow (the locator's statistics, faults) are not the layer's.
+    struct AuditBoundary : LayerObserver {
+        OpDtypeAudit* audit = nullptr;
+        void afterLayer(size_t, const std::string& name, torch::Tensor&) override {
+            if (!audit->active()) return;
+            audit->layerEnded(name);
+            audit->pause();
+        }
+    };
     std::shared_ptr<ProbeSnapshot> buildSnapshot();  // after the step, one host read
     void countActivationBytes(size_t index, const torch::Tensor& output);
 
@@ -101,6 +111,7 @@ private:
     std::unique_ptr<ShadowRun> shadow_;
     std::optional<ShadowRecord> shadowResult_;
     OpDtypeAudit audit_;
+    AuditBoundary auditBoundary_;
     bool emulatedHalfValues_ = false;  // emulation rounds layer values to fp16
     std::map<std::string, int64_t> activationBytes_, activationBytesReal_;
     double scale_ = 1.0;

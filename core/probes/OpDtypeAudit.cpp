@@ -62,7 +62,7 @@ struct OpDtypeAudit::Frame : at::ObserverContext {
 namespace {
 
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
-    if (!tlsAudit || fn.scope() != at::RecordScope::FUNCTION) return nullptr;
+    if (!tlsAudit || !tlsAudit->listening() || fn.scope() != at::RecordScope::FUNCTION) return nullptr;
     const auto op = shortName(fn.name());
     if (!auditedOps().count(op)) return nullptr;
     auto frame = std::make_unique<OpDtypeAudit::Frame>();
@@ -118,6 +118,7 @@ void OpDtypeAudit::begin() {
     layers_.clear();
     pending_.clear();
     stack_.clear();
+    paused_ = 0;
     operandRounding_ = resultRounding_ = Rounding::None;
     tlsAudit = this;
     handle_ = at::addThreadLocalCallback(

@@ -13,6 +13,8 @@
 // - The caller marks layer boundaries (layerEnded, after each layer's
 //   forward): ops since the previous boundary belong to that layer; ops after
 //   the last boundary, up to end(), to "loss".
+// - Ops run while paused (the probes' own work inside the forward) are not
+//   listed.
 // - Emulation (fp32 tensors holding fp16/tf32-rounded values) is invisible to
 //   the dispatcher: the caller says per layer what LayerCompute rounds
 //   (setEmulation), and matmul/conv ops of that layer report the rounded
@@ -43,6 +45,11 @@ public:
     // Stops listening; the remaining ops belong to "loss".
     void end();
     bool active() const { return active_; }
+    // The probes' own ops (statistics on a layer's output, emulation counts)
+    // are not the model's: they run between pause() and resume().
+    void pause() { ++paused_; }
+    void resume() { --paused_; }
+    bool listening() const { return active_ && paused_ == 0; }
     const std::vector<LayerOps>& layers() const { return layers_; }
 
     // Called by the dispatcher callbacks (internal).
@@ -54,6 +61,7 @@ private:
     void flushLayer(const std::string& layer);
 
     bool active_ = false;
+    int paused_ = 0;
     uint64_t handle_ = 0;
     std::vector<Frame*> stack_;
     std::vector<OpDtype> pending_;
