@@ -511,7 +511,7 @@ private Q_SLOTS:
         QTest::newRow("top level") << R"({"epochs": 3})"
                                    << "epochs: unknown key (allowed: schema_version, name, seed, "
                                       "device, threads, data, model, precision, optim, train, "
-                                      "probes, faults)";
+                                      "probes, lockstep, faults)";
         QTest::newRow("typo in section")
             << R"({"optim": {"lrr": 0.1}})"
             << "optim.lrr: unknown key (allowed: name, lr, momentum, weight_decay, beta1, "
