@@ -195,7 +195,7 @@ void printSummary(const RunSummary& s, const std::string& runDirectory, std::FIL
     auto cosines = [](const std::vector<LayerGradientSummary>& layers) {
         std::string text;
         for (const auto& l : layers)
-            text += (text.empty() ? "" : ", ") + l.layer + " " + formatNumber(l.meanCosine, 6);
+            text += (text.empty() ? "" : ", ") + l.layer + " " + formatNumber(l.meanCosine, 8);
         return text;
     };
     if (!s.shadow.empty())
