@@ -191,6 +191,22 @@ void printSummary(const RunSummary& s, const std::string& runDirectory, std::FIL
         std::fprintf(out, "loss scale      final %s, %lld skipped steps, %lld backoffs, %lld growths\n",
                      formatNumber(s.finalScale, 8).c_str(), static_cast<long long>(s.skippedSteps),
                      static_cast<long long>(s.scaleBackoffs), static_cast<long long>(s.scaleGrowths));
+    // "fc1 0.9987, fc2 0.9991": per-layer mean gradient cosine against a reference.
+    auto cosines = [](const std::vector<LayerGradientSummary>& layers) {
+        std::string text;
+        for (const auto& l : layers)
+            text += (text.empty() ? "" : ", ") + l.layer + " " + formatNumber(l.meanCosine, 8);
+        return text;
+    };
+    if (!s.shadow.empty())
+        std::fprintf(out, "fp32 shadow     mean gradient cosine: %s\n", cosines(s.shadow).c_str());
+    if (s.lockstep) {
+        std::fprintf(out, "lockstep        B in %s: train loss %s\n", s.lockstep->mode.c_str(),
+                     formatNumber(s.lockstep->finalLoss).c_str());
+        if (!s.lockstep->layers.empty())
+            std::fprintf(out, "                mean gradient cosine A vs B: %s\n",
+                         cosines(s.lockstep->layers).c_str());
+    }
     if (!runDirectory.empty()) std::fprintf(out, "run directory   %s\n", runDirectory.c_str());
 }
 

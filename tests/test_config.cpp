@@ -225,7 +225,8 @@ private Q_SLOTS:
         const json document = configToJson(nonDefaultConfig());
         QCOMPARE(keysOf(document),
                  sorted({"schema_version", "name", "seed", "device", "threads", "data", "model",
-                         "precision", "optim", "train", "probes", "faults"}));
+                         "precision", "optim", "train", "probes", "lockstep", "faults"}));
+        QCOMPARE(keysOf(document["lockstep"]), sorted({"mode"}));
         QCOMPARE(keysOf(document["data"]),
                  sorted({"dataset", "path", "validation", "val_fraction", "subset", "normalize",
                          "synthetic_samples"}));
@@ -404,6 +405,8 @@ private Q_SLOTS:
             {"[1, 65536]"});
 
         row("probes every", R"({"probes": {"every": -1}})", "probes.every", {">= 0"});
+        row("lockstep mode", R"({"lockstep": {"mode": "fp8"}})", "lockstep.mode",
+            {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure", "\"fp8\""});
         row("shadow_every", R"({"probes": {"shadow_every": -1}})", "probes.shadow_every",
             {">= 0"});
         row("ring_steps low", R"({"probes": {"ring_steps": 0}})", "probes.ring_steps",
@@ -510,7 +513,7 @@ private Q_SLOTS:
         QTest::newRow("top level") << R"({"epochs": 3})"
                                    << "epochs: unknown key (allowed: schema_version, name, seed, "
                                       "device, threads, data, model, precision, optim, train, "
-                                      "probes, faults)";
+                                      "probes, lockstep, faults)";
         QTest::newRow("typo in section")
             << R"({"optim": {"lrr": 0.1}})"
             << "optim.lrr: unknown key (allowed: name, lr, momentum, weight_decay, beta1, "

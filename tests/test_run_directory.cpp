@@ -25,6 +25,7 @@
 #include "common/InputError.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
+#include "run/KnownRecordTypes.h"
 #include "run/RunReader.h"
 #include "run/RunWriter.h"
 
@@ -143,6 +144,9 @@ private Q_SLOTS:
     void configNotJson();
     void newerConfigSchemaIsRefused();
     void newerEventsSchemaLoadsWithWarning();
+    void unknownRecordTypesAreSkippedWithOneWarningPerType();
+    void everyTypeTheEngineWritesIsKnown();
+    void followerSkipsUnknownTypesWithOneWarningPerType();
     void corruptSummaryMeansIncomplete();
     void summaryIsAtomic();
     void writerRefusesExistingRun();
@@ -349,13 +353,73 @@ void TestRunDirectory::newerEventsSchemaLoadsWithWarning() {
                  "{\"type\":\"hologram\",\"step\":0}\n");
     const RunData run = readRunDirectory(dir);
     QCOMPARE(run.events_schema_version, 3);
-    QCOMPARE(run.events.size(), std::size_t(3));  // the unknown type is kept
-    QCOMPARE(run.events[2]["type"], "hologram");
-    QCOMPARE(run.warnings.size(), std::size_t(1));
-    QVERIFY2(run.warnings[0].rfind("events.jsonl: schema_version 3 is newer than this "
+    QCOMPARE(run.events.size(), std::size_t(2));  // the unknown type is skipped
+    QCOMPARE(run.events[1]["type"], "step");
+    QCOMPARE(run.warnings.size(), std::size_t(2));
+    QCOMPARE(run.warnings[0],
+             "events.jsonl: skipped 1 record of unknown type \"hologram\" (newer schema?)");
+    QVERIFY2(run.warnings[1].rfind("events.jsonl: schema_version 3 is newer than this "
                                    "AmpScope reads (1)",
                                    0) == 0,
-             run.warnings[0].c_str());
+             run.warnings[1].c_str());
+}
+
+void TestRunDirectory::unknownRecordTypesAreSkippedWithOneWarningPerType() {
+    QTemporaryDir tmp;
+    const std::string foo = "{\"type\":\"foo\",\"step\":1}\n";
+    const std::string bar = "{\"type\":\"bar\"}\n";
+    const std::string dir =
+        makeRunDir(tmp, runStartLine() + foo + stepLine(1) + bar + foo + stepLine(2) + foo +
+                            "{\"type\":\"shadow\",\"step\":2,\"layers\":[]}\n");
+    const RunData run = readRunDirectory(dir);
+    QCOMPARE(run.events.size(), std::size_t(4));  // run_start, two steps, the shadow record
+    QCOMPARE(run.events[1], stepRecord(1));
+    QCOMPARE(run.events[2], stepRecord(2));
+    QCOMPARE(run.events[3]["type"], "shadow");
+    QCOMPARE(run.skipped_unknown_records, 4);
+    QCOMPARE(run.skipped_lines, 0);
+    QCOMPARE(run.warnings.size(), std::size_t(2));  // one per type, in order of first sight
+    QCOMPARE(run.warnings[0], "events.jsonl: skipped 3 records of unknown type \"foo\" (newer schema?)");
+    QCOMPARE(run.warnings[1], "events.jsonl: skipped 1 record of unknown type \"bar\" (newer schema?)");
+}
+
+void TestRunDirectory::everyTypeTheEngineWritesIsKnown() {
+    // The probe and lock-step records of this build must not be skipped as "unknown".
+    for (const char* type : {"run_start", "run_info", "step", "epoch", "fault", "error", "run_end", "histogram",
+                             "underflow", "nonfinite", "update_ratio", "shadow", "lockstep", "op_dtypes",
+                             "memory"})
+        QVERIFY2(ampscope::isKnownRecordType(type), type);
+    QVERIFY(!ampscope::isKnownRecordType("hologram"));
+    QVERIFY(!ampscope::isKnownRecordType(""));
+}
+
+void TestRunDirectory::followerSkipsUnknownTypesWithOneWarningPerType() {
+    QTemporaryDir tmp;
+    const std::string dir = makeRunDir(tmp, "");
+    const std::string events = dir + "/events.jsonl";
+    const std::string foo = "{\"type\":\"foo\"}\n";
+    RunFollower follower(dir);
+    writeFile(events, runStartLine() + foo + stepLine(1), true);
+    auto got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(2));
+    QCOMPARE(got[1], stepRecord(1));
+    QCOMPARE(follower.warnings().size(), std::size_t(1));
+    QCOMPARE(follower.warnings()[0], "events.jsonl: skipped 1 record of unknown type \"foo\" (newer schema?)");
+    writeFile(events, "junk\n" + foo + foo + stepLine(2), true);
+    got = follower.poll();
+    QCOMPARE(got.size(), std::size_t(1));
+    QCOMPARE(got[0], stepRecord(2));
+    // Still one line for "foo", its count brought up to date; the junk line has its own.
+    QCOMPARE(follower.warnings().size(), std::size_t(2));
+    QCOMPARE(follower.warnings()[0], "events.jsonl: skipped 3 records of unknown type \"foo\" (newer schema?)");
+    QCOMPARE(follower.warnings()[1], "events.jsonl line 4: skipped an unreadable line (not JSON)");
+    // The unknown last line without newline is settled (and skipped) with the summary.
+    writeFile(events, "{\"type\":\"baz\"}", true);
+    writeFile(dir + "/summary.json", "{\"status\":\"finished\"}");
+    QVERIFY(follower.poll().empty());
+    QVERIFY(follower.finished());
+    QCOMPARE(follower.warnings().size(), std::size_t(3));
+    QCOMPARE(follower.warnings()[2], "events.jsonl: skipped 1 record of unknown type \"baz\" (newer schema?)");
 }
 
 void TestRunDirectory::corruptSummaryMeansIncomplete() {

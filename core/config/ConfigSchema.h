@@ -84,6 +84,11 @@ void visitProbes(V& v, Probes& probes) {
     v.field("pause_scale_below", probes.pause_scale_below);
 }
 
+template <class V, class Lockstep>
+void visitLockstep(V& v, Lockstep& lockstep) {
+    v.field("mode", lockstep.mode);
+}
+
 // One element of "faults" (a list of objects, so it has its own key list).
 template <class V, class Fault>
 void visitFault(V& v, Fault& fault) {
@@ -106,6 +111,7 @@ void visitRun(V& v, Run& run) {
     v.section("optim", run.optim, [](auto& sub, auto& s) { visitOptim(sub, s); });
     v.section("train", run.train, [](auto& sub, auto& s) { visitTrain(sub, s); });
     v.section("probes", run.probes, [](auto& sub, auto& s) { visitProbes(sub, s); });
+    v.section("lockstep", run.lockstep, [](auto& sub, auto& s) { visitLockstep(sub, s); });
     v.field("faults", run.faults);
 }
 

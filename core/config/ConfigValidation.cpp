@@ -308,6 +308,11 @@ void checkActivationMemory(Checker& check, const RunConfig& config) {
                   formatNumber(memory / kGiB, 3) + " GiB of memory");
 }
 
+void checkLockstep(Checker& check, const LockstepConfig& lockstep) {
+    // "" is off; anything else names the mode of the second model.
+    if (!lockstep.mode.empty()) check.oneOf("lockstep.mode", lockstep.mode, allowedModes());
+}
+
 void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const FaultConfig& fault = faults[i];
@@ -335,6 +340,7 @@ std::vector<FieldProblem> validateConfig(const RunConfig& config) {
     checkOptim(check, config.optim);
     checkTrain(check, config.train);
     checkProbes(check, config.probes);
+    checkLockstep(check, config.lockstep);
     checkFaults(check, config.faults);
     if (check.problems.empty()) checkActivationMemory(check, config);
     return check.problems;

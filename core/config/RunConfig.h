@@ -100,6 +100,12 @@ struct FaultConfig {
     double factor = 1.0;  // scale_loss only
 };
 
+// Lock-step A/B: a second model trained in `mode` next to the run, on the same
+// seed, initial weights and batches. "" = off.
+struct LockstepConfig {
+    std::string mode;  // "" | fp32 | tf32 | fp16 | bf16 | fp16-pure | bf16-pure
+};
+
 struct RunConfig {
     int schema_version = kConfigSchemaVersion;
     std::string name;  // free text; defaults to "<model>-<mode>" when empty
@@ -112,6 +118,7 @@ struct RunConfig {
     OptimConfig optim;
     TrainConfig train;
     ProbeConfig probes;
+    LockstepConfig lockstep;
     std::vector<FaultConfig> faults;
 };
 

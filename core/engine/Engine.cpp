@@ -17,7 +17,9 @@
 #include "config/ConfigValidation.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
+#include "engine/ComparisonMeans.h"
 #include "engine/FaultInjector.h"
+#include "engine/LockstepRun.h"
 #include "engine/ProbeSession.h"
 #include "engine/RunRecords.h"
 #include "engine/SystemInfo.h"
@@ -239,6 +241,8 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
                                              nlohmann::json{{"device", s.device}, {"threads", threads}});
 
     const DataBundle data = loadData(config.data, config.seed);
+    // The seeded state the model is drawn from: lock-step B draws its weights from it too.
+    const torch::Tensor initialRng = captureCpuRng();
     Trainer trainer(config, data, device);
     const auto& policy = trainer.policy();
     s.emulated = policy.execution.emulated;
@@ -278,6 +282,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         bool exact = true;
     };
     std::map<std::string, UnderflowSums> underflowSums;
+    ComparisonMeans shadowMeans;
+    std::optional<LockstepRun> lockstep;
+    if (!config.lockstep.mode.empty()) lockstep.emplace(trainer, initialRng);
 
     int64_t step = 0;
     double trainSeconds = 0.0;
@@ -288,6 +295,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     for (int64_t epoch = 1; epoch <= config.train.epochs && !stop && step < total; ++epoch) {
         const auto epochStart = Clock::now();
         batches.startEpoch(epoch);
+        if (lockstep) lockstep->startEpoch();
         double epochLossSum = 0.0;
         int64_t epochLossCount = 0;
         torch::Tensor x, y;
@@ -301,9 +309,13 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
             const auto t0 = Clock::now();
             if (probes) probes->beginStep(step);
+            if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
             StepMetrics m = trainer.step(x, y);
             const auto snapshot = probes ? probes->endStep() : nullptr;
             m.stepSeconds = secondsSince(t0);
+            // B's step is not A's time: it runs after A's step is timed.
+            const auto lockstepRecord =
+                lockstep ? std::optional<LockstepRecord>(lockstep->step(step, trainer, m.loss, x, y)) : std::nullopt;
             m.step = step;
             m.epoch = epoch;
             m.samplesPerSecond = m.stepSeconds > 0 ? static_cast<double>(x.size(0)) / m.stepSeconds : 0.0;
@@ -324,6 +336,11 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             s.steps = step;
             stream.pushStep(m);
             record(stepRecord(m));
+            if (lockstepRecord) record(toJson(*lockstepRecord));
+            if (auto shadow = probes ? probes->takeShadow() : std::nullopt) {
+                shadowMeans.add(shadow->layers);
+                record(toJson(*shadow));
+            }
             if (probes && probes->newFirstNonFinite()) {
                 const auto& first = probes->newFirstNonFinite();
                 s.firstNonFinite = *first;
@@ -387,6 +404,8 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         const double n = static_cast<double>(u.steps);
         s.underflow.push_back({name, u.flushed / n, u.subnormal / n, u.overflow / n, u.steps, u.exact});
     }
+    s.shadow = shadowMeans.means();
+    if (lockstep) s.lockstep = lockstep->summary();
     s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : 0.0;
     if (std::isfinite(lastEpochLoss)) {
         s.finalTrainLoss = lastEpochLoss;

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "engine/DeviceMemory.h"
+#include "engine/SystemInfo.h"
 #include "probes/Fp16Classifier.h"
 #include "probes/HistogramProbe.h"
 
@@ -28,6 +30,10 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     const auto& policy = trainer.policy();
     emulatedRounding_ = policy.emulation.resultBackward == Rounding::Half;
     realHalfGradients_ = policy.lowDtype == c10::ScalarType::Half && !emulatedRounding_;
+    emulatedHalfValues_ = policy.emulation.resultForward == Rounding::Half || policy.pureRounding == Rounding::Half;
+    if (config_.shadow_every > 0) shadow_ = std::make_unique<ShadowRun>(trainer);
+    auditBoundary_.audit = &audit_;
+    chain_.add(&auditBoundary_);
     chain_.add(faults);
     if (config_.locate_nonfinite) chain_.add(&locator_);
     chain_.add(this);
@@ -36,6 +42,7 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
 }
 
 ProbeSession::~ProbeSession() {
+    audit_.end();
     trainer_.policy().setRoundingObserver(nullptr);
     trainer_.setObserver(nullptr);
     trainer_.setStepProbe(nullptr);
@@ -53,6 +60,8 @@ std::vector<torch::Tensor> ProbeSession::layerGrads(size_t layer) const {
 void ProbeSession::beginStep(int64_t step) {
     step_ = step;
     probeStep_ = config_.every > 0 && (step == 1 || step % config_.every == 0);
+    shadowStep_ = shadow_ && (step == 1 || step % config_.shadow_every == 0);
+    shadowResult_.reset();
     newFirst_.reset();
     stepProbeSeconds_ = 0.0;
     Timer timer(stepProbeSeconds_);
@@ -62,12 +71,28 @@ void ProbeSession::beginStep(int64_t step) {
     // Per-layer statistics every step, so the frames before a NaN are consecutive steps.
     if (config_.locate_nonfinite) locator_.beginStep(step, true);
     if (probeStep_ && emulatedRounding_) trainer_.policy().setRoundingObserver(this);
+    if (probeStep_) {
+        activationBytes_.clear();
+        activationBytesReal_.clear();
+        audit_.begin();
+        if (trainer_.model().layerCount() > 0) {
+            const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(0));
+            audit_.setEmulation(compute.operandForward, compute.resultForward);
+        }
+    }
+}
+
+std::optional<ShadowRecord> ProbeSession::takeShadow() {
+    auto result = std::move(shadowResult_);
+    shadowResult_.reset();
+    return result;
 }
 
 void ProbeSession::afterLoss(const torch::Tensor& loss) {
-    if (!config_.locate_nonfinite) return;
+    if (!probeStep_ && !config_.locate_nonfinite) return;
     Timer timer(stepProbeSeconds_);
-    locator_.checkLoss(loss);
+    audit_.end();  // the forward and the loss are done: backward's ops are not audited
+    if (config_.locate_nonfinite) locator_.checkLoss(loss);
 }
 
 void ProbeSession::afterBackward(double scale) {
@@ -90,8 +115,10 @@ void ProbeSession::afterBackward(double scale) {
 }
 
 void ProbeSession::afterUnscale() {
-    if (!probeStep_) return;
+    if (!probeStep_ && !shadowStep_) return;
     Timer timer(stepProbeSeconds_);
+    if (shadowStep_) shadowResult_ = ShadowRecord{step_, shadow_->compare(trainer_)};
+    if (!probeStep_) return;
     for (size_t i = 0; i < slots_.size(); ++i) {
         if (!slots_[i].hasParamGrads) continue;
         const auto grads = layerGrads(i);
@@ -130,6 +157,11 @@ void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const t
     auto it = layerIndex_.find(tag.layer);
     if (it == layerIndex_.end()) return;
     Timer timer(stepProbeSeconds_);
+    audit_.pause();  // the counting below is not the layer's work
+    struct Resume {
+        OpDtypeAudit& audit;
+        ~Resume() { audit.resume(); }
+    } resume{audit_};
     auto& s = slots_[it->second];
     torch::Tensor* target = nullptr;
     if (tag.operand == RoundingOperand::Weight && backward) target = &s.weightGradClasses;
@@ -139,8 +171,43 @@ void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const t
     *target = target->defined() ? *target + slots : slots;
 }
 
-void ProbeSession::afterLayer(size_t index, const std::string&, torch::Tensor& output) {
-    if (!probeStep_ || !output.requires_grad()) return;
+void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& output) {
+    const int64_t bytes = output.numel() * static_cast<int64_t>(output.element_size());
+    const std::string stored = dtypeName(output.scalar_type());
+    activationBytes_[stored] += bytes;
+    if (!emulatedHalfValues_ || output.scalar_type() != torch::kFloat ||
+        trainer_.policy().keeps(trainer_.model().layerName(index))) {
+        activationBytesReal_[stored] += bytes;
+        return;
+    }
+    // Under fp16 emulation an fp32 output whose every value is an fp16 value is
+    // one real fp16 hardware would hold in 2 bytes (a rounded matmul result, or
+    // a ReLU of one); anything else it would hold in fp32 (norms, softmax).
+    torch::NoGradGuard noGrad;
+    const auto detached = output.detach();
+    const bool halfValues = detached.eq(roundToHalf(detached)).all().item<bool>();
+    if (halfValues)
+        activationBytesReal_["float16"] += output.numel() * 2;
+    else
+        activationBytesReal_[stored] += bytes;
+}
+
+void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tensor& output) {
+    if (!probeStep_) return;
+    {
+        Timer timer(stepProbeSeconds_);
+        if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
+        if (index + 1 < trainer_.model().layerCount()) {
+            const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(index + 1));
+            audit_.setEmulation(compute.operandForward, compute.resultForward);
+        } else {
+            audit_.setEmulation(Rounding::None, Rounding::None);
+        }
+        audit_.pause();
+        countActivationBytes(index, output);
+        audit_.resume();
+    }
+    if (!output.requires_grad()) return;
     // The hook runs during backward, inside this step, before endStep() reads.
     output.register_hook([this, index](torch::Tensor grad) {
         Timer timer(stepProbeSeconds_);
@@ -158,6 +225,7 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
     trainer_.policy().setRoundingObserver(nullptr);
     const auto hit = config_.locate_nonfinite ? locator_.endStep() : std::nullopt;
     if (hit && locator_.firstEvent() && *locator_.firstEvent() == *hit) newFirst_ = hit;
+    audit_.end();  // a step that threw before its loss
     if (probeStep_) snapshot = buildSnapshot();
     }
     totalSeconds_ += stepProbeSeconds_;
@@ -179,6 +247,13 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::buildSnapshot() {
         snapshot = std::make_shared<ProbeSnapshot>();
         snapshot->step = step_;
         snapshot->scale = scale_;
+        snapshot->opDtypes = audit_.layers();
+        const ProcessMemory process = readProcessMemory();
+        snapshot->memory.rssBytes = process.residentBytes;
+        snapshot->memory.peakRssBytes = process.peakResidentBytes;
+        snapshot->memory.cudaPeakAllocatedBytes = cudaPeakAllocatedBytes(trainer_.device());
+        snapshot->memory.activationBytes = activationBytes_;
+        snapshot->memory.activationBytesReal = activationBytesReal_;
         const auto& model = trainer_.model();
         for (size_t i = 0; i < slots_.size(); ++i) {
             const auto& s = slots_[i];

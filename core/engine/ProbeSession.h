@@ -9,8 +9,13 @@
 //   rounding points under fp16 emulation, exact "what fp16 would do" for fp32
 //   gradients elsewhere, estimated from the histogram for real fp16); "what if"
 //   counts at scale/2, scale, 2*scale; update ratios and, in pure modes, the
-//   fraction of updates lost to rounding. All of a probe step's results come to
-//   the host in one copy (ProbeReadout).
+//   fraction of updates lost to rounding; the dtype each op of each layer ran
+//   in (OpDtypeAudit); the bytes of the layer outputs by dtype and the process
+//   memory. All of a probe step's tensor results come to the host in one copy
+//   (ProbeReadout).
+// - on shadow steps (step 1 and every probes.shadow_every steps, when > 0):
+//   the fp32 shadow (ShadowRun) at the unscale point; takeShadow() hands the
+//   result to the engine after the step.
 // The engine calls beginStep() before and endStep() after Trainer::step().
 #include <chrono>
 #include <map>
@@ -22,9 +27,12 @@
 
 #include "config/RunConfig.h"
 #include "engine/ProbeSnapshot.h"
+#include "engine/ShadowRun.h"
 #include "engine/Trainer.h"
 #include "probes/NonFiniteLocator.h"
+#include "probes/ComparisonRecords.h"
 #include "probes/ObserverChain.h"
+#include "probes/OpDtypeAudit.h"
 #include "probes/ProbeReadout.h"
 #include "probes/UpdateRatioProbe.h"
 
@@ -41,6 +49,9 @@ public:
     std::shared_ptr<ProbeSnapshot> endStep();
 
     bool probeStep() const { return probeStep_; }
+    bool shadowStep() const { return shadowStep_; }
+    // The shadow comparison of the step just ended, once (null when none ran).
+    std::optional<ShadowRecord> takeShadow();
     // The run's first non-finite value, when this step found it.
     const std::optional<NonFiniteEvent>& newFirstNonFinite() const { return newFirst_; }
     const NonFiniteLocator& locator() const { return locator_; }
@@ -70,7 +81,18 @@ private:
         torch::Tensor activationClasses, activationGradClasses, weightGradClasses;
     };
     std::vector<torch::Tensor> layerGrads(size_t layer) const;
+    // First in the observer chain: a layer's forward ended, so the ops that
+    // follow (the locator's statistics, faults) are not the layer's.
+    struct AuditBoundary : LayerObserver {
+        OpDtypeAudit* audit = nullptr;
+        void afterLayer(size_t, const std::string& name, torch::Tensor&) override {
+            if (!audit->active()) return;
+            audit->layerEnded(name);
+            audit->pause();
+        }
+    };
     std::shared_ptr<ProbeSnapshot> buildSnapshot();  // after the step, one host read
+    void countActivationBytes(size_t index, const torch::Tensor& output);
 
     Trainer& trainer_;
     ProbeConfig config_;
@@ -85,6 +107,13 @@ private:
     bool realHalfGradients_ = false; // fp16 values we cannot see before rounding
     int64_t step_ = 0;
     bool probeStep_ = false;
+    bool shadowStep_ = false;
+    std::unique_ptr<ShadowRun> shadow_;
+    std::optional<ShadowRecord> shadowResult_;
+    OpDtypeAudit audit_;
+    AuditBoundary auditBoundary_;
+    bool emulatedHalfValues_ = false;  // emulation rounds layer values to fp16
+    std::map<std::string, int64_t> activationBytes_, activationBytesReal_;
     double scale_ = 1.0;
     double stepProbeSeconds_ = 0.0;
     double totalSeconds_ = 0.0;

@@ -10,6 +10,7 @@
 #include "probes/ExponentHistogram.h"
 #include "probes/Fp16Classes.h"
 #include "probes/NonFiniteEvent.h"
+#include "probes/StepAudit.h"
 #include "probes/UpdateRatio.h"
 
 namespace ampscope {
@@ -38,6 +39,8 @@ struct ProbeSnapshot : Snapshot {
     double scale = 1.0;
     std::vector<LayerProbe> layers;  // in forward order
     double probeSeconds = 0.0;       // time the probes took on this step
+    std::vector<LayerOps> opDtypes;  // which op ran in which dtype, forward order, "loss" last
+    MemoryUsage memory;              // process memory and activation bytes of the step
 };
 
 }  // namespace ampscope

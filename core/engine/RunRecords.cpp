@@ -7,6 +7,7 @@
 
 #include "common/BuildInfo.h"
 #include "probes/ProbeRecords.h"
+#include "probes/StepAuditRecords.h"
 
 namespace ampscope {
 namespace {
@@ -122,6 +123,8 @@ std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
                 toJson(UnderflowRecord{step, layer.layer, "activation", 1.0, *layer.activationClasses}));
         if (layer.update) records.push_back(toJson(UpdateRatioRecord{step, *layer.update}));
     }
+    if (!snapshot.opDtypes.empty()) records.push_back(toJson(OpDtypesRecord{step, snapshot.opDtypes}));
+    records.push_back(toJson(MemoryRecord{step, snapshot.memory}));
     return records;
 }
 
@@ -130,6 +133,44 @@ nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<St
 }
 
 namespace {
+
+// {"steps":..,"mean_rel_error_per_layer":{layer: x},"mean_cosine_per_layer":{layer: x}};
+// a layer without a finite step has null means.
+void putLayerMeans(nlohmann::json& j, const std::vector<LayerGradientSummary>& layers) {
+    nlohmann::json relError = nlohmann::json::object(), cosine = nlohmann::json::object();
+    nlohmann::json steps = nlohmann::json::object();
+    for (const auto& l : layers) {
+        relError[l.layer] = l.steps && std::isfinite(l.meanRelError) ? nlohmann::json(l.meanRelError) : nlohmann::json(nullptr);
+        cosine[l.layer] = l.steps && std::isfinite(l.meanCosine) ? nlohmann::json(l.meanCosine) : nlohmann::json(nullptr);
+        steps[l.layer] = l.steps;
+    }
+    j["mean_rel_error_per_layer"] = relError;
+    j["mean_cosine_per_layer"] = cosine;
+    j["steps_per_layer"] = steps;
+}
+
+std::vector<LayerGradientSummary> layerMeansFromJson(const nlohmann::json& j) {
+    std::vector<LayerGradientSummary> layers;
+    const auto cosine = j.find("mean_cosine_per_layer");
+    if (cosine == j.end() || !cosine->is_object()) return layers;
+    const auto relError = j.find("mean_rel_error_per_layer");
+    const auto steps = j.find("steps_per_layer");
+    for (const auto& [layer, value] : cosine->items()) {
+        LayerGradientSummary l;
+        l.layer = layer;
+        l.meanCosine = value.is_number() ? value.get<double>() : NAN;
+        l.meanRelError = relError != j.end() && relError->is_object() && relError->contains(layer) &&
+                                 (*relError)[layer].is_number()
+                             ? (*relError)[layer].get<double>()
+                             : NAN;
+        l.steps = steps != j.end() && steps->is_object() && steps->contains(layer) &&
+                          (*steps)[layer].is_number_integer()
+                      ? (*steps)[layer].get<int64_t>()
+                      : 0;
+        layers.push_back(l);
+    }
+    return layers;
+}
 
 nlohmann::json nonFiniteEventJson(const NonFiniteEvent& e) {
     return {{"step", e.step}, {"layer", e.layer},     {"phase", e.phase},     {"tensor", e.tensor},
@@ -173,6 +214,17 @@ nlohmann::json summaryToJson(const RunSummary& s) {
                              {"exact", u.exact}});
     j["underflow"] = underflow;
     j["probe_overhead"] = s.probeOverhead;
+    if (!s.shadow.empty()) {
+        nlohmann::json shadow = nlohmann::json::object();
+        putLayerMeans(shadow, s.shadow);
+        j["shadow"] = shadow;
+    }
+    if (s.lockstep) {
+        nlohmann::json lockstep = {{"mode", s.lockstep->mode}};
+        putNumber(lockstep, "final_loss", s.lockstep->finalLoss);
+        putLayerMeans(lockstep, s.lockstep->layers);
+        j["lockstep"] = lockstep;
+    }
     putNumber(j, "final_train_loss", s.finalTrainLoss);
     putNumber(j, "val_loss", s.valLoss);
     putNumber(j, "val_accuracy", s.valAccuracy);
@@ -218,6 +270,14 @@ RunSummary summaryFromJson(const nlohmann::json& j) {
                                    getNumber(u, "mean_subnormal_fraction"), getNumber(u, "mean_overflow_fraction"),
                                    u.value("probe_steps", int64_t{0}), u.value("exact", true)});
         }
+    }
+    if (auto it = j.find("shadow"); it != j.end() && it->is_object()) s.shadow = layerMeansFromJson(*it);
+    if (auto it = j.find("lockstep"); it != j.end() && it->is_object()) {
+        LockstepSummary l;
+        l.mode = it->value("mode", "");
+        l.finalLoss = getNumber(*it, "final_loss", NAN);
+        l.layers = layerMeansFromJson(*it);
+        s.lockstep = l;
     }
     if (auto it = j.find("first_nonfinite"); it != j.end() && it->is_object()) {
         NonFiniteEvent e;

@@ -21,6 +21,22 @@ struct LayerUnderflowSummary {
     bool exact = true;  // every probe step counted exactly (not from a histogram)
 };
 
+// Mean agreement of a layer's gradients with a reference over the compared
+// steps (the fp32 shadow, or lock-step B); steps with a non-finite result are
+// not averaged.
+struct LayerGradientSummary {
+    std::string layer;
+    double meanRelError = 0.0;
+    double meanCosine = 1.0;
+    int64_t steps = 0;
+};
+
+struct LockstepSummary {
+    std::string mode;        // B's mode
+    double finalLoss = 0.0;  // mean of B's finite losses over the last epoch's steps
+    std::vector<LayerGradientSummary> layers;  // mean cosine/rel error of A against B
+};
+
 struct RunSummary {
     std::string status = "finished";  // finished | stopped | error
     std::string error;                // one line when status == error
@@ -51,6 +67,8 @@ struct RunSummary {
     std::vector<LayerUnderflowSummary> underflow;
     std::optional<NonFiniteEvent> firstNonFinite;
     double probeOverhead = 0.0;  // probe time / training-step time, measured in the run
+    std::vector<LayerGradientSummary> shadow;  // when the fp32 shadow ran
+    std::optional<LockstepSummary> lockstep;   // when lock-step A/B ran
 };
 
 }  // namespace ampscope

@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <fstream>
+#include <string>
 #include <thread>
 
 namespace ampscope {
@@ -43,6 +44,22 @@ int64_t currentResidentBytes() {
     int64_t size = 0, resident = 0;
     statm >> size >> resident;
     return resident * static_cast<int64_t>(sysconf(_SC_PAGESIZE));
+}
+
+ProcessMemory readProcessMemory() {
+    ProcessMemory memory;
+    std::ifstream status("/proc/self/status");
+    std::string line;
+    auto kib = [](const std::string& text) {
+        // "VmRSS:\t   12345 kB"
+        const auto digits = text.find_first_of("0123456789");
+        return digits == std::string::npos ? int64_t{0} : std::stoll(text.substr(digits)) * 1024;
+    };
+    while (std::getline(status, line)) {
+        if (line.rfind("VmRSS:", 0) == 0) memory.residentBytes = kib(line);
+        if (line.rfind("VmHWM:", 0) == 0) memory.peakResidentBytes = kib(line);
+    }
+    return memory;
 }
 
 int hardwareThreads() {

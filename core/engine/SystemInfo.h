@@ -15,4 +15,12 @@ bool resetPeakResidentBytes();
 int64_t currentResidentBytes();     // /proc/self/statm resident pages
 int hardwareThreads();              // at least 1
 
+// /proc/self/status: VmRSS (resident now) and VmHWM (peak resident), in bytes;
+// 0 where the file or the line is missing (not Linux).
+struct ProcessMemory {
+    int64_t residentBytes = 0;
+    int64_t peakResidentBytes = 0;
+};
+ProcessMemory readProcessMemory();
+
 }  // namespace ampscope

@@ -4,6 +4,9 @@
 #include <limits>
 #include <optional>
 
+#include <ATen/CPUGeneratorImpl.h>
+#include <ATen/Context.h>
+
 #include "common/InputError.h"
 #include "models/ModelFactory.h"
 #include "precision/Autocast.h"
@@ -47,6 +50,10 @@ std::string joined(const std::vector<std::string>& names) {
 
 Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Device& device)
     : config_(config), device_(device), policy_(makeComputePolicy(config.precision, device)) {
+    shape_.task = data.task;
+    shape_.num_classes = data.num_classes;
+    shape_.input_shape = data.input_shape;
+    shape_.description = data.description;
     classification_ = data.task == "classification";
     logSumLoss_ = config.model.name == "log_sum";
     const int64_t outputs = classification_ ? data.num_classes : 1;
@@ -150,11 +157,14 @@ bool Trainer::stepOptimizer() {
 
 StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
     StepMetrics m;
+    applyDeviceMathMode();
     model_->train();
     for (auto& p : parameters_) p.mutable_grad().reset();
 
     auto x = inputs.to(device_);
     const auto y = targets.to(device_);
+    lastInputs_ = x;
+    lastTargets_ = y;
     if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
 
     torch::Tensor loss;
@@ -182,11 +192,11 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         m.gradNorm = scaledNorm / m.scale;
         m.gradNormClipped = std::min(scaledNorm, clip) / m.scale;
         if (scaler_->enabled()) scaler_->unscale(parameters_);
-        if (probe_) probe_->afterUnscale();
+        gradientsUnscaled();
         m.stepSkipped = !stepOptimizer();
     } else {
         if (scaler_->enabled()) scaler_->unscale(parameters_);
-        if (probe_) probe_->afterUnscale();
+        gradientsUnscaled();
         m.gradNorm = globalGradNorm();
         m.gradNormClipped = m.gradNorm;
         if (clip > 0.0) {
@@ -209,9 +219,81 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     return m;
 }
 
+void Trainer::gradientsUnscaled() {
+    if (probe_) probe_->afterUnscale();
+    if (!captureGradients_) return;
+    capturedGradients_.clear();
+    for (const auto& p : parameters_)
+        capturedGradients_.push_back(p.grad().defined() ? p.grad().detach().clone() : torch::Tensor());
+}
+
+void Trainer::applyDeviceMathMode() const {
+    // The TF32 switches are process-wide; with a shadow or lock-step model in
+    // another mode, each trainer sets them for its own step.
+    if (!device_.is_cuda()) return;
+    const bool tf32 = policy_.mode == PrecisionMode::Tf32;
+    at::globalContext().setAllowTF32CuBLAS(tf32);
+    at::globalContext().setAllowTF32CuDNN(tf32);
+}
+
+double Trainer::computeGradients(const torch::Tensor& inputs, const torch::Tensor& targets) {
+    applyDeviceMathMode();
+    model_->train();
+    for (auto& p : parameters_) p.mutable_grad().reset();
+    auto x = inputs.to(device_);
+    if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
+    torch::Tensor loss;
+    {
+        std::optional<AutocastScope> autocast;
+        if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
+        loss = computeLoss(model_->forward(x, policy_), targets.to(device_));
+    }
+    loss.backward();
+    return loss.detach().to(torch::kFloat).item<double>();
+}
+
+void Trainer::copyStateFrom(const Trainer& other) {
+    torch::NoGradGuard noGrad;
+    const auto source = other.model_->parameters();
+    auto target = model_->parameters();
+    const auto sourceBuffers = other.model_->buffers();
+    auto targetBuffers = model_->buffers();
+    if (source.size() != target.size() || sourceBuffers.size() != targetBuffers.size())
+        throw std::logic_error("Trainer::copyStateFrom: the models differ");
+    for (size_t k = 0; k < target.size(); ++k) target[k].copy_(source[k].detach());
+    for (size_t k = 0; k < targetBuffers.size(); ++k) targetBuffers[k].copy_(sourceBuffers[k]);
+}
+
+std::unique_ptr<Trainer> Trainer::twin(const RunConfig& config, const torch::Tensor& initialRng) const {
+    const auto current = captureCpuRng();
+    if (initialRng.defined()) restoreCpuRng(initialRng);
+    std::unique_ptr<Trainer> other;
+    try {
+        other = std::make_unique<Trainer>(config, shape_, device_);
+    } catch (...) {
+        restoreCpuRng(current);
+        throw;
+    }
+    restoreCpuRng(current);
+    return other;
+}
+
+torch::Tensor captureCpuRng() {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();  // a handle on the global one
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    return generator.get_state();
+}
+
+void restoreCpuRng(const torch::Tensor& state) {
+    at::Generator generator = at::detail::getDefaultCPUGenerator();
+    std::lock_guard<std::mutex> lock(generator.mutex());
+    generator.set_state(state);
+}
+
 Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize,
                              const std::function<bool()>& cancelled) {
     torch::NoGradGuard noGrad;
+    applyDeviceMathMode();
     model_->eval();
     double lossSum = 0.0;
     int64_t correct = 0, count = 0;

@@ -51,17 +51,39 @@ public:
 
     // Runs one step on a batch; fills loss, lr, grad norms and the scaler fields.
     StepMetrics step(const torch::Tensor& inputs, const torch::Tensor& targets);
+    // Forward, loss and backward on a batch, no scaler and no optimizer: leaves
+    // the true gradients in parameters() and returns the loss (the fp32 shadow).
+    double computeGradients(const torch::Tensor& inputs, const torch::Tensor& targets);
+    // Makes this model's weights and buffers (BatchNorm running stats) equal to
+    // `other`'s, converted to this model's dtypes. The models must be built from
+    // the same model config and data shape.
+    void copyStateFrom(const Trainer& other);
+    // A second trainer for the same data shape built from `config` (another
+    // mode). The global CPU generator is left as it was found; with
+    // `initialRng` (a state from captureCpuRng()) the twin's weights are drawn
+    // from it, so a twin built from the state the main run was built from
+    // starts with the same weights.
+    std::unique_ptr<Trainer> twin(const RunConfig& config, const torch::Tensor& initialRng = {}) const;
     // cancelled() is asked between batches; a cancelled evaluation returns NaNs.
     Evaluation evaluate(const TensorDataset& data, int64_t batchSize,
                         const std::function<bool()>& cancelled = {});
 
     LayeredModel& model() { return *model_; }
+    const LayeredModel& model() const { return *model_; }
     const ComputePolicy& policy() const { return policy_; }
     const GradScaler& scaler() const { return *scaler_; }
     const std::vector<torch::Tensor>& parameters() const { return parameters_; }
     // Layer index (in model().layerNames()) of each parameter.
     const std::vector<size_t>& parameterLayers() const { return parameterLayers_; }
     const c10::Device& device() const { return device_; }
+    const RunConfig& config() const { return config_; }
+    // The last step's batch, on the device, before any pure-mode cast.
+    const torch::Tensor& lastInputs() const { return lastInputs_; }
+    const torch::Tensor& lastTargets() const { return lastTargets_; }
+    // When on, the next steps keep a copy of the unscaled gradients (before
+    // clipping), for comparisons after the step (lock-step A/B).
+    void setGradientCapture(bool on) { captureGradients_ = on; }
+    const std::vector<torch::Tensor>& capturedGradients() const { return capturedGradients_; }
 
     // Hook for fault injection and probes: sees each layer's output.
     void setObserver(LayerObserver* observer) { observer_ = observer; }
@@ -76,6 +98,8 @@ private:
     void clipTo(double maxNorm, double currentNorm);
     std::string firstNonFiniteLayer() const;
     bool stepOptimizer();  // scaler step (skips on non-finite gradients), with probe hooks
+    void gradientsUnscaled();  // probe hook and gradient capture, at the unscale point
+    void applyDeviceMathMode() const;
 
     RunConfig config_;
     c10::Device device_;
@@ -90,7 +114,16 @@ private:
     LayerObserver* observer_ = nullptr;
     StepProbe* probe_ = nullptr;
     double nextLossFactor_ = 1.0;
+    DataBundle shape_;  // the data's task and shapes, without tensors (for twins)
+    torch::Tensor lastInputs_, lastTargets_;
+    bool captureGradients_ = false;
+    std::vector<torch::Tensor> capturedGradients_;
 };
+
+// The global CPU generator's state (model initialisation draws from it), to
+// build extra models without moving the main run's random stream.
+torch::Tensor captureCpuRng();
+void restoreCpuRng(const torch::Tensor& state);
 
 GradScaler::Kind resolveScalerKind(const PrecisionConfig& precision);
 

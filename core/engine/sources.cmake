@@ -8,3 +8,12 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Versions.cpp)
 list(APPEND CORE_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ProbeSession.cpp)
+list(APPEND CORE_TORCH_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/DeviceMemory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ShadowRun.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/LockstepRun.cpp)
+# A CUDA LibTorch brings the c10_cuda target: read its allocator's peak.
+if(TARGET c10_cuda)
+  set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/DeviceMemory.cpp
+    PROPERTIES COMPILE_DEFINITIONS AMPSCOPE_HAVE_C10_CUDA)
+endif()

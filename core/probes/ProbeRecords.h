@@ -26,6 +26,11 @@ inline constexpr std::string_view kHistogram = "histogram";
 inline constexpr std::string_view kUnderflow = "underflow";
 inline constexpr std::string_view kNonFinite = "nonfinite";
 inline constexpr std::string_view kUpdateRatio = "update_ratio";
+// Gradient comparisons (ComparisonRecords.h) and step audits (StepAuditRecords.h).
+inline constexpr std::string_view kShadow = "shadow";
+inline constexpr std::string_view kLockstep = "lockstep";
+inline constexpr std::string_view kOpDtypes = "op_dtypes";
+inline constexpr std::string_view kMemory = "memory";
 }  // namespace probe_record_type
 
 // What a histogram/underflow record measured.

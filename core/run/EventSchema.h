@@ -22,7 +22,11 @@ inline constexpr std::string_view kStep = "step";
 inline constexpr std::string_view kEpoch = "epoch";
 inline constexpr std::string_view kError = "error";
 inline constexpr std::string_view kRunEnd = "run_end";
+inline constexpr std::string_view kRunInfo = "run_info";  // the engine's facts after run_start
+inline constexpr std::string_view kFault = "fault";        // an injected fault fired
 }  // namespace event_type
+// The probe records' types live in probes/ProbeRecords.h; KnownRecordTypes.h
+// lists every type this build writes (and so reads).
 
 // run_end "status" values.
 namespace run_status {

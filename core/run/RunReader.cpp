@@ -12,6 +12,7 @@
 #include "common/JsonNesting.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
+#include "run/KnownRecordTypes.h"
 #include "run/RunFiles.h"
 
 namespace ampscope {
@@ -22,6 +23,11 @@ using runfiles::errnoText;
 using runfiles::joinPath;
 
 const std::string kEvents(kEventsFileName);
+
+// A value as the user would see it in the file (strings quoted).
+std::string jsonText(const nlohmann::json& value) {
+    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
 
 bool isBlank(std::string_view line) {
     return std::all_of(line.begin(), line.end(),
@@ -48,6 +54,30 @@ std::string parseRecord(std::string_view line, nlohmann::json& record) {
     return {};
 }
 
+}  // namespace
+
+// Records of a type this build does not know, by type in order of first sight.
+struct UnknownTypes {
+    std::vector<std::pair<std::string, int>> counts;
+    int total = 0;
+    // True (and counted) when the record's type is unknown: skip it.
+    bool skip(const nlohmann::json& record) {
+        const auto& type = record["type"].get_ref<const std::string&>();
+        if (isKnownRecordType(type)) return false;
+        ++total;
+        for (auto& [name, count] : counts) {
+            if (name == type) {
+                ++count;
+                return true;
+            }
+        }
+        counts.emplace_back(type, 1);
+        return true;
+    }
+};
+
+namespace {
+
 // Counts unreadable lines and names the first few, in the same words for the
 // reader and the follower.
 void noteBadLine(std::int64_t lineNumber, const std::string& why, int& count,
@@ -60,6 +90,11 @@ void noteBadLine(std::int64_t lineNumber, const std::string& why, int& count,
         warnings.push_back(kEvents + ": more unreadable lines; only the first " +
                            std::to_string(kListedBadEventLines) + " are listed");
     }
+}
+
+std::string unknownTypeWarning(const std::string& type, int count) {
+    return kEvents + ": skipped " + std::to_string(count) + (count == 1 ? " record" : " records") +
+           " of unknown type " + jsonText(nlohmann::json(type)) + " (newer schema?)";
 }
 
 std::string tornWarning(std::size_t bytes) {
@@ -77,10 +112,6 @@ int schemaVersionOf(const nlohmann::json& version) {
     return static_cast<int>(std::clamp<long long>(value, INT_MIN, INT_MAX));
 }
 
-// A value as the user would see it in the file (strings quoted).
-std::string jsonText(const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
 
 void readConfig(const std::string& dir, RunData& run) {
     const std::string path = joinPath(dir, kConfigFileName);
@@ -140,6 +171,7 @@ void readEvents(const std::string& dir, RunData& run) {
     std::size_t start = 0;
     std::int64_t lineNumber = 0;
     nlohmann::json record;
+    UnknownTypes unknown;
     while (start < text.size()) {
         const std::size_t newline = text.find('\n', start);
         const bool last = newline == std::string::npos;
@@ -152,6 +184,7 @@ void readEvents(const std::string& dir, RunData& run) {
         }
         const std::string why = parseRecord(line, record);
         if (why.empty()) {
+            if (unknown.skip(record)) continue;
             run.events.push_back(std::move(record));
         } else if (last) {
             // No newline and no record: the writer died mid-line (or is writing).
@@ -165,6 +198,9 @@ void readEvents(const std::string& dir, RunData& run) {
         run.warnings.push_back(kEvents + ": skipped " + std::to_string(run.skipped_lines) +
                                " unreadable lines in all");
     }
+    for (const auto& [type, count] : unknown.counts)
+        run.warnings.push_back(unknownTypeWarning(type, count));
+    run.skipped_unknown_records = unknown.total;
 
     if (run.events.empty()) {
         return;
@@ -237,7 +273,8 @@ RunData readRunDirectory(const std::string& dir) {
 RunFollower::RunFollower(const std::string& dir)
     : dir_(dir),
       eventsPath_(joinPath(dir, kEventsFileName)),
-      summaryPath_(joinPath(dir, kSummaryFileName)) {}
+      summaryPath_(joinPath(dir, kSummaryFileName)),
+      unknown_(std::make_unique<UnknownTypes>()) {}
 
 RunFollower::~RunFollower() {
     if (fd_ >= 0) {
@@ -330,12 +367,27 @@ void RunFollower::takeLines(std::vector<nlohmann::json>& out) {
         }
         const std::string why = parseRecord(line, record);
         if (why.empty()) {
-            out.push_back(std::move(record));
+            if (!skipUnknown(record)) out.push_back(std::move(record));
         } else {
             noteBadLine(lineNumber_, why, skippedLines_, warnings_);
         }
     }
     pending_.erase(0, start);  // one move of the partial tail, not one per line
+}
+
+bool RunFollower::skipUnknown(const nlohmann::json& record) {
+    const std::size_t typesBefore = unknown_->counts.size();
+    if (!unknown_->skip(record)) return false;
+    // One warning per type, its count kept current in place.
+    if (unknown_->counts.size() > typesBefore) {
+        unknownWarning_.push_back(warnings_.size());
+        warnings_.emplace_back();
+    }
+    for (std::size_t i = 0; i < unknown_->counts.size(); ++i) {
+        const auto& [type, count] = unknown_->counts[i];
+        warnings_[unknownWarning_[i]] = unknownTypeWarning(type, count);
+    }
+    return true;
 }
 
 void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
@@ -346,7 +398,7 @@ void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
     ++lineNumber_;
     nlohmann::json record;
     if (parseRecord(pending_, record).empty()) {
-        out.push_back(std::move(record));
+        if (!skipUnknown(record)) out.push_back(std::move(record));
     } else {
         warnings_.push_back(tornWarning(pending_.size()));
     }

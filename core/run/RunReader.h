@@ -22,7 +22,10 @@
 //   * run_start with a schema_version newer than this build: the records load,
 //     fields and types this build does not know are the consumer's to skip;
 //   * summary.json that does not parse: treated as absent (incomplete run).
-// - Records of unknown "type" are kept in order: the consumer decides.
+// - Records whose "type" this build does not know (KnownRecordTypes.h; a newer
+//   schema's) are skipped, with one warning per type: "events.jsonl: skipped 3
+//   records of unknown type \"foo\" (newer schema?)". Consumers see only types
+//   they can read; RunData::skipped_unknown_records counts the skipped ones.
 //
 // RunFollower contract:
 // - poll() returns, in order and exactly once, the records whose line (with its
@@ -33,6 +36,8 @@
 //   events.jsonl to its end (the writer flushes events before the summary, so
 //   nothing can follow). A pending partial line is then settled as the reader
 //   does: kept if it parses, otherwise dropped with a warning.
+// - Records of unknown type are skipped as the reader skips them: one warning
+//   per type in warnings(), whose count is updated in place as more arrive.
 // - Cheap at 30 Hz: the file stays open between polls; an idle poll costs one
 //   fstat, and a stat of summary.json until it appears.
 // - maxBytes bounds the bytes read by one poll so that opening a long run does
@@ -41,6 +46,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -62,9 +68,12 @@ struct RunData {
     int events_schema_version = 0;          // run_start's (0: no run_start)
     int skipped_lines = 0;                  // unreadable lines of events.jsonl
     bool torn_last_line = false;            // a torn last line was ignored
+    int skipped_unknown_records = 0;        // records of a type this build does not know
 };
 
 RunData readRunDirectory(const std::string& dir);
+
+struct UnknownTypes;
 
 class RunFollower {
 public:
@@ -87,6 +96,7 @@ private:
     bool openEvents();
     void takeLines(std::vector<nlohmann::json>& out);
     void settlePending(std::vector<nlohmann::json>& out);
+    bool skipUnknown(const nlohmann::json& record);  // true: unknown type, counted
 
     std::string dir_;
     std::string eventsPath_;
@@ -100,6 +110,8 @@ private:
     bool summarySeen_ = false;
     bool caughtUp_ = false;
     bool finished_ = false;
+    std::unique_ptr<UnknownTypes> unknown_;
+    std::vector<std::size_t> unknownWarning_;  // index in warnings_ of each unknown type's line
 };
 
 }  // namespace ampscope
