@@ -38,6 +38,8 @@ if(NOT TARGET ampscope_ui)
   return()
 endif()
 
+# Imported Qt targets are local to the directory that found them (ui/): find them here too.
+find_package(Qt6 REQUIRED COMPONENTS Gui Svg)
 add_executable(ampscope_render_icon ${CMAKE_CURRENT_LIST_DIR}/IconRenderer.cpp)
 set_target_properties(ampscope_render_icon PROPERTIES OUTPUT_NAME ampscope-render-icon)
 target_link_libraries(ampscope_render_icon PRIVATE Qt6::Gui Qt6::Svg)
