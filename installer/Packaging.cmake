@@ -3,6 +3,9 @@
 #
 #   cmake --build build && (cd build && cpack -G DEB)   ->  build/ampscope_<version>-1_<arch>.deb
 #
+# cpack first runs the build's `preinstall` target, which builds every target (all test
+# suites too) unless the tree was configured with -DCMAKE_SKIP_INSTALL_ALL_DEPENDENCY=ON.
+#
 # The binaries install from app/CMakeLists.txt (install(TARGETS ...) to bin). Nothing the
 # programs read at run time lives outside them: the built-in scenarios are compiled into core,
 # so the package needs no path into the build or source tree.
@@ -47,10 +50,18 @@ set(CPACK_PACKAGE_VERSION "${PROJECT_VERSION}")
 set(CPACK_PACKAGE_VENDOR "The AmpScope developers")
 set(CPACK_PACKAGE_CONTACT "The AmpScope developers <maintainers@ampscope.invalid>")
 set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "lab for seeing what mixed precision does to training")
+# Debian wants extended description lines under 80 columns: wrapped here by hand.
 set(CPACK_PACKAGE_DESCRIPTION
-    "AmpScope trains a small model with LibTorch in fp32, tf32, fp16 (with or without a loss scaler), bf16 or pure fp16/bf16 and shows, live, the loss, the loss-scale history, per-layer gradient histograms against the fp16 range, underflow and overflow counts, and where the first NaN or Inf appeared. Runs are recorded as plain JSON lines and compared side by side.
+    "AmpScope trains a small model with LibTorch in fp32, tf32, fp16 (with or
+without a loss scaler), bf16 or pure fp16/bf16 and shows, live, the loss, the
+loss-scale history, per-layer gradient histograms against the fp16 range,
+underflow and overflow counts, and where the first NaN or Inf appeared. Runs
+are recorded as plain JSON lines and compared side by side.
 
-This package holds the Qt window (ampscope), the headless command line (ampscope-cli) with its built-in scenarios, and example configs under /usr/share/ampscope/examples. Without the recommended dataset-fashion-mnist package the synthetic data sets still work.")
+This package holds the Qt window (ampscope), the headless command line
+(ampscope-cli) with its built-in scenarios, and example configs under
+/usr/share/ampscope/examples. Without the recommended dataset-fashion-mnist
+package the synthetic data sets still work.")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)
 
