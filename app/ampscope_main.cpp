@@ -67,6 +67,17 @@ bool displayAvailable() {
     return environmentSet("DISPLAY") || environmentSet("WAYLAND_DISPLAY") || offscreen;
 }
 
+// --version: what a bug report needs: version, git revision, LibTorch and whether CUDA is
+// usable, and the Qt the window runs on (when this build has one).
+void printVersion() {
+    std::printf("ampscope %s (git %s), %s", build::kVersion, build::kGitRevision,
+                libraryVersions().c_str());
+#ifdef AMPSCOPE_HAVE_GUI
+    std::printf(", Qt %s", qVersion());
+#endif
+    std::printf("\n");
+}
+
 int runDefaultHeadless(const std::string& parent) {
     const std::string root = app::timestampedDirectory(parent);
     std::printf(
@@ -113,6 +124,8 @@ int runWindow(int& argc, char** argv, const Options& options) {
     QApplication::setOrganizationName(QStringLiteral("AmpScope"));
     QApplication::setApplicationName(QStringLiteral("ampscope"));
     QApplication::setApplicationVersion(QString::fromLatin1(build::kVersion));
+    // Ties the window to the installed menu entry (Wayland app id): resources/desktop/.
+    QGuiApplication::setDesktopFileName(QStringLiteral("org.ampscope.AmpScope"));
     const bool screenshot = !options.screenshotPath.empty();
 
     ui::MainWindowOptions windowOptions;
@@ -208,8 +221,7 @@ int main(int argc, char** argv) {
     for (int i = 1; i < argc; ++i) {
         const bool hasValue = i + 1 < argc;
         if (!std::strcmp(argv[i], "--version")) {
-            std::printf("ampscope %s (git %s), %s\n", build::kVersion, build::kGitRevision,
-                        libraryVersions().c_str());
+            printVersion();
             return 0;
         } else if (!std::strcmp(argv[i], "--headless")) {
             options.headless = true;
