@@ -12,24 +12,22 @@
 #include "probes/ProbeRecords.h"
 #include "probes/StepAuditRecords.h"
 #include "run/RunReader.h"
+#include "RunSupport.h"
+#include "TestSupport.h"
 
 using namespace ampscope;
 
 namespace {
 
+using test::recordsOf;
+using test::runAndRead;
+using test::stepLosses;
+
 RunConfig spirals(const std::string& mode) {
-    RunConfig c;
-    c.threads = 1;
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 16};
+    RunConfig c = test::spiralsMlpConfig();
+    c.optim.lr = OptimConfig{}.lr;  // the default rate these comparisons were measured with
     c.precision.mode = mode;
-    c.train.epochs = 1;
     c.train.max_steps = 3;
-    c.train.batch_size = 32;
     c.probes.every = 2;
     return c;
 }

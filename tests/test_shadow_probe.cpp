@@ -17,46 +17,23 @@
 #include "probes/GradientComparisonProbe.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunReader.h"
+#include "RunSupport.h"
+#include "TestSupport.h"
 
 using namespace ampscope;
 
 namespace {
 
+using test::recordsOf;
+using test::runAndRead;
+using test::stepLosses;
+
 RunConfig spirals(const std::string& mode) {
-    RunConfig c;
-    c.threads = 1;
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 16};
+    RunConfig c = test::spiralsMlpConfig();
+    c.optim.lr = OptimConfig{}.lr;  // the default rate these comparisons were measured with
     c.precision.mode = mode;
-    c.train.epochs = 1;
-    c.train.batch_size = 32;
     c.probes.every = 4;
     return c;
-}
-
-RunData runAndRead(const RunConfig& config, QTemporaryDir& tmp, const char* name) {
-    const std::string dir = tmp.filePath(name).toStdString();
-    Engine engine(config, dir);
-    engine.start();
-    engine.wait();
-    return readRunDirectory(dir);
-}
-
-std::vector<nlohmann::json> recordsOf(const RunData& run, const std::string& type) {
-    std::vector<nlohmann::json> out;
-    for (const auto& r : run.events)
-        if (r.value("type", "") == type) out.push_back(r);
-    return out;
-}
-
-std::vector<double> lossesOf(const RunData& run) {
-    std::vector<double> losses;
-    for (const auto& r : recordsOf(run, "step")) losses.push_back(r["loss"].get<double>());
-    return losses;
 }
 
 }  // namespace
@@ -119,7 +96,7 @@ private Q_SLOTS:
         QCOMPARE(recordsOf(shadowed, "shadow").size(), size_t(12));
         // Same losses at every step, and the same validation loss: the BatchNorm
         // running statistics the evaluation uses were not touched either.
-        QCOMPARE(lossesOf(shadowed), lossesOf(plain));
+        QCOMPARE(stepLosses(shadowed), stepLosses(plain));
         QCOMPARE((*shadowed.summary)["val_loss"].get<double>(), (*plain.summary)["val_loss"].get<double>());
         // A low-precision run differs from its shadow, but not by much.
         for (const auto& r : recordsOf(shadowed, "shadow")) {
