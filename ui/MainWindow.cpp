@@ -39,6 +39,8 @@
 #include "plots/ThroughputPlot.h"
 #include "run/RunReader.h"
 #include "views/GradientHistogramView.h"
+#include "views/CompareView.h"
+#include "views/LockstepPlot.h"
 #include "views/NanInspectorView.h"
 #include "views/UnderflowView.h"
 #include "scenarios/ScenarioCatalogue.h"
@@ -314,6 +316,16 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(histogramDock_, underflowDock_);
     tabifyDockWidget(underflowDock_, nanDock_);
     tabifyDockWidget(throughputDock_, memoryDock_);
+
+    // Comparing: the lock-step A/B of the current run, and recorded runs overlaid.
+    lockstepPlot_ = new LockstepPlot(this);
+    compareView_ = new CompareView(this);
+    lockstepDock_ = addRunView(QStringLiteral("lockstep"), tr("Lock-step A/B"), lockstepPlot_,
+                               Qt::RightDockWidgetArea, lockstepPlot_);
+    compareDock_ = addRunView(QStringLiteral("compare"), tr("Compare runs"), compareView_,
+                              Qt::RightDockWidgetArea, nullptr);
+    tabifyDockWidget(nanDock_, lockstepDock_);
+    tabifyDockWidget(lockstepDock_, compareDock_);
     lossDock_->raise();
     throughputDock_->raise();
     connect(nanInspector_, &NanInspectorView::rerunWithLayerInFp32, this,

@@ -53,6 +53,8 @@ class GradientHistogramView;
 class ScenarioBrowser;
 class LossPlot;
 class MemoryPlot;
+class CompareView;
+class LockstepPlot;
 class NanInspectorView;
 class ScalePlot;
 class ThroughputPlot;
@@ -92,6 +94,8 @@ public:
     ScalePlot* scalePlot() const { return scalePlot_; }
     ThroughputPlot* throughputPlot() const { return throughputPlot_; }
     MemoryPlot* memoryPlot() const { return memoryPlot_; }
+    LockstepPlot* lockstepPlot() const { return lockstepPlot_; }
+    CompareView* compareView() const { return compareView_; }
     GradientHistogramView* histogramView() const { return histogramView_; }
     UnderflowView* underflowView() const { return underflowView_; }
     NanInspectorView* nanInspector() const { return nanInspector_; }
@@ -175,6 +179,10 @@ private:
     ScalePlot* scalePlot_ = nullptr;
     ThroughputPlot* throughputPlot_ = nullptr;
     MemoryPlot* memoryPlot_ = nullptr;
+    LockstepPlot* lockstepPlot_ = nullptr;
+    CompareView* compareView_ = nullptr;
+    QDockWidget* lockstepDock_ = nullptr;
+    QDockWidget* compareDock_ = nullptr;
     GradientHistogramView* histogramView_ = nullptr;
     UnderflowView* underflowView_ = nullptr;
     NanInspectorView* nanInspector_ = nullptr;

@@ -1,0 +1,125 @@
+// Comparing runs: the Compare dock overlays recorded runs with a legend by name and
+// mode; the Lock-step A/B dock plots per-layer gradient cosine and the loss difference
+// from a run trained with a lock-step partner.
+#include <QListWidget>
+#include <QTemporaryDir>
+#include <QtTest/QtTest>
+#include <cmath>
+
+#include "MainWindow.h"
+#include "RunSupport.h"
+#include "TestSupport.h"
+#include "probes/ComparisonRecords.h"
+#include "views/CompareView.h"
+#include "views/LockstepPlot.h"
+#include "views/RunOverlayPlot.h"
+
+using namespace ampscope;
+using ampscope::ui::CompareView;
+using ampscope::ui::LockstepPlot;
+using ampscope::ui::MainWindow;
+using ampscope::ui::MainWindowOptions;
+
+namespace {
+
+RunConfig tinyRun(const std::string& mode) {
+    RunConfig c = test::spiralsMlpConfig(256, {16, 16}, 32);  // 6 steps per epoch
+    c.precision.mode = mode;
+    c.probes.every = 2;
+    return c;
+}
+
+}  // namespace
+
+class GuiCompareTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void overlaysRecordedRunsWithTheirModes() {
+        QTemporaryDir tmp;
+        const RunData fp32 = test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");
+        const RunData fp16 = test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
+        CompareView view;
+        view.resize(1200, 400);
+        QString error;
+        QVERIFY2(view.addRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(view.addRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
+        QVERIFY(!view.addRun(tmp.filePath("missing"), &error));
+        QVERIFY2(error.contains("no such run directory"), qPrintable(error));
+        QCOMPARE(view.runList()->count(), 2);
+
+        auto* loss = view.lossPlot();
+        QCOMPARE(loss->runCount(), 2);
+        QCOMPARE(loss->runGraph(0)->name(), QString("a-fp32 (fp32)"));
+        QCOMPARE(loss->runGraph(1)->name(), QString("b-fp16 (fp16)"));
+        const auto steps = test::recordsOf(fp16, "step");
+        QCOMPARE(loss->runGraph(1)->data()->size(), static_cast<int>(steps.size()));
+        QCOMPARE(loss->runGraph(1)->data()->at(0)->value, steps[0]["loss"].get<double>());
+        // log2 of the scale: 2^16 for the fp16 run's dynamic scaler, 0 for fp32.
+        QCOMPARE(view.scalePlot()->runGraph(0)->data()->at(0)->value, 0.0);
+        QCOMPARE(view.scalePlot()->runGraph(1)->data()->at(0)->value,
+                 std::log2(steps[0]["scale_after"].get<double>()));
+        // One point per probe step: steps 1, 2, 4, 6.
+        QCOMPARE(view.underflowPlot()->runGraph(1)->data()->size(), 4);
+
+        view.removeRun(0);
+        QCOMPARE(view.lossPlot()->runCount(), 1);
+        QCOMPARE(view.lossPlot()->runGraph(0)->name(), QString("b-fp16 (fp16)"));
+    }
+
+    void lockstepPlotsCosineAndLossDifference() {
+        QTemporaryDir tmp;
+        RunConfig config = tinyRun("fp16");
+        config.lockstep.mode = "fp32";
+        const RunData run = test::runAndRead(config, tmp, "ab");
+        MainWindowOptions options;
+        options.persistSettings = false;
+        options.runsRoot = tmp.path();
+        MainWindow window(options);
+        QString error;
+        QVERIFY2(window.openRunDirectory(tmp.filePath("ab"), &error), qPrintable(error));
+        LockstepPlot* plot = window.lockstepPlot();
+        QCOMPARE(plot->partnerMode(), QString("fp32"));
+
+        const auto records = test::recordsOf(run, "lockstep");
+        QCOMPARE(static_cast<int>(records.size()), 6);
+        QCOMPARE(plot->lossDiffGraph()->data()->size(), 6);
+        QCOMPARE(plot->lossDiffGraph()->name(), QString("loss fp16 − fp32"));
+        for (int i = 0; i < 6; ++i)
+            QCOMPARE(plot->lossDiffGraph()->data()->at(i)->value,
+                     records[static_cast<size_t>(i)]["loss_diff"].get<double>());
+        // Per-layer cosines on the probe steps (1, 2, 4, 6).
+        int withLayers = 0;
+        double fc1Cosine = NAN;
+        for (const auto& r : records) {
+            const LockstepRecord parsed = lockstepRecordFromJson(r);
+            if (parsed.layers.empty()) continue;
+            if (withLayers++ == 0)
+                for (const auto& l : parsed.layers)
+                    if (l.layer == "fc1") fc1Cosine = l.cosine;
+        }
+        QCOMPARE(withLayers, 4);
+        QCPGraph* fc1 = plot->cosineGraph("fc1");
+        QVERIFY(fc1);
+        QCOMPARE(fc1->data()->size(), 4);
+        QCOMPARE(fc1->data()->at(0)->value, fc1Cosine);
+        QVERIFY(fc1Cosine > 0.9 && fc1Cosine <= 1.0);
+        QVERIFY(!plot->cosineGraph("act1"));  // no parameters, no cosine
+        QVERIFY(plot->hoverText(1.0, QPoint()).contains("fc1 cosine (step 1)"));
+    }
+
+    void runWithoutPartnerSaysHow() {
+        QTemporaryDir tmp;
+        (void)test::runAndRead(tinyRun("fp32"), tmp, "solo");
+        MainWindowOptions options;
+        options.persistSettings = false;
+        options.runsRoot = tmp.path();
+        MainWindow window(options);
+        QString error;
+        QVERIFY2(window.openRunDirectory(tmp.filePath("solo"), &error), qPrintable(error));
+        QVERIFY(window.lockstepPlot()->partnerMode().isEmpty());
+        QCOMPARE(window.lockstepPlot()->lossDiffGraph()->data()->size(), 0);
+    }
+};
+
+QTEST_MAIN(GuiCompareTest)
+#include "test_gui_compare.moc"
