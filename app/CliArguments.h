@@ -7,10 +7,11 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run };
+    enum class Command { Help, Version, Run, Report, ExportCsv, ExportTfEvents };
     Command command = Command::Help;
     std::string configPath;
-    std::string outDirectory;
+    std::string outDirectory;  // run: the run directory; report: the file; export-*: the folder
+    std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
     std::vector<std::string> overrides;  // "key.path=value"
     bool quiet = false;
 };

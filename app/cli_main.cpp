@@ -7,10 +7,14 @@
 
 #include "CliArguments.h"
 #include "HeadlessRunner.h"
+#include "ReportCommand.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "engine/Versions.h"
+#include "export/RunCsvExport.h"
+#include "export/TfEventsExport.h"
+#include "run/RunReader.h"
 
 using namespace ampscope;
 
@@ -44,6 +48,29 @@ int main(int argc, char** argv) {
                     app::printSummary(result.summary, request.outDirectory, stdout);
                 }
                 return app::exitCodeFor(result);
+            }
+            case app::CliRequest::Command::Report:
+                return app::runReportCommand(request.runDirectories, request.outDirectory, request.quiet,
+                                             argc, argv);
+            case app::CliRequest::Command::ExportCsv: {
+                const RunData run = readRunDirectory(request.runDirectories.front());
+                const CsvExportResult result = exportRunCsv(run, request.outDirectory);
+                for (const auto& w : result.warnings) std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
+                if (!request.quiet)
+                    for (const auto& [name, rows] : result.dataRows)
+                        std::printf("%s/%s: %lld rows\n", request.outDirectory.c_str(), name.c_str(),
+                                    static_cast<long long>(rows));
+                return 0;
+            }
+            case app::CliRequest::Command::ExportTfEvents: {
+                const RunData run = readRunDirectory(request.runDirectories.front());
+                const TfEventsExportResult result = exportRunTfEvents(run, request.outDirectory);
+                for (const auto& w : result.warnings) std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
+                if (!request.quiet)
+                    std::printf("%s: %lld events (%lld scalars, %lld histograms)\n", result.path.c_str(),
+                                static_cast<long long>(result.events), static_cast<long long>(result.scalars),
+                                static_cast<long long>(result.histograms));
+                return 0;
             }
         }
     } catch (const InputError& e) {

@@ -53,6 +53,7 @@ class GradientHistogramView;
 class LossPlot;
 class MemoryPlot;
 class NanInspectorView;
+class RunExportActions;
 class ScalePlot;
 class ThroughputPlot;
 class UnderflowView;
@@ -99,6 +100,7 @@ public:
     QAction* openRunAction() const { return openRunAction_; }
     QAction* saveConfigAction() const { return saveConfigAction_; }
     QAction* quitAction() const { return quitAction_; }
+    RunExportActions* exportActions() const { return exportActions_; }
     QString runDirectory() const { return runDirectory_; }
     QString errorText() const;
     QString statusDeviceText() const;
@@ -198,6 +200,7 @@ private:
     QAction* quitAction_ = nullptr;
     QAction* resetLayoutAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
+    RunExportActions* exportActions_ = nullptr;
 
     ElidingLabel* runLabel_ = nullptr;
     ElidingLabel* errorLabel_ = nullptr;
