@@ -9,12 +9,23 @@
 #include "report/ReportWriter.h"
 
 namespace ampscope::app {
+namespace {
+
+// Offscreen in a container, Qt warns that XDG_RUNTIME_DIR is not set: noise for a
+// command whose stderr is one line on failure. Everything else goes to stderr as usual.
+void quietMessages(QtMsgType type, const QMessageLogContext& context, const QString& message) {
+    if (message.startsWith(QLatin1String("QStandardPaths:"))) return;
+    std::fprintf(stderr, "%s\n", qUtf8Printable(qFormatLogMessage(type, context, message)));
+}
+
+}  // namespace
 
 int runReportCommand(const std::vector<std::string>& runDirectories, const std::string& outputPath,
                      bool quiet, int argc, char** argv) {
     // Headless: no display needed. A user's explicit QT_QPA_PLATFORM is kept.
     if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    qInstallMessageHandler(quietMessages);
     QApplication app(argc, argv);
     QStringList directories;
     for (const auto& d : runDirectories) directories << QString::fromStdString(d);

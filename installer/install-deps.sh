@@ -10,8 +10,10 @@ PACKAGES="
   dataset-fashion-mnist
   python3-torch python3-numpy
   xvfb xauth poppler-utils
+  libprotobuf-dev protobuf-compiler
   clang libclang-rt-14-dev llvm-14
 "
+# libprotobuf-dev + protobuf-compiler: TensorBoard event files (core/export).
 # clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 

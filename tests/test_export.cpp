@@ -226,7 +226,8 @@ private Q_SLOTS:
 
         const auto steps = readLines(out + "/steps.csv");
         QCOMPARE(steps.size(), std::size_t(4));
-        // Union of fields in first-seen order; memory_bytes only from step 3 on.
+        // step and epoch lead, then the union of fields in first-seen order (a record's
+        // keys come sorted); memory_bytes only from step 3 on.
         QCOMPARE(steps[0], std::string("step,epoch,loss,scale,step_seconds,step_skipped,memory_bytes"));
         QCOMPARE(steps[1], std::string("1,1,2.5,65536,0.5,false,"));
         QCOMPARE(steps[2], std::string("2,1,nan,32768,0.25,true,"));
@@ -243,7 +244,11 @@ private Q_SLOTS:
         const auto underflow = readLines(out + "/underflow.csv");
         QCOMPARE(underflow[2], std::string("2,fc1,param_grad_scaled,1,true,flushed,5"));
         const auto epochs = readLines(out + "/epochs.csv");
-        QCOMPARE(epochs[1], std::string("1,3,1.3,1.1,0.75,1"));
+        QCOMPARE(epochs[0], std::string("step,epoch,seconds,train_loss,val_accuracy,val_loss"));
+        QCOMPARE(epochs[1], std::string("3,1,1,1.3,0.75,1.1"));
+        const auto ratios = readLines(out + "/update_ratio.csv");
+        QCOMPARE(ratios[0], std::string("step,layer,layer_index,numel,ratio,update_norm,weight_norm"));
+        QCOMPARE(ratios[1], std::string("3,fc1,0,12,0.001,0.002,2"));
         QCOMPARE(json::parse(readAll(out + "/config.json")).at("name"), json("hand"));
         QCOMPARE(json::parse(readAll(out + "/summary.json")).at("steps"), json(3));
     }

@@ -39,8 +39,17 @@ bool isTagOf(const std::string& key, const nlohmann::json& record) {
 // One flat table: columns are the records' fields in first-seen order; the
 // "<key>_nonfinite" tags fold into their key's cell.
 int64_t writeFlatTable(const std::vector<const nlohmann::json*>& records, const std::string& path) {
+    // Where a record has them, these lead (JSON objects come back with sorted keys, so
+    // "first seen" alone would put epoch before step).
     std::vector<std::string> columns;
     std::set<std::string> known;
+    for (const char* lead : {"step", "epoch", "layer", "kind"})
+        for (const nlohmann::json* record : records)
+            if (record->contains(lead)) {
+                columns.push_back(lead);
+                known.insert(lead);
+                break;
+            }
     for (const nlohmann::json* record : records)
         for (auto it = record->begin(); it != record->end(); ++it) {
             if (it.key() == "type" || isTagOf(it.key(), *record)) continue;

@@ -13,8 +13,9 @@
 //                    later probes add): one row per record, one column per top-level field
 //   config.json      the run's resolved config; summary.json when the run has one
 //
-// Columns of the flat tables are the union of the records' fields in first-seen order
-// ("type" left out); a field a record lacks is an empty cell. Cell rules: CsvWriter.h.
+// Columns of the flat tables: step, epoch, layer, kind first (those present), then the
+// union of the other fields in first-seen order ("type" left out); a field a record
+// lacks is an empty cell. Cell rules: CsvWriter.h.
 // Framing records (run_start, run_info, run_end) are not series and are not exported.
 // Malformed probe records are skipped with a warning; the export goes on.
 #include <cstdint>

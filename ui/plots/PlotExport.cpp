@@ -59,7 +59,7 @@ void paintPlot(QCustomPlot* plot, QCPPainter* painter, const QRectF& rect, const
 
 QString savePlotImage(QCustomPlot* plot, const QString& path, const PlotImageOptions& options) {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    const QSize size = options.size.isEmpty() ? plot->size() : options.size;
+    const QSize size = options.size.isValid() ? options.size : plot->size();
     if (size.width() <= 0 || size.height() <= 0)
         return QStringLiteral("%1: the image size must be positive (got %2x%3)")
             .arg(path)

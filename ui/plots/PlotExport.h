@@ -7,7 +7,7 @@
 // - savePlotImage() returns an empty string on success, else one line naming the file
 //   and what failed (an unknown suffix, a size that is not positive, a write error).
 // - size: PNG in pixels, SVG and PDF in points at 96 per inch (1 px on a 96 dpi screen);
-//   an empty size takes the plot's on-screen size. dpi (PNG only) sets how large text
+//   an unset size (QSize()) takes the plot's on-screen size. dpi (PNG only) sets how large text
 //   and lines are drawn: at 192 dpi a 1600x1000 image looks like the 800x500 plot on
 //   screen, twice as sharp; the DPI is also written into the PNG.
 // - paintPlot() draws a plot with its title into a rectangle of any painter (a PDF
@@ -26,7 +26,7 @@ namespace ampscope::ui {
 
 struct PlotImageOptions {
     QString title;   // drawn above the plot; empty: no title row
-    QSize size;      // see above; empty: the plot's own size
+    QSize size;      // see above; unset: the plot's own size
     double dpi = 192.0;  // PNG only
 };
 

@@ -49,6 +49,7 @@ ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QW
             hasUnderflow_ = true;
             try {
                 const UnderflowRecord u = underflowRecordFromJson(e);
+                anyFlushed_ = anyFlushed_ || u.counts.flushed > 0;
                 auto& [sum, n] = lost[QString::fromStdString(u.layer)];
                 sum += u.counts.flushedFraction() + u.counts.subnormalFraction() +
                        u.counts.overflowFraction();

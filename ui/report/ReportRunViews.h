@@ -42,6 +42,8 @@ public:
 
     bool hasHistograms() const { return hasHistograms_; }
     bool hasUnderflow() const { return hasUnderflow_; }
+    // Some scaled parameter-gradient element was flushed to 0 at some probe step.
+    bool anyFlushed() const { return anyFlushed_; }
     QStringList affectedLayers(int count) const;
     bool showHistogramOf(const QString& layer);
     QString histogramKindText() const;
@@ -57,6 +59,7 @@ private:
     QStringList scaledLayers_, unscaledLayers_;
     bool hasHistograms_ = false;
     bool hasUnderflow_ = false;
+    bool anyFlushed_ = false;
 };
 
 }  // namespace ampscope::ui

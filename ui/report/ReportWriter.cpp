@@ -166,7 +166,6 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
 
     ReportRunViews views(run);
     const QString prefix = comparison ? run.title + QStringLiteral(": ") : QString();
-    sink.html(QStringLiteral("<h3>Plots</h3>"));
     sink.plot(views.loss(), prefix + QStringLiteral("Loss"), kPlotAspect);
     sink.plot(views.scale(), prefix + QStringLiteral("Loss scale"), kPlotAspect);
     if (views.hasHistograms()) {
@@ -186,10 +185,14 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
     } else {
         sink.html(QStringLiteral("<p class=\"note\">No gradient histograms were recorded in this run.</p>"));
     }
-    if (views.hasUnderflow())
+    if (views.hasUnderflow()) {
         sink.plot(views.underflowHeatmap(),
                   prefix + QStringLiteral("Underflow: fraction of scaled parameter-gradient elements flushed to 0"),
                   kHeatmapAspect);
+        if (!views.anyFlushed())
+            sink.html(QStringLiteral("<p class=\"note\">No scaled parameter-gradient element was flushed "
+                                     "to 0 at any probe step: the map is empty.</p>"));
+    }
     sink.html(nanDiagnosisHtml(run));
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }
