@@ -68,8 +68,9 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
     if (command == "report" || command == "export-csv" || command == "export-tfevents")
         return parseRunDirectoryCommand(args);
     if (command != "run")
-        throw InputError("unknown command '" + command +
-                         "' (commands: run, report, export-csv, export-tfevents; see ampscope-cli --help)");
+        throw InputError(
+            "unknown command '" + command +
+            "' (commands: run, report, export-csv, export-tfevents; see ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];
@@ -89,7 +90,8 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         } else if (a == "--quiet" || a == "-q") {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
-            throw InputError("run: unknown option '" + a + "' (options: --out DIR, --set key.path=value, --quiet)");
+            throw InputError("run: unknown option '" + a +
+                             "' (options: --out DIR, --set key.path=value, --quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {
@@ -97,7 +99,8 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         }
     }
     if (request.configPath.empty()) throw InputError("run: missing CONFIG.json");
-    if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
+    if (request.outDirectory.empty())
+        throw InputError("run: missing --out DIR (where the run directory goes)");
     return request;
 }
 

@@ -12,7 +12,7 @@ struct CliRequest {
     std::string configPath;
     std::string outDirectory;  // run: the run directory; report: the file; export-*: the folder
     std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
-    std::vector<std::string> overrides;  // "key.path=value"
+    std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
 };
 

@@ -23,7 +23,8 @@ void quietMessages(QtMsgType type, const QMessageLogContext& context, const QStr
 int runReportCommand(const std::vector<std::string>& runDirectories, const std::string& outputPath,
                      bool quiet, int argc, char** argv) {
     // Headless: no display needed. A user's explicit QT_QPA_PLATFORM is kept.
-    if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") && !std::getenv("WAYLAND_DISPLAY"))
+    if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
+        !std::getenv("WAYLAND_DISPLAY"))
         setenv("QT_QPA_PLATFORM", "offscreen", 1);
     qInstallMessageHandler(quietMessages);
     QApplication app(argc, argv);

@@ -48,10 +48,11 @@ void writeAll(const std::string& path, const std::string& bytes) {
 json histogramJson(int64_t step, const std::string& layer, const std::map<int, int64_t>& bins,
                    int64_t zero, int64_t nan) {
     std::vector<int64_t> counts(97, 0);
-    for (const auto& [exponent, count] : bins) counts[static_cast<std::size_t>(exponent + 64)] = count;
-    return {{"type", "histogram"}, {"step", step},   {"layer", layer}, {"kind", "param_grad"},
-            {"min_exponent", -64}, {"counts", counts}, {"below", 0},   {"above", 0},
-            {"zero", zero},        {"nan", nan},       {"pos_inf", 0}, {"neg_inf", 0}};
+    for (const auto& [exponent, count] : bins)
+        counts[static_cast<std::size_t>(exponent + 64)] = count;
+    return {{"type", "histogram"}, {"step", step},     {"layer", layer}, {"kind", "param_grad"},
+            {"min_exponent", -64}, {"counts", counts}, {"below", 0},     {"above", 0},
+            {"zero", zero},        {"nan", nan},       {"pos_inf", 0},   {"neg_inf", 0}};
 }
 
 // A small run made by hand: every cell value below is known.
@@ -60,21 +61,59 @@ RunData handMadeRun() {
     run.config = {{"schema_version", 1}, {"name", "hand"}};
     run.events = {
         {{"type", "run_start"}, {"schema_version", 1}, {"time", "2024-05-01T12:00:00Z"}},
-        {{"type", "step"}, {"step", 1}, {"epoch", 1}, {"loss", 2.5}, {"scale", 65536.0},
-         {"step_seconds", 0.5}, {"step_skipped", false}},
-        {{"type", "step"}, {"step", 2}, {"epoch", 1}, {"loss", nullptr}, {"loss_nonfinite", "nan"},
-         {"scale", 32768.0}, {"step_seconds", 0.25}, {"step_skipped", true}},
-        {{"type", "step"}, {"step", 3}, {"epoch", 1}, {"loss", 0.1}, {"scale", 32768.0},
-         {"step_seconds", 0.25}, {"step_skipped", false}, {"memory_bytes", 1024}},
+        {{"type", "step"},
+         {"step", 1},
+         {"epoch", 1},
+         {"loss", 2.5},
+         {"scale", 65536.0},
+         {"step_seconds", 0.5},
+         {"step_skipped", false}},
+        {{"type", "step"},
+         {"step", 2},
+         {"epoch", 1},
+         {"loss", nullptr},
+         {"loss_nonfinite", "nan"},
+         {"scale", 32768.0},
+         {"step_seconds", 0.25},
+         {"step_skipped", true}},
+        {{"type", "step"},
+         {"step", 3},
+         {"epoch", 1},
+         {"loss", 0.1},
+         {"scale", 32768.0},
+         {"step_seconds", 0.25},
+         {"step_skipped", false},
+         {"memory_bytes", 1024}},
         histogramJson(2, "fc1", {{-30, 5}, {-3, 7}}, 4, 1),
         histogramJson(2, "a,b", {{0, 2}}, 0, 0),
-        {{"type", "underflow"}, {"step", 2}, {"layer", "fc1"}, {"kind", "param_grad_scaled"},
-         {"multiplier", 1.0}, {"zero", 4}, {"flushed", 5}, {"subnormal", 0}, {"normal", 7},
-         {"overflow", 0}, {"nan", 1}, {"inf", 0}, {"exact", true}},
-        {{"type", "update_ratio"}, {"step", 3}, {"layer", "fc1"}, {"layer_index", 0},
-         {"ratio", 0.001}, {"weight_norm", 2.0}, {"update_norm", 0.002}, {"numel", 12}},
-        {{"type", "epoch"}, {"epoch", 1}, {"step", 3}, {"train_loss", 1.3}, {"val_loss", 1.1},
-         {"val_accuracy", 0.75}, {"seconds", 1.0}},
+        {{"type", "underflow"},
+         {"step", 2},
+         {"layer", "fc1"},
+         {"kind", "param_grad_scaled"},
+         {"multiplier", 1.0},
+         {"zero", 4},
+         {"flushed", 5},
+         {"subnormal", 0},
+         {"normal", 7},
+         {"overflow", 0},
+         {"nan", 1},
+         {"inf", 0},
+         {"exact", true}},
+        {{"type", "update_ratio"},
+         {"step", 3},
+         {"layer", "fc1"},
+         {"layer_index", 0},
+         {"ratio", 0.001},
+         {"weight_norm", 2.0},
+         {"update_norm", 0.002},
+         {"numel", 12}},
+        {{"type", "epoch"},
+         {"epoch", 1},
+         {"step", 3},
+         {"train_loss", 1.3},
+         {"val_loss", 1.1},
+         {"val_accuracy", 0.75},
+         {"seconds", 1.0}},
         {{"type", "run_end"}, {"status", "finished"}, {"step", 3}},
     };
     run.summary = json{{"status", "finished"}, {"steps", 3}};
@@ -124,14 +163,20 @@ std::vector<WireField> wireFields(const std::string& message) {
         WireField f;
         f.number = static_cast<int>(key >> 3);
         f.wireType = static_cast<int>(key & 7);
-        if (f.wireType == 0) f.varint = readVarint();
-        else if (f.wireType == 1) { f.bytes = message.substr(at, 8); at += 8; }
-        else if (f.wireType == 5) { f.bytes = message.substr(at, 4); at += 4; }
-        else if (f.wireType == 2) {
+        if (f.wireType == 0)
+            f.varint = readVarint();
+        else if (f.wireType == 1) {
+            f.bytes = message.substr(at, 8);
+            at += 8;
+        } else if (f.wireType == 5) {
+            f.bytes = message.substr(at, 4);
+            at += 4;
+        } else if (f.wireType == 2) {
             const auto length = static_cast<std::size_t>(readVarint());
             f.bytes = message.substr(at, length);
             at += length;
-        } else break;
+        } else
+            break;
         fields.push_back(f);
     }
     return fields;
@@ -148,7 +193,8 @@ private Q_SLOTS:
         QCOMPARE(crc32c(""), 0u);
         // 32 zero bytes: RFC 3720 B.4 test vector.
         QCOMPARE(crc32c(std::string(32, '\0')), 0x8A9136AAu);
-        for (uint32_t v : {0u, 1u, 0xE3069283u, 0xFFFFFFFFu}) QCOMPARE(unmaskCrc32c(maskCrc32c(v)), v);
+        for (uint32_t v : {0u, 1u, 0xE3069283u, 0xFFFFFFFFu})
+            QCOMPARE(unmaskCrc32c(maskCrc32c(v)), v);
         // The mask by hand: rotate right by 15, add 0xa282ead8 (mod 2^32).
         QCOMPARE(maskCrc32c(0x00000001u), 0x00020000u + 0xa282ead8u);
     }
@@ -185,7 +231,8 @@ private Q_SLOTS:
             QFAIL("a damaged record was accepted");
         } catch (const InputError& e) {
             QVERIFY2(std::string(e.what()).find("record 1 at byte 0: data CRC mismatch") !=
-                         std::string::npos, e.what());
+                         std::string::npos,
+                     e.what());
         }
         bytes[12 + 2] ^= 0x01;
         writeAll(path, bytes.substr(0, bytes.size() - 3));  // the last record's CRC torn
@@ -228,7 +275,8 @@ private Q_SLOTS:
         QCOMPARE(steps.size(), std::size_t(4));
         // step and epoch lead, then the union of fields in first-seen order (a record's
         // keys come sorted); memory_bytes only from step 3 on.
-        QCOMPARE(steps[0], std::string("step,epoch,loss,scale,step_seconds,step_skipped,memory_bytes"));
+        QCOMPARE(steps[0],
+                 std::string("step,epoch,loss,scale,step_seconds,step_skipped,memory_bytes"));
         QCOMPARE(steps[1], std::string("1,1,2.5,65536,0.5,false,"));
         QCOMPARE(steps[2], std::string("2,1,nan,32768,0.25,true,"));
         QCOMPARE(steps[3], std::string("3,1,0.1,32768,0.25,false,1024"));
@@ -247,7 +295,8 @@ private Q_SLOTS:
         QCOMPARE(epochs[0], std::string("step,epoch,seconds,train_loss,val_accuracy,val_loss"));
         QCOMPARE(epochs[1], std::string("3,1,1,1.3,0.75,1.1"));
         const auto ratios = readLines(out + "/update_ratio.csv");
-        QCOMPARE(ratios[0], std::string("step,layer,layer_index,numel,ratio,update_norm,weight_norm"));
+        QCOMPARE(ratios[0],
+                 std::string("step,layer,layer_index,numel,ratio,update_norm,weight_norm"));
         QCOMPARE(ratios[1], std::string("3,fc1,0,12,0.001,0.002,2"));
         QCOMPARE(json::parse(readAll(out + "/config.json")).at("name"), json("hand"));
         QCOMPARE(json::parse(readAll(out + "/summary.json")).at("steps"), json(3));

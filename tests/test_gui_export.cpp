@@ -4,9 +4,9 @@
 #include <QtCore/QFile>
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
+#include <QtGui/QAction>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
-#include <QtGui/QAction>
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QMenuBar>
 #include <cmath>
@@ -50,11 +50,13 @@ double inkFraction(const QImage& image) {
 
 // Renders a PDF's pages at `dpi` to PNG with pdftoppm; the page images in order.
 QList<QImage> renderPdf(const QString& pdf, int dpi, const QString& prefix) {
-    QProcess::execute(QStringLiteral("pdftoppm"),
-                      {QStringLiteral("-r"), QString::number(dpi), QStringLiteral("-png"), pdf, prefix});
+    QProcess::execute(QStringLiteral("pdftoppm"), {QStringLiteral("-r"), QString::number(dpi),
+                                                   QStringLiteral("-png"), pdf, prefix});
     const QFileInfo info(prefix);
     QList<QImage> pages;
-    for (const QString& name : QDir(info.path()).entryList({info.fileName() + QStringLiteral("-*.png")}, QDir::Files, QDir::Name))
+    for (const QString& name :
+         QDir(info.path())
+             .entryList({info.fileName() + QStringLiteral("-*.png")}, QDir::Files, QDir::Name))
         pages << QImage(info.path() + QLatin1Char('/') + name);
     return pages;
 }
@@ -81,7 +83,8 @@ private Q_SLOTS:
         feed(plot);
         QTemporaryDir tmp;
         const QString path = tmp.filePath(QStringLiteral("loss.png"));
-        QCOMPARE(savePlotImage(&plot, path, {QStringLiteral("Loss"), QSize(1600, 1000), 192.0}), QString());
+        QCOMPARE(savePlotImage(&plot, path, {QStringLiteral("Loss"), QSize(1600, 1000), 192.0}),
+                 QString());
         const QImage image(path);
         QCOMPARE(image.size(), QSize(1600, 1000));
         QCOMPARE(image.dotsPerMeterX(), static_cast<int>(std::lround(192.0 / 0.0254)));
@@ -89,7 +92,8 @@ private Q_SLOTS:
         // The same plot at 96 dpi and half the pixels draws the same layout at half scale:
         // the ink fraction stays close (lines and text scale with the DPI).
         const QString small = tmp.filePath(QStringLiteral("small.png"));
-        QCOMPARE(savePlotImage(&plot, small, {QStringLiteral("Loss"), QSize(800, 500), 96.0}), QString());
+        QCOMPARE(savePlotImage(&plot, small, {QStringLiteral("Loss"), QSize(800, 500), 96.0}),
+                 QString());
         const QImage half(small);
         QCOMPARE(half.size(), QSize(800, 500));
         QVERIFY(std::fabs(inkFraction(half) - inkFraction(image)) < 0.5 * inkFraction(image));
@@ -101,7 +105,9 @@ private Q_SLOTS:
         feed(plot);
         QTemporaryDir tmp;
         const QString svg = tmp.filePath(QStringLiteral("loss.svg"));
-        QCOMPARE(savePlotImage(&plot, svg, {QStringLiteral("Training loss"), QSize(600, 400), 96.0}), QString());
+        QCOMPARE(
+            savePlotImage(&plot, svg, {QStringLiteral("Training loss"), QSize(600, 400), 96.0}),
+            QString());
         QFile svgFile(svg);
         QVERIFY(svgFile.open(QIODevice::ReadOnly));
         const QByteArray svgText = svgFile.readAll();
@@ -111,7 +117,9 @@ private Q_SLOTS:
         QVERIFY(svgText.contains("<path") || svgText.contains("<polyline"));
 
         const QString pdf = tmp.filePath(QStringLiteral("loss.pdf"));
-        QCOMPARE(savePlotImage(&plot, pdf, {QStringLiteral("Training loss"), QSize(600, 400), 96.0}), QString());
+        QCOMPARE(
+            savePlotImage(&plot, pdf, {QStringLiteral("Training loss"), QSize(600, 400), 96.0}),
+            QString());
         const QList<QImage> pages = renderPdf(pdf, 96, tmp.filePath(QStringLiteral("plotpage")));
         QCOMPARE(pages.size(), 1);
         // 600 x 400 at 96 per inch is a 450 x 300 pt page, 600 x 400 px back at 96 dpi.
@@ -127,27 +135,36 @@ private Q_SLOTS:
         plot.xAxis->setRange(150, 200);  // the user zoomed in
         const QCPRange before = plot.xAxis->range();
         QTemporaryDir tmp;
-        QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("zoomed.png")), {QString(), QSize(600, 400), 96.0}), QString());
+        QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("zoomed.png")),
+                               {QString(), QSize(600, 400), 96.0}),
+                 QString());
         QCOMPARE(plot.xAxis->range().lower, before.lower);
         QCOMPARE(plot.xAxis->range().upper, before.upper);
         QCOMPARE(plot.width(), 600);
         // Zoomed and full views are different pictures.
         plot.resetView();
         plot.replot();
-        QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("full.png")), {QString(), QSize(600, 400), 96.0}), QString());
-        QVERIFY(QImage(tmp.filePath(QStringLiteral("zoomed.png"))) != QImage(tmp.filePath(QStringLiteral("full.png"))));
+        QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("full.png")),
+                               {QString(), QSize(600, 400), 96.0}),
+                 QString());
+        QVERIFY(QImage(tmp.filePath(QStringLiteral("zoomed.png"))) !=
+                QImage(tmp.filePath(QStringLiteral("full.png"))));
     }
 
     void badExportRequestsSayWhatIsWrong() {
         LossPlot plot;
         QTemporaryDir tmp;
         QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.bmp"))),
-                 tmp.filePath(QStringLiteral("x.bmp")) + QStringLiteral(": unknown image type 'bmp' (use .png, .svg or .pdf)"));
-        QVERIFY(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.png")), {QString(), QSize(0, 10), 96.0})
+                 tmp.filePath(QStringLiteral("x.bmp")) +
+                     QStringLiteral(": unknown image type 'bmp' (use .png, .svg or .pdf)"));
+        QVERIFY(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.png")),
+                              {QString(), QSize(0, 10), 96.0})
                     .contains(QStringLiteral("size must be positive")));
-        QVERIFY(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.png")), {QString(), QSize(10, 10), 5.0})
+        QVERIFY(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.png")),
+                              {QString(), QSize(10, 10), 5.0})
                     .contains(QStringLiteral("DPI must be between 24 and 2400")));
-        QVERIFY(savePlotImage(&plot, QStringLiteral("/no/such/dir/x.png"), {QString(), QSize(10, 10), 96.0})
+        QVERIFY(savePlotImage(&plot, QStringLiteral("/no/such/dir/x.png"),
+                              {QString(), QSize(10, 10), 96.0})
                     .endsWith(QStringLiteral(": could not be written")));
     }
 
@@ -156,10 +173,13 @@ private Q_SLOTS:
         const auto plots = window.findChildren<QCustomPlot*>();
         QVERIFY(plots.size() >= 6);
         for (QCustomPlot* plot : plots)
-            QVERIFY2(plot->contextMenuPolicy() == Qt::CustomContextMenu, qPrintable(plot->objectName()));
+            QVERIFY2(plot->contextMenuPolicy() == Qt::CustomContextMenu,
+                     qPrintable(plot->objectName()));
         QStringList fileActions;
-        for (QAction* action : window.menuBar()->actions().first()->menu()->actions()) fileActions << action->text();
-        QVERIFY2(fileActions.contains(QStringLiteral("Export &report…")), qPrintable(fileActions.join('|')));
+        for (QAction* action : window.menuBar()->actions().first()->menu()->actions())
+            fileActions << action->text();
+        QVERIFY2(fileActions.contains(QStringLiteral("Export &report…")),
+                 qPrintable(fileActions.join('|')));
         QVERIFY(fileActions.contains(QStringLiteral("Export &data…")));
         QVERIFY(window.exportActions());
         // Titles come from the docks.
@@ -177,7 +197,10 @@ private Q_SLOTS:
         QCOMPARE(window.exportActions()->exportData(window.runDirectory(), data), QString());
         QVERIFY(QFile::exists(data + QStringLiteral("/steps.csv")));
         QVERIFY(QFile::exists(data + QStringLiteral("/config.json")));
-        QCOMPARE(QDir(data + QStringLiteral("/tensorboard")).entryList({QStringLiteral("events.out.tfevents.*")}).size(), 1);
+        QCOMPARE(QDir(data + QStringLiteral("/tensorboard"))
+                     .entryList({QStringLiteral("events.out.tfevents.*")})
+                     .size(),
+                 1);
 
         const QString pdf = tmp.filePath(QStringLiteral("report.pdf"));
         QCOMPARE(window.exportActions()->exportReport({window.runDirectory()}, pdf), QString());

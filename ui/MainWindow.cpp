@@ -828,11 +828,10 @@ void MainWindow::exportPlotsWithDialog() {
     QStringList failures;
     for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
         for (const char* suffix : {"png", "svg", "pdf"}) {
-            const QString error = savePlotImage(
-                plot,
-                directory + QLatin1Char('/') + plot->objectName() + QLatin1Char('.') +
-                    QLatin1String(suffix),
-                {plotExportTitle(plot), QSize(), 192.0});
+            const QString error = savePlotImage(plot,
+                                                directory + QLatin1Char('/') + plot->objectName() +
+                                                    QLatin1Char('.') + QLatin1String(suffix),
+                                                {plotExportTitle(plot), QSize(), 192.0});
             if (!error.isEmpty()) failures << error;
         }
     }

@@ -23,8 +23,7 @@ bool isFraming(const std::string& type) {
 // write outside the folder.
 std::string fileStem(const std::string& type) {
     std::string stem;
-    for (char c : type)
-        stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
+    for (char c : type) stem += (std::isalnum(static_cast<unsigned char>(c)) || c == '_') ? c : '_';
     return stem.empty() ? std::string("unnamed") : stem;
 }
 
@@ -130,7 +129,7 @@ int64_t writeUnderflow(const std::vector<const nlohmann::json*>& records, const 
         }
         const Fp16ClassCounts& c = record.counts;
         const std::pair<const char*, int64_t> classes[] = {
-            {"zero", c.zero},     {"flushed", c.flushed}, {"subnormal", c.subnormal},
+            {"zero", c.zero},     {"flushed", c.flushed},   {"subnormal", c.subnormal},
             {"normal", c.normal}, {"overflow", c.overflow}, {"nan", c.nan},
             {"inf", c.inf}};
         for (const auto& [name, count] : classes)
@@ -188,19 +187,26 @@ CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory
     std::set<std::string> usedNames;
     for (const std::string& type : types) {
         std::string name;
-        if (type == "step") name = "steps.csv";
-        else if (type == "epoch") name = "epochs.csv";
-        else if (type == "histogram") name = "histograms.csv";
-        else name = fileStem(type) + ".csv";
+        if (type == "step")
+            name = "steps.csv";
+        else if (type == "epoch")
+            name = "epochs.csv";
+        else if (type == "histogram")
+            name = "histograms.csv";
+        else
+            name = fileStem(type) + ".csv";
         // Two odd types that sanitize to one name must not overwrite each other.
         for (int n = 2; !usedNames.insert(name).second; ++n)
             name = fileStem(type) + "_" + std::to_string(n) + ".csv";
         const std::string path = (folder / name).string();
         const auto& records = byType[type];
         int64_t rows = 0;
-        if (type == "histogram") rows = writeHistograms(records, path, result.warnings);
-        else if (type == "underflow") rows = writeUnderflow(records, path, result.warnings);
-        else rows = writeFlatTable(records, path);
+        if (type == "histogram")
+            rows = writeHistograms(records, path, result.warnings);
+        else if (type == "underflow")
+            rows = writeUnderflow(records, path, result.warnings);
+        else
+            rows = writeFlatTable(records, path);
         result.files.push_back(path);
         result.dataRows[name] = rows;
     }

@@ -28,7 +28,7 @@
 namespace ampscope {
 
 struct CsvExportResult {
-    std::vector<std::string> files;          // paths written, in writing order
+    std::vector<std::string> files;           // paths written, in writing order
     std::map<std::string, int64_t> dataRows;  // file name (no folder) -> rows after the header
     std::vector<std::string> warnings;
 };

@@ -97,10 +97,10 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
     if (startTime < 0) startTime = static_cast<double>(std::time(nullptr));
 
     TfEventsExportResult result;
-    result.path = (std::filesystem::path(outDirectory) /
-                   ("events.out.tfevents." + std::to_string(static_cast<int64_t>(startTime)) +
-                    ".ampscope"))
-                      .string();
+    result.path =
+        (std::filesystem::path(outDirectory) /
+         ("events.out.tfevents." + std::to_string(static_cast<int64_t>(startTime)) + ".ampscope"))
+            .string();
     TfRecordWriter writer(result.path);
     const auto emit = [&](const TfEvent& event) {
         writer.write(encodeTfEvent(event));
@@ -126,7 +126,8 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
         event.step = step->get<int64_t>();
         try {
             if (type == "step") {
-                if (auto seconds = numberField(record, "step_seconds"); seconds && std::isfinite(*seconds))
+                if (auto seconds = numberField(record, "step_seconds");
+                    seconds && std::isfinite(*seconds))
                     elapsed += *seconds;
                 for (auto it = record.begin(); it != record.end(); ++it) {
                     const std::string& key = it.key();
@@ -142,7 +143,8 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
                     {"val_loss", "val/loss"},
                     {"val_accuracy", "val/accuracy"}};
                 for (const auto& [key, tag] : fields)
-                    if (const auto value = numberField(record, key)) event.values.push_back(scalar(tag, *value));
+                    if (const auto value = numberField(record, key))
+                        event.values.push_back(scalar(tag, *value));
             } else if (type == "underflow") {
                 const UnderflowRecord u = underflowRecordFromJson(record);
                 if (u.multiplier != 1.0) continue;

@@ -68,7 +68,9 @@ QString savePlotImage(QCustomPlot* plot, const QString& path, const PlotImageOpt
     bool ok = false;
     if (suffix == QLatin1String("png")) {
         if (!(options.dpi >= 24.0 && options.dpi <= 2400.0))
-            return QStringLiteral("%1: DPI must be between 24 and 2400 (got %2)").arg(path).arg(options.dpi);
+            return QStringLiteral("%1: DPI must be between 24 and 2400 (got %2)")
+                .arg(path)
+                .arg(options.dpi);
         const double scale = options.dpi / kScreenDpi;
         QImage image(size, QImage::Format_ARGB32);
         const int dotsPerMeter = static_cast<int>(std::lround(options.dpi / 0.0254));
@@ -78,14 +80,15 @@ QString savePlotImage(QCustomPlot* plot, const QString& path, const PlotImageOpt
         QCPPainter painter(&image);
         painter.setRenderHint(QPainter::Antialiasing);
         painter.scale(scale, scale);
-        ok = paintInto(plot, painter, QSizeF(size) / scale, options.title) && image.save(path, "PNG");
+        ok = paintInto(plot, painter, QSizeF(size) / scale, options.title) &&
+             image.save(path, "PNG");
     } else if (suffix == QLatin1String("pdf")) {
         QPdfWriter writer(path);
         writer.setResolution(static_cast<int>(kScreenDpi));
         writer.setPageMargins(QMarginsF(0, 0, 0, 0));
-        writer.setPageSize(QPageSize(QSizeF(size.width() * 72.0 / kScreenDpi,
-                                            size.height() * 72.0 / kScreenDpi),
-                                     QPageSize::Point, QString(), QPageSize::ExactMatch));
+        writer.setPageSize(
+            QPageSize(QSizeF(size.width() * 72.0 / kScreenDpi, size.height() * 72.0 / kScreenDpi),
+                      QPageSize::Point, QString(), QPageSize::ExactMatch));
         writer.setTitle(options.title.isEmpty() ? plot->objectName() : options.title);
         writer.setCreator(QStringLiteral("AmpScope"));
         QCPPainter painter(&writer);
@@ -100,7 +103,8 @@ QString savePlotImage(QCustomPlot* plot, const QString& path, const PlotImageOpt
         QCPPainter painter(&generator);
         ok = paintInto(plot, painter, QSizeF(size), options.title);
     } else {
-        return QStringLiteral("%1: unknown image type '%2' (use .png, .svg or .pdf)").arg(path, suffix);
+        return QStringLiteral("%1: unknown image type '%2' (use .png, .svg or .pdf)")
+            .arg(path, suffix);
     }
     if (ok && QFileInfo(path).size() > 0) return {};
     return QStringLiteral("%1: could not be written").arg(path);
@@ -153,7 +157,8 @@ void savePlotWithDialog(QCustomPlot* plot, QWidget* parent, const QString& baseN
             height->setValue(std::max(50, plot->height()));
         }
     });
-    auto* buttons = new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dialog);
+    auto* buttons =
+        new QDialogButtonBox(QDialogButtonBox::Save | QDialogButtonBox::Cancel, &dialog);
     QObject::connect(buttons, &QDialogButtonBox::accepted, &dialog, &QDialog::accept);
     QObject::connect(buttons, &QDialogButtonBox::rejected, &dialog, &QDialog::reject);
     form->addRow(buttons);

@@ -25,8 +25,8 @@ class QWidget;
 namespace ampscope::ui {
 
 struct PlotImageOptions {
-    QString title;   // drawn above the plot; empty: no title row
-    QSize size;      // see above; unset: the plot's own size
+    QString title;       // drawn above the plot; empty: no title row
+    QSize size;          // see above; unset: the plot's own size
     double dpi = 192.0;  // PNG only
 };
 

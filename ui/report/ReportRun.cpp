@@ -57,7 +57,8 @@ ReportResults resultsFromEvents(const std::vector<nlohmann::json>& events) {
         const std::string type = e.value("type", "");
         if (type == "step") {
             r.steps = std::max<int64_t>(r.steps, e.value("step", int64_t{0}));
-            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss)) r.finalTrainLoss = loss;
+            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
+                r.finalTrainLoss = loss;
             if (e.value("step_skipped", false)) ++r.skippedSteps;
             const std::string change = e.value("scale_change", "");
             if (change == "backoff") ++r.scaleBackoffs;
@@ -85,7 +86,8 @@ QString readNarrative(const QString& directory, const nlohmann::json& config) {
     QFile file(directory + QStringLiteral("/narrative.md"));
     if (file.open(QIODevice::ReadOnly)) return QString::fromUtf8(file.readAll());
     if (const QString top = text(config, "narrative"); !top.isEmpty()) return top;
-    if (config.is_object() && config.contains("scenario")) return text(config["scenario"], "narrative");
+    if (config.is_object() && config.contains("scenario"))
+        return text(config["scenario"], "narrative");
     return {};
 }
 
@@ -127,7 +129,8 @@ ReportRun loadReportRun(const QString& directory) {
             try {
                 run.nonFinite = nonFiniteRecordFromJson(e);
             } catch (const std::exception& error) {
-                run.warnings << QStringLiteral("events.jsonl: a nonfinite record does not read (%1)")
+                run.warnings << QStringLiteral(
+                                    "events.jsonl: a nonfinite record does not read (%1)")
                                     .arg(QString::fromUtf8(error.what()));
             }
         } else if (type == "error") {
@@ -161,7 +164,8 @@ ReportRun loadReportRun(const QString& directory) {
         run.mode = text(run.config["precision"], "mode");
     if (run.dataset.isEmpty() && run.config.contains("data"))
         run.dataset = text(run.config["data"], "dataset");
-    if (run.model.isEmpty() && run.config.contains("model")) run.model = text(run.config["model"], "name");
+    if (run.model.isEmpty() && run.config.contains("model"))
+        run.model = text(run.config["model"], "name");
     run.narrativeMarkdown = readNarrative(cleaned, run.config);
     run.events = std::move(data.events);
     return run;
@@ -182,7 +186,8 @@ QStringList configSummaryLines(const nlohmann::json& config) {
         for (auto field = it->begin(); field != it->end(); ++field)
             parts << QStringLiteral("%1 %2").arg(QString::fromStdString(field.key()),
                                                  compactValue(field.value()));
-        lines << QStringLiteral("%1: %2").arg(QLatin1String(section), parts.join(QStringLiteral(", ")));
+        lines << QStringLiteral("%1: %2").arg(QLatin1String(section),
+                                              parts.join(QStringLiteral(", ")));
     }
     return lines;
 }

@@ -38,11 +38,11 @@ struct ReportResults {
 
 struct ReportRun {
     QString directory;
-    QString title;         // the directory's name
-    QString status;        // finished | stopped | error | incomplete
+    QString title;          // the directory's name
+    QString status;         // finished | stopped | error | incomplete
     bool complete = false;  // summary.json present
-    QString startTime;     // run_start's ISO time
-    QString device;        // "cpu" / "cuda"
+    QString startTime;      // run_start's ISO time
+    QString device;         // "cpu" / "cuda"
     QString deviceName;
     int threads = 0;
     QString torchVersion;

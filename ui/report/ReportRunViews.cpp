@@ -79,7 +79,8 @@ QCustomPlot* ReportRunViews::underflowHeatmap() const {
 
 QStringList ReportRunViews::affectedLayers(int count) const {
     QStringList layers;
-    if (!culprit_.isEmpty() && (scaledLayers_.contains(culprit_) || unscaledLayers_.contains(culprit_)))
+    if (!culprit_.isEmpty() &&
+        (scaledLayers_.contains(culprit_) || unscaledLayers_.contains(culprit_)))
         layers << culprit_;
     for (const auto& [layer, fraction] : lossByLayer_)
         if (layers.size() < count && !layers.contains(layer)) layers << layer;

@@ -19,9 +19,9 @@ QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generate
 QString comparisonHtml(const std::vector<ReportRun>& runs);
 QString runFactsHtml(const ReportRun& run, bool comparison);
 QString resultsTableHtml(const ReportRun& run);
-QString narrativeHtml(const ReportRun& run);  // empty: no narrative
+QString narrativeHtml(const ReportRun& run);     // empty: no narrative
 QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
-QString warningsHtml(const ReportRun& run);  // empty: no warnings
+QString warningsHtml(const ReportRun& run);      // empty: no warnings
 
 // One results row's value as text, as the results table writes it (for tests).
 QString resultValue(const ReportRun& run, const QString& row);

@@ -12,21 +12,21 @@
 #include <memory>
 #include <vector>
 
+#include "plots/LossPlot.h"
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
+#include "plots/ScalePlot.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/ReportText.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
 #include "views/GradientHistogramView.h"
 
 namespace ampscope::ui {
 namespace {
 
-constexpr int kDpi = 96;               // report coordinates are 96-dpi pixels
-constexpr int kHtmlPlotWidth = 900;    // plots in the HTML file, before the browser scales them
-constexpr double kPlotAspect = 0.42;   // height / width of a time-series plot
+constexpr int kDpi = 96;              // report coordinates are 96-dpi pixels
+constexpr int kHtmlPlotWidth = 900;   // plots in the HTML file, before the browser scales them
+constexpr double kPlotAspect = 0.42;  // height / width of a time-series plot
 constexpr double kHeatmapAspect = 0.55;
 
 // The report as the two outputs receive it.
@@ -139,7 +139,8 @@ public:
             paintPlot(plot, &painter, QRectF(QPointF(0, 0), QSizeF(size)), title);
             painter.end();
         }
-        body_ += QStringLiteral("<figure><img alt=\"%1\" src=\"data:image/svg+xml;base64,%2\"></figure>\n")
+        body_ += QStringLiteral(
+                     "<figure><img alt=\"%1\" src=\"data:image/svg+xml;base64,%2\"></figure>\n")
                      .arg(title.toHtmlEscaped(), QString::fromLatin1(svg.data().toBase64()));
     }
 
@@ -148,9 +149,11 @@ public:
     QString finish() override {
         body_ += QStringLiteral("</body></html>\n");
         QSaveFile file(path_);
-        if (!file.open(QIODevice::WriteOnly)) return QStringLiteral("cannot be written (%1)").arg(file.errorString());
+        if (!file.open(QIODevice::WriteOnly))
+            return QStringLiteral("cannot be written (%1)").arg(file.errorString());
         file.write(body_.toUtf8());
-        if (!file.commit()) return QStringLiteral("could not be written (%1)").arg(file.errorString());
+        if (!file.commit())
+            return QStringLiteral("could not be written (%1)").arg(file.errorString());
         return {};
     }
 
@@ -174,7 +177,8 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
         for (const QString& layer : layers) {
             if (!views.showHistogramOf(layer) && layer != views.histograms()->layer()) continue;
             sink.plot(views.histogramHeatmap(),
-                      prefix + QStringLiteral("Gradient histogram: %1, %2").arg(layer, views.histogramKindText()),
+                      prefix + QStringLiteral("Gradient histogram: %1, %2")
+                                   .arg(layer, views.histogramKindText()),
                       kHeatmapAspect);
         }
         if (views.affectedLayers(2).isEmpty())
@@ -183,15 +187,19 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
                                      "histogram shows %1.</p>")
                           .arg(views.histograms()->layer().toHtmlEscaped()));
     } else {
-        sink.html(QStringLiteral("<p class=\"note\">No gradient histograms were recorded in this run.</p>"));
+        sink.html(QStringLiteral(
+            "<p class=\"note\">No gradient histograms were recorded in this run.</p>"));
     }
     if (views.hasUnderflow()) {
-        sink.plot(views.underflowHeatmap(),
-                  prefix + QStringLiteral("Underflow: fraction of scaled parameter-gradient elements flushed to 0"),
-                  kHeatmapAspect);
+        sink.plot(
+            views.underflowHeatmap(),
+            prefix + QStringLiteral(
+                         "Underflow: fraction of scaled parameter-gradient elements flushed to 0"),
+            kHeatmapAspect);
         if (!views.anyFlushed())
-            sink.html(QStringLiteral("<p class=\"note\">No scaled parameter-gradient element was flushed "
-                                     "to 0 at any probe step: the map is empty.</p>"));
+            sink.html(
+                QStringLiteral("<p class=\"note\">No scaled parameter-gradient element was flushed "
+                               "to 0 at any probe step: the map is empty.</p>"));
     }
     sink.html(nanDiagnosisHtml(run));
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
@@ -223,8 +231,9 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
         }
     }
 
-    const QString title = runs.size() == 1 ? QStringLiteral("AmpScope report: %1").arg(runs[0].title)
-                                           : QStringLiteral("AmpScope comparison of %1 runs").arg(runs.size());
+    const QString title = runs.size() == 1
+                              ? QStringLiteral("AmpScope report: %1").arg(runs[0].title)
+                              : QStringLiteral("AmpScope comparison of %1 runs").arg(runs.size());
     std::unique_ptr<ReportSink> sink;
     if (pdf) {
         // QPdfWriter cannot say that it failed to open its file: check that we can write it.
@@ -237,7 +246,8 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
         sink = std::make_unique<HtmlSink>(path, title);
     }
     const bool comparison = runs.size() > 1;
-    sink->html(report_text::headerHtml(runs, options.generated) + report_text::comparisonHtml(runs));
+    sink->html(report_text::headerHtml(runs, options.generated) +
+               report_text::comparisonHtml(runs));
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!step(QStringLiteral("Drawing %1").arg(runs[i].title))) {
             sink->finish();
@@ -248,7 +258,8 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
         writeRunSection(runs[i], comparison, *sink);
     }
     step(QStringLiteral("Writing %1").arg(path));
-    if (const QString error = sink->finish(); !error.isEmpty()) return path + QStringLiteral(": ") + error;
+    if (const QString error = sink->finish(); !error.isEmpty())
+        return path + QStringLiteral(": ") + error;
     if (options.progress) options.progress(total, total, QStringLiteral("Done"));
     return {};
 }

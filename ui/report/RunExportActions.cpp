@@ -22,8 +22,9 @@ RunExportActions::RunExportActions(QWidget* window, std::function<QString()> cur
     reportAction_->setToolTip(tr("Write a PDF or HTML report of the run shown"));
     connect(reportAction_, &QAction::triggered, this, &RunExportActions::exportReportWithDialog);
     dataAction_ = new QAction(tr("Export &data…"), this);
-    dataAction_->setToolTip(tr("Write the run's series as CSV, its config as JSON and a "
-                               "TensorBoard event file"));
+    dataAction_->setToolTip(
+        tr("Write the run's series as CSV, its config as JSON and a "
+           "TensorBoard event file"));
     connect(dataAction_, &QAction::triggered, this, &RunExportActions::exportDataWithDialog);
 }
 
@@ -78,7 +79,8 @@ void RunExportActions::exportReportWithDialog() {
 void RunExportActions::exportDataWithDialog() {
     const QString directory = runDirectoryOrAsk();
     if (directory.isEmpty()) return;
-    const QString folder = QFileDialog::getExistingDirectory(window_, tr("Export the run's data into"));
+    const QString folder =
+        QFileDialog::getExistingDirectory(window_, tr("Export the run's data into"));
     if (folder.isEmpty()) return;
     const QString error = exportData(directory, folder);
     if (!error.isEmpty()) QMessageBox::warning(window_, tr("Export data"), error);
