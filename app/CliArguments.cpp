@@ -11,6 +11,9 @@ const char* cliUsage() {
            "      (a scenario with several runs records each in DIR/<run-name>/ and ends\n"
            "      with a side-by-side table; --set applies to every run)\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
+           "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
+           "  ampscope-cli export-csv RUN_DIR --out DIR\n"
+           "  ampscope-cli export-tfevents RUN_DIR --out DIR\n"
            "  ampscope-cli --version\n"
            "  ampscope-cli --help\n"
            "\n"
@@ -18,6 +21,44 @@ const char* cliUsage() {
            "2 bad input (usage, config, data, output directory), 1 internal error,\n"
            "130 interrupted (the run directory keeps what was recorded).\n";
 }
+
+namespace {
+
+// report / export-csv / export-tfevents: run directories and --out.
+CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
+    CliRequest request;
+    const std::string& command = args[0];
+    request.command = command == "report"       ? CliRequest::Command::Report
+                      : command == "export-csv" ? CliRequest::Command::ExportCsv
+                                                : CliRequest::Command::ExportTfEvents;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--out" || a == "-o") {
+            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
+                throw InputError(command + ": --out: missing value");
+            request.outDirectory = args[++i];
+        } else if (a.rfind("--out=", 0) == 0) {
+            request.outDirectory = a.substr(6);
+        } else if (a == "--quiet" || a == "-q") {
+            request.quiet = true;
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError(command + ": unknown option '" + a + "' (options: --out, --quiet)");
+        } else {
+            request.runDirectories.push_back(a);
+        }
+    }
+    if (request.runDirectories.empty()) throw InputError(command + ": missing RUN_DIR");
+    if (request.command != CliRequest::Command::Report && request.runDirectories.size() > 1)
+        throw InputError(command + ": one RUN_DIR only (got " +
+                         std::to_string(request.runDirectories.size()) + ")");
+    if (request.outDirectory.empty())
+        throw InputError(command + (request.command == CliRequest::Command::Report
+                                        ? ": missing --out FILE.pdf|FILE.html"
+                                        : ": missing --out DIR (the folder to write)"));
+    return request;
+}
+
+}  // namespace
 
 CliRequest parseCliArguments(const std::vector<std::string>& args) {
     CliRequest request;
@@ -33,8 +74,12 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         request.command = CliRequest::Command::Scenarios;
         return request;
     }
+    if (command == "report" || command == "export-csv" || command == "export-tfevents")
+        return parseRunDirectoryCommand(args);
     if (command != "run")
-        throw InputError("unknown command '" + command + "' (commands: run, scenarios; see ampscope-cli --help)");
+        throw InputError("unknown command '" + command +
+                         "' (commands: run, scenarios, report, export-csv, export-tfevents; see "
+                         "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (size_t i = 1; i < args.size(); ++i) {
         const std::string& a = args[i];

@@ -7,12 +7,13 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, Scenarios };
+    enum class Command { Help, Version, Run, Scenarios, Report, ExportCsv, ExportTfEvents };
     Command command = Command::Help;
     std::string configPath;
-    std::string scenario;  // run --scenario NAME (instead of CONFIG.json)
-    std::string outDirectory;
-    std::vector<std::string> overrides;  // "key.path=value"
+    std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
+    std::string outDirectory;  // run: the run directory; report: the file; export-*: the folder
+    std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
+    std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
 };
 

@@ -8,10 +8,14 @@
 #include "CliArguments.h"
 #include "HeadlessRunner.h"
 #include "ScenarioRunner.h"
+#include "ReportCommand.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "engine/Versions.h"
+#include "export/RunCsvExport.h"
+#include "export/TfEventsExport.h"
+#include "run/RunReader.h"
 
 using namespace ampscope;
 
@@ -35,22 +39,50 @@ int main(int argc, char** argv) {
                     return app::runScenarioHeadless(request.scenario, request.outDirectory, request.overrides,
                                                     stdout, stderr, request.quiet);
                 nlohmann::json document = loadConfigDocument(request.configPath);
-                for (const auto& assignment : request.overrides) applyOverride(document, assignment);
+                for (const auto& assignment : request.overrides)
+                    applyOverride(document, assignment);
                 RunConfig config;
                 try {
                     config = configFromJson(document);
                 } catch (const InputError& e) {
                     throw InputError(request.configPath + ": " + e.what());
                 }
-                const auto result = app::runHeadless(config, request.outDirectory, stdout, request.quiet);
+                const auto result =
+                    app::runHeadless(config, request.outDirectory, stdout, request.quiet);
                 if (result.summary.status == "error") {
-                    std::fprintf(stderr, "ampscope-cli: %s\n", result.errorMessage.empty()
-                                                                  ? result.summary.error.c_str()
-                                                                  : result.errorMessage.c_str());
+                    std::fprintf(stderr, "ampscope-cli: %s\n",
+                                 result.errorMessage.empty() ? result.summary.error.c_str()
+                                                             : result.errorMessage.c_str());
                 } else if (!request.quiet) {
                     app::printSummary(result.summary, request.outDirectory, stdout);
                 }
                 return app::exitCodeFor(result);
+            }
+            case app::CliRequest::Command::Report:
+                return app::runReportCommand(request.runDirectories, request.outDirectory,
+                                             request.quiet, argc, argv);
+            case app::CliRequest::Command::ExportCsv: {
+                const RunData run = readRunDirectory(request.runDirectories.front());
+                const CsvExportResult result = exportRunCsv(run, request.outDirectory);
+                for (const auto& w : result.warnings)
+                    std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
+                if (!request.quiet)
+                    for (const auto& [name, rows] : result.dataRows)
+                        std::printf("%s/%s: %lld rows\n", request.outDirectory.c_str(),
+                                    name.c_str(), static_cast<long long>(rows));
+                return 0;
+            }
+            case app::CliRequest::Command::ExportTfEvents: {
+                const RunData run = readRunDirectory(request.runDirectories.front());
+                const TfEventsExportResult result = exportRunTfEvents(run, request.outDirectory);
+                for (const auto& w : result.warnings)
+                    std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
+                if (!request.quiet)
+                    std::printf("%s: %lld events (%lld scalars, %lld histograms)\n",
+                                result.path.c_str(), static_cast<long long>(result.events),
+                                static_cast<long long>(result.scalars),
+                                static_cast<long long>(result.histograms));
+                return 0;
             }
         }
     } catch (const InputError& e) {

@@ -10,9 +10,11 @@ PACKAGES="
   dataset-fashion-mnist
   python3-torch python3-numpy
   xvfb xauth poppler-utils
+  libprotobuf-dev protobuf-compiler
   clang libclang-rt-14-dev llvm-14
   dpkg-dev file desktop-file-utils appstream groff-base
 "
+# libprotobuf-dev + protobuf-compiler: TensorBoard event files (core/export).
 # clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream

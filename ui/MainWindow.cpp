@@ -37,6 +37,7 @@
 #include "plots/PlotExport.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
+#include "report/RunExportActions.h"
 #include "run/RunReader.h"
 #include "views/GradientHistogramView.h"
 #include "views/CompareView.h"
@@ -203,6 +204,10 @@ void MainWindow::buildMenus() {
     file->addAction(saveConfigAction_);
     file->addSeparator();
     file->addAction(exportAction_);
+    // Reports and data export (issue 7) act on the run shown.
+    exportActions_ = new RunExportActions(this, [this] { return runDirectory_; });
+    file->addAction(exportActions_->reportAction());
+    file->addAction(exportActions_->dataAction());
     file->addSeparator();
     file->addAction(quitAction_);
 
@@ -332,6 +337,7 @@ void MainWindow::buildDocks() {
             &MainWindow::rerunKeepingLayerInFp32);
     // The first NaN/Inf is what the user needs to see: bring its dock to the front.
     connect(nanInspector_, &NanInspectorView::nonFiniteFound, nanDock_, &QDockWidget::raise);
+    installPlotExportMenus(this);  // "Save image…" on the plots that have no menu of their own
 }
 
 void MainWindow::rerunKeepingLayerInFp32(const QString& layer) {
@@ -882,9 +888,10 @@ void MainWindow::exportPlotsWithDialog() {
     QStringList failures;
     for (QCustomPlot* plot : findChildren<QCustomPlot*>()) {
         for (const char* suffix : {"png", "svg", "pdf"}) {
-            const QString error =
-                savePlotImage(plot, directory + QLatin1Char('/') + plot->objectName() +
-                                        QLatin1Char('.') + QLatin1String(suffix));
+            const QString error = savePlotImage(plot,
+                                                directory + QLatin1Char('/') + plot->objectName() +
+                                                    QLatin1Char('.') + QLatin1String(suffix),
+                                                {plotExportTitle(plot), QSize(), 192.0});
             if (!error.isEmpty()) failures << error;
         }
     }

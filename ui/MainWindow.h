@@ -56,6 +56,7 @@ class MemoryPlot;
 class CompareView;
 class LockstepPlot;
 class NanInspectorView;
+class RunExportActions;
 class ScalePlot;
 class ThroughputPlot;
 class UnderflowView;
@@ -109,6 +110,7 @@ public:
     QAction* openRunAction() const { return openRunAction_; }
     QAction* saveConfigAction() const { return saveConfigAction_; }
     QAction* quitAction() const { return quitAction_; }
+    RunExportActions* exportActions() const { return exportActions_; }
     QString runDirectory() const { return runDirectory_; }
     QString errorText() const;
     QString statusDeviceText() const;
@@ -215,6 +217,7 @@ private:
     QAction* quitAction_ = nullptr;
     QAction* resetLayoutAction_ = nullptr;
     QAction* aboutAction_ = nullptr;
+    RunExportActions* exportActions_ = nullptr;
 
     ElidingLabel* runLabel_ = nullptr;
     ElidingLabel* errorLabel_ = nullptr;

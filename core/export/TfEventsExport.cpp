@@ -1,0 +1,185 @@
+#include "export/TfEventsExport.h"
+
+#include <cmath>
+#include <ctime>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "common/InputError.h"
+#include "export/TfEvent.h"
+#include "export/TfRecordFile.h"
+#include "probes/ProbeRecords.h"
+
+namespace ampscope {
+namespace {
+
+bool isScalerField(const std::string& key) {
+    return key.rfind("scale", 0) == 0 || key == "growth_tracker" || key == "found_inf" ||
+           key == "step_skipped";
+}
+
+// A record's numeric field, with the run-directory rules for non-finite values; nullopt
+// when absent or null without a tag (not measured).
+std::optional<double> numberField(const nlohmann::json& record, const std::string& key) {
+    auto it = record.find(key);
+    if (it == record.end()) return std::nullopt;
+    if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
+    if (it->is_number()) return it->get<double>();
+    if (!it->is_null()) return std::nullopt;
+    auto tag = record.find(key + "_nonfinite");
+    if (tag == record.end() || !tag->is_string()) return std::nullopt;
+    const std::string t = tag->get<std::string>();
+    if (t == "nan") return NAN;
+    if (t == "inf") return INFINITY;
+    if (t == "-inf") return -INFINITY;
+    return std::nullopt;
+}
+
+TfValue scalar(std::string tag, double value) {
+    TfValue v;
+    v.tag = std::move(tag);
+    v.simpleValue = static_cast<float>(value);
+    return v;
+}
+
+TfHistogram log2Histogram(const ExponentHistogram& h) {
+    TfHistogram out;
+    int lowest = -1, highest = -1;
+    for (std::size_t i = 0; i < h.counts.size(); ++i)
+        if (h.counts[i] > 0) {
+            if (lowest < 0) lowest = static_cast<int>(i);
+            highest = static_cast<int>(i);
+        }
+    const auto addBucket = [&](double left, double right, double count) {
+        out.bucketLimits.push_back(right);
+        out.buckets.push_back(count);
+        out.num += count;
+        const double centre = 0.5 * (left + right);
+        out.sum += count * centre;
+        out.sumSquares += count * centre * centre;
+    };
+    const double belowEdge = kMinExponent;
+    if (h.below > 0) addBucket(belowEdge - 1.0, belowEdge, static_cast<double>(h.below));
+    if (lowest >= 0)
+        for (int i = lowest; i <= highest; ++i) {
+            const double k = kMinExponent + i;
+            addBucket(k, k + 1.0, static_cast<double>(h.counts[static_cast<std::size_t>(i)]));
+        }
+    const double aboveEdge = kMinExponent + static_cast<double>(h.counts.size());
+    if (h.above > 0) addBucket(aboveEdge, aboveEdge + 1.0, static_cast<double>(h.above));
+    if (!out.bucketLimits.empty()) {
+        out.max = out.bucketLimits.back();
+        out.min = h.below > 0 ? belowEdge - 1.0 : kMinExponent + lowest;
+    }
+    return out;
+}
+
+}  // namespace
+
+double unixSecondsFromIsoUtc(const std::string& text) {
+    std::tm tm{};
+    const char* end = strptime(text.c_str(), "%Y-%m-%dT%H:%M:%S", &tm);
+    if (!end || (*end != 'Z' && *end != '\0')) return -1.0;
+    return static_cast<double>(timegm(&tm));
+}
+
+TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& outDirectory) {
+    if (!tfEventCodecAvailable()) encodeTfEvent({});  // throws the one-line reason
+    std::error_code error;
+    std::filesystem::create_directories(outDirectory, error);
+    if (error || !std::filesystem::is_directory(outDirectory))
+        throw InputError(outDirectory + ": cannot create the export folder" +
+                         (error ? " (" + error.message() + ")" : std::string()));
+
+    double startTime = -1.0;
+    if (!run.events.empty() && run.events.front().value("type", "") == "run_start")
+        startTime = unixSecondsFromIsoUtc(run.events.front().value("time", ""));
+    if (startTime < 0) startTime = static_cast<double>(std::time(nullptr));
+
+    TfEventsExportResult result;
+    result.path =
+        (std::filesystem::path(outDirectory) /
+         ("events.out.tfevents." + std::to_string(static_cast<int64_t>(startTime)) + ".ampscope"))
+            .string();
+    TfRecordWriter writer(result.path);
+    const auto emit = [&](const TfEvent& event) {
+        writer.write(encodeTfEvent(event));
+        ++result.events;
+        for (const TfValue& v : event.values) {
+            if (v.simpleValue) ++result.scalars;
+            if (v.histogram) ++result.histograms;
+        }
+    };
+
+    TfEvent header;
+    header.wallTime = startTime;
+    header.fileVersion = std::string(kTfEventsFileVersion);
+    emit(header);
+
+    double elapsed = 0.0;  // step time so far, for wall times
+    int malformed = 0;
+    for (const nlohmann::json& record : run.events) {
+        const std::string type = record.value("type", "");
+        const auto step = record.find("step");
+        if (step == record.end() || !step->is_number_integer()) continue;
+        TfEvent event;
+        event.step = step->get<int64_t>();
+        try {
+            if (type == "step") {
+                if (auto seconds = numberField(record, "step_seconds");
+                    seconds && std::isfinite(*seconds))
+                    elapsed += *seconds;
+                for (auto it = record.begin(); it != record.end(); ++it) {
+                    const std::string& key = it.key();
+                    if (key == "type" || key == "step" || key == "epoch") continue;
+                    const auto value = numberField(record, key);
+                    if (!value) continue;
+                    event.values.push_back(
+                        scalar((isScalerField(key) ? "amp/" : "train/") + key, *value));
+                }
+            } else if (type == "epoch") {
+                const std::pair<const char*, const char*> fields[] = {
+                    {"train_loss", "epoch/train_loss"},
+                    {"val_loss", "val/loss"},
+                    {"val_accuracy", "val/accuracy"}};
+                for (const auto& [key, tag] : fields)
+                    if (const auto value = numberField(record, key))
+                        event.values.push_back(scalar(tag, *value));
+            } else if (type == "underflow") {
+                const UnderflowRecord u = underflowRecordFromJson(record);
+                if (u.multiplier != 1.0) continue;
+                const std::string prefix = "underflow/" + u.kind + "/" + u.layer + "/";
+                event.values.push_back(scalar(prefix + "flushed", u.counts.flushedFraction()));
+                event.values.push_back(scalar(prefix + "subnormal", u.counts.subnormalFraction()));
+                event.values.push_back(scalar(prefix + "overflow", u.counts.overflowFraction()));
+            } else if (type == "histogram") {
+                const HistogramRecord h = histogramRecordFromJson(record);
+                TfValue value;
+                value.tag = "log2_abs_grad/" + h.kind + "/" + h.layer;
+                value.description =
+                    "x: log2|x| of the elements (zeros, NaN and Inf not included); "
+                    "fp16 flushes below -24, is subnormal below -14, overflows from 16";
+                value.histogram = log2Histogram(h.histogram);
+                event.values.push_back(std::move(value));
+            } else if (type == "update_ratio") {
+                const std::string layer = record.value("layer", "");
+                if (const auto ratio = numberField(record, "ratio"); ratio && !layer.empty())
+                    event.values.push_back(scalar("update_ratio/" + layer, *ratio));
+            }
+        } catch (const std::exception&) {
+            ++malformed;
+            continue;
+        }
+        if (event.values.empty()) continue;
+        event.wallTime = startTime + elapsed;
+        emit(event);
+    }
+    writer.close();
+    if (malformed)
+        result.warnings.push_back(std::to_string(malformed) +
+                                  " malformed probe record(s) were left out");
+    for (const auto& w : run.warnings) result.warnings.push_back(w);
+    return result;
+}
+
+}  // namespace ampscope

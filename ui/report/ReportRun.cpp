@@ -1,0 +1,195 @@
+#include "report/ReportRun.h"
+
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <cmath>
+
+#include "engine/RunRecords.h"
+#include "run/RunReader.h"
+
+namespace ampscope::ui {
+namespace {
+
+QString text(const nlohmann::json& object, const char* key) {
+    if (!object.is_object()) return {};
+    auto it = object.find(key);
+    return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
+                                                 : QString();
+}
+
+// A number that may be written null with a "_nonfinite" tag (EventSchema.md).
+std::optional<double> number(const nlohmann::json& record, const std::string& key) {
+    auto it = record.find(key);
+    if (it == record.end()) return std::nullopt;
+    if (it->is_number()) return it->get<double>();
+    auto tag = record.find(key + "_nonfinite");
+    if (tag != record.end() && tag->is_string()) {
+        const std::string t = tag->get<std::string>();
+        return t == "nan" ? NAN : (t == "inf" ? INFINITY : -INFINITY);
+    }
+    return std::nullopt;
+}
+
+ReportResults resultsFromSummary(const nlohmann::json& j) {
+    const RunSummary s = summaryFromJson(j);
+    ReportResults r;
+    r.steps = s.steps;
+    r.wallSeconds = s.wallSeconds;
+    r.samplesPerSecond = s.samplesPerSecond;
+    r.peakMemoryBytes = s.peakMemoryBytes;
+    r.finalTrainLoss = number(j, "final_train_loss");
+    r.valLoss = number(j, "val_loss");
+    r.valAccuracy = number(j, "val_accuracy");
+    r.skippedSteps = s.skippedSteps;
+    r.finalScale = number(j, "final_scale");
+    r.scaleBackoffs = s.scaleBackoffs;
+    r.scaleGrowths = s.scaleGrowths;
+    return r;
+}
+
+// What the events say when there is no summary: steps done, the last finite loss,
+// skipped steps and scale changes counted, the last epoch's validation.
+ReportResults resultsFromEvents(const std::vector<nlohmann::json>& events) {
+    ReportResults r;
+    double seconds = 0.0, samples = 0.0;
+    for (const auto& e : events) {
+        const std::string type = e.value("type", "");
+        if (type == "step") {
+            r.steps = std::max<int64_t>(r.steps, e.value("step", int64_t{0}));
+            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
+                r.finalTrainLoss = loss;
+            if (e.value("step_skipped", false)) ++r.skippedSteps;
+            const std::string change = e.value("scale_change", "");
+            if (change == "backoff") ++r.scaleBackoffs;
+            if (change == "growth") ++r.scaleGrowths;
+            if (auto scale = number(e, "scale_after")) r.finalScale = scale;
+            const auto stepSeconds = number(e, "step_seconds");
+            const auto rate = number(e, "samples_per_second");
+            if (stepSeconds && rate && std::isfinite(*stepSeconds) && std::isfinite(*rate)) {
+                seconds += *stepSeconds;
+                samples += *stepSeconds * *rate;
+            }
+        } else if (type == "epoch") {
+            r.valLoss = number(e, "val_loss");
+            r.valAccuracy = number(e, "val_accuracy");
+        }
+    }
+    if (seconds > 0) {
+        r.wallSeconds = seconds;  // training-step time only: the wall clock is unknown
+        r.samplesPerSecond = samples / seconds;
+    }
+    return r;
+}
+
+QString readNarrative(const QString& directory, const nlohmann::json& config) {
+    QFile file(directory + QStringLiteral("/narrative.md"));
+    if (file.open(QIODevice::ReadOnly)) return QString::fromUtf8(file.readAll());
+    if (const QString top = text(config, "narrative"); !top.isEmpty()) return top;
+    if (config.is_object() && config.contains("scenario"))
+        return text(config["scenario"], "narrative");
+    return {};
+}
+
+QString compactValue(const nlohmann::json& value) {
+    if (value.is_string()) return QString::fromStdString(value.get<std::string>());
+    return QString::fromStdString(value.dump());
+}
+
+}  // namespace
+
+ReportRun loadReportRun(const QString& directory) {
+    const QString cleaned = QDir::cleanPath(directory);
+    RunData data = readRunDirectory(cleaned.toStdString());  // throws InputError
+    ReportRun run;
+    run.directory = cleaned;
+    run.title = QFileInfo(cleaned).fileName();
+    run.complete = data.complete;
+    run.config = data.config;
+    for (const auto& w : data.warnings) run.warnings << QString::fromStdString(w);
+    if (!data.events.empty() && data.events.front().value("type", "") == "run_start") {
+        run.startTime = text(data.events.front(), "time");
+        run.ampscopeVersion = text(data.events.front(), "ampscope_version");
+    }
+    for (const auto& e : data.events) {
+        const std::string type = e.value("type", "");
+        if (type == "run_info") {
+            run.device = text(e, "device");
+            run.deviceName = text(e, "device_name");
+            run.threads = e.value("threads", 0);
+            run.torchVersion = text(e, "torch_version");
+            run.model = text(e, "model");
+            run.parameters = e.value("parameters", int64_t{0});
+            if (e.contains("precision")) {
+                run.mode = text(e["precision"], "mode");
+                run.emulated = e["precision"].value("emulated", false);
+                run.execution = text(e["precision"], "execution");
+            }
+        } else if (type == "nonfinite" && !run.nonFinite) {
+            try {
+                run.nonFinite = nonFiniteRecordFromJson(e);
+            } catch (const std::exception& error) {
+                run.warnings << QStringLiteral(
+                                    "events.jsonl: a nonfinite record does not read (%1)")
+                                    .arg(QString::fromUtf8(error.what()));
+            }
+        } else if (type == "error") {
+            run.errorMessage = text(e, "message");
+        }
+    }
+    if (data.summary && data.summary->is_object()) {
+        const nlohmann::json& s = *data.summary;
+        run.status = text(s, "status");
+        run.results = resultsFromSummary(s);
+        run.underflow = summaryFromJson(s).underflow;
+        // The summary is the later word on how the run went.
+        if (const QString v = text(s, "device"); !v.isEmpty()) run.device = v;
+        if (const QString v = text(s, "device_name"); !v.isEmpty()) run.deviceName = v;
+        if (s.value("threads", 0) > 0) run.threads = s.value("threads", 0);
+        if (const QString v = text(s, "torch_version"); !v.isEmpty()) run.torchVersion = v;
+        if (const QString v = text(s, "ampscope_version"); !v.isEmpty()) run.ampscopeVersion = v;
+        if (s.contains("precision") && s["precision"].is_object()) {
+            run.mode = text(s["precision"], "mode");
+            run.emulated = s["precision"].value("emulated", false);
+            run.execution = text(s["precision"], "execution");
+        }
+        if (const QString v = text(s, "model"); !v.isEmpty()) run.model = v;
+        run.dataset = text(s, "dataset");
+        if (const QString v = text(s, "error"); !v.isEmpty()) run.errorMessage = v;
+    } else {
+        run.status = QStringLiteral("incomplete");
+        run.results = resultsFromEvents(data.events);
+    }
+    if (run.mode.isEmpty() && run.config.contains("precision"))
+        run.mode = text(run.config["precision"], "mode");
+    if (run.dataset.isEmpty() && run.config.contains("data"))
+        run.dataset = text(run.config["data"], "dataset");
+    if (run.model.isEmpty() && run.config.contains("model"))
+        run.model = text(run.config["model"], "name");
+    run.narrativeMarkdown = readNarrative(cleaned, run.config);
+    run.events = std::move(data.events);
+    return run;
+}
+
+QStringList configSummaryLines(const nlohmann::json& config) {
+    QStringList lines;
+    if (!config.is_object()) return lines;
+    QStringList top;
+    for (const char* key : {"name", "seed", "device", "threads"})
+        if (config.contains(key) && !config[key].is_object())
+            top << QStringLiteral("%1 %2").arg(QLatin1String(key), compactValue(config[key]));
+    if (!top.isEmpty()) lines << top.join(QStringLiteral(", "));
+    for (const char* section : {"data", "model", "precision", "optim", "train", "probes"}) {
+        auto it = config.find(section);
+        if (it == config.end() || !it->is_object()) continue;
+        QStringList parts;
+        for (auto field = it->begin(); field != it->end(); ++field)
+            parts << QStringLiteral("%1 %2").arg(QString::fromStdString(field.key()),
+                                                 compactValue(field.value()));
+        lines << QStringLiteral("%1: %2").arg(QLatin1String(section),
+                                              parts.join(QStringLiteral(", ")));
+    }
+    return lines;
+}
+
+}  // namespace ampscope::ui

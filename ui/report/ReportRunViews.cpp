@@ -1,0 +1,104 @@
+#include "report/ReportRunViews.h"
+
+#include <QWidget>
+#include <algorithm>
+#include <map>
+
+#include "config/ConfigJson.h"
+#include "plots/HeatmapPlot.h"
+#include "plots/LossPlot.h"
+#include "plots/ScalePlot.h"
+#include "report/RunReplay.h"
+#include "views/GradientHistogramView.h"
+#include "views/UnderflowView.h"
+
+namespace ampscope::ui {
+
+ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QWidget>()) {
+    host_->setAttribute(Qt::WA_DontShowOnScreen);
+    loss_ = new LossPlot(host_.get());
+    scale_ = new ScalePlot(host_.get());
+    histograms_ = new GradientHistogramView(host_.get());
+    underflow_ = new UnderflowView(host_.get());
+
+    RunContext context;
+    try {
+        context.config = configFromJson(run.config);
+    } catch (const std::exception&) {
+        // A config this build does not load: the views fall back to defaults (e.g. the
+        // scale plot's scaler kind); the records still draw.
+    }
+    context.title = run.title;
+    context.runDirectory = run.directory;
+    context.live = false;
+    replayRun(context, run.events, {loss_, scale_, histograms_, underflow_});
+
+    std::map<QString, std::pair<double, int>> lost;  // layer -> (sum of fractions, records)
+    for (const auto& e : run.events) {
+        const std::string type = e.value("type", "");
+        if (type == "histogram") {
+            hasHistograms_ = true;
+            const QString layer = QString::fromStdString(e.value("layer", ""));
+            const std::string kind = e.value("kind", "");
+            if (kind == probe_kind::kParamGradScaled && !scaledLayers_.contains(layer))
+                scaledLayers_ << layer;
+            if (kind == probe_kind::kParamGrad && !unscaledLayers_.contains(layer))
+                unscaledLayers_ << layer;
+        } else if (type == "underflow" && e.value("kind", "") == probe_kind::kParamGradScaled &&
+                   e.value("multiplier", 1.0) == 1.0) {
+            hasUnderflow_ = true;
+            try {
+                const UnderflowRecord u = underflowRecordFromJson(e);
+                anyFlushed_ = anyFlushed_ || u.counts.flushed > 0;
+                auto& [sum, n] = lost[QString::fromStdString(u.layer)];
+                sum += u.counts.flushedFraction() + u.counts.subnormalFraction() +
+                       u.counts.overflowFraction();
+                ++n;
+            } catch (const std::exception&) {
+            }
+        }
+    }
+    for (const auto& [layer, sumCount] : lost)
+        if (sumCount.second > 0 && sumCount.first > 0)
+            lossByLayer_.emplace_back(layer, sumCount.first / sumCount.second);
+    std::stable_sort(lossByLayer_.begin(), lossByLayer_.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (run.nonFinite && run.nonFinite->event.layer != "loss")
+        culprit_ = QString::fromStdString(run.nonFinite->event.layer);
+}
+
+ReportRunViews::~ReportRunViews() = default;
+
+QCustomPlot* ReportRunViews::histogramHeatmap() const {
+    return histograms_->heatmap();
+}
+
+QCustomPlot* ReportRunViews::underflowHeatmap() const {
+    return underflow_->heatmap();
+}
+
+QStringList ReportRunViews::affectedLayers(int count) const {
+    QStringList layers;
+    if (!culprit_.isEmpty() &&
+        (scaledLayers_.contains(culprit_) || unscaledLayers_.contains(culprit_)))
+        layers << culprit_;
+    for (const auto& [layer, fraction] : lossByLayer_)
+        if (layers.size() < count && !layers.contains(layer)) layers << layer;
+    return layers;
+}
+
+bool ReportRunViews::showHistogramOf(const QString& layer) {
+    const bool scaled = scaledLayers_.contains(layer);
+    if (!scaled && !unscaledLayers_.contains(layer)) return false;
+    histograms_->setKind(QString::fromUtf8(scaled ? probe_kind::kParamGradScaled.data()
+                                                  : probe_kind::kParamGrad.data()));
+    histograms_->setLayer(layer);
+    histograms_->endOfBatch();
+    return true;
+}
+
+QString ReportRunViews::histogramKindText() const {
+    return GradientHistogramView::kindText(histograms_->kind());
+}
+
+}  // namespace ampscope::ui

@@ -1,0 +1,322 @@
+#include "report/ReportText.h"
+
+#include <QTextDocument>
+#include <cmath>
+
+#include "common/Text.h"
+
+namespace ampscope::ui::report_text {
+namespace {
+
+const QString kUnknown = QStringLiteral("—");
+
+QString esc(const QString& text) {
+    return text.toHtmlEscaped();
+}
+
+QString number(const std::optional<double>& value, int significant = 4) {
+    if (!value) return kUnknown;
+    if (std::isnan(*value)) return QStringLiteral("NaN");
+    if (std::isinf(*value)) return *value > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
+    return QString::fromStdString(formatNumber(*value, significant));
+}
+
+QString precisionText(const ReportRun& run) {
+    if (run.mode.isEmpty()) return kUnknown;
+    QString text =
+        run.mode + (run.emulated ? QStringLiteral(" (emulated)") : QStringLiteral(" (real)"));
+    if (!run.execution.isEmpty()) text += QStringLiteral(": ") + run.execution;
+    return text;
+}
+
+QString machineText(const ReportRun& run) {
+    QStringList parts;
+    if (!run.device.isEmpty())
+        parts << run.device.toUpper() + (run.deviceName.isEmpty()
+                                             ? QString()
+                                             : QStringLiteral(" (%1)").arg(run.deviceName));
+    if (run.threads > 0)
+        parts << QStringLiteral("%1 thread%2").arg(run.threads).arg(run.threads == 1 ? "" : "s");
+    if (!run.torchVersion.isEmpty()) parts << QStringLiteral("LibTorch %1").arg(run.torchVersion);
+    if (!run.ampscopeVersion.isEmpty())
+        parts << QStringLiteral("AmpScope %1").arg(run.ampscopeVersion);
+    return parts.isEmpty() ? kUnknown : parts.join(QStringLiteral(", "));
+}
+
+QString statusText(const ReportRun& run) {
+    if (!run.complete)
+        return QStringLiteral(
+            "INCOMPLETE — no summary.json: the run is still being written or its "
+            "process died; results below come from the events recorded so far");
+    if (run.status == QLatin1String("error"))
+        return QStringLiteral("ended with an error: ") +
+               (run.errorMessage.isEmpty() ? kUnknown : run.errorMessage);
+    return run.status.isEmpty() ? kUnknown : run.status;
+}
+
+QString table(const QStringList& header, const std::vector<QStringList>& rows) {
+    QString html =
+        QStringLiteral("<table class=\"results\" cellspacing=\"0\" cellpadding=\"3\"><tr>");
+    for (const QString& h : header) html += QStringLiteral("<th>%1</th>").arg(esc(h));
+    html += QStringLiteral("</tr>");
+    for (const QStringList& row : rows) {
+        html += QStringLiteral("<tr>");
+        for (int i = 0; i < row.size(); ++i)
+            html += (i == 0 ? QStringLiteral("<td class=\"key\">%1</td>")
+                            : QStringLiteral("<td>%1</td>"))
+                        .arg(esc(row[i]));
+        html += QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
+}  // namespace
+
+QString styleSheet() {
+    return QStringLiteral(
+        "body { font-family: sans-serif; font-size: 9pt; color: #202020; }"
+        "h1 { font-size: 16pt; margin-bottom: 2px; }"
+        "h2 { font-size: 13pt; margin-top: 10px; margin-bottom: 4px; color: #0d47a1; }"
+        "h3 { font-size: 10.5pt; margin-top: 8px; margin-bottom: 3px; }"
+        "p { margin-top: 2px; margin-bottom: 2px; }"
+        "table.results { border-collapse: collapse; margin-top: 4px; margin-bottom: 4px; }"
+        "table.results th { background-color: #e3f2fd; border: 1px solid #90a4ae; text-align: "
+        "left; }"
+        "table.results td { border: 1px solid #b0bec5; }"
+        "td.key { font-weight: bold; }"
+        ".incomplete { color: #b71c1c; font-weight: bold; }"
+        ".note { color: #546e7a; }"
+        ".config { font-family: monospace; font-size: 8pt; }");
+}
+
+QStringList resultRows() {
+    return {QStringLiteral("Status"),
+            QStringLiteral("Steps"),
+            QStringLiteral("Wall time"),
+            QStringLiteral("Samples/s"),
+            QStringLiteral("Peak memory"),
+            QStringLiteral("Final train loss"),
+            QStringLiteral("Val loss"),
+            QStringLiteral("Val accuracy"),
+            QStringLiteral("Skipped steps"),
+            QStringLiteral("Final scale"),
+            QStringLiteral("Scale backoffs / growths")};
+}
+
+QString resultValue(const ReportRun& run, const QString& row) {
+    const ReportResults& r = run.results;
+    if (row == QLatin1String("Status"))
+        return run.complete ? run.status : QStringLiteral("INCOMPLETE");
+    if (row == QLatin1String("Steps")) return QString::number(r.steps);
+    if (row == QLatin1String("Wall time"))
+        return r.wallSeconds ? QString::fromStdString(formatDuration(*r.wallSeconds)) : kUnknown;
+    if (row == QLatin1String("Samples/s")) return number(r.samplesPerSecond);
+    if (row == QLatin1String("Peak memory"))
+        return r.peakMemoryBytes && *r.peakMemoryBytes > 0
+                   ? QString::fromStdString(formatBytes(*r.peakMemoryBytes))
+                   : kUnknown;
+    if (row == QLatin1String("Final train loss")) return number(r.finalTrainLoss, 5);
+    if (row == QLatin1String("Val loss")) return number(r.valLoss, 5);
+    if (row == QLatin1String("Val accuracy")) {
+        if (!r.valAccuracy || !std::isfinite(*r.valAccuracy)) return number(r.valAccuracy);
+        return QString::number(*r.valAccuracy * 100.0, 'f', 2) + QStringLiteral(" %");
+    }
+    if (row == QLatin1String("Skipped steps")) return QString::number(r.skippedSteps);
+    if (row == QLatin1String("Final scale")) return number(r.finalScale, 6);
+    if (row == QLatin1String("Scale backoffs / growths"))
+        return QStringLiteral("%1 / %2").arg(r.scaleBackoffs).arg(r.scaleGrowths);
+    return kUnknown;
+}
+
+QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generated) {
+    QString title = runs.size() == 1
+                        ? QStringLiteral("AmpScope report: %1").arg(esc(runs[0].title))
+                        : QStringLiteral("AmpScope comparison of %1 runs").arg(runs.size());
+    QString html = QStringLiteral("<h1>%1</h1>").arg(title);
+    html += QStringLiteral("<p class=\"note\">Generated %1</p>")
+                .arg(esc(generated.toString(QStringLiteral("yyyy-MM-dd HH:mm t"))));
+    for (const ReportRun& run : runs)
+        if (!run.complete)
+            html +=
+                QStringLiteral("<p class=\"incomplete\">%1 is INCOMPLETE (no summary.json).</p>")
+                    .arg(esc(run.title));
+    return html;
+}
+
+QString comparisonHtml(const std::vector<ReportRun>& runs) {
+    if (runs.size() < 2) return {};
+    QStringList header{QStringLiteral("")};
+    for (const ReportRun& run : runs) header << run.title;
+    std::vector<QStringList> rows;
+    QStringList mode{QStringLiteral("Precision")};
+    for (const ReportRun& run : runs)
+        mode << (run.mode.isEmpty()
+                     ? kUnknown
+                     : run.mode + (run.emulated ? QStringLiteral(" (emulated)") : QString()));
+    rows.push_back(mode);
+    for (const QString& key : resultRows()) {
+        QStringList row{key};
+        for (const ReportRun& run : runs) row << resultValue(run, key);
+        rows.push_back(row);
+    }
+    // Relative to the first run, the baseline.
+    const ReportResults& base = runs.front().results;
+    QStringList speed{QStringLiteral("Samples/s vs %1").arg(runs.front().title)};
+    QStringList memory{QStringLiteral("Peak memory vs %1").arg(runs.front().title)};
+    QStringList accuracy{QStringLiteral("Val accuracy vs %1").arg(runs.front().title)};
+    for (const ReportRun& run : runs) {
+        const ReportResults& r = run.results;
+        speed << (r.samplesPerSecond && base.samplesPerSecond && *base.samplesPerSecond > 0
+                      ? QStringLiteral("×%1").arg(*r.samplesPerSecond / *base.samplesPerSecond, 0,
+                                                  'f', 2)
+                      : kUnknown);
+        memory << (r.peakMemoryBytes && base.peakMemoryBytes && *base.peakMemoryBytes > 0
+                       ? QStringLiteral("×%1").arg(
+                             double(*r.peakMemoryBytes) / double(*base.peakMemoryBytes), 0, 'f', 2)
+                       : kUnknown);
+        if (r.valAccuracy && base.valAccuracy && std::isfinite(*r.valAccuracy) &&
+            std::isfinite(*base.valAccuracy)) {
+            const double points = (*r.valAccuracy - *base.valAccuracy) * 100.0;
+            accuracy << QStringLiteral("%1%2 pt (%3)")
+                            .arg(points >= 0 ? QStringLiteral("+") : QString())
+                            .arg(points, 0, 'f', 2)
+                            .arg(std::fabs(points) <= 0.5
+                                     ? QStringLiteral("within 0.5 pt")
+                                     : QStringLiteral("off by more than 0.5 pt"));
+        } else {
+            accuracy << kUnknown;
+        }
+    }
+    rows.push_back(speed);
+    rows.push_back(memory);
+    rows.push_back(accuracy);
+    return QStringLiteral("<h2>Side by side</h2>") + table(header, rows) +
+           QStringLiteral(
+               "<p class=\"note\">Ratios and differences are against the first run. "
+               "Samples/s and memory of emulated modes measure the emulation, not the "
+               "hardware.</p>");
+}
+
+QString runFactsHtml(const ReportRun& run, bool comparison) {
+    QString html = comparison ? QStringLiteral("<h2>%1</h2>").arg(esc(run.title)) : QString();
+    if (!run.complete)
+        html += QStringLiteral("<p class=\"incomplete\">%1</p>").arg(esc(statusText(run)));
+    std::vector<QStringList> rows;
+    rows.push_back({QStringLiteral("Run directory"), run.directory});
+    rows.push_back({QStringLiteral("Started"), run.startTime.isEmpty() ? kUnknown : run.startTime});
+    rows.push_back({QStringLiteral("Status"), statusText(run)});
+    rows.push_back({QStringLiteral("Machine"), machineText(run)});
+    rows.push_back({QStringLiteral("Precision"), precisionText(run)});
+    rows.push_back({QStringLiteral("Model"),
+                    run.model.isEmpty()
+                        ? kUnknown
+                        : run.model + (run.parameters > 0
+                                           ? QStringLiteral(" (%1 parameters)").arg(run.parameters)
+                                           : QString())});
+    rows.push_back({QStringLiteral("Dataset"), run.dataset.isEmpty() ? kUnknown : run.dataset});
+    html += QStringLiteral("<h3>Run</h3>") +
+            table({QStringLiteral("Fact"), QStringLiteral("Value")}, rows);
+    const QStringList config = configSummaryLines(run.config);
+    if (!config.isEmpty()) {
+        html += QStringLiteral("<h3>Config</h3><p class=\"config\">");
+        for (const QString& line : config) html += esc(line) + QStringLiteral("<br>");
+        html += QStringLiteral("</p>");
+    }
+    return html;
+}
+
+QString resultsTableHtml(const ReportRun& run) {
+    std::vector<QStringList> rows;
+    for (const QString& key : resultRows()) rows.push_back({key, resultValue(run, key)});
+    QString html = QStringLiteral("<h3>Results</h3>") +
+                   table({QStringLiteral("Result"), QStringLiteral("Value")}, rows);
+    if (!run.complete)
+        html += QStringLiteral(
+            "<p class=\"note\">Without summary.json, wall time is the sum of the "
+            "recorded step times and peak memory is unknown.</p>");
+    return html;
+}
+
+QString narrativeHtml(const ReportRun& run) {
+    if (run.narrativeMarkdown.trimmed().isEmpty()) return {};
+    QTextDocument document;
+    document.setMarkdown(run.narrativeMarkdown);
+    QString body = document.toHtml();
+    // Only the body: the report has its own head and styles.
+    const int start = body.indexOf(QStringLiteral("<body"));
+    if (start >= 0) {
+        const int open = body.indexOf(QLatin1Char('>'), start);
+        const int close = body.lastIndexOf(QStringLiteral("</body>"));
+        if (open >= 0 && close > open) body = body.mid(open + 1, close - open - 1);
+    }
+    return QStringLiteral("<h3>Scenario narrative</h3>") + body;
+}
+
+QString nanDiagnosisHtml(const ReportRun& run) {
+    QString html = QStringLiteral("<h3>NaN / Inf diagnosis</h3>");
+    if (!run.nonFinite) {
+        return html + QStringLiteral("<p>No non-finite value was located in this run.</p>");
+    }
+    const NonFiniteEvent& e = run.nonFinite->event;
+    html += QStringLiteral(
+                "<p><b>First non-finite value at step %1</b>: layer <b>%2</b>, %3 pass, %4 "
+                "(%5 NaN, %6 +Inf, %7 -Inf of %8 elements).</p>")
+                .arg(e.step)
+                .arg(esc(QString::fromStdString(e.layer)), esc(QString::fromStdString(e.phase)),
+                     esc(QString::fromStdString(e.tensor)))
+                .arg(e.nan)
+                .arg(e.posInf)
+                .arg(e.negInf)
+                .arg(e.numel);
+    const auto& frames = run.nonFinite->frames;
+    if (frames.empty())
+        return html + QStringLiteral(
+                          "<p class=\"note\">No statistics frames were recorded before it.</p>");
+    // The last frames (at most 4), one column each: per layer the largest finite
+    // magnitude of the activation and of the gradient, non-finite counts flagged.
+    const std::size_t first = frames.size() > 4 ? frames.size() - 4 : 0;
+    QStringList header{QStringLiteral("Layer · tensor (max |x|)")};
+    for (std::size_t f = first; f < frames.size(); ++f)
+        header << QStringLiteral("step %1").arg(frames[f].step);
+    std::vector<QStringList> rows;
+    const auto statsText = [](const std::optional<TensorStats>& stats) {
+        if (!stats) return QString();
+        QString text = std::isfinite(stats->absMax)
+                           ? QString::fromStdString(formatNumber(stats->absMax, 4))
+                           : kUnknown;
+        if (stats->nan || stats->posInf || stats->negInf)
+            text += QStringLiteral(" [%1 NaN, %2 Inf]")
+                        .arg(stats->nan)
+                        .arg(stats->posInf + stats->negInf);
+        return text;
+    };
+    const StatsFrame& last = frames.back();
+    for (const auto& layer : last.layers) {
+        for (const char* tensor : {"activation", "gradient"}) {
+            QStringList row{QStringLiteral("%1 · %2").arg(QString::fromStdString(layer.layer),
+                                                          QLatin1String(tensor))};
+            bool any = false;
+            for (std::size_t f = first; f < frames.size(); ++f) {
+                QString cell;
+                for (const auto& l : frames[f].layers)
+                    if (l.layer == layer.layer) {
+                        cell = statsText(std::string(tensor) == "activation" ? l.activation
+                                                                             : l.gradient);
+                        any = any || !cell.isEmpty();
+                    }
+                row << cell;
+            }
+            if (any) rows.push_back(row);
+        }
+    }
+    return html + table(header, rows);
+}
+
+QString warningsHtml(const ReportRun& run) {
+    if (run.warnings.isEmpty()) return {};
+    QString html = QStringLiteral("<h3>Reading the run directory</h3><ul>");
+    for (const QString& w : run.warnings) html += QStringLiteral("<li>%1</li>").arg(esc(w));
+    return html + QStringLiteral("</ul>");
+}
+
+}  // namespace ampscope::ui::report_text

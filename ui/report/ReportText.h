@@ -1,0 +1,30 @@
+#pragma once
+// The text parts of a report as HTML fragments (the PDF lays them out with
+// QTextDocument, the HTML file embeds them as they are): header, comparison table,
+// a run's facts and results table, its NaN diagnosis and narrative. Values that are
+// not known are written "—"; a run without summary.json is marked INCOMPLETE.
+#include <QDateTime>
+#include <QString>
+#include <vector>
+
+#include "report/ReportRun.h"
+
+namespace ampscope::ui::report_text {
+
+// The style sheet both outputs use (QTextDocument understands this subset of CSS).
+QString styleSheet();
+QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generated);
+// Side by side, the first run as the baseline: samples/s and memory as ratios,
+// accuracy as a difference in points with the "within 0.5 pt" check (seed 002, E.6.1).
+QString comparisonHtml(const std::vector<ReportRun>& runs);
+QString runFactsHtml(const ReportRun& run, bool comparison);
+QString resultsTableHtml(const ReportRun& run);
+QString narrativeHtml(const ReportRun& run);     // empty: no narrative
+QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
+QString warningsHtml(const ReportRun& run);      // empty: no warnings
+
+// One results row's value as text, as the results table writes it (for tests).
+QString resultValue(const ReportRun& run, const QString& row);
+QStringList resultRows();
+
+}  // namespace ampscope::ui::report_text
