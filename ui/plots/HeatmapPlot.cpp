@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "plots/PlotTooltip.h"
 #include "plots/StepIndexTicker.h"
 
 namespace ampscope::ui {
@@ -483,11 +484,7 @@ QString HeatmapPlot::hoverText(QPoint pixel) const {
 void HeatmapPlot::mouseMoveEvent(QMouseEvent* event) {
     QCustomPlot::mouseMoveEvent(event);
     if (event->buttons() != Qt::NoButton) return;
-    const QString text = hoverText(event->position().toPoint());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    showPlotTooltip(this, event, hoverText(event->position().toPoint()));
 }
 
 void HeatmapPlot::mouseDoubleClickEvent(QMouseEvent* event) {

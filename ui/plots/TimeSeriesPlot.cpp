@@ -8,6 +8,7 @@
 #include <cmath>
 
 #include "plots/PlotExport.h"
+#include "plots/PlotTooltip.h"
 
 namespace ampscope::ui {
 
@@ -187,11 +188,7 @@ void TimeSeriesPlot::mouseMoveEvent(QMouseEvent* event) {
         QToolTip::hideText();
         return;
     }
-    const QString text = hoverText(xAxis->pixelToCoord(pixel.x()), pixel);
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    showPlotTooltip(this, event, hoverText(xAxis->pixelToCoord(pixel.x()), pixel));
 }
 
 void TimeSeriesPlot::mouseDoubleClickEvent(QMouseEvent* event) {

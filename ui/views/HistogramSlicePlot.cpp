@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "plots/PlotTooltip.h"
 #include "views/Fp16Limits.h"
 #include "views/PowerOfTwoText.h"
 
@@ -313,11 +314,7 @@ QString HistogramSlicePlot::hoverText(QPoint pixel) const {
 void HistogramSlicePlot::mouseMoveEvent(QMouseEvent* event) {
     QCustomPlot::mouseMoveEvent(event);
     if (event->buttons() != Qt::NoButton) return;
-    const QString text = hoverText(event->position().toPoint());
-    if (text.isEmpty())
-        QToolTip::hideText();
-    else
-        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+    showPlotTooltip(this, event, hoverText(event->position().toPoint()));
 }
 
 void HistogramSlicePlot::mouseDoubleClickEvent(QMouseEvent* event) {
