@@ -46,6 +46,16 @@ inline RunConfig spiralsMlpConfig(int64_t samples = 512, std::vector<int64_t> hi
     return c;
 }
 
+// The spirals mlp at the default learning rate in `mode`, probed every `probeEvery`
+// steps: what the shadow, lock-step and op-audit comparisons were measured with.
+inline RunConfig probedSpiralsConfig(const std::string& mode, int64_t probeEvery) {
+    RunConfig c = spiralsMlpConfig();
+    c.optim.lr = OptimConfig{}.lr;
+    c.precision.mode = mode;
+    c.probes.every = probeEvery;
+    return c;
+}
+
 struct CliResult {
     int exitCode = -1;  // -1: did not exit normally (a crash, a signal or the timeout)
     QString out, err;

@@ -24,13 +24,7 @@ using test::recordsOf;
 using test::runAndRead;
 using test::stepLosses;
 
-RunConfig spirals(const std::string& mode) {
-    RunConfig c = test::spiralsMlpConfig();
-    c.optim.lr = OptimConfig{}.lr;  // the default rate these comparisons were measured with
-    c.precision.mode = mode;
-    c.probes.every = 2;
-    return c;
-}
+RunConfig spirals(const std::string& mode) { return test::probedSpiralsConfig(mode, 2); }
 
 std::vector<LockstepRecord> lockstepRecords(const RunData& run) {
     std::vector<LockstepRecord> out;

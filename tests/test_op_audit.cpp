@@ -24,11 +24,8 @@ using test::runAndRead;
 using test::stepLosses;
 
 RunConfig spirals(const std::string& mode) {
-    RunConfig c = test::spiralsMlpConfig();
-    c.optim.lr = OptimConfig{}.lr;  // the default rate these comparisons were measured with
-    c.precision.mode = mode;
+    RunConfig c = test::probedSpiralsConfig(mode, 2);
     c.train.max_steps = 3;
-    c.probes.every = 2;
     return c;
 }
 
