@@ -18,6 +18,7 @@
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
 #include "engine/ComparisonMeans.h"
+#include "engine/CpuBlockCache.h"
 #include "engine/FaultInjector.h"
 #include "engine/LockstepRun.h"
 #include "engine/ProbeSession.h"
@@ -185,6 +186,9 @@ void Engine::Impl::run() {
         fail(s, "unknown exception in the engine", false);
         endState = EngineState::Failed;
     }
+    // The model, batches and graphs of this run are gone: give their blocks back,
+    // so that a window which ran a model does not keep its peak.
+    cpu_block_cache::releaseIdle();
     s.wallSeconds = secondsSince(wallStart);
     if (s.peakMemoryBytes == 0) s.peakMemoryBytes = peakResidentBytes();
     if (writer) {
@@ -231,6 +235,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     // Debian's LibTorch starts with one intra-op thread; the run says how many it uses.
     at::set_num_threads(threads);
     s.threads = threads;
+    cpu_block_cache::install();  // reuse of large blocks: no page faults per step
     torch::manual_seed(config.seed);
     const c10::Device device = pickDevice(config.device);
     s.device = device.is_cuda() ? "cuda" : "cpu";

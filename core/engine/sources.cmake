@@ -10,6 +10,7 @@ list(APPEND CORE_TORCH_SOURCES
 list(APPEND CORE_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ProbeSession.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/DeviceMemory.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/CpuBlockCache.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ShadowRun.cpp
   ${CMAKE_CURRENT_LIST_DIR}/LockstepRun.cpp)
 # A CUDA LibTorch brings the c10_cuda target: read its allocator's peak.

@@ -1,6 +1,7 @@
 #include "probes/NonFiniteLocator.h"
 
 #include <algorithm>
+#include <array>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -16,7 +17,10 @@ struct NonFiniteLocator::Check {
     std::string layer;
     bool backward = false;
     bool loss = false;
-    torch::Tensor slots;  // tensorStatsSlots / nonFiniteCountSlots layout, on the checked device
+    // tensorStatsSlots / nonFiniteCountSlots layout: on the host for a CPU
+    // tensor (computed at once, no tensor made), else on the checked device.
+    std::array<double, stats_slot::kCount> hostSlots{};
+    torch::Tensor deviceSlots;
 };
 
 // The checks of the current step. Gradient hooks hold it by shared_ptr, so a
@@ -49,8 +53,12 @@ struct NonFiniteLocator::Pending {
 
 namespace {
 
-torch::Tensor slotsFor(const torch::Tensor& values, bool withStats) {
-    return withStats ? tensorStatsSlots(values) : nonFiniteCountSlots(values);
+template <class CheckT>
+void computeSlots(CheckT& check, const torch::Tensor& values, bool withStats) {
+    if (values.device().is_cpu())
+        tensorStatsSlotsOnCpu(values, withStats, check.hostSlots.data());
+    else
+        check.deviceSlots = withStats ? tensorStatsSlots(values) : nonFiniteCountSlots(values);
 }
 
 }  // namespace
@@ -75,7 +83,7 @@ void NonFiniteLocator::afterLayer(size_t index, const std::string& name, torch::
     Check forward;
     forward.layerIndex = index;
     forward.layer = name;
-    forward.slots = slotsFor(output, statsThisStep_);
+    computeSlots(forward, output, statsThisStep_);
     pending_->record(token, std::move(forward));
     if (!output.requires_grad()) return;
     output.register_hook(
@@ -86,7 +94,7 @@ void NonFiniteLocator::afterLayer(size_t index, const std::string& name, torch::
             backward.layerIndex = index;
             backward.layer = name;
             backward.backward = true;
-            backward.slots = slotsFor(grad, withStats);
+            computeSlots(backward, grad, withStats);
             pending->record(token, std::move(backward));
         });
 }
@@ -96,7 +104,7 @@ void NonFiniteLocator::checkLoss(const torch::Tensor& loss) {
     Check check;
     check.loss = true;
     check.layer = std::string(kLossLayerName);
-    check.slots = tensorStatsSlots(loss);  // a scalar: full stats cost nothing more
+    computeSlots(check, loss, true);  // a scalar: full stats cost nothing more
     pending_->record(pending_->currentToken(), std::move(check));
 }
 
@@ -107,13 +115,17 @@ std::optional<NonFiniteEvent> NonFiniteLocator::endStep() {
     std::sort(checks.begin(), checks.end(),
               [](const Check& a, const Check& b) { return a.sequence < b.sequence; });
 
+    // One host copy for all the checks made on a device; CPU checks are on the host already.
     ProbeReadout readout;
-    for (const auto& c : checks) readout.add(c.slots);
+    std::vector<ProbeReadout::Handle> handles(checks.size());
+    for (size_t k = 0; k < checks.size(); ++k)
+        if (checks[k].deviceSlots.defined()) handles[k] = readout.add(checks[k].deviceSlots);
     readout.read();
     std::vector<TensorStats> stats;
     stats.reserve(checks.size());
     for (size_t k = 0; k < checks.size(); ++k)
-        stats.push_back(tensorStatsFromSlots(readout.data(k)));
+        stats.push_back(tensorStatsFromSlots(checks[k].deviceSlots.defined() ? readout.data(handles[k])
+                                                                           : checks[k].hostSlots.data()));
 
     lastStepHit_.reset();
     for (size_t k = 0; k < checks.size(); ++k) {

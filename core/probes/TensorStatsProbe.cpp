@@ -39,9 +39,11 @@ Partial combine(Partial a, const Partial& b) {
 
 // One pass. Work goes in lanes (independent accumulators) so the compiler can
 // vectorise without reassociating a single float sum; the float lane sums are
-// folded into a double every block, which keeps the mean accurate.
+// folded into a double every block, which keeps the mean accurate. Always
+// inlined into the per-type entry points below, which are compiled once per
+// instruction set.
 template <class T, bool kWithRange>
-Partial scanChunk(const T* data, int64_t begin, int64_t end) {
+[[gnu::always_inline]] inline Partial scanChunk(const T* data, int64_t begin, int64_t end) {
     constexpr int kLanes = 16;
     constexpr int64_t kBlock = 4096;  // elements per fold into the double sum
     Partial out;
@@ -55,7 +57,7 @@ Partial scanChunk(const T* data, int64_t begin, int64_t end) {
             sum[j] = 0.0f;
             nan[j] = pos[j] = neg[j] = 0;
         }
-        const auto visit = [&](int j, float v) {
+        const auto visit = [&](int j, float v) __attribute__((always_inline)) {
             const uint32_t bits = bitsOf(v);
             const uint32_t magnitude = bits & kMagnitudeMask;
             nan[j] += magnitude > kInfBits;
@@ -86,10 +88,43 @@ Partial scanChunk(const T* data, int64_t begin, int64_t end) {
     return out;
 }
 
-torch::Tensor slotsTensor(double min, double max, double sum, int64_t nan, int64_t posInf,
-                          int64_t negInf, int64_t numel) {
-    auto out = torch::empty({slot::kCount}, torch::kDouble);
-    double* o = out.data_ptr<double>();
+// The distribution build targets x86-64 without AVX; the scan is the per-step
+// cost of the non-finite locator on every activation and gradient, so it is
+// compiled for AVX-512 and AVX2 too and the loader picks what the CPU has.
+// (GCC on x86-64 only: clang's fuzzing builds take the plain version.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define AMPSCOPE_SCAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define AMPSCOPE_SCAN_CLONES
+#endif
+
+#define AMPSCOPE_SCAN_ENTRY(NAME, T, RANGE)                                 \
+    AMPSCOPE_SCAN_CLONES Partial NAME(const T* data, int64_t begin, int64_t end) { \
+        return scanChunk<T, RANGE>(data, begin, end);                        \
+    }
+AMPSCOPE_SCAN_ENTRY(scanFloatStats, float, true)
+AMPSCOPE_SCAN_ENTRY(scanFloatCounts, float, false)
+AMPSCOPE_SCAN_ENTRY(scanHalfStats, c10::Half, true)
+AMPSCOPE_SCAN_ENTRY(scanHalfCounts, c10::Half, false)
+AMPSCOPE_SCAN_ENTRY(scanBFloat16Stats, c10::BFloat16, true)
+AMPSCOPE_SCAN_ENTRY(scanBFloat16Counts, c10::BFloat16, false)
+#undef AMPSCOPE_SCAN_ENTRY
+
+template <bool kWithRange>
+Partial scan(const float* d, int64_t b, int64_t e) {
+    return kWithRange ? scanFloatStats(d, b, e) : scanFloatCounts(d, b, e);
+}
+template <bool kWithRange>
+Partial scan(const c10::Half* d, int64_t b, int64_t e) {
+    return kWithRange ? scanHalfStats(d, b, e) : scanHalfCounts(d, b, e);
+}
+template <bool kWithRange>
+Partial scan(const c10::BFloat16* d, int64_t b, int64_t e) {
+    return kWithRange ? scanBFloat16Stats(d, b, e) : scanBFloat16Counts(d, b, e);
+}
+
+void writeSlots(double* o, double min, double max, double sum, int64_t nan, int64_t posInf,
+                int64_t negInf, int64_t numel) {
     o[slot::kMin] = min;
     o[slot::kMax] = max;
     o[slot::kSum] = sum;
@@ -97,49 +132,49 @@ torch::Tensor slotsTensor(double min, double max, double sum, int64_t nan, int64
     o[slot::kPosInf] = static_cast<double>(posInf);
     o[slot::kNegInf] = static_cast<double>(negInf);
     o[slot::kNumel] = static_cast<double>(numel);
-    return out;
+}
+
+// Below this many elements one thread scans: handing a chunk to another thread
+// costs more than the scan.
+constexpr int64_t kSerialBelow = 4 * probe_input::kGrain;
+
+// One exact pass over a CPU tensor, straight into host slots: no tensor is
+// created and no op dispatched, which matters for the many small tensors the
+// locator checks every step.
+template <bool kWithRange>
+void scanOnCpu(const torch::Tensor& values, double* slots) {
+    // A contiguous tensor of a scanned type is read in place (no detach, no copy).
+    const auto type = values.defined() ? values.scalar_type() : torch::kFloat;
+    const bool direct = values.defined() && values.is_contiguous() &&
+                        (type == torch::kFloat || type == torch::kHalf || type == torch::kBFloat16);
+    const torch::Tensor input = direct ? values : probe_input::prepare(values, "tensor stats");
+    const int64_t n = input.numel();
+    if (n == 0) {
+        writeSlots(slots, kNaN, kNaN, kWithRange ? 0.0 : kNaN, 0, 0, 0, 0);
+        return;
+    }
+    Partial total;
+    probe_input::visit(input, [&](const auto* data, int64_t count) {
+        if (count < kSerialBelow) {
+            total = scan<kWithRange>(data, 0, count);
+            return;
+        }
+        total = at::parallel_reduce(
+            int64_t{0}, count, probe_input::kGrain, Partial{},
+            [&](int64_t begin, int64_t end, Partial) { return scan<kWithRange>(data, begin, end); },
+            combine);
+    });
+    const bool anyFinite = n - total.nan - total.posInf - total.negInf > 0;
+    writeSlots(slots, kWithRange && anyFinite ? total.min : kNaN,
+               kWithRange && anyFinite ? total.max : kNaN, kWithRange ? total.sum : kNaN, total.nan,
+               total.posInf, total.negInf, n);
 }
 
 template <bool kWithRange>
 torch::Tensor slotsOnCpu(const torch::Tensor& values) {
-    const torch::Tensor input = probe_input::prepare(values, "tensor stats");
-    const int64_t n = input.numel();
-    if (n == 0) return slotsTensor(kNaN, kNaN, kWithRange ? 0.0 : kNaN, 0, 0, 0, 0);
-    // Fast paths, ATen's vectorised reductions; on the CPU reading their result
-    // is a memory load, not a device synchronisation.
-    if constexpr (kWithRange) {
-        // aminmax propagates NaN and shows +-inf in the min/max: a finite result
-        // proves every element finite, and is the finite range. (No CPU float16
-        // aminmax in LibTorch 1.13: half goes the long way.)
-        if (input.scalar_type() != torch::kHalf) {
-            const auto [lo, hi] = torch::aminmax(input);
-            const double min = lo.item<double>();
-            const double max = hi.item<double>();
-            if (std::isfinite(min) && std::isfinite(max))
-                return slotsTensor(min, max, input.sum(torch::kFloat).item<double>(), 0, 0, 0, n);
-        }
-    } else {
-        // Any NaN/Inf makes the sum non-finite; a finite sum proves all finite.
-        // (A sum that overflows on finite values only costs the exact pass below.)
-        if (std::isfinite(input.sum(torch::kFloat).item<double>()))
-            return slotsTensor(kNaN, kNaN, kNaN, 0, 0, 0, n);
-    }
-    // Some element is not finite (or half input): one exact pass counts them
-    // and keeps the range and sum of the finite rest.
-    Partial total;
-    probe_input::visit(input, [&](const auto* data, int64_t count) {
-        using T = std::remove_cv_t<std::remove_pointer_t<decltype(data)>>;
-        total = at::parallel_reduce(
-            int64_t{0}, count, probe_input::kGrain, Partial{},
-            [&](int64_t begin, int64_t end, Partial) {
-                return scanChunk<T, kWithRange>(data, begin, end);
-            },
-            combine);
-    });
-    const bool anyFinite = n - total.nan - total.posInf - total.negInf > 0;
-    return slotsTensor(kWithRange && anyFinite ? total.min : kNaN,
-                       kWithRange && anyFinite ? total.max : kNaN, kWithRange ? total.sum : kNaN,
-                       total.nan, total.posInf, total.negInf, n);
+    auto out = torch::empty({slot::kCount}, torch::kDouble);
+    scanOnCpu<kWithRange>(values, out.data_ptr<double>());
+    return out;
 }
 
 torch::Tensor countsWithTorchOps(const torch::Tensor& x) {
@@ -188,6 +223,13 @@ torch::Tensor tensorStatsSlots(const torch::Tensor& values) {
 torch::Tensor nonFiniteCountSlots(const torch::Tensor& values) {
     if (values.defined() && values.device().is_cpu()) return slotsOnCpu<false>(values);
     return probe_detail::nonFiniteCountSlotsWithTorchOps(values);
+}
+
+void tensorStatsSlotsOnCpu(const torch::Tensor& values, bool withRange, double* slots) {
+    if (withRange)
+        scanOnCpu<true>(values, slots);
+    else
+        scanOnCpu<false>(values, slots);
 }
 
 TensorStats tensorStatsFromSlots(const double* slots) {

@@ -7,12 +7,10 @@
 // - tensorStatsSlots: everything (finite min/max/sum and the non-finite counts);
 // - nonFiniteCountSlots: only the NaN/+Inf/-Inf counts and numel, the cheap
 //   per-step check of the non-finite locator; min/max/sum slots are NaN.
-// On CPU, a tensor that is all finite (the usual case) costs one of ATen's
-// vectorised reductions: a sum for the counts (any NaN/Inf makes it
-// non-finite), aminmax + sum for full stats (a NaN/Inf shows in the min or
-// max). Their results are read at once: on the CPU that is a memory load, not
-// a device synchronisation. Only a tensor that fails the fast test (or float16
-// stats: no CPU aminmax) takes one exact scalar pass that counts every kind. On other
+// On CPU one exact pass (compiled for AVX-512/AVX2 where the CPU has them,
+// split over threads for large tensors) counts every kind and keeps the finite
+// range and sum; tensorStatsSlotsOnCpu writes the result straight to host
+// memory, for callers that check many small tensors every step. On other
 // devices torch ops compute everything without a host synchronisation.
 // float16/bfloat16 are read exactly, float64 is rounded to float32 first (a
 // double beyond the fp32 range counts as +-inf).
@@ -35,6 +33,9 @@ inline constexpr int64_t kCount = 7;
 
 torch::Tensor tensorStatsSlots(const torch::Tensor& values);
 torch::Tensor nonFiniteCountSlots(const torch::Tensor& values);
+
+// CPU tensors only: the slots written to slots[0..kCount) directly.
+void tensorStatsSlotsOnCpu(const torch::Tensor& values, bool withRange, double* slots);
 
 // Reads host slots: mean = sum / finite count, absMax = max(|min|, |max|).
 TensorStats tensorStatsFromSlots(const double* slots);
