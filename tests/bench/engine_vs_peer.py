@@ -1,82 +1,109 @@
 #!/usr/bin/python3
 """Engine vs peer: ampscope-cli (default probes on) against a plain PyTorch loop
 (peer_loop.py), the same model, data, batch, optimizer, mode and threads, run
-interleaved A B A B so that drift of the machine hits both alike. Prints a
-Markdown table: the median samples/s of each over the rounds, and the ratio.
+interleaved A B A B so that drift of the machine hits both alike. Reports the
+median samples/s of each over the rounds and the ratio.
 
-  engine_vs_peer.py --cli build/app/ampscope-cli [--steps 300] [--rounds 3]
-                    [--threads 2] [--modes fp32,bf16] [--smoke]
+  engine_vs_peer.py --cli build/app/ampscope-cli [--steps 200] [--rounds 3]
+                    [--threads 2] [--workloads cnn-fp32,cnn-bf16,mlp-fp32,cnn-fp32-nocache]
+                    [--json] [--smoke]
+
+Workloads (FashionMNIST, Adam lr 1e-3):
+  cnn-fp32, cnn-bf16    SimpleCNN, batch 128 (bf16: CPU autocast on both sides)
+  mlp-fp32              a small MLP (784-128-10, relu), batch 32: Python's per-op
+                        overhead shows here
+  cnn-fp32-nocache      the engine with its CPU block cache off
+                        (AMPSCOPE_CPU_BLOCK_CACHE=0): what the cache buys
 
 samples/s on both sides counts forward + backward + optimizer step of each
 training step (AmpScope's summary.json samples_per_second; peer_loop.py times
 the same span). --smoke: 3 steps, 1 round: proves both sides run and every row
-prints (CTest runs this; the numbers mean nothing then).
+prints (the numbers mean nothing then).
 """
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import tempfile
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+from bench_common import HERE, ROOT, emit, engine_summary, fail, median, require_cli, row
+
+SCRIPT = "engine_vs_peer.py"
+
+WORKLOADS = {
+    "cnn-fp32": {"example": "fashion-mnist-fp32.json", "sets": [], "env": {},
+                 "peer": ["--model", "simple_cnn", "--mode", "fp32", "--batch", "128"],
+                 "what": "simple_cnn fp32, batch 128"},
+    "cnn-bf16": {"example": "fashion-mnist-bf16.json", "sets": [], "env": {},
+                 "peer": ["--model", "simple_cnn", "--mode", "bf16", "--batch", "128"],
+                 "what": "simple_cnn bf16 autocast, batch 128"},
+    "mlp-fp32": {"example": "fashion-mnist-fp32.json",
+                 "sets": ["model.name=mlp", "model.hidden=[128]", "train.batch_size=32"], "env": {},
+                 "peer": ["--model", "mlp", "--mode", "fp32", "--batch", "32"],
+                 "what": "small MLP 784-128-10 fp32, batch 32"},
+    "cnn-fp32-nocache": {"example": "fashion-mnist-fp32.json", "sets": [],
+                         "env": {"AMPSCOPE_CPU_BLOCK_CACHE": "0"},
+                         "peer": ["--model", "simple_cnn", "--mode", "fp32", "--batch", "128"],
+                         "what": "simple_cnn fp32, engine without its block cache"},
+}
 
 
-def engine_run(cli, mode, steps, threads, workdir, index):
-    out = os.path.join(workdir, f"engine-{mode}-{index}")
-    config = os.path.join(ROOT, "examples", f"fashion-mnist-{mode}.json")
-    command = [cli, "run", config, "--out", out, "--quiet",
-               "--set", f"train.max_steps={steps}", "--set", f"threads={threads}"]
-    done = subprocess.run(command, capture_output=True, text=True)
-    if done.returncode != 0:
-        sys.exit(f"engine_vs_peer.py: {' '.join(command)}: exit {done.returncode}: "
-                 f"{done.stderr.strip()}")
-    with open(os.path.join(out, "summary.json")) as f:
-        return json.load(f)["samples_per_second"]
+def engine_run(cli, workload, steps, threads, workdir, index):
+    w = WORKLOADS[workload]
+    out = os.path.join(workdir, f"engine-{workload}-{index}")
+    sets = w["sets"] + [f"train.max_steps={steps}", f"threads={threads}"]
+    summary = engine_summary(SCRIPT, cli, os.path.join(ROOT, "examples", w["example"]), sets, out,
+                             w["env"])
+    return summary["samples_per_second"]
 
 
-def peer_run(mode, steps, threads):
-    command = [sys.executable, os.path.join(HERE, "peer_loop.py"), "--mode", mode,
+def peer_run(workload, steps, threads):
+    command = [sys.executable, os.path.join(HERE, "peer_loop.py"), *WORKLOADS[workload]["peer"],
                "--steps", str(steps), "--warmup", "0", "--threads", str(threads)]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
-        sys.exit(f"engine_vs_peer.py: peer_loop.py: exit {done.returncode}: "
-                 f"{done.stderr.strip()}")
+        fail(SCRIPT, f"peer_loop.py: exit {done.returncode}: {done.stderr.strip()}")
     return json.loads(done.stdout)["samples_per_second"]
+
+
+def measure(cli, workloads, steps, rounds, threads):
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="ampscope-bench-") as workdir:
+        for workload in workloads:
+            engine, peer = [], []
+            for r in range(rounds):
+                engine.append(engine_run(cli, workload, steps, threads, workdir, r))
+                peer.append(peer_run(workload, steps, threads))
+            e, p = median(engine), median(peer)
+            rows.append(row("engine vs PyTorch loop", WORKLOADS[workload]["what"] +
+                            ": ampscope-cli / plain loop, samples/s", f"{e:.0f} / {p:.0f}",
+                            f"{e / p:.2f}", "" if workload.endswith("nocache") else ">= 1.0",
+                            None if workload.endswith("nocache") else e / p >= 1.0))
+    return rows
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "ampscope-cli"))
-    parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--modes", default="fp32,bf16")
+    parser.add_argument("--workloads", default="cnn-fp32,cnn-bf16,mlp-fp32,cnn-fp32-nocache")
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
     parser.add_argument("--smoke", action="store_true")
     args = parser.parse_args()
     if args.smoke:
         args.steps, args.rounds = 3, 1
-    if not os.access(args.cli, os.X_OK):
-        sys.exit(f"engine_vs_peer.py: {args.cli}: not an executable (build first or pass --cli)")
-
-    rows = []
-    with tempfile.TemporaryDirectory(prefix="ampscope-bench-") as workdir:
-        for mode in args.modes.split(","):
-            engine, peer = [], []
-            for r in range(args.rounds):
-                engine.append(engine_run(args.cli, mode, args.steps, args.threads, workdir, r))
-                peer.append(peer_run(mode, args.steps, args.threads))
-            rows.append((mode, statistics.median(engine), statistics.median(peer)))
-
-    print(f"Engine vs plain PyTorch loop: FashionMNIST simple_cnn, batch 128, Adam, "
-          f"{args.threads} threads, {args.steps} steps, median of {args.rounds} interleaved rounds")
-    print()
-    print("| mode | ampscope-cli samples/s (default probes) | PyTorch loop samples/s | ratio |")
-    print("|---|---|---|---|")
-    for mode, engine, peer in rows:
-        print(f"| {mode} | {engine:.0f} | {peer:.0f} | {engine / peer:.2f} |")
+    require_cli(SCRIPT, args.cli)
+    workloads = args.workloads.split(",")
+    for w in workloads:
+        if w not in WORKLOADS:
+            fail(SCRIPT, f"--workloads: unknown workload {w!r} (known: {', '.join(WORKLOADS)})")
+    rows = measure(args.cli, workloads, args.steps, args.rounds, args.threads)
+    emit(rows, args.json,
+         f"Engine vs plain PyTorch loop: FashionMNIST, Adam, {args.threads} threads, "
+         f"{args.steps} steps, median of {args.rounds} interleaved rounds")
 
 
 if __name__ == "__main__":

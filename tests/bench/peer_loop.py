@@ -3,9 +3,12 @@
 way a user would write it, on the same data, model, optimizer, batch and threads.
 
 Reads FashionMNIST from Debian's dataset-fashion-mnist files (gzip IDX), normalises
-with the training set's mean and std, and trains SimpleCNN (seed 000: conv 1->64 3x3
-pad 1, maxpool 2, relu; conv 64->128, maxpool 2, relu; linear 128*7*7 -> 10) with
-Adam for --steps steps of --batch samples, reshuffling each epoch.
+with the training set's mean and std, and trains --model with Adam for --steps
+steps of --batch samples, reshuffling each epoch:
+  simple_cnn  seed 000's SimpleCNN: conv 1->64 3x3 pad 1, maxpool 2, relu; conv
+              64->128, maxpool 2, relu; linear 128*7*7 -> 10
+  mlp         flatten, linear 784 -> --hidden, relu, linear -> 10 (AmpScope's mlp
+              with model.hidden=[H])
 
 Modes: fp32; bf16 (torch.autocast on CPU, bfloat16, forward and loss inside it).
 Prints one JSON object: samples/s over the timed steps, where the time of a step is
@@ -50,6 +53,16 @@ class SimpleCNN(nn.Module):
         return self.fc(torch.flatten(x, 1))
 
 
+class SmallMLP(nn.Module):
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc1 = nn.Linear(28 * 28, hidden)
+        self.out = nn.Linear(hidden, 10)
+
+    def forward(self, x):
+        return self.out(F.relu(self.fc1(torch.flatten(x, 1))))
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200)
@@ -57,6 +70,8 @@ def main():
     parser.add_argument("--batch", type=int, default=128)
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--mode", choices=["fp32", "bf16"], default="fp32")
+    parser.add_argument("--model", choices=["simple_cnn", "mlp"], default="simple_cnn")
+    parser.add_argument("--hidden", type=int, default=128)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--data", default=DATA)
     args = parser.parse_args()
@@ -72,7 +87,7 @@ def main():
     labels = torch.from_numpy(read_idx(labels_path).astype(np.int64))
     images = ((images - images.mean()) / images.std()).unsqueeze(1).contiguous()
 
-    model = SimpleCNN()
+    model = SimpleCNN() if args.model == "simple_cnn" else SmallMLP(args.hidden)
     optimizer = torch.optim.Adam(model.parameters(), lr=1e-3)
     n = images.shape[0]
     order = torch.randperm(n)
@@ -103,6 +118,7 @@ def main():
     samples = args.steps * args.batch
     print(json.dumps({
         "peer": "pytorch", "torch_version": torch.__version__, "mode": args.mode,
+        "model": args.model,
         "threads": args.threads, "batch": args.batch, "steps": args.steps,
         "samples_per_second": samples / step_seconds,
         "loop_samples_per_second": samples / loop_seconds,

@@ -3,8 +3,10 @@
 // and on every step, interleaved A B C A B C so that machine drift hits all
 // three alike. Prints samples/s (median of the rounds) and the ratio to "off".
 //
-//   probe_cost_bench [--steps N] [--rounds R] [--mode fp32|bf16|fp16] [--smoke]
+//   probe_cost_bench [--steps N] [--rounds R] [--mode fp32|bf16|fp16] [--json] [--smoke]
 //
+// --json: the rows as JSON (benchmark, measurement, value, ratio, target, met),
+// the form run_benchmarks.py collects into its one table.
 // --smoke: spirals + a small MLP, a few steps: checks the benchmark runs and
 // prints every row (CI runs this; the numbers mean nothing there).
 #include <algorithm>
@@ -51,13 +53,15 @@ int main(int argc, char** argv) {
     int rounds = 3;
     std::string mode = "fp32";
     bool smoke = false;
+    bool json = false;
     for (int i = 1; i < argc; ++i) {
         if (!std::strcmp(argv[i], "--steps") && i + 1 < argc) steps = std::atoll(argv[++i]);
         else if (!std::strcmp(argv[i], "--rounds") && i + 1 < argc) rounds = std::atoi(argv[++i]);
         else if (!std::strcmp(argv[i], "--mode") && i + 1 < argc) mode = argv[++i];
         else if (!std::strcmp(argv[i], "--smoke")) smoke = true;
+        else if (!std::strcmp(argv[i], "--json")) json = true;
         else {
-            std::fprintf(stderr, "usage: probe_cost_bench [--steps N] [--rounds R] [--mode M] [--smoke]\n");
+            std::fprintf(stderr, "usage: probe_cost_bench [--steps N] [--rounds R] [--mode M] [--json] [--smoke]\n");
             return 2;
         }
     }
@@ -86,11 +90,27 @@ int main(int argc, char** argv) {
             c.probes.locate_nonfinite = variants[v].locate;
             results[v].push_back(samplesPerSecond(c));
         }
+    const double off = median(results[0]);
+    if (json) {
+        std::printf("[");
+        for (int v = 0; v < 3; ++v) {
+            const double sps = median(results[v]);
+            const double ratio = sps / off;
+            // The budget is on the default cadence: at most 5 % slower than off.
+            const bool budgeted = v == 1;
+            std::printf("%s{\"benchmark\": \"probe cadence\", \"measurement\": \"%s %s %s, samples/s\", "
+                        "\"value\": \"%.0f\", \"ratio\": \"%.3fx of off\", \"target\": \"%s\", "
+                        "\"met\": \"%s\"}",
+                        v ? ", " : "", variants[v].name, base.model.name.c_str(), mode.c_str(), sps, ratio,
+                        budgeted ? ">= 0.95x of off" : "", budgeted ? (ratio >= 0.95 ? "yes" : "NO") : "");
+        }
+        std::printf("]\n");
+        return 0;
+    }
     std::printf("probe cost: %s %s, batch %lld, %lld steps x %d rounds, %d threads, %s\n",
                 base.model.name.c_str(), mode.c_str(), static_cast<long long>(base.train.batch_size),
                 static_cast<long long>(steps), rounds, hardwareThreads(), cpuModelName().c_str());
     std::printf("%-20s %12s %10s\n", "probes", "samples/s", "vs off");
-    const double off = median(results[0]);
     for (int v = 0; v < 3; ++v) {
         const double sps = median(results[v]);
         std::printf("%-20s %12.1f %9.3fx\n", variants[v].name, sps, sps / off);

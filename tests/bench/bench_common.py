@@ -1,0 +1,67 @@
+"""Shared by the benchmark scripts: running ampscope-cli on a config with
+overrides, reading its summary, medians, and the rows every benchmark reports
+(benchmark, measurement, value, ratio, target, met) so that run_benchmarks.py
+can print them all as one table."""
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+SYSTEM_PYTHON = "/usr/bin/python3"  # Debian's, with python3-torch
+
+
+def fail(script, message):
+    sys.exit(f"{script}: {message}")
+
+
+def require_cli(script, cli):
+    if not os.access(cli, os.X_OK):
+        fail(script, f"{cli}: not an executable (build first or pass --cli)")
+
+
+def engine_summary(script, cli, config, sets, out, env=None):
+    """Runs `ampscope-cli run CONFIG --out OUT --set ...` and returns summary.json."""
+    command = [cli, "run", config, "--out", out, "--quiet"]
+    for s in sets:
+        command += ["--set", s]
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    done = subprocess.run(command, capture_output=True, text=True, env=full_env)
+    if done.returncode != 0:
+        fail(script, f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
+    with open(os.path.join(out, "summary.json")) as f:
+        summary = json.load(f)
+    if summary.get("status") != "finished":
+        fail(script, f"{out}: run ended {summary.get('status')}: {summary.get('error', '')}")
+    return summary
+
+
+def median(values):
+    return statistics.median(values)
+
+
+def row(benchmark, measurement, value, ratio="", target="", met=None):
+    return {"benchmark": benchmark, "measurement": measurement, "value": value,
+            "ratio": ratio, "target": target,
+            "met": "" if met is None else ("yes" if met else "NO")}
+
+
+def print_table(rows, out=sys.stdout):
+    out.write("| benchmark | measurement | value | ratio | target | met |\n")
+    out.write("|---|---|---|---|---|---|\n")
+    for r in rows:
+        out.write(f"| {r['benchmark']} | {r['measurement']} | {r['value']} | {r['ratio']} | "
+                  f"{r['target']} | {r['met']} |\n")
+
+
+def emit(rows, as_json, header):
+    """A benchmark's output: its rows as JSON (for run_benchmarks.py) or a table."""
+    if as_json:
+        print(json.dumps(rows))
+    else:
+        print(header)
+        print()
+        print_table(rows)

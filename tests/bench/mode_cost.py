@@ -1,0 +1,76 @@
+#!/usr/bin/python3
+"""Cost of each precision mode on this CPU: ampscope-cli trains FashionMNIST
+simple_cnn (batch 128, Adam, default probes) in every mode, interleaved mode by
+mode in each round so that drift hits all alike; reports the median samples/s
+and the ratio to fp32.
+
+  mode_cost.py --cli build/app/ampscope-cli [--steps 150] [--rounds 3]
+               [--threads 2] [--json] [--smoke]
+
+Targets (the performance issue): bf16 (real CPU autocast) at least 1.25x the
+speed of fp32 on a CPU with avx512_bf16; fp16 emulation costing no more than
+1.5x fp32 (speed ratio at least 1/1.5). --smoke: 3 steps, 1 round.
+"""
+import argparse
+import os
+import tempfile
+
+from bench_common import ROOT, emit, engine_summary, median, require_cli, row
+
+SCRIPT = "mode_cost.py"
+
+# mode, example config, what the row says
+MODES = [
+    ("fp32", "fashion-mnist-fp32.json", "fp32"),
+    ("bf16", "fashion-mnist-bf16.json", "bf16 (real CPU autocast)"),
+    ("fp16", "fashion-mnist-fp16.json", "fp16 + dynamic scaler (emulated)"),
+    ("tf32", "fashion-mnist-tf32.json", "tf32 (emulated)"),
+    ("fp16_pure", "fashion-mnist-fp16-pure.json", "fp16 pure (emulated)"),
+    ("bf16_pure", "fashion-mnist-bf16-pure.json", "bf16 pure (real bf16 weights)"),
+]
+
+
+def measure(cli, steps, rounds, threads):
+    results = {mode: [] for mode, _, _ in MODES}
+    with tempfile.TemporaryDirectory(prefix="ampscope-modes-") as workdir:
+        for r in range(rounds):
+            for mode, example, _ in MODES:
+                summary = engine_summary(SCRIPT, cli, os.path.join(ROOT, "examples", example),
+                                         [f"train.max_steps={steps}", f"threads={threads}"],
+                                         os.path.join(workdir, f"{mode}-{r}"))
+                results[mode].append(summary["samples_per_second"])
+    fp32 = median(results["fp32"])
+    rows = []
+    for mode, _, what in MODES:
+        sps = median(results[mode])
+        speed = sps / fp32
+        target, met = "", None
+        if mode == "bf16":
+            target, met = ">= 1.25x fp32 speed", speed >= 1.25
+        elif mode == "fp16":
+            target, met = "cost <= 1.5x fp32", 1.0 / speed <= 1.5
+        rows.append(row("mode cost", f"{what}, samples/s", f"{sps:.0f}",
+                        f"{speed:.2f}x speed ({1.0 / speed:.2f}x cost)", target, met))
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "ampscope-cli"))
+    parser.add_argument("--steps", type=int, default=150)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--smoke", action="store_true")
+    args = parser.parse_args()
+    if args.smoke:
+        args.steps, args.rounds = 3, 1
+    require_cli(SCRIPT, args.cli)
+    rows = measure(args.cli, args.steps, args.rounds, args.threads)
+    emit(rows, args.json,
+         f"Mode cost: FashionMNIST simple_cnn, batch 128, Adam, default probes, "
+         f"{args.threads} threads, {args.steps} steps, median of {args.rounds} rounds")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,138 @@
+#!/usr/bin/python3
+"""Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
+loop, the cost of each precision mode, probe cadence, the 10^6-step long run,
+and the GUI's replot and stall times. Prints the machine, then the table.
+
+  tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
+                                [--long-run-steps 1000000] [--skip long-run,gui,...]
+
+Run it on an otherwise idle machine: the ratios are measured side by side in
+one run, but absolute numbers belong to the machine printed above the table.
+--quick: fewer steps and rounds (about 10 minutes instead of 35).
+--smoke: every benchmark at tiny sizes (seconds each): CTest runs this to prove
+each still runs and prints its rows; the numbers mean nothing then.
+"""
+import argparse
+import datetime
+import json
+import os
+import platform
+import subprocess
+import sys
+
+from bench_common import HERE, ROOT, fail, print_table, row
+
+SCRIPT = "run_benchmarks.py"
+SECTIONS = ["engine-vs-peer", "mode-cost", "probe-cadence", "long-run", "gui"]
+
+
+def cpu_name():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or "unknown CPU"
+
+
+def json_rows(command, what, env=None):
+    full_env = dict(os.environ)
+    full_env.update(env or {})
+    done = subprocess.run(command, capture_output=True, text=True, env=full_env)
+    if done.returncode != 0:
+        fail(SCRIPT, f"{what}: exit {done.returncode}: {(done.stderr or done.stdout).strip()[-2000:]}")
+    last = [line for line in done.stdout.splitlines() if line.startswith("[")]
+    if not last:
+        fail(SCRIPT, f"{what}: printed no JSON rows")
+    return json.loads(last[-1])
+
+
+def gui_rows(binary, smoke):
+    """gui_replot_bench prints a Markdown table: | what | median | p95 | worst | n | note."""
+    command = [binary] + (["--smoke"] if smoke else [])
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    done = subprocess.run(command, capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        fail(SCRIPT, f"gui_replot_bench: exit {done.returncode}: {done.stderr.strip()[-2000:]}")
+    rows = []
+    for line in done.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if len(cells) < 5 or not line.startswith("|") or cells[0].startswith("measurement") \
+                or cells[0].startswith("-"):
+            continue
+        what, med, p95, worst = cells[0], float(cells[1]), float(cells[2]), float(cells[3])
+        value = f"median {med:.1f} / p95 {p95:.1f} / worst {worst:.1f} ms"
+        if what.startswith("UI gaps"):
+            rows.append(row("GUI", what, value, "", "no UI stall > 50 ms", worst <= 50.0))
+        else:
+            rows.append(row("GUI", what, value, "", "median < 16 ms", med < 16.0))
+    if not rows:
+        fail(SCRIPT, "gui_replot_bench: printed no table rows")
+    return rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder")
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--long-run-steps", type=int, default=1000000)
+    parser.add_argument("--skip", default="", help="comma-separated: " + ",".join(SECTIONS))
+    args = parser.parse_args()
+    skip = {s for s in args.skip.split(",") if s}
+    for s in skip:
+        if s not in SECTIONS:
+            fail(SCRIPT, f"--skip: unknown benchmark {s!r} (known: {', '.join(SECTIONS)})")
+    cli = os.path.join(args.build, "app", "ampscope-cli")
+    if not os.access(cli, os.X_OK):
+        fail(SCRIPT, f"{cli}: not built (build first, or pass --build)")
+    python = sys.executable
+    size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"] if args.quick else [])
+    threads = ["--threads", str(args.threads)]
+
+    started = datetime.datetime.now()
+    rows = []
+    if "engine-vs-peer" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "engine_vs_peer.py"), "--cli", cli, "--json",
+                           *threads, *size], "engine_vs_peer.py")
+    if "mode-cost" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "mode_cost.py"), "--cli", cli, "--json",
+                           *threads, *size], "mode_cost.py")
+    if "probe-cadence" not in skip:
+        probe_bench = os.path.join(args.build, "tests", "bench", "probe_cost_bench")
+        if not os.access(probe_bench, os.X_OK):
+            fail(SCRIPT, f"{probe_bench}: not built (configure with AMPSCOPE_BUILD_TESTS=ON)")
+        probe_size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"]
+                                                     if args.quick else [])
+        rows += json_rows([probe_bench, "--json", *probe_size], "probe_cost_bench",
+                          {"OMP_NUM_THREADS": str(args.threads)})
+    if "long-run" not in skip:
+        steps = 3000 if args.smoke else (100000 if args.quick else args.long_run_steps)
+        rows += json_rows([python, os.path.join(HERE, "long_run_bench.py"), "--cli", cli,
+                           "--build", args.build, "--steps", str(steps), "--json"]
+                          + (["--smoke"] if args.smoke else []), "long_run_bench.py")
+    if "gui" not in skip:
+        gui_bench = os.path.join(args.build, "tests", "bench", "gui_replot_bench")
+        if os.access(gui_bench, os.X_OK):
+            rows += gui_rows(gui_bench, args.smoke or args.quick)
+        else:
+            rows.append(row("GUI", "gui_replot_bench", "not built (GUI off)"))
+
+    minutes = (datetime.datetime.now() - started).total_seconds() / 60
+    print(f"AmpScope benchmarks{' (smoke: numbers mean nothing)' if args.smoke else ''}: "
+          f"{cpu_name()}, {os.cpu_count()} CPUs, {args.threads} threads, "
+          f"{started:%Y-%m-%d %H:%M}, {minutes:.1f} min")
+    print()
+    print_table(rows)
+    missed = [r for r in rows if r["met"] == "NO"]
+    if missed and not args.smoke:
+        print()
+        print(f"{len(missed)} target(s) not met: " + "; ".join(r["measurement"] for r in missed))
+
+
+if __name__ == "__main__":
+    main()
