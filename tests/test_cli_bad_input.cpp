@@ -275,6 +275,8 @@ private Q_SLOTS:
         QTest::newRow("unknown scaler kind")
             << "{\"precision\": {\"scaler\": {\"kind\": \"magic\"}}}"
             << "precision.scaler.kind: must be one of";
+        QTest::newRow("unknown emulation") << "{\"precision\": {\"emulate\": \"never\"}}"
+                                           << "precision.emulate: must be one of auto, always";
         QTest::newRow("unknown mode") << "{\"precision\": {\"mode\": \"fp8\"}}"
                                       << "precision.mode: must be one of";
         QTest::newRow("unknown model") << "{\"model\": {\"name\": \"resnet\"}}"

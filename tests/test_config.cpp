@@ -94,6 +94,7 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(a.precision.scaler.backoff_factor, b.precision.scaler.backoff_factor);
     QCOMPARE(a.precision.scaler.growth_interval, b.precision.scaler.growth_interval);
     QVERIFY(a.precision.keep_fp32 == b.precision.keep_fp32);
+    QCOMPARE(qs(a.precision.emulate), qs(b.precision.emulate));
 
     QCOMPARE(qs(a.optim.name), qs(b.optim.name));
     QCOMPARE(a.optim.lr, b.optim.lr);
@@ -152,6 +153,7 @@ RunConfig nonDefaultConfig() {
     c.precision.scaler.backoff_factor = 0.25;
     c.precision.scaler.growth_interval = 100;
     c.precision.keep_fp32 = {"fc1", "conv2"};
+    c.precision.emulate = "always";
     c.optim.name = "sgd";
     c.optim.lr = 0.05;
     c.optim.momentum = 0.5;
@@ -233,7 +235,7 @@ private Q_SLOTS:
         QCOMPARE(keysOf(document["model"]),
                  sorted({"name", "hidden", "activation", "norm", "blocks", "patch", "dim",
                          "heads", "depth", "mlp_ratio"}));
-        QCOMPARE(keysOf(document["precision"]), sorted({"mode", "scaler", "keep_fp32"}));
+        QCOMPARE(keysOf(document["precision"]), sorted({"mode", "scaler", "keep_fp32", "emulate"}));
         QCOMPARE(keysOf(document["precision"]["scaler"]),
                  sorted({"kind", "init_scale", "growth_factor", "backoff_factor",
                          "growth_interval"}));
@@ -359,6 +361,8 @@ private Q_SLOTS:
 
         row("mode", R"({"precision": {"mode": "fp8"}})", "precision.mode",
             {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure (got \"fp8\")"});
+        row("emulate", R"({"precision": {"emulate": "never"}})", "precision.emulate",
+            {"must be one of auto, always (got \"never\")"});
         row("scaler kind", R"({"precision": {"scaler": {"kind": "always"}}})",
             "precision.scaler.kind", {"must be one of auto, dynamic, static, off"});
         row("init_scale 0", R"({"precision": {"scaler": {"init_scale": 0}}})",

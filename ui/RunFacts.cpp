@@ -23,7 +23,8 @@ bool runsOnCuda(const RunConfig& config) {
 
 ModeExecution executionFor(const RunConfig& config) {
     try {
-        return describeExecution(parsePrecisionMode(config.precision.mode), runsOnCuda(config));
+        return describeExecution(parsePrecisionMode(config.precision.mode), runsOnCuda(config),
+                                 emulationForced(config.precision.emulate));
     } catch (const std::exception&) {
         return {false, "unknown mode"};
     }

@@ -50,6 +50,7 @@ void visitPrecision(V& v, Precision& precision) {
     v.field("mode", precision.mode);
     v.section("scaler", precision.scaler, [](auto& sub, auto& s) { visitScaler(sub, s); });
     v.field("keep_fp32", precision.keep_fp32);
+    v.field("emulate", precision.emulate);
 }
 
 template <class V, class Optim>

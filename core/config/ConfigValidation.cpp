@@ -31,6 +31,10 @@ const std::vector<std::string>& allowedScalerKinds() {
     static const std::vector<std::string> values = {"auto", "dynamic", "static", "off"};
     return values;
 }
+const std::vector<std::string>& allowedEmulation() {
+    static const std::vector<std::string> values = {"auto", "always"};
+    return values;
+}
 const std::vector<std::string>& allowedOptimizers() {
     static const std::vector<std::string> values = {"sgd", "adam", "adamw"};
     return values;
@@ -264,6 +268,7 @@ void checkPrecision(Checker& check, const PrecisionConfig& precision) {
     for (std::size_t i = 0; i < precision.keep_fp32.size(); ++i)
         if (precision.keep_fp32[i].empty())
             check.add(indexed("precision.keep_fp32", i), "must be a layer name (got \"\")");
+    check.oneOf("precision.emulate", precision.emulate, allowedEmulation());
 }
 
 void checkOptim(Checker& check, const OptimConfig& optim) {

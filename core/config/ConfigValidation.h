@@ -34,6 +34,7 @@ const std::vector<std::string>& allowedDatasets();
 const std::vector<std::string>& allowedModels();
 const std::vector<std::string>& allowedModes();
 const std::vector<std::string>& allowedScalerKinds();
+const std::vector<std::string>& allowedEmulation();  // precision.emulate
 const std::vector<std::string>& allowedOptimizers();
 const std::vector<std::string>& allowedFaultKinds();
 const std::vector<std::string>& allowedDevices();

@@ -59,6 +59,10 @@ struct PrecisionConfig {
     ScalerConfig scaler;
     // Layer names that run in fp32 even under autocast/emulation (seed 002's fix).
     std::vector<std::string> keep_fp32;
+    // auto: real wherever the device has the format (CUDA), emulated where not (tf32,
+    // fp16 and fp16-pure on CPU). always: tf32, fp16 and fp16-pure are emulated on CUDA
+    // too, so that emulation can be compared with the real thing on the same GPU.
+    std::string emulate = "auto";  // auto | always
 };
 
 struct OptimConfig {

@@ -19,6 +19,7 @@
 #include "data/Dataset.h"
 #include "engine/ComparisonMeans.h"
 #include "engine/CpuBlockCache.h"
+#include "engine/DeviceMemory.h"
 #include "engine/FaultInjector.h"
 #include "engine/LockstepRun.h"
 #include "engine/ProbeSession.h"
@@ -425,7 +426,9 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         s.valLoss = NAN;
         s.valAccuracy = NAN;
     }
-    s.peakMemoryBytes = peakResidentBytes();
+    // On CUDA the memory that matters is the GPU's: the caching allocator's peak (what
+    // torch.cuda.max_memory_allocated reports); on the CPU the process's peak RSS.
+    s.peakMemoryBytes = cudaPeakAllocatedBytes(device).value_or(peakResidentBytes());
     (void)wallStart;
 }
 

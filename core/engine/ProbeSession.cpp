@@ -5,6 +5,7 @@
 #include "engine/DeviceMemory.h"
 #include "engine/SystemInfo.h"
 #include "probes/Fp16Classifier.h"
+#include "probes/GradientProbe.h"
 #include "probes/HistogramProbe.h"
 
 namespace ampscope {
@@ -74,6 +75,7 @@ void ProbeSession::beginStep(int64_t step) {
     if (probeStep_) {
         activationBytes_.clear();
         activationBytesReal_.clear();
+        pendingHalfChecks_.clear();
         audit_.begin();
         if (trainer_.model().layerCount() > 0) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(0));
@@ -104,11 +106,13 @@ void ProbeSession::afterBackward(double scale) {
         if (grads.empty()) continue;
         auto& s = slots_[i];
         s.hasParamGrads = true;
-        s.paramGradScaled = readout_.add(histogramSlots(grads));
         // With fp32 gradients in hand, "what fp16 would do" to them is exact; under
         // emulation the rounding points count instead; real fp16 is estimated.
-        if (!emulatedRounding_ && !realHalfGradients_) {
-            s.gradClasses = readout_.add(fp16ClassSlots(grads, {1.0}));
+        const bool classes = !emulatedRounding_ && !realHalfGradients_;
+        const auto probe = gradientProbeSlots(grads, classes ? std::vector<double>{1.0} : std::vector<double>{});
+        s.paramGradScaled = readout_.add(probe.histogram);
+        if (classes) {
+            s.gradClasses = readout_.add(probe.classes);
             s.hasGradClasses = true;
         }
     }
@@ -122,8 +126,10 @@ void ProbeSession::afterUnscale() {
     for (size_t i = 0; i < slots_.size(); ++i) {
         if (!slots_[i].hasParamGrads) continue;
         const auto grads = layerGrads(i);
-        slots_[i].paramGrad = readout_.add(histogramSlots(grads));
-        slots_[i].whatIf = readout_.add(fp16ClassSlots(grads, {scale_ / 2, scale_, scale_ * 2}));
+        // One read of the gradient on a GPU (the fused kernel), two probes on the CPU.
+        const auto probe = gradientProbeSlots(grads, {scale_ / 2, scale_, scale_ * 2});
+        slots_[i].paramGrad = readout_.add(probe.histogram);
+        slots_[i].whatIf = readout_.add(probe.classes);
     }
 }
 
@@ -183,13 +189,22 @@ void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& outpu
     // Under fp16 emulation an fp32 output whose every value is an fp16 value is
     // one real fp16 hardware would hold in 2 bytes (a rounded matmul result, or
     // a ReLU of one); anything else it would hold in fp32 (norms, softmax).
+    // The test stays on the device and is read with the step's other probe results
+    // (a read here would synchronise once per layer on a GPU).
     torch::NoGradGuard noGrad;
     const auto detached = output.detach();
-    const bool halfValues = detached.eq(roundToHalf(detached)).all().item<bool>();
-    if (halfValues)
-        activationBytesReal_["float16"] += output.numel() * 2;
-    else
-        activationBytesReal_[stored] += bytes;
+    pendingHalfChecks_.push_back(
+        {readout_.add(detached.eq(roundToHalf(detached)).all()), stored, bytes, output.numel()});
+}
+
+void ProbeSession::resolveHalfChecks() {
+    for (const auto& check : pendingHalfChecks_) {
+        if (readout_.data(check.allHalf)[0] != 0.0)
+            activationBytesReal_["float16"] += check.elements * 2;
+        else
+            activationBytesReal_[check.stored] += check.bytes;
+    }
+    pendingHalfChecks_.clear();
 }
 
 void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tensor& output) {
@@ -244,6 +259,7 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::buildSnapshot() {
             if (s.activationGradClasses.defined()) emulation[i][2] = readout_.add(s.activationGradClasses);
         }
         readout_.read();
+        resolveHalfChecks();
         snapshot = std::make_shared<ProbeSnapshot>();
         snapshot->step = step_;
         snapshot->scale = scale_;

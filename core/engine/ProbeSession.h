@@ -114,6 +114,16 @@ private:
     AuditBoundary auditBoundary_;
     bool emulatedHalfValues_ = false;  // emulation rounds layer values to fp16
     std::map<std::string, int64_t> activationBytes_, activationBytesReal_;
+    // An fp32 output under fp16 emulation whose every value may be an fp16 value: the
+    // check is read with the step's probes, then the bytes are counted (resolveHalfChecks).
+    struct HalfCheck {
+        ProbeReadout::Handle allHalf;
+        std::string stored;
+        int64_t bytes;
+        int64_t elements;
+    };
+    std::vector<HalfCheck> pendingHalfChecks_;
+    void resolveHalfChecks();
     double scale_ = 1.0;
     double stepProbeSeconds_ = 0.0;
     double totalSeconds_ = 0.0;

@@ -231,9 +231,8 @@ void Trainer::applyDeviceMathMode() const {
     // The TF32 switches are process-wide; with a shadow or lock-step model in
     // another mode, each trainer sets them for its own step.
     if (!device_.is_cuda()) return;
-    const bool tf32 = policy_.mode == PrecisionMode::Tf32;
-    at::globalContext().setAllowTF32CuBLAS(tf32);
-    at::globalContext().setAllowTF32CuDNN(tf32);
+    at::globalContext().setAllowTF32CuBLAS(policy_.realTf32);
+    at::globalContext().setAllowTF32CuDNN(policy_.realTf32);
 }
 
 double Trainer::computeGradients(const torch::Tensor& inputs, const torch::Tensor& targets) {

@@ -85,8 +85,8 @@ TfEvent decodeTfEvent(std::string_view bytes) {
 namespace {
 [[noreturn]] void noCodec() {
     throw InputError(
-        "this build has no TensorBoard writer (libprotobuf-dev and protobuf-compiler were "
-        "missing when it was built)");
+        "this build has no TensorBoard export (it was built without protobuf: "
+        "libprotobuf-dev and protobuf-compiler missing, or AMPSCOPE_TFEVENTS=OFF)");
 }
 }  // namespace
 

@@ -33,14 +33,17 @@ ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Dev
     ComputePolicy policy;
     policy.mode = parsePrecisionMode(precision.mode);
     policy.device = device;
-    const bool cuda = device.is_cuda();
-    policy.execution = describeExecution(policy.mode, cuda);
+    // `cuda` below means "the device runs tf32/fp16 for real"; precision.emulate
+    // "always" makes a CUDA run take the CPU's emulation instead.
+    const bool forced = emulationForced(precision.emulate);
+    const bool cuda = device.is_cuda() && !forced;
+    policy.execution = describeExecution(policy.mode, device.is_cuda(), forced);
     policy.keepFp32.insert(precision.keep_fp32.begin(), precision.keep_fp32.end());
+    policy.realTf32 = cuda && policy.mode == PrecisionMode::Tf32;
 
-    if (cuda) {
-        const bool tf32 = policy.mode == PrecisionMode::Tf32;
-        at::globalContext().setAllowTF32CuBLAS(tf32);
-        at::globalContext().setAllowTF32CuDNN(tf32);
+    if (device.is_cuda()) {
+        at::globalContext().setAllowTF32CuBLAS(policy.realTf32);
+        at::globalContext().setAllowTF32CuDNN(policy.realTf32);
     }
 
     const LayerCompute halfEverywhere{Rounding::Half, Rounding::Half, Rounding::Half,

@@ -62,6 +62,7 @@ struct ComputePolicy {
     ModeExecution execution;
     c10::Device device = c10::Device(c10::kCPU);
     bool realAutocast = false;                         // autocast around forward + loss
+    bool realTf32 = false;          // CUDA TF32 units on (tf32 on CUDA, not emulated)
     c10::ScalarType lowDtype = c10::ScalarType::Float;  // autocast dtype, or pure weight dtype
     bool pureWeights = false;       // weights themselves held in low precision
     bool pureEmulated = false;      // pure mode emulated: round weights after each update
@@ -84,7 +85,9 @@ private:
 };
 
 // Builds the policy for a mode on a device; sets the CUDA TF32 switches to
-// match the mode (on for tf32, off otherwise) when the device is CUDA.
+// match the mode (on for real tf32, off otherwise) when the device is CUDA.
+// precision.emulate "always" gives a CUDA device the CPU's emulation of tf32, fp16
+// and fp16-pure.
 ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Device& device);
 
 }  // namespace ampscope

@@ -44,7 +44,23 @@ std::string resolvedScalerKind(const std::string& mode, const std::string& kind)
     return mode == "fp16" ? "dynamic" : "off";
 }
 
-ModeExecution describeExecution(PrecisionMode mode, bool cuda) {
+bool emulationForced(const std::string& emulate) { return emulate == "always"; }
+
+ModeExecution describeExecution(PrecisionMode mode, bool cuda, bool forceEmulation) {
+    if (cuda && forceEmulation) {
+        switch (mode) {
+            case PrecisionMode::Tf32:
+                return {true, "emulated TF32 on CUDA (precision.emulate: always; matmul/conv inputs "
+                              "rounded to 10 mantissa bits, TF32 units off)"};
+            case PrecisionMode::Fp16:
+                return {true, "emulated fp16 autocast on CUDA (precision.emulate: always; values "
+                              "rounded to binary16 where fp16 autocast holds them), fp32 master weights"};
+            case PrecisionMode::Fp16Pure:
+                return {true, "emulated pure fp16 on CUDA (precision.emulate: always; weights and "
+                              "values rounded to binary16, no master copy)"};
+            default: break;  // no emulation of these: real, as below
+        }
+    }
     if (cuda) {
         switch (mode) {
             case PrecisionMode::Fp32: return {false, "real fp32 on CUDA (TF32 off)"};

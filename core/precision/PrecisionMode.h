@@ -28,6 +28,11 @@ struct ModeExecution {
 std::string resolvedScalerKind(const std::string& mode, const std::string& kind);
 
 // What actually happens for `mode` on a CPU (cuda=false) or a CUDA device.
-ModeExecution describeExecution(PrecisionMode mode, bool cuda);
+// forceEmulation (precision.emulate "always") emulates tf32, fp16 and fp16-pure on
+// CUDA as on the CPU; fp32, bf16 and bf16-pure have no emulation and stay real.
+ModeExecution describeExecution(PrecisionMode mode, bool cuda, bool forceEmulation = false);
+
+// Does precision.emulate ask for emulation on every device? ("auto" does not.)
+bool emulationForced(const std::string& emulate);
 
 }  // namespace ampscope

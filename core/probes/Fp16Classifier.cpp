@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "kernels/ProbeElementRules.h"
 #include "probes/ProbeInput.h"
 
 namespace ampscope {
@@ -16,70 +17,16 @@ using probe_input::bitsOf;
 using probe_input::kInfBits;
 using probe_input::kMagnitudeMask;
 
-// How one multiplier is applied: either the limits move (power of two: exact,
-// no product formed) or each value is multiplied in fp32 first.
-struct Plan {
-    bool multiply = false;
-    float factor = 1.0f;         // used when multiply
-    float flushBound = 0.0f;     // |y| <= flushBound      -> flushed (or zero)
-    float normalBound = 0.0f;    // |y| <  normalBound     -> subnormal (if not flushed)
-    float overflowBound = 0.0f;  // |y| <  overflowBound   -> normal (if not below)
-};
+// The plan of a multiplier (limits moved, or a product formed) is shared with the
+// fused CUDA kernel, so that both classify by the same limits.
+using Plan = probe_rules::Fp16Plan;
 
-bool exactlyFloat(double v) {
-    const float f = static_cast<float>(v);
-    return std::isfinite(f) && f > 0.0f && static_cast<double>(f) == v;
-}
+Plan planFor(double multiplier) { return probe_rules::planFp16(multiplier); }
 
-Plan planFor(double multiplier) {
-    if (!std::isfinite(multiplier) || !(multiplier > 0.0))
-        throw std::invalid_argument("fp16 classification: multiplier must be finite and > 0, got " +
-                                    std::to_string(multiplier));
-    int exponent = 0;
-    const bool powerOfTwo = std::frexp(multiplier, &exponent) == 0.5;
-    const double flush = fp16::kFlushBound / multiplier;
-    const double normal = fp16::kNormalBound / multiplier;
-    const double overflow = fp16::kOverflowBound / multiplier;
-    Plan p;
-    // Moving the limits equals multiplying only when the moved limits are
-    // exact floats (see the header; fp32 overflow/underflow of the product
-    // lands in the same class either way).
-    // A multiplier beyond float's range (2 x a scale of 2^127 is 2^128, the what-if
-    // "one more growth") cannot be applied in fp32. Classify the exact product instead:
-    // the moved limits rounded to floats, down for "<=" and up for "<", compare every
-    // float exactly as the real limits would.
-    if (powerOfTwo && !std::isfinite(static_cast<float>(multiplier))) {
-        const auto floorFloat = [](double v) {
-            float f = static_cast<float>(v);
-            if (static_cast<double>(f) > v) f = std::nextafter(f, 0.0f);
-            return f;
-        };
-        const auto ceilFloat = [](double v) {
-            float f = static_cast<float>(v);
-            if (static_cast<double>(f) < v) f = std::nextafter(f, INFINITY);
-            return f;
-        };
-        p.flushBound = floorFloat(flush);
-        p.normalBound = ceilFloat(normal);
-        p.overflowBound = ceilFloat(overflow);
-        return p;
-    }
-    if (powerOfTwo && exactlyFloat(flush) && exactlyFloat(normal) && exactlyFloat(overflow)) {
-        p.flushBound = static_cast<float>(flush);
-        p.normalBound = static_cast<float>(normal);
-        p.overflowBound = static_cast<float>(overflow);
-        return p;
-    }
-    p.multiply = true;
-    p.factor = static_cast<float>(multiplier);
-    if (!std::isfinite(p.factor) || p.factor == 0.0f)
-        throw std::invalid_argument("fp16 classification: multiplier " +
-                                    std::to_string(multiplier) + " is outside the fp32 range");
-    p.flushBound = static_cast<float>(fp16::kFlushBound);
-    p.normalBound = static_cast<float>(fp16::kNormalBound);
-    p.overflowBound = static_cast<float>(fp16::kOverflowBound);
-    return p;
-}
+// The rules header restates the fp16 limits for nvcc; they must be these.
+static_assert(probe_rules::kFp16FlushBound == fp16::kFlushBound);
+static_assert(probe_rules::kFp16NormalBound == fp16::kNormalBound);
+static_assert(probe_rules::kFp16OverflowBound == fp16::kOverflowBound);
 
 // Cumulative counters from which the classes follow by differences; every
 // test is a compare of fp32 bit patterns (for non-NaN magnitudes the integer

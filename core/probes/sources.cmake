@@ -9,6 +9,7 @@ list(APPEND CORE_PLAIN_SOURCES
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classifier.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/GradientProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TensorStatsProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ProbeReadout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/NonFiniteLocator.cpp
