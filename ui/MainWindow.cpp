@@ -60,6 +60,8 @@ constexpr int kFollowMilliseconds = 33;
 // One poll of a followed run reads at most this much, so opening a long run that is
 // still being written never stalls a UI tick; the rest comes on the next ticks.
 constexpr std::size_t kFollowBytesPerTick = 4u << 20;
+// Records per batch when a complete run is opened (views take them without redrawing).
+constexpr std::size_t kOpenBatchRecords = 16384;
 
 const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
@@ -732,13 +734,14 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     const std::string dir = QDir::cleanPath(directory).toStdString();
     const bool complete = QFileInfo::exists(directory + QStringLiteral("/summary.json"));
     RunConfig config;
-    std::optional<RunData> data;
+    // A complete run is streamed to the views (never held: 10^6 steps are GBs as JSON).
+    std::unique_ptr<RunRecordReader> reader;
     QString note;
     try {
         if (complete) {
-            data = readRunDirectory(dir);
+            reader = std::make_unique<RunRecordReader>(dir);
             try {
-                config = configFromJson(data->config);
+                config = configFromJson(reader->data().config);
             } catch (const std::exception& e) {
                 note = tr(" (its config.json does not load here: %1)")
                            .arg(QString::fromUtf8(e.what()));
@@ -755,6 +758,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
                            .arg(QString::fromUtf8(e.what()));
             }
             follower_ = std::make_unique<RunFollower>(dir);
+            followCaughtUp_ = false;
         }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
@@ -767,16 +771,23 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     const QString title = QFileInfo(runDirectory_).fileName();
     beginRunInViews({config, title, runDirectory_, false});
     if (complete) {
-        deliverRecords(data->events);
+        try {
+            streamRunToViews(*reader);
+        } catch (const std::exception& e) {
+            // Read errors after the start (EIO): what was read stays shown.
+            showError(QString::fromUtf8(e.what()));
+        }
+        const RunData& data = reader->data();
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
         progressBar_->setValue(static_cast<int>(lastStep_));
         QString text =
             tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
-        if (!data->warnings.empty()) text += tr(" · %1 warning(s)").arg(data->warnings.size());
+        if (!data.warnings.empty()) text += tr(" · %1 warning(s)").arg(data.warnings.size());
         runLabel_->setFullText(text);
         QStringList warnings;
-        for (const auto& w : data->warnings) warnings << QString::fromStdString(w);
+        for (const auto& w : data.warnings) warnings << QString::fromStdString(w);
         runLabel_->setToolTip(warnings.join(QLatin1Char('\n')));
+        Q_EMIT runLoaded();
     } else {
         progressBar_->setRange(0, 0);
         runLabel_->setFullText(
@@ -789,6 +800,32 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     return true;
 }
 
+void MainWindow::streamRunToViews(RunRecordReader& reader) {
+    // The views keep bounded data (DecimatedSeries, thinned probe records), so they take
+    // the run in batches and redraw once at the end. The window repaints (no input) every
+    // ~100 ms meanwhile, with how far it got.
+    QElapsedTimer sinceRepaint;
+    sinceRepaint.start();
+    std::vector<nlohmann::json> batch;
+    while (reader.read(batch, kOpenBatchRecords)) {
+        deliverRecords(batch, false);
+        batch.clear();
+        if (sinceRepaint.elapsed() >= 100) {
+            const double done = reader.totalBytes() > 0 ? 100.0 * static_cast<double>(reader.bytesRead()) /
+                                                              static_cast<double>(reader.totalBytes())
+                                                        : 100.0;
+            runLabel_->setFullText(tr("Opening %1… %2%, %3 steps")
+                                       .arg(shownPath(runDirectory_))
+                                       .arg(std::min(100.0, done), 0, 'f', 0)
+                                       .arg(stepsShown_));
+            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
+            sinceRepaint.restart();
+        }
+    }
+    finishBatchInViews();
+    Q_EMIT stepsShownChanged(stepsShown_);
+}
+
 void MainWindow::pollFollower() {
     if (!follower_) return;
     try {
@@ -798,6 +835,10 @@ void MainWindow::pollFollower() {
         showError(QString::fromUtf8(e.what()));
         stopFollowing();
         return;
+    }
+    if (follower_->caughtUp() && !followCaughtUp_) {
+        followCaughtUp_ = true;
+        Q_EMIT runLoaded();
     }
     if (follower_->finished()) {
         followTimer_.stop();
@@ -810,7 +851,7 @@ void MainWindow::pollFollower() {
     }
 }
 
-void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
+void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch) {
     std::vector<StepMetrics> steps;
     const auto flushSteps = [&] {
         deliverSteps(steps);
@@ -853,6 +894,7 @@ void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
         }
     }
     flushSteps();
+    if (!endBatch) return;
     finishBatchInViews();
     Q_EMIT stepsShownChanged(stepsShown_);
 }
