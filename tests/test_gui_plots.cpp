@@ -4,6 +4,7 @@
 #include <QtTest/QtTest>
 #include <cmath>
 #include <limits>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "ProgressEstimator.h"
@@ -52,9 +53,11 @@ private Q_SLOTS:
         DecimatedSeries s;
         const int n = 1000000;
         for (int i = 0; i < n; ++i) s.append(i, std::sin(i * 0.001) + (i == 654321 ? 50.0 : 0.0));
-        QCOMPARE(s.size(), std::size_t(n));
+        QCOMPARE(s.appendedCount(), int64_t{n});
+        QVERIFY(s.size() <= s.maxKeptPoints());  // bounded, whatever n is
+        QVERIFY(s.size() >= s.bucketLimit() / 2);
         QCOMPARE(s.maxY(), std::sin(654321 * 0.001) + 50.0);
-        QVERIFY(s.pointsPerBlock() >= 64);
+        QCOMPARE(s.lastX(), double(n - 1));
         std::vector<DecimatedSeries::Point> view;
         s.view(0, n - 1, 1000, view);
         QVERIFY(view.size() <= 2000);
@@ -67,14 +70,51 @@ private Q_SLOTS:
         QCOMPARE(top, s.maxY());  // the spike survives decimation
         QCOMPARE(bottom, s.minY());
         for (std::size_t i = 1; i < view.size(); ++i) QVERIFY(view[i - 1].x <= view[i].x);
+        QCOMPARE(s.nearestIndex(-5), std::size_t(0));
+        QCOMPARE(s.x(s.nearestIndex(654321.4)), 654321.0);  // the spike is a kept point
 
-        // Zoomed in far enough: the raw points, plus one neighbour on each side.
-        s.view(1000, 1100, 1000, view);
+        // Below the bucket limit every point is kept: zoomed in, the raw points plus one
+        // neighbour on each side.
+        DecimatedSeries small;
+        for (int i = 0; i < 10000; ++i) small.append(i, std::sin(i * 0.001));
+        QCOMPARE(small.size(), std::size_t(10000));
+        small.view(1000, 1100, 1000, view);
         QCOMPARE(view.size(), std::size_t(103));
         QCOMPARE(view.front().x, 999.0);
         QCOMPARE(view.back().x, 1101.0);
-        QCOMPARE(s.nearestIndex(1000.4), std::size_t(1000));
-        QCOMPARE(s.nearestIndex(-5), std::size_t(0));
+        QCOMPARE(small.nearestIndex(1000.4), std::size_t(1000));
+    }
+
+    // What a bucket keeps, by hand: 8 buckets of 1 point fill the limit; the 9th point
+    // merges them pairwise into 4 buckets of 2, each keeping its first point and its
+    // extremes, and the first non-finite value.
+    void decimatedSeriesMergesBucketsExactly() {
+        DecimatedSeries s(8);
+        const double ys[] = {5, 1, 7, 7, NAN, 2, 3, -4, 9};
+        for (int i = 0; i < 9; ++i) s.append(i, ys[i]);
+        QCOMPARE(s.pointsPerBucket(), std::size_t(2));
+        QCOMPARE(s.appendedCount(), int64_t{9});
+        // Buckets {0,1}: first 5, min 1 -> x 0, 1. {2,3}: 7 and 7 -> x 2 only.
+        // {4,5}: NaN first, finite 2 -> x 4, 5. {6,7}: 3, -4 -> x 6, 7. Open {8}: x 8.
+        const std::vector<double> xs = {0, 1, 2, 4, 5, 6, 7, 8};
+        QCOMPARE(s.xs(), xs);
+        QVERIFY(std::isnan(s.y(3)));
+        QCOMPARE(s.minY(), -4.0);
+        QCOMPARE(s.maxY(), 9.0);
+        // Two more merges: 16 appended points later, buckets of 8 points.
+        for (int i = 9; i < 40; ++i) s.append(i, i == 30 ? 100.0 : 0.5);
+        QCOMPARE(s.pointsPerBucket(), std::size_t(8));
+        QVERIFY(s.size() <= s.maxKeptPoints());
+        bool spike = false, nanKept = false, low = false;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            spike = spike || (s.x(i) == 30 && s.y(i) == 100.0);
+            nanKept = nanKept || (s.x(i) == 4 && std::isnan(s.y(i)));
+            low = low || (s.x(i) == 7 && s.y(i) == -4.0);
+            if (i) QVERIFY(s.x(i - 1) < s.x(i));
+        }
+        QVERIFY(spike);
+        QVERIFY(nanKept);
+        QVERIFY(low);
     }
 
     void decimatedSeriesLeavesGapsForNonFiniteRuns() {
@@ -96,22 +136,67 @@ private Q_SLOTS:
             plot.appendSteps(lossSteps(first, 100000));
         plot.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
-        QCOMPARE(plot.rawLoss().size(), std::size_t(1000000));
+        QCOMPARE(plot.rawLoss().appendedCount(), int64_t{1000000});
+        QVERIFY(plot.rawLoss().size() <= plot.rawLoss().maxKeptPoints());
         const int shown = plot.rawLossGraph()->dataCount();
         QVERIFY2(shown > 0 && shown <= 2 * 1000 + 2, qPrintable(QString::number(shown)));
         QVERIFY(plot.isFollowing());
         QVERIFY(plot.xAxis->range().upper >= 1000000);
 
-        // Zooming in (as a drag or wheel would) stops following and shows raw points.
+        // Zooming in (as a drag or wheel would) stops following and shows the kept points
+        // (every pointsPerBucket()-th step and the extremes between).
         plot.xAxis->setRange(500000, 500300);
         QVERIFY(!plot.isFollowing());
-        QCOMPARE(plot.rawLossGraph()->dataCount(), 303);
+        const int zoomed = plot.rawLossGraph()->dataCount();
+        const auto perBucket = static_cast<int>(plot.rawLoss().pointsPerBucket());
+        QVERIFY2(zoomed >= 300 / perBucket && zoomed <= 3 * (300 / perBucket + 2) + 2,
+                 qPrintable(QStringLiteral("%1 points, buckets of %2").arg(zoomed).arg(perBucket)));
         plot.appendSteps(lossSteps(1000001, 10));
         plot.endOfBatch();
         QCOMPARE(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
         plot.resetView();
         QVERIFY(plot.isFollowing());
         QVERIFY(plot.xAxis->range().upper >= 1000010);
+    }
+
+    // The bound: a million steps, and the plot still holds at most its bound of
+    // points while showing the lowest loss, the highest, and the first NaN.
+    void lossPlotFedAMillionStepsKeepsMinMaxAndFirstNaN() {
+        LossPlot plot;
+        plot.resize(1000, 400);
+        plot.beginRun(contextFor("fp16"));
+        for (int64_t first = 1; first <= 1000000; first += 50000) {
+            auto steps = lossSteps(first, 50000);
+            for (auto& m : steps) {
+                if (m.step == 271828) m.loss = 1e-6;   // the lowest
+                if (m.step == 314159) m.loss = 1e6;    // the highest
+                if (m.step == 777777) m.loss = NAN;    // the first NaN
+                if (m.step > 900000) m.loss = INFINITY;
+            }
+            plot.appendSteps(steps);
+        }
+        plot.endOfBatch();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        const DecimatedSeries& loss = plot.rawLoss();
+        QVERIFY(loss.size() <= loss.maxKeptPoints());
+        QCOMPARE(loss.minY(), 1e-6);
+        QCOMPARE(loss.maxY(), 1e6);
+        const auto at = [&](double step) -> std::optional<double> {
+            const std::size_t i = loss.lowerIndex(step);
+            if (i < loss.size() && loss.x(i) == step) return loss.y(i);
+            return std::nullopt;
+        };
+        QCOMPARE(at(271828), std::optional<double>(1e-6));
+        QCOMPARE(at(314159), std::optional<double>(1e6));
+        QVERIFY(at(777777).has_value() && std::isnan(*at(777777)));
+        for (std::size_t i = 0; i < loss.size() && loss.x(i) < 777777; ++i)
+            QVERIFY(std::isfinite(loss.y(i)));
+        // Drawn: the spike is in the decimated view of the whole run.
+        double top = 0.0;
+        for (auto it = plot.rawLossGraph()->data()->constBegin();
+             it != plot.rawLossGraph()->data()->constEnd(); ++it)
+            if (std::isfinite(it->value)) top = std::max(top, it->value);
+        QCOMPARE(top, 1e6);
     }
 
     void lossPlotMarksSkippedStepsAndEpochs() {
