@@ -11,6 +11,7 @@
 #include "RunDirectoryNaming.h"
 #include "RunRecordParsing.h"
 #include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/LossPlot.h"
@@ -375,6 +376,76 @@ private Q_SLOTS:
         QVERIFY(!map.namedRowsRect());  // the names are the map's own rows
         map.appendColumn(1, {0.5, 0.0, 0.25});
         QCOMPARE(map.value(0, 2), 0.25);
+    }
+
+    // Opening a long run reads step lines without JSON (parseStepRecordText); whatever
+    // it accepts must give exactly what stepFromRecord gives for the parsed line, and
+    // what it refuses is left to the JSON path.
+    void stepLinesReadWithoutJsonAsWithIt() {
+        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        const auto check = [&](const std::string& line, bool fast) {
+            StepMetrics quick;
+            const bool accepted = parseStepRecordText(line, quick);
+            QVERIFY2(accepted == fast, line.c_str());
+            if (!accepted) return;
+            const auto slow = stepFromRecord(nlohmann::json::parse(line));
+            QVERIFY2(slow.has_value(), line.c_str());
+            QCOMPARE(quick.step, slow->step);
+            QCOMPARE(quick.epoch, slow->epoch);
+            QCOMPARE(quick.growthTracker, slow->growthTracker);
+            QCOMPARE(quick.foundInf, slow->foundInf);
+            QCOMPARE(quick.stepSkipped, slow->stepSkipped);
+            QCOMPARE(quick.scaleChange, slow->scaleChange);
+            QCOMPARE(quick.firstNonFiniteLayer, slow->firstNonFiniteLayer);
+            for (auto [a, b] : {std::pair{quick.loss, slow->loss}, {quick.lr, slow->lr},
+                                {quick.gradNorm, slow->gradNorm},
+                                {quick.gradNormClipped, slow->gradNormClipped},
+                                {quick.stepSeconds, slow->stepSeconds},
+                                {quick.samplesPerSecond, slow->samplesPerSecond},
+                                {quick.scale, slow->scale}, {quick.scaleAfter, slow->scaleAfter}})
+                QVERIFY2(same(a, b), qPrintable(QStringLiteral("%1: %2 vs %3")
+                                                    .arg(QString::fromStdString(line))
+                                                    .arg(a)
+                                                    .arg(b)));
+        };
+        StepMetrics m;
+        m.step = 7;
+        m.epoch = 1;
+        m.loss = NAN;
+        m.gradNorm = -INFINITY;
+        m.gradNormClipped = 0.125;
+        m.scale = 1e-300;
+        m.scaleAfter = INFINITY;
+        m.lr = 3e-4;
+        m.samplesPerSecond = 1234.5;
+        m.foundInf = true;
+        std::string written;
+        appendStepRecordText(m, written);
+        check(written, true);
+        m.scaleChange = "backoff";
+        m.firstNonFiniteLayer = "fc2";
+        written.clear();
+        appendStepRecordText(m, written);
+        check(written, true);
+        check(R"({"type":"step","step":3})", true);                     // defaults
+        check(R"({"step":3,"loss":null,"type":"step","lr":1})", true);  // untagged null, int lr
+        check(R"({"step":3,"loss":"x","loss_nonfinite":"-inf","type":"step"})", true);
+        check(R"({"step":3,"type":"step","future_field":"ok","more":12.5e-3,"x":true})", true);
+        check(R"({"step":3,"type":"step","step_skipped":1,"found_inf":true})", true);
+        check(R"({"step":3,"type":"step","step":4})", true);  // the last one wins, as in JSON
+        check(R"({"step":3.0,"type":"step"})", false);        // not an integer step
+        check(R"({"step":3,"type":"epoch"})", false);
+        check(R"({"step":3, "type":"step"})", false);  // whitespace: the JSON path reads it
+        check(R"({"step":3,"type":"step","layer":"a\"b"})", false);
+        check(R"({"step":3,"type":"step","nested":{"a":1}})", false);
+        check(R"({"step":3,"type":"step","list":[1]})", false);
+        check(R"({"step":03,"type":"step"})", false);
+        check(R"({"step":3,"type":"step"} )", false);
+        check(R"({"step":3,"type":"step",})", false);
+        check(R"({"step":99999999999999999999,"type":"step"})", false);
+        check(R"({"step":3,"loss":-,"type":"step"})", false);
+        check(R"({"step":3,"loss":nan,"type":"step"})", false);
+        check(R"({"step":3,"type":"step")", false);
     }
 
     void stepRecordsParseBack() {

@@ -134,6 +134,61 @@ private Q_SLOTS:
         }
     }
 
+    // The way back: what the engine writes reads back as the same metrics (NaN and Inf
+    // of the tagged fields included).
+    void linesReadBackWithoutJson() {
+        std::mt19937_64 random(7u);
+        std::uniform_real_distribution<double> value(-1e6, 1e6);
+        std::uniform_int_distribution<int> coin(0, 9);
+        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        const auto maybeNonFinite = [&](double v) {
+            switch (coin(random)) {
+                case 0: return std::numeric_limits<double>::quiet_NaN();
+                case 1: return std::numeric_limits<double>::infinity();
+                case 2: return -std::numeric_limits<double>::infinity();
+                default: return v;
+            }
+        };
+        for (int i = 0; i < 5000; ++i) {
+            StepMetrics m;
+            m.step = i + 1;
+            m.epoch = i / 100 + 1;
+            m.loss = maybeNonFinite(value(random));
+            m.gradNorm = maybeNonFinite(value(random));
+            m.gradNormClipped = maybeNonFinite(value(random));
+            m.scale = maybeNonFinite(std::ldexp(1.0, coin(random) * 4));
+            m.scaleAfter = maybeNonFinite(std::ldexp(1.0, coin(random) * 4));
+            m.lr = value(random) * 1e-9;
+            m.stepSeconds = value(random) * 1e-12;
+            m.samplesPerSecond = value(random);
+            m.growthTracker = coin(random);
+            m.foundInf = coin(random) < 5;
+            m.stepSkipped = coin(random) < 2;
+            if (coin(random) == 0) m.scaleChange = "growth";
+            std::string line;
+            appendStepRecordText(m, line);
+            StepMetrics back;
+            QVERIFY2(parseStepRecordText(line, back), line.c_str());
+            QCOMPARE(back.step, m.step);
+            QCOMPARE(back.epoch, m.epoch);
+            QCOMPARE(back.growthTracker, m.growthTracker);
+            QCOMPARE(back.foundInf, m.foundInf);
+            QCOMPARE(back.stepSkipped, m.stepSkipped);
+            QCOMPARE(back.scaleChange, m.scaleChange);
+            for (auto [a, b] : {std::pair{back.loss, m.loss}, {back.gradNorm, m.gradNorm},
+                                {back.gradNormClipped, m.gradNormClipped}, {back.scale, m.scale},
+                                {back.scaleAfter, m.scaleAfter}, {back.lr, m.lr},
+                                {back.stepSeconds, m.stepSeconds},
+                                {back.samplesPerSecond, m.samplesPerSecond}})
+                QVERIFY2(same(a, b), line.c_str());
+        }
+        StepMetrics ignored;
+        QVERIFY(!parseStepRecordText(R"({"type":"epoch","step":1})", ignored));
+        QVERIFY(!parseStepRecordText(R"({"type":"step"})", ignored));  // no step
+        QVERIFY(!parseStepRecordText("", ignored));
+        QVERIFY(!parseStepRecordText("{}", ignored));
+    }
+
     // A step that changed the scale names the change, and a backoff the layer: the rare
     // steps with strings are nlohmann's own text (escaping included).
     void stepsWithStringsAreNlohmannsText() {

@@ -31,6 +31,7 @@
 #include "common/InputError.h"
 #include "common/Text.h"
 #include "config/ConfigJson.h"
+#include "engine/StepRecordText.h"
 #include "engine/Versions.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
@@ -802,14 +803,20 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
 
 void MainWindow::streamRunToViews(RunRecordReader& reader) {
     // The views keep bounded data (DecimatedSeries, thinned probe records), so they take
-    // the run in batches and redraw once at the end. The window repaints (no input) every
-    // ~100 ms meanwhile, with how far it got.
+    // the run in batches and redraw once at the end. Step lines, nearly all of a run,
+    // are read straight into StepMetrics (parseStepRecordText), not through JSON. The
+    // window repaints (no input) every ~100 ms meanwhile, with how far it got.
     QElapsedTimer sinceRepaint;
     sinceRepaint.start();
-    std::vector<nlohmann::json> batch;
-    while (reader.read(batch, kOpenBatchRecords)) {
-        deliverRecords(batch, false);
-        batch.clear();
+    const auto onRecord = [this](nlohmann::json& record) { deliverRecord(record); };
+    const auto takeStepLine = [this](std::string_view line) {
+        StepMetrics m;
+        if (!parseStepRecordText(line, m)) return false;
+        pendingSteps_.push_back(std::move(m));
+        return true;
+    };
+    while (reader.visit(onRecord, takeStepLine, kOpenBatchRecords)) {
+        flushPendingSteps();
         if (sinceRepaint.elapsed() >= 100) {
             const double done = reader.totalBytes() > 0 ? 100.0 * static_cast<double>(reader.bytesRead()) /
                                                               static_cast<double>(reader.totalBytes())
@@ -822,6 +829,7 @@ void MainWindow::streamRunToViews(RunRecordReader& reader) {
             sinceRepaint.restart();
         }
     }
+    flushPendingSteps();
     finishBatchInViews();
     Q_EMIT stepsShownChanged(stepsShown_);
 }
@@ -852,51 +860,53 @@ void MainWindow::pollFollower() {
 }
 
 void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch) {
-    std::vector<StepMetrics> steps;
-    const auto flushSteps = [&] {
-        deliverSteps(steps);
-        steps.clear();
-    };
-    for (const nlohmann::json& record : records) {
-        const std::string type = recordType(record);
-        if (type == "step") {
-            if (auto step = stepFromRecord(record)) steps.push_back(*step);
-        } else if (type == "epoch") {
-            flushSteps();
-            if (auto epoch = epochFromRecord(record))
-                for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
-        } else if (type == "run_info") {
-            const QString device = QString::fromStdString(record.value("device", std::string()));
-            const QString name = QString::fromStdString(record.value("device_name", std::string()));
-            deviceLabel_->setFullText(
-                tr("%1: %2 · %3")
-                    .arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
-            if (record.contains("precision") && record["precision"].is_object()) {
-                const auto& p = record["precision"];
-                ModeExecution execution{p.value("emulated", false),
-                                        p.value("execution", std::string())};
-                badge_->setExecution(execution);
-                howLabel_->setFullText(QString::fromStdString(execution.how));
-                modeLabel_->setText(
-                    tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
-            }
-            flushSteps();
-            for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
-        } else if (type == "error") {
-            flushSteps();
-            showError(tr("the run ended with an error: %1")
-                          .arg(QString::fromStdString(record.value("message", std::string()))));
-        } else if (type == "run_start" || type == "run_end") {
-            // Framing only: the steps and the summary say what the run did.
-        } else {
-            flushSteps();
-            for (RunObserver* observer : observers_) observer->takeRecord(record);
-        }
-    }
-    flushSteps();
+    for (const nlohmann::json& record : records) deliverRecord(record);
+    flushPendingSteps();
     if (!endBatch) return;
     finishBatchInViews();
     Q_EMIT stepsShownChanged(stepsShown_);
+}
+
+void MainWindow::flushPendingSteps() {
+    deliverSteps(pendingSteps_);
+    pendingSteps_.clear();
+}
+
+// Steps gather in pendingSteps_ (the views take them in batches); any other record
+// goes out after the steps before it.
+void MainWindow::deliverRecord(const nlohmann::json& record) {
+    const std::string type = recordType(record);
+    if (type == "step") {
+        if (auto step = stepFromRecord(record)) pendingSteps_.push_back(*step);
+    } else if (type == "epoch") {
+        flushPendingSteps();
+        if (auto epoch = epochFromRecord(record))
+            for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
+    } else if (type == "run_info") {
+        const QString device = QString::fromStdString(record.value("device", std::string()));
+        const QString name = QString::fromStdString(record.value("device_name", std::string()));
+        deviceLabel_->setFullText(
+            tr("%1: %2 · %3").arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
+        if (record.contains("precision") && record["precision"].is_object()) {
+            const auto& p = record["precision"];
+            ModeExecution execution{p.value("emulated", false), p.value("execution", std::string())};
+            badge_->setExecution(execution);
+            howLabel_->setFullText(QString::fromStdString(execution.how));
+            modeLabel_->setText(
+                tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
+        }
+        flushPendingSteps();
+        for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
+    } else if (type == "error") {
+        flushPendingSteps();
+        showError(tr("the run ended with an error: %1")
+                      .arg(QString::fromStdString(record.value("message", std::string()))));
+    } else if (type == "run_start" || type == "run_end") {
+        // Framing only: the steps and the summary say what the run did.
+    } else {
+        flushPendingSteps();
+        for (RunObserver* observer : observers_) observer->takeRecord(record);
+    }
 }
 
 void MainWindow::openRunWithDialog() {

@@ -180,6 +180,8 @@ private:
     void pollFollower();
     // endBatch false: the views redraw later (a complete run streamed in batches).
     void deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch = true);
+    void deliverRecord(const nlohmann::json& record);
+    void flushPendingSteps();
     void streamRunToViews(RunRecordReader& reader);
     void updateProgress(qint64 step);
 
@@ -247,6 +249,7 @@ private:
 
     std::unique_ptr<RunFollower> follower_;
     bool followCaughtUp_ = false;
+    std::vector<StepMetrics> pendingSteps_;  // read, not yet handed to the views
     QTimer followTimer_;
 };
 

@@ -267,9 +267,11 @@ bool RunRecordReader::refill() {
     }
 }
 
-bool RunRecordReader::takeLine(std::string_view line, bool last, std::vector<nlohmann::json>& out) {
+bool RunRecordReader::takeLine(std::string_view line, bool last, const RecordVisitor& onRecord,
+                               const LineTaker& taker) {
     ++lineNumber_;
     if (isBlank(line)) return false;
+    if (taker && sawFirst_ && taker(line)) return true;
     nlohmann::json record;
     const std::string why = parseRecord(line, record);
     if (why.empty()) {
@@ -278,7 +280,7 @@ bool RunRecordReader::takeLine(std::string_view line, bool last, std::vector<nlo
             sawFirst_ = true;
             checkFirstRecord(record, data_, firstRecordWarnings_);
         }
-        out.push_back(std::move(record));
+        onRecord(record);
         return true;
     }
     if (last) {
@@ -292,6 +294,12 @@ bool RunRecordReader::takeLine(std::string_view line, bool last, std::vector<nlo
 }
 
 bool RunRecordReader::read(std::vector<nlohmann::json>& out, std::size_t maxRecords) {
+    return visit([&out](nlohmann::json& record) { out.push_back(std::move(record)); }, {},
+                 maxRecords);
+}
+
+bool RunRecordReader::visit(const RecordVisitor& onRecord, const LineTaker& taker,
+                            std::size_t maxRecords) {
     std::size_t added = 0;
     while (!done_ && added < maxRecords) {
         const std::size_t newline = buffer_.find('\n', position_);
@@ -301,7 +309,7 @@ bool RunRecordReader::read(std::vector<nlohmann::json>& out, std::size_t maxReco
                 const std::string_view line(buffer_.data() + position_, buffer_.size() - position_);
                 consumed_ += static_cast<std::int64_t>(line.size());
                 position_ = buffer_.size();
-                if (takeLine(line, true, out)) ++added;
+                if (takeLine(line, true, onRecord, taker)) ++added;
             }
             finish();
             break;
@@ -309,7 +317,7 @@ bool RunRecordReader::read(std::vector<nlohmann::json>& out, std::size_t maxReco
         const std::string_view line(buffer_.data() + position_, newline - position_);
         consumed_ += static_cast<std::int64_t>(line.size() + 1);
         position_ = newline + 1;
-        if (takeLine(line, false, out)) ++added;
+        if (takeLine(line, false, onRecord, taker)) ++added;
     }
     return added > 0;
 }
@@ -333,12 +341,10 @@ void RunRecordReader::finish() {
 }
 
 RunData forEachRunRecord(const std::string& dir,
-                         const std::function<void(nlohmann::json& record)>& onRecord) {
+                         const std::function<void(nlohmann::json& record)>& onRecord,
+                         const RunRecordReader::LineTaker& takeLine) {
     RunRecordReader reader(dir);
-    std::vector<nlohmann::json> batch;
-    while (reader.read(batch, 1024)) {
-        for (auto& record : batch) onRecord(record);
-        batch.clear();
+    while (reader.visit(onRecord, takeLine, std::numeric_limits<std::size_t>::max())) {
     }
     return reader.data();
 }

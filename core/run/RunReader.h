@@ -99,6 +99,16 @@ public:
     // Appends up to maxRecords of the next records to out (moved in, file order).
     // Returns false, appending nothing, once events.jsonl is exhausted.
     bool read(std::vector<nlohmann::json>& out, std::size_t maxRecords = 4096);
+    // The same, handing each record to onRecord as it is parsed. takeLine, when set, is
+    // offered each line after the first record before it is parsed: returning true
+    // means the caller read the line itself (a fast path for step lines:
+    // parseStepRecordText), so it is neither parsed nor handed to onRecord; it must
+    // then be a whole record of a type this build knows. Both callbacks run in file
+    // order, and up to maxItems of them in all.
+    using RecordVisitor = std::function<void(nlohmann::json& record)>;
+    using LineTaker = std::function<bool(std::string_view line)>;
+    bool visit(const RecordVisitor& onRecord, const LineTaker& takeLine,
+               std::size_t maxItems = 4096);
     bool done() const { return done_; }
     // config, summary, complete, schema_version from the start; the rest once done().
     const RunData& data() const { return data_; }
@@ -108,7 +118,8 @@ public:
 
 private:
     bool refill();
-    bool takeLine(std::string_view line, bool last, std::vector<nlohmann::json>& out);
+    bool takeLine(std::string_view line, bool last, const RecordVisitor& onRecord,
+                  const LineTaker& taker);
     void finish();
 
     RunData data_;
@@ -130,7 +141,8 @@ private:
 // Every record of dir's events.jsonl, in order, to onRecord (which may move from it);
 // returns what readRunDirectory would, minus the events.
 RunData forEachRunRecord(const std::string& dir,
-                         const std::function<void(nlohmann::json& record)>& onRecord);
+                         const std::function<void(nlohmann::json& record)>& onRecord,
+                         const RunRecordReader::LineTaker& takeLine = {});
 
 class RunFollower {
 public:

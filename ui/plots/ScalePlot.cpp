@@ -148,7 +148,7 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
         text += tr("\ngrowth tracker %1 / %2")
                     .arg(static_cast<qint64>(tracker_->series().yNear(s.x(i))))
                     .arg(growthInterval_);
-    const DecimatedSeries& skipped = skippedSteps_.series();
+    const DecimatedSeries& skipped = skippedSteps_;
     if (const std::size_t k = skipped.lowerIndex(s.x(i)); k < skipped.size() && skipped.x(k) == s.x(i))
         text += tr("\noptimizer step skipped");
     return text;

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
 #include "run/RunReader.h"
 
 namespace ampscope::ui {
@@ -113,16 +114,21 @@ ReportRun loadReportRun(const QString& directory) {
     run.title = QFileInfo(cleaned).fileName();
     ResultsFromEvents fromEvents;
     bool first = true;
-    std::vector<nlohmann::json> batch;
-    while (reader.read(batch, 4096)) {
-        for (const nlohmann::json& e : batch) {
+    // With a summary the results come from it, and the step lines (nearly all of a run)
+    // only need recognising, not parsing into JSON.
+    const bool complete = reader.data().complete;
+    const auto skipStepLine = [complete](std::string_view line) {
+        StepMetrics ignored;
+        return complete && parseStepRecordText(line, ignored);
+    };
+    const auto onRecord = [&](const nlohmann::json& e) {
             const std::string type = e.value("type", "");
             if (first && type == "run_start") {
                 run.startTime = text(e, "time");
                 run.ampscopeVersion = text(e, "ampscope_version");
             }
             first = false;
-            if (!reader.data().complete) fromEvents.take(e);
+            if (!complete) fromEvents.take(e);
             if (type == "run_info") {
                 run.device = text(e, "device");
                 run.deviceName = text(e, "device_name");
@@ -146,8 +152,8 @@ ReportRun loadReportRun(const QString& directory) {
             } else if (type == "error") {
                 run.errorMessage = text(e, "message");
             }
-        }
-        batch.clear();
+    };
+    while (reader.visit(onRecord, skipStepLine, 16384)) {
     }
     const RunData& data = reader.data();
     run.complete = data.complete;

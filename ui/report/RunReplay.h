@@ -17,8 +17,9 @@ void replayRun(const RunContext& context, const std::vector<nlohmann::json>& rec
                const std::vector<RunObserver*>& observers);
 
 // The same, streamed from a run directory (RunRecordReader: the records are not kept, so
-// a 10^6-step run replays in bounded memory); alsoSee, when given, sees every record
-// too. Throws InputError as readRunDirectory does.
+// a 10^6-step run replays in bounded memory; step lines are read without JSON:
+// parseStepRecordText); alsoSee, when given, sees every other record too. Throws
+// InputError as readRunDirectory does.
 void replayRunDirectory(const RunContext& context, const std::string& directory,
                         const std::vector<RunObserver*>& observers,
                         const std::function<void(const nlohmann::json&)>& alsoSee = {});

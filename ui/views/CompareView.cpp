@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "RunRecordParsing.h"
+#include "engine/StepRecordText.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunReader.h"
 #include "plots/DecimatedSeries.h"
@@ -65,6 +66,15 @@ ComparedRun loadRun(const QString& directory) {
                     // A malformed record: the reader's warnings name it; the rest still compares.
                 }
             }
+        },
+        [&](std::string_view line) {
+            // Step lines without JSON (parseStepRecordText): nearly all of a run.
+            StepMetrics m;
+            if (!parseStepRecordText(line, m)) return false;
+            const double x = static_cast<double>(m.step);
+            run.losses.append(x, m.loss);
+            run.log2Scales.append(x, m.scaleAfter > 0 ? std::log2(m.scaleAfter) : NAN);
+            return true;
         });
     endProbeStep();
     const std::string mode = data.config.contains("precision") && data.config["precision"].is_object()
