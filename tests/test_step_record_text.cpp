@@ -183,8 +183,8 @@ private Q_SLOTS:
                 QVERIFY2(same(a, b), line.c_str());
         }
         StepMetrics ignored;
-        QVERIFY(!parseStepRecordText(R"({"type":"epoch","step":1})", ignored));
-        QVERIFY(!parseStepRecordText(R"({"type":"step"})", ignored));  // no step
+        QVERIFY(!parseStepRecordText("{\"type\":\"epoch\",\"step\":1}", ignored));
+        QVERIFY(!parseStepRecordText("{\"type\":\"step\"}", ignored));  // no step
         QVERIFY(!parseStepRecordText("", ignored));
         QVERIFY(!parseStepRecordText("{}", ignored));
     }
