@@ -329,6 +329,9 @@ private Q_SLOTS:
         QVERIFY(window.lossPlot()->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
         QVERIFY(window.histogramView()->stepSlider()->maximum() + 1 <=
                 static_cast<int>(ampscope::ui::GradientHistogramView::kMaxKeptProbeSteps));
+        window.histogramView()->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
+        window.histogramView()->endOfBatch();
+        QVERIFY(window.histogramView()->heatmap()->columnCount() > 0);
         QVERIFY(window.histogramView()->heatmap()->columnCount() <= 500);
         QCOMPARE(window.histogramView()->heatmap()->stepOfColumn(
                      window.histogramView()->heatmap()->columnCount() - 1),
