@@ -4,8 +4,8 @@
 #include <QtTest/QtTest>
 #include <cmath>
 #include <limits>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ProgressEstimator.h"
 #include "RunDirectoryNaming.h"
@@ -382,7 +382,9 @@ private Q_SLOTS:
     // it accepts must give exactly what stepFromRecord gives for the parsed line, and
     // what it refuses is left to the JSON path.
     void stepLinesReadWithoutJsonAsWithIt() {
-        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        const auto same = [](double a, double b) {
+            return a == b || (std::isnan(a) && std::isnan(b));
+        };
         const auto check = [&](const std::string& line, bool fast) {
             StepMetrics quick;
             const bool accepted = parseStepRecordText(line, quick);
@@ -397,12 +399,14 @@ private Q_SLOTS:
             QCOMPARE(quick.stepSkipped, slow->stepSkipped);
             QCOMPARE(quick.scaleChange, slow->scaleChange);
             QCOMPARE(quick.firstNonFiniteLayer, slow->firstNonFiniteLayer);
-            for (auto [a, b] : {std::pair{quick.loss, slow->loss}, {quick.lr, slow->lr},
+            for (auto [a, b] : {std::pair{quick.loss, slow->loss},
+                                {quick.lr, slow->lr},
                                 {quick.gradNorm, slow->gradNorm},
                                 {quick.gradNormClipped, slow->gradNormClipped},
                                 {quick.stepSeconds, slow->stepSeconds},
                                 {quick.samplesPerSecond, slow->samplesPerSecond},
-                                {quick.scale, slow->scale}, {quick.scaleAfter, slow->scaleAfter}})
+                                {quick.scale, slow->scale},
+                                {quick.scaleAfter, slow->scaleAfter}})
                 QVERIFY2(same(a, b), qPrintable(QStringLiteral("%1: %2 vs %3")
                                                     .arg(QString::fromStdString(line))
                                                     .arg(a)
@@ -427,13 +431,15 @@ private Q_SLOTS:
         written.clear();
         appendStepRecordText(m, written);
         check(written, true);
-        check("{\"type\":\"step\",\"step\":3}", true);                     // defaults
-        check("{\"step\":3,\"loss\":null,\"type\":\"step\",\"lr\":1}", true);  // untagged null, int lr
+        check("{\"type\":\"step\",\"step\":3}", true);  // defaults
+        check("{\"step\":3,\"loss\":null,\"type\":\"step\",\"lr\":1}",
+              true);  // untagged null, int lr
         check("{\"step\":3,\"loss\":\"x\",\"loss_nonfinite\":\"-inf\",\"type\":\"step\"}", true);
-        check("{\"step\":3,\"type\":\"step\",\"future_field\":\"ok\",\"more\":12.5e-3,\"x\":true}", true);
+        check("{\"step\":3,\"type\":\"step\",\"future_field\":\"ok\",\"more\":12.5e-3,\"x\":true}",
+              true);
         check("{\"step\":3,\"type\":\"step\",\"step_skipped\":1,\"found_inf\":true}", true);
         check("{\"step\":3,\"type\":\"step\",\"step\":4}", true);  // the last one wins, as in JSON
-        check("{\"step\":3.0,\"type\":\"step\"}", false);        // not an integer step
+        check("{\"step\":3.0,\"type\":\"step\"}", false);          // not an integer step
         check("{\"step\":3,\"type\":\"epoch\"}", false);
         check("{\"step\":3, \"type\":\"step\"}", false);  // whitespace: the JSON path reads it
         check("{\"step\":3,\"type\":\"step\",\"layer\":\"a\\\"b\"}", false);

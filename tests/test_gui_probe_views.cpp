@@ -15,8 +15,8 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 #include <cmath>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
@@ -361,8 +361,8 @@ private Q_SLOTS:
         view.takeRecord(runInfo({"fc1"}));
         const auto kind = probe_kind::kParamGradScaled;
         for (int64_t step = 1; step <= 20000; ++step) {
-            view.takeRecord(histogram(step, "fc1", kind, {{-3, 10 + step % 7}}, 0,
-                                      step == 13331 ? 5 : 0));
+            view.takeRecord(
+                histogram(step, "fc1", kind, {{-3, 10 + step % 7}}, 0, step == 13331 ? 5 : 0));
             if (step % 1000 == 0) view.endOfBatch();  // as ticks would
         }
         view.endOfBatch();

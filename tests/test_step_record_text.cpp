@@ -3,7 +3,6 @@
 // cannot (NaN and Inf become null plus a tag), so a run reads back the same whichever
 // path wrote it.
 #include <QtTest/QtTest>
-
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -81,10 +80,25 @@ private Q_SLOTS:
     // Whole numbers keep nlohmann's ".0", tiny and huge ones its exponent form, negative
     // zero its sign; step counts beyond 2^53 stay integers.
     void numbersOfEveryShape() {
-        const double values[] = {0.0,       -0.0,     1.0,      -1.0,     100000.0, 1e15,
-                                 1e16,      1e17,     123456789.0, 0.1,   1e-4,     1e-5,
-                                 1.5e-300,  4.9e-324, 2.2250738585072014e-308,
-                                 1.7976931348623157e308, 65504.0, 6.103515625e-05, 1.0 / 3.0};
+        const double values[] = {0.0,
+                                 -0.0,
+                                 1.0,
+                                 -1.0,
+                                 100000.0,
+                                 1e15,
+                                 1e16,
+                                 1e17,
+                                 123456789.0,
+                                 0.1,
+                                 1e-4,
+                                 1e-5,
+                                 1.5e-300,
+                                 4.9e-324,
+                                 2.2250738585072014e-308,
+                                 1.7976931348623157e308,
+                                 65504.0,
+                                 6.103515625e-05,
+                                 1.0 / 3.0};
         for (const double v : values) {
             StepMetrics m = typicalStep();
             m.loss = v;
@@ -106,10 +120,14 @@ private Q_SLOTS:
         std::uniform_int_distribution<int> coin(0, 9);
         const auto number = [&]() -> double {
             switch (coin(random)) {
-                case 0: return std::numeric_limits<double>::quiet_NaN();
-                case 1: return std::numeric_limits<double>::infinity();
-                case 2: return std::round(mantissa(random) * 1000.0);
-                default: return mantissa(random) * std::pow(10.0, exponent(random));
+                case 0:
+                    return std::numeric_limits<double>::quiet_NaN();
+                case 1:
+                    return std::numeric_limits<double>::infinity();
+                case 2:
+                    return std::round(mantissa(random) * 1000.0);
+                default:
+                    return mantissa(random) * std::pow(10.0, exponent(random));
             }
         };
         for (int i = 0; i < 20000; ++i) {
@@ -129,8 +147,10 @@ private Q_SLOTS:
             m.stepSkipped = coin(random) < 3;
             const std::string expected = expectedText(m);
             const std::string got = fastText(m);
-            if (got != expected) QFAIL(qPrintable(QStringLiteral("%1\n!=\n%2").arg(
-                                     QString::fromStdString(got), QString::fromStdString(expected))));
+            if (got != expected)
+                QFAIL(qPrintable(
+                    QStringLiteral("%1\n!=\n%2")
+                        .arg(QString::fromStdString(got), QString::fromStdString(expected))));
         }
     }
 
@@ -140,13 +160,19 @@ private Q_SLOTS:
         std::mt19937_64 random(7u);
         std::uniform_real_distribution<double> value(-1e6, 1e6);
         std::uniform_int_distribution<int> coin(0, 9);
-        const auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+        const auto same = [](double a, double b) {
+            return a == b || (std::isnan(a) && std::isnan(b));
+        };
         const auto maybeNonFinite = [&](double v) {
             switch (coin(random)) {
-                case 0: return std::numeric_limits<double>::quiet_NaN();
-                case 1: return std::numeric_limits<double>::infinity();
-                case 2: return -std::numeric_limits<double>::infinity();
-                default: return v;
+                case 0:
+                    return std::numeric_limits<double>::quiet_NaN();
+                case 1:
+                    return std::numeric_limits<double>::infinity();
+                case 2:
+                    return -std::numeric_limits<double>::infinity();
+                default:
+                    return v;
             }
         };
         for (int i = 0; i < 5000; ++i) {
@@ -175,9 +201,12 @@ private Q_SLOTS:
             QCOMPARE(back.foundInf, m.foundInf);
             QCOMPARE(back.stepSkipped, m.stepSkipped);
             QCOMPARE(back.scaleChange, m.scaleChange);
-            for (auto [a, b] : {std::pair{back.loss, m.loss}, {back.gradNorm, m.gradNorm},
-                                {back.gradNormClipped, m.gradNormClipped}, {back.scale, m.scale},
-                                {back.scaleAfter, m.scaleAfter}, {back.lr, m.lr},
+            for (auto [a, b] : {std::pair{back.loss, m.loss},
+                                {back.gradNorm, m.gradNorm},
+                                {back.gradNormClipped, m.gradNormClipped},
+                                {back.scale, m.scale},
+                                {back.scaleAfter, m.scaleAfter},
+                                {back.lr, m.lr},
                                 {back.stepSeconds, m.stepSeconds},
                                 {back.samplesPerSecond, m.samplesPerSecond}})
                 QVERIFY2(same(a, b), line.c_str());

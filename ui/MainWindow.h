@@ -45,7 +45,7 @@ class QProgressBar;
 namespace ampscope {
 class RunFollower;
 class RunRecordReader;
-}
+}  // namespace ampscope
 
 namespace ampscope::ui {
 

@@ -3,9 +3,9 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <system_error>
 #include <nlohmann/json.hpp>
 #include <string_view>
+#include <system_error>
 
 #include "engine/RunRecords.h"
 
@@ -104,10 +104,10 @@ namespace {
 // One value of a flat record, as the JSON path would classify it.
 struct FlatValue {
     enum class Kind { Absent, Integer, Number, Null, Boolean, String } kind = Kind::Absent;
-    double number = 0.0;        // Integer and Number
-    long long integer = 0;      // Integer
+    double number = 0.0;    // Integer and Number
+    long long integer = 0;  // Integer
     bool boolean = false;
-    std::string_view text;      // String (no escapes)
+    std::string_view text;  // String (no escapes)
 };
 
 // A JSON number token: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; sets isInteger.
@@ -176,12 +176,14 @@ bool readValue(std::string_view line, std::size_t& i, FlatValue& value) {
         if (!isJsonNumber(token, isInteger)) return false;
         if (isInteger) {
             // Beyond 64 bits the JSON path makes a float (or an unsigned): leave it to it.
-            const auto got = std::from_chars(token.data(), token.data() + token.size(), value.integer);
+            const auto got =
+                std::from_chars(token.data(), token.data() + token.size(), value.integer);
             if (got.ec != std::errc() || got.ptr != token.data() + token.size()) return false;
             value.kind = FlatValue::Kind::Integer;
             value.number = static_cast<double>(value.integer);
         } else {
-            const auto got = std::from_chars(token.data(), token.data() + token.size(), value.number);
+            const auto got =
+                std::from_chars(token.data(), token.data() + token.size(), value.number);
             if (got.ec != std::errc() || got.ptr != token.data() + token.size()) return false;
             value.kind = FlatValue::Kind::Number;
         }
@@ -193,13 +195,30 @@ bool readValue(std::string_view line, std::size_t& i, FlatValue& value) {
 
 bool parseStepRecordText(std::string_view line, StepMetrics& m) {
     // The fields stepFromRecord reads, and their "_nonfinite" tags.
-    enum Field { Epoch, FoundInf, GradNorm, GradNormClipped, GrowthTracker, Loss, Lr, SamplesPerSecond,
-                 Scale, ScaleAfter, Step, StepSeconds, StepSkipped, Type, ScaleChange, FirstNonFinite,
-                 kFields };
+    enum Field {
+        Epoch,
+        FoundInf,
+        GradNorm,
+        GradNormClipped,
+        GrowthTracker,
+        Loss,
+        Lr,
+        SamplesPerSecond,
+        Scale,
+        ScaleAfter,
+        Step,
+        StepSeconds,
+        StepSkipped,
+        Type,
+        ScaleChange,
+        FirstNonFinite,
+        kFields
+    };
     static constexpr std::string_view kNames[kFields] = {
-        "epoch", "found_inf", "grad_norm", "grad_norm_clipped", "growth_tracker", "loss", "lr",
-        "samples_per_second", "scale", "scale_after", "step", "step_seconds", "step_skipped", "type",
-        "scale_change", "first_nonfinite_layer"};
+        "epoch",          "found_inf",   "grad_norm",    "grad_norm_clipped",
+        "growth_tracker", "loss",        "lr",           "samples_per_second",
+        "scale",          "scale_after", "step",         "step_seconds",
+        "step_skipped",   "type",        "scale_change", "first_nonfinite_layer"};
     static constexpr std::string_view kTagSuffix = "_nonfinite";
     FlatValue fields[kFields];
     std::string_view tags[kFields];  // the tag string of a numeric field, when present
@@ -222,7 +241,8 @@ bool parseStepRecordText(std::string_view line, StepMetrics& m) {
                        key.substr(key.size() - kTagSuffix.size()) == kTagSuffix) {
                 const std::string_view base = key.substr(0, key.size() - kTagSuffix.size());
                 for (int f = 0; f < kFields; ++f)
-                    if (base == kNames[f]) tags[f] = value.kind == FlatValue::Kind::String ? value.text : "?";
+                    if (base == kNames[f])
+                        tags[f] = value.kind == FlatValue::Kind::String ? value.text : "?";
             }
             if (i >= line.size()) return false;
             if (line[i] == '}') break;
@@ -240,19 +260,22 @@ bool parseStepRecordText(std::string_view line, StepMetrics& m) {
     const auto number = [&](Field f, double fallback) {
         const FlatValue& v = fields[f];
         if (v.kind == FlatValue::Kind::Absent) return fallback;
-        if (v.kind == FlatValue::Kind::Integer || v.kind == FlatValue::Kind::Number) return v.number;
+        if (v.kind == FlatValue::Kind::Integer || v.kind == FlatValue::Kind::Number)
+            return v.number;
         if (tags[f] == "inf") return std::numeric_limits<double>::infinity();
         if (tags[f] == "-inf") return -std::numeric_limits<double>::infinity();
         return nan;
     };
     const auto integer = [&](Field f, int64_t fallback) {
-        return fields[f].kind == FlatValue::Kind::Integer ? static_cast<int64_t>(fields[f].integer) : fallback;
+        return fields[f].kind == FlatValue::Kind::Integer ? static_cast<int64_t>(fields[f].integer)
+                                                          : fallback;
     };
     const auto boolean = [&](Field f) {
         return fields[f].kind == FlatValue::Kind::Boolean && fields[f].boolean;
     };
     const auto text = [&](Field f) {
-        return fields[f].kind == FlatValue::Kind::String ? std::string(fields[f].text) : std::string();
+        return fields[f].kind == FlatValue::Kind::String ? std::string(fields[f].text)
+                                                         : std::string();
     };
     m = StepMetrics{};
     m.step = fields[Step].integer;

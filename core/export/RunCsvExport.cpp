@@ -4,8 +4,8 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "common/InputError.h"
@@ -195,7 +195,6 @@ void writeJsonFile(const nlohmann::json& value, const std::string& path) {
     if (!out) throw InputError(path + ": write failed (disk full?)");
 }
 
-
 using RecordVisitor = std::function<void(const nlohmann::json&)>;
 // Calls the visitor with every record in file order; called twice (columns, then rows).
 using RunRecordSource = std::function<void(const RecordVisitor&)>;
@@ -267,7 +266,7 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
     });
     for (const std::string& type : types) {
         TypeFile& file = files[type];
-        result.dataRows[file.name] = file.histograms ? file.histograms->close(result.warnings)
+        result.dataRows[file.name] = file.histograms  ? file.histograms->close(result.warnings)
                                      : file.underflow ? file.underflow->close(result.warnings)
                                                       : file.flat.close();
     }
@@ -299,7 +298,8 @@ CsvExportResult exportRunCsv(const std::string& runDirectory, const std::string&
     bool firstPass = true;
     return exportRecordsCsv(
         [&](const RecordVisitor& visit) {
-            RunData data = forEachRunRecord(runDirectory, [&](nlohmann::json& record) { visit(record); });
+            RunData data =
+                forEachRunRecord(runDirectory, [&](nlohmann::json& record) { visit(record); });
             if (firstPass) facts = std::move(data);  // the second pass warns the same again
             firstPass = false;
         },

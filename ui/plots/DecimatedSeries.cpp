@@ -149,7 +149,8 @@ void DecimatedSeries::view(double xLow, double xHigh, int buckets, std::vector<P
         const double upper = xLow + width * static_cast<double>(b + 1);
         // The first and last buckets also take the neighbours just outside the range.
         const std::size_t to = last ? end : std::clamp(lowerIndex(upper), from, end);
-        if (to > from) emitBucket(scan(from, to), xLow + width * (static_cast<double>(b) + 0.5), out);
+        if (to > from)
+            emitBucket(scan(from, to), xLow + width * (static_cast<double>(b) + 0.5), out);
         from = to;
     }
 }

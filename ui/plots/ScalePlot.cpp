@@ -74,7 +74,8 @@ void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
                 backoffs_.push_back({m.step, m.scale, m.scaleAfter, m.firstNonFiniteLayer});
             backoffMarks_->append(x, log2Scale);
         } else if (m.scaleChange == "growth") {
-            if (growths_.size() < kMaxListedChanges) growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
+            if (growths_.size() < kMaxListedChanges)
+                growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
             growthMarks_->append(x, log2Scale);
         }
     }
@@ -149,7 +150,8 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
                     .arg(static_cast<qint64>(tracker_->series().yNear(s.x(i))))
                     .arg(growthInterval_);
     const DecimatedSeries& skipped = skippedSteps_;
-    if (const std::size_t k = skipped.lowerIndex(s.x(i)); k < skipped.size() && skipped.x(k) == s.x(i))
+    if (const std::size_t k = skipped.lowerIndex(s.x(i));
+        k < skipped.size() && skipped.x(k) == s.x(i))
         text += tr("\noptimizer step skipped");
     return text;
 }

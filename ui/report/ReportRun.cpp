@@ -58,7 +58,8 @@ public:
         const std::string type = e.value("type", "");
         if (type == "step") {
             r_.steps = std::max<int64_t>(r_.steps, e.value("step", int64_t{0}));
-            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss)) r_.finalTrainLoss = loss;
+            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
+                r_.finalTrainLoss = loss;
             if (e.value("step_skipped", false)) ++r_.skippedSteps;
             const std::string change = e.value("scale_change", "");
             if (change == "backoff") ++r_.scaleBackoffs;
@@ -122,36 +123,36 @@ ReportRun loadReportRun(const QString& directory) {
         return complete && parseStepRecordText(line, ignored);
     };
     const auto onRecord = [&](const nlohmann::json& e) {
-            const std::string type = e.value("type", "");
-            if (first && type == "run_start") {
-                run.startTime = text(e, "time");
-                run.ampscopeVersion = text(e, "ampscope_version");
+        const std::string type = e.value("type", "");
+        if (first && type == "run_start") {
+            run.startTime = text(e, "time");
+            run.ampscopeVersion = text(e, "ampscope_version");
+        }
+        first = false;
+        if (!complete) fromEvents.take(e);
+        if (type == "run_info") {
+            run.device = text(e, "device");
+            run.deviceName = text(e, "device_name");
+            run.threads = e.value("threads", 0);
+            run.torchVersion = text(e, "torch_version");
+            run.model = text(e, "model");
+            run.parameters = e.value("parameters", int64_t{0});
+            if (e.contains("precision")) {
+                run.mode = text(e["precision"], "mode");
+                run.emulated = e["precision"].value("emulated", false);
+                run.execution = text(e["precision"], "execution");
             }
-            first = false;
-            if (!complete) fromEvents.take(e);
-            if (type == "run_info") {
-                run.device = text(e, "device");
-                run.deviceName = text(e, "device_name");
-                run.threads = e.value("threads", 0);
-                run.torchVersion = text(e, "torch_version");
-                run.model = text(e, "model");
-                run.parameters = e.value("parameters", int64_t{0});
-                if (e.contains("precision")) {
-                    run.mode = text(e["precision"], "mode");
-                    run.emulated = e["precision"].value("emulated", false);
-                    run.execution = text(e["precision"], "execution");
-                }
-            } else if (type == "nonfinite" && !run.nonFinite) {
-                try {
-                    run.nonFinite = nonFiniteRecordFromJson(e);
-                } catch (const std::exception& error) {
-                    run.warnings << QStringLiteral(
-                                        "events.jsonl: a nonfinite record does not read (%1)")
-                                        .arg(QString::fromUtf8(error.what()));
-                }
-            } else if (type == "error") {
-                run.errorMessage = text(e, "message");
+        } else if (type == "nonfinite" && !run.nonFinite) {
+            try {
+                run.nonFinite = nonFiniteRecordFromJson(e);
+            } catch (const std::exception& error) {
+                run.warnings << QStringLiteral(
+                                    "events.jsonl: a nonfinite record does not read (%1)")
+                                    .arg(QString::fromUtf8(error.what()));
             }
+        } else if (type == "error") {
+            run.errorMessage = text(e, "message");
+        }
     };
     while (reader.visit(onRecord, skipStepLine, 16384)) {
     }

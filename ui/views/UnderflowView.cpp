@@ -174,7 +174,8 @@ void UnderflowView::thinOut(KindData& data) {
     std::size_t kept = 0;
     for (std::size_t i = 0; i < data.steps.size(); i += 2) {
         std::size_t pick = i;
-        if (i + 1 < data.steps.size() && lost(data.byStep[i + 1]) > lost(data.byStep[i])) pick = i + 1;
+        if (i + 1 < data.steps.size() && lost(data.byStep[i + 1]) > lost(data.byStep[i]))
+            pick = i + 1;
         data.steps[kept] = data.steps[pick];
         if (kept != pick) data.byStep[kept] = std::move(data.byStep[pick]);
         ++kept;
