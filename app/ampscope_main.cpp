@@ -19,6 +19,7 @@
 #ifdef AMPSCOPE_HAVE_GUI
 #include <QApplication>
 #include <QDockWidget>
+#include <QElapsedTimer>
 #include <QGuiApplication>
 #include <QIcon>
 #include <QPixmap>
@@ -41,14 +42,19 @@ struct Options {
     std::string screenshotPath;
     long long afterSteps = 50;
     std::string showDock;  // --show-dock: the dock in front when the screenshot is taken
+    std::string openRun;   // --open-run: a run directory to open instead of training
 };
 
 const char* const kUsage =
-    "usage: ampscope [--config FILE | --scenario NAME] [--headless] [--out PARENT_DIR]\n"
-    "                [--screenshot PNG [--after-steps N] [--show-dock ID]] [--version]\n"
+    "usage: ampscope [--config FILE | --scenario NAME | --open-run RUN_DIR] [--headless]\n"
+    "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N] [--show-dock ID]]\n"
+    "                [--version]\n"
     "  --config FILE       start with this config (headless: run it)\n"
     "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
     "                      run it into PARENT_DIR/<timestamp>-NAME); names: ampscope-cli scenarios\n"
+    "  --open-run RUN_DIR  open a recorded run directory in the window (with --screenshot:\n"
+    "                      grab the window once the run is shown, print how long opening\n"
+    "                      took, exit)\n"
     "  --headless          no window: run in the terminal (the default comparison, or --config)\n"
     "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp> (default: runs)\n"
     "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
@@ -119,6 +125,66 @@ int runConfigHeadless(const std::string& configPath, const std::string& parent) 
 }
 
 #ifdef AMPSCOPE_HAVE_GUI
+bool grabWindow(ui::MainWindow& window, QDockWidget* frontDock, const std::string& path) {
+    if (frontDock) frontDock->raise();
+    QApplication::processEvents();  // lay out the raised tab before grabbing it
+    window.replotAllNow();
+    const QPixmap image = window.grab();
+    if (image.isNull() || !image.save(QString::fromStdString(path), "PNG")) {
+        std::fprintf(stderr, "ampscope: %s: could not write the screenshot\n", path.c_str());
+        return false;
+    }
+    std::printf("ampscope: saved a %dx%d screenshot after %lld steps to %s\n", image.width(),
+                image.height(), static_cast<long long>(window.stepsShown()), path.c_str());
+    return true;
+}
+
+QDockWidget* dockNamed(ui::MainWindow& window, const std::string& id) {
+    return window.findChild<QDockWidget*>(QString::fromStdString(id) + QStringLiteral("Dock"));
+}
+
+// --open-run: the window with a recorded run in it. With --screenshot it grabs the window
+// once the run is shown and exits, saying how long opening took (the long-run benchmark
+// times this: tests/bench/long_run_bench.py).
+int openRunInWindow(ui::MainWindow& window, const Options& options) {
+    const bool screenshot = !options.screenshotPath.empty();
+    QDockWidget* frontDock = options.showDock.empty() ? nullptr : dockNamed(window, options.showDock);
+    if (!options.showDock.empty() && !frontDock) {
+        std::fprintf(stderr, "ampscope: --show-dock: no dock named '%s' (see ampscope --help)\n",
+                     options.showDock.c_str());
+        return 2;
+    }
+    if (screenshot) {
+        QApplication::setQuitOnLastWindowClosed(false);
+        if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+            window.resize(screen->availableGeometry().size());
+            window.move(screen->availableGeometry().topLeft());
+        }
+    }
+    window.show();
+    QElapsedTimer opening;
+    bool loaded = false;
+    QObject::connect(&window, &ui::MainWindow::runLoaded, &window, [&] {
+        if (loaded) return;
+        loaded = true;
+        std::printf("ampscope: opened %s: %lld steps shown in %.3f s\n", options.openRun.c_str(),
+                    static_cast<long long>(window.stepsShown()),
+                    static_cast<double>(opening.nsecsElapsed()) / 1e9);
+        std::fflush(stdout);
+        if (screenshot)
+            QTimer::singleShot(0, &window, [&] {
+                QApplication::exit(grabWindow(window, frontDock, options.screenshotPath) ? 0 : 1);
+            });
+    });
+    opening.start();
+    QString error;
+    if (!window.openRunDirectory(QString::fromStdString(options.openRun), &error)) {
+        std::fprintf(stderr, "ampscope: --open-run: %s\n", error.toUtf8().constData());
+        return 2;
+    }
+    return QApplication::exec();
+}
+
 int runWindow(int& argc, char** argv, const Options& options) {
     QApplication application(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AmpScope"));
@@ -149,6 +215,7 @@ int runWindow(int& argc, char** argv, const Options& options) {
             return 2;
         }
     }
+    if (!options.openRun.empty()) return openRunInWindow(window, options);
     if (!screenshot) {
         window.show();
         return QApplication::exec();
@@ -244,6 +311,8 @@ int main(int argc, char** argv) {
                 return 2;
             }
             ++i;
+        } else if (!std::strcmp(argv[i], "--open-run") && hasValue) {
+            options.openRun = argv[++i];
         } else if (!std::strcmp(argv[i], "--show-dock") && hasValue) {
             options.showDock = argv[++i];
         } else if (!std::strcmp(argv[i], "--help")) {
@@ -270,6 +339,14 @@ int main(int argc, char** argv) {
         }
         return 2;
     }
+    if (!options.openRun.empty() && (!options.scenario.empty() || !options.configPath.empty())) {
+        std::fprintf(stderr, "ampscope: --open-run shows a recorded run; drop --config/--scenario\n");
+        return 2;
+    }
+    if (!options.openRun.empty() && options.headless) {
+        std::fprintf(stderr, "ampscope: --open-run needs the window; drop --headless\n");
+        return 2;
+    }
     if (screenshot && options.headless) {
         std::fprintf(stderr, "ampscope: --screenshot needs the window; drop --headless\n");
         return 2;
@@ -277,11 +354,17 @@ int main(int argc, char** argv) {
 #ifdef AMPSCOPE_HAVE_GUI
     // A screenshot needs no display: render offscreen when there is none.
     if (screenshot && !displayAvailable()) setenv("QT_QPA_PLATFORM", "offscreen", 1);
+    if (!options.openRun.empty() && !displayAvailable()) {
+        std::fprintf(stderr,
+                     "ampscope: --open-run needs a display (or --screenshot, or "
+                     "QT_QPA_PLATFORM=offscreen)\n");
+        return 2;
+    }
     if (!options.headless && displayAvailable()) return runWindow(argc, argv, options);
 #else
-    if (screenshot) {
+    if (screenshot || !options.openRun.empty()) {
         std::fprintf(stderr,
-                     "ampscope: --screenshot needs the window, and this build has "
+                     "ampscope: --screenshot and --open-run need the window, and this build has "
                      "none (AMPSCOPE_BUILD_GUI=OFF)\n");
         return 2;
     }

@@ -62,8 +62,9 @@ int main(int argc, char** argv) {
                 return app::runReportCommand(request.runDirectories, request.outDirectory,
                                              request.quiet, argc, argv);
             case app::CliRequest::Command::ExportCsv: {
-                const RunData run = readRunDirectory(request.runDirectories.front());
-                const CsvExportResult result = exportRunCsv(run, request.outDirectory);
+                // Streamed from disk: a long run is never held whole in memory.
+                const CsvExportResult result =
+                    exportRunCsv(request.runDirectories.front(), request.outDirectory);
                 for (const auto& w : result.warnings)
                     std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
                 if (!request.quiet)
@@ -73,8 +74,8 @@ int main(int argc, char** argv) {
                 return 0;
             }
             case app::CliRequest::Command::ExportTfEvents: {
-                const RunData run = readRunDirectory(request.runDirectories.front());
-                const TfEventsExportResult result = exportRunTfEvents(run, request.outDirectory);
+                const TfEventsExportResult result =
+                    exportRunTfEvents(request.runDirectories.front(), request.outDirectory);
                 for (const auto& w : result.warnings)
                     std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
                 if (!request.quiet)

@@ -10,6 +10,7 @@
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
+#include <QSlider>
 #include <QToolBar>
 #include <QtTest/QtTest>
 
@@ -21,7 +22,14 @@
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
+#include "plots/HeatmapPlot.h"
 #include "plots/ThroughputPlot.h"
+#include "config/ConfigJson.h"
+#include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
+#include "probes/ProbeRecords.h"
+#include "run/RunWriter.h"
+#include "views/GradientHistogramView.h"
 
 using namespace ampscope;
 using ampscope::ui::MainWindow;
@@ -264,6 +272,70 @@ private Q_SLOTS:
 
         QVERIFY(!window.openRunDirectory(dir.filePath("missing"), &error));
         QVERIFY(error.contains("missing"));
+    }
+
+    // A long recorded run (written here as the engine writes one: 300 000 step lines and
+    // probe records every 50 steps) opens streamed: every step reaches the views, which
+    // keep their bounds, and runLoaded comes once.
+    void opensALongRunInBoundedViews() {
+        QTemporaryDir dir;
+        const std::string runDir = dir.filePath("long").toStdString();
+        const int64_t steps = 300000;
+        {
+            RunConfig config = tinyConfig(1);
+            config.probes.every = 50;
+            RunWriter writer(runDir, configToJson(config));
+            writer.append({{"type", "run_info"}, {"layers", {"fc1", "out"}}});
+            std::string line;
+            for (int64_t step = 1; step <= steps; ++step) {
+                StepMetrics m;
+                m.step = step;
+                m.epoch = 1;
+                m.loss = step == 123457 ? 1e5 : 1.0 / static_cast<double>(step);
+                if (step == 250001) m.loss = NAN;
+                line.clear();
+                appendStepRecordText(m, line);
+                writer.appendText(line);
+                if (step % 50 == 1)
+                    for (const char* layer : {"fc1", "out"}) {
+                        HistogramRecord h;
+                        h.step = step;
+                        h.layer = layer;
+                        h.kind = std::string(probe_kind::kParamGradScaled);
+                        h.histogram.counts[60] = step;
+                        writer.append(toJson(h));
+                    }
+            }
+            writer.append(runEndRecord("finished", steps));
+            RunSummary summary;
+            summary.steps = steps;
+            writer.writeSummary(summaryToJson(summary));
+        }
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        QSignalSpy loaded(&window, &MainWindow::runLoaded);
+        QString error;
+        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+                 qPrintable(error));
+        QCOMPARE(loaded.count(), 1);
+        QVERIFY(!window.isFollowingRun());
+        QCOMPARE(window.stepsShown(), qint64(steps));
+        const auto& loss = window.lossPlot()->rawLoss();
+        QCOMPARE(loss.appendedCount(), steps);
+        QVERIFY(loss.size() <= loss.maxKeptPoints());
+        QCOMPARE(loss.maxY(), 1e5);
+        QCOMPARE(loss.x(loss.nearestIndex(250001)), 250001.0);  // the first NaN is kept
+        QVERIFY(std::isnan(loss.y(loss.nearestIndex(250001))));
+        QVERIFY(window.lossPlot()->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
+        QVERIFY(window.histogramView()->stepSlider()->maximum() + 1 <=
+                static_cast<int>(ampscope::ui::GradientHistogramView::kMaxKeptProbeSteps));
+        window.histogramView()->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
+        window.histogramView()->endOfBatch();
+        QVERIFY(window.histogramView()->heatmap()->columnCount() > 0);
+        QVERIFY(window.histogramView()->heatmap()->columnCount() <= 500);
+        QCOMPARE(window.histogramView()->heatmap()->stepOfColumn(
+                     window.histogramView()->heatmap()->columnCount() - 1),
+                 steps - 49);
     }
 
     void followsARunStillBeingWritten() {

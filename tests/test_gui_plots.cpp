@@ -5,11 +5,13 @@
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ProgressEstimator.h"
 #include "RunDirectoryNaming.h"
 #include "RunRecordParsing.h"
 #include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/LossPlot.h"
@@ -52,9 +54,11 @@ private Q_SLOTS:
         DecimatedSeries s;
         const int n = 1000000;
         for (int i = 0; i < n; ++i) s.append(i, std::sin(i * 0.001) + (i == 654321 ? 50.0 : 0.0));
-        QCOMPARE(s.size(), std::size_t(n));
+        QCOMPARE(s.appendedCount(), int64_t{n});
+        QVERIFY(s.size() <= s.maxKeptPoints());  // bounded, whatever n is
+        QVERIFY(s.size() >= s.bucketLimit() / 2);
         QCOMPARE(s.maxY(), std::sin(654321 * 0.001) + 50.0);
-        QVERIFY(s.pointsPerBlock() >= 64);
+        QCOMPARE(s.lastX(), double(n - 1));
         std::vector<DecimatedSeries::Point> view;
         s.view(0, n - 1, 1000, view);
         QVERIFY(view.size() <= 2000);
@@ -67,14 +71,51 @@ private Q_SLOTS:
         QCOMPARE(top, s.maxY());  // the spike survives decimation
         QCOMPARE(bottom, s.minY());
         for (std::size_t i = 1; i < view.size(); ++i) QVERIFY(view[i - 1].x <= view[i].x);
+        QCOMPARE(s.nearestIndex(-5), std::size_t(0));
+        QCOMPARE(s.x(s.nearestIndex(654321.4)), 654321.0);  // the spike is a kept point
 
-        // Zoomed in far enough: the raw points, plus one neighbour on each side.
-        s.view(1000, 1100, 1000, view);
+        // Below the bucket limit every point is kept: zoomed in, the raw points plus one
+        // neighbour on each side.
+        DecimatedSeries small;
+        for (int i = 0; i < 10000; ++i) small.append(i, std::sin(i * 0.001));
+        QCOMPARE(small.size(), std::size_t(10000));
+        small.view(1000, 1100, 1000, view);
         QCOMPARE(view.size(), std::size_t(103));
         QCOMPARE(view.front().x, 999.0);
         QCOMPARE(view.back().x, 1101.0);
-        QCOMPARE(s.nearestIndex(1000.4), std::size_t(1000));
-        QCOMPARE(s.nearestIndex(-5), std::size_t(0));
+        QCOMPARE(small.nearestIndex(1000.4), std::size_t(1000));
+    }
+
+    // What a bucket keeps, by hand: 8 buckets of 1 point fill the limit; the 9th point
+    // merges them pairwise into 4 buckets of 2, each keeping its first point and its
+    // extremes, and the first non-finite value.
+    void decimatedSeriesMergesBucketsExactly() {
+        DecimatedSeries s(8);
+        const double ys[] = {5, 1, 7, 7, NAN, 2, 3, -4, 9};
+        for (int i = 0; i < 9; ++i) s.append(i, ys[i]);
+        QCOMPARE(s.pointsPerBucket(), std::size_t(2));
+        QCOMPARE(s.appendedCount(), int64_t{9});
+        // Buckets {0,1}: first 5, min 1 -> x 0, 1. {2,3}: 7 and 7 -> x 2 only.
+        // {4,5}: NaN first, finite 2 -> x 4, 5. {6,7}: 3, -4 -> x 6, 7. Open {8}: x 8.
+        const std::vector<double> xs = {0, 1, 2, 4, 5, 6, 7, 8};
+        QCOMPARE(s.xs(), xs);
+        QVERIFY(std::isnan(s.y(3)));
+        QCOMPARE(s.minY(), -4.0);
+        QCOMPARE(s.maxY(), 9.0);
+        // Two more merges: 16 appended points later, buckets of 8 points.
+        for (int i = 9; i < 40; ++i) s.append(i, i == 30 ? 100.0 : 0.5);
+        QCOMPARE(s.pointsPerBucket(), std::size_t(8));
+        QVERIFY(s.size() <= s.maxKeptPoints());
+        bool spike = false, nanKept = false, low = false;
+        for (std::size_t i = 0; i < s.size(); ++i) {
+            spike = spike || (s.x(i) == 30 && s.y(i) == 100.0);
+            nanKept = nanKept || (s.x(i) == 4 && std::isnan(s.y(i)));
+            low = low || (s.x(i) == 7 && s.y(i) == -4.0);
+            if (i) QVERIFY(s.x(i - 1) < s.x(i));
+        }
+        QVERIFY(spike);
+        QVERIFY(nanKept);
+        QVERIFY(low);
     }
 
     void decimatedSeriesLeavesGapsForNonFiniteRuns() {
@@ -96,22 +137,67 @@ private Q_SLOTS:
             plot.appendSteps(lossSteps(first, 100000));
         plot.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
-        QCOMPARE(plot.rawLoss().size(), std::size_t(1000000));
+        QCOMPARE(plot.rawLoss().appendedCount(), int64_t{1000000});
+        QVERIFY(plot.rawLoss().size() <= plot.rawLoss().maxKeptPoints());
         const int shown = plot.rawLossGraph()->dataCount();
         QVERIFY2(shown > 0 && shown <= 2 * 1000 + 2, qPrintable(QString::number(shown)));
         QVERIFY(plot.isFollowing());
         QVERIFY(plot.xAxis->range().upper >= 1000000);
 
-        // Zooming in (as a drag or wheel would) stops following and shows raw points.
+        // Zooming in (as a drag or wheel would) stops following and shows the kept points
+        // (every pointsPerBucket()-th step and the extremes between).
         plot.xAxis->setRange(500000, 500300);
         QVERIFY(!plot.isFollowing());
-        QCOMPARE(plot.rawLossGraph()->dataCount(), 303);
+        const int zoomed = plot.rawLossGraph()->dataCount();
+        const auto perBucket = static_cast<int>(plot.rawLoss().pointsPerBucket());
+        QVERIFY2(zoomed >= 300 / perBucket && zoomed <= 3 * (300 / perBucket + 2) + 2,
+                 qPrintable(QStringLiteral("%1 points, buckets of %2").arg(zoomed).arg(perBucket)));
         plot.appendSteps(lossSteps(1000001, 10));
         plot.endOfBatch();
         QCOMPARE(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
         plot.resetView();
         QVERIFY(plot.isFollowing());
         QVERIFY(plot.xAxis->range().upper >= 1000010);
+    }
+
+    // The issue's bound: a million steps, and the plot still holds at most its bound of
+    // points while showing the lowest loss, the highest, and the first NaN.
+    void lossPlotFedAMillionStepsKeepsMinMaxAndFirstNaN() {
+        LossPlot plot;
+        plot.resize(1000, 400);
+        plot.beginRun(contextFor("fp16"));
+        for (int64_t first = 1; first <= 1000000; first += 50000) {
+            auto steps = lossSteps(first, 50000);
+            for (auto& m : steps) {
+                if (m.step == 271828) m.loss = -50.0;  // the lowest
+                if (m.step == 314159) m.loss = 1e6;    // the highest
+                if (m.step == 777777) m.loss = NAN;    // the first NaN
+                if (m.step > 900000) m.loss = INFINITY;
+            }
+            plot.appendSteps(steps);
+        }
+        plot.endOfBatch();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        const DecimatedSeries& loss = plot.rawLoss();
+        QVERIFY(loss.size() <= loss.maxKeptPoints());
+        QCOMPARE(loss.minY(), -50.0);
+        QCOMPARE(loss.maxY(), 1e6);
+        const auto at = [&](double step) -> std::optional<double> {
+            const std::size_t i = loss.lowerIndex(step);
+            if (i < loss.size() && loss.x(i) == step) return loss.y(i);
+            return std::nullopt;
+        };
+        QCOMPARE(at(271828), std::optional<double>(-50.0));
+        QCOMPARE(at(314159), std::optional<double>(1e6));
+        QVERIFY(at(777777).has_value() && std::isnan(*at(777777)));
+        for (std::size_t i = 0; i < loss.size() && loss.x(i) < 777777; ++i)
+            QVERIFY(std::isfinite(loss.y(i)));
+        // Drawn: the spike is in the decimated view of the whole run.
+        double top = 0.0;
+        for (auto it = plot.rawLossGraph()->data()->constBegin();
+             it != plot.rawLossGraph()->data()->constEnd(); ++it)
+            if (std::isfinite(it->value)) top = std::max(top, it->value);
+        QCOMPARE(top, 1e6);
     }
 
     void lossPlotMarksSkippedStepsAndEpochs() {
@@ -290,6 +376,82 @@ private Q_SLOTS:
         QVERIFY(!map.namedRowsRect());  // the names are the map's own rows
         map.appendColumn(1, {0.5, 0.0, 0.25});
         QCOMPARE(map.value(0, 2), 0.25);
+    }
+
+    // Opening a long run reads step lines without JSON (parseStepRecordText); whatever
+    // it accepts must give exactly what stepFromRecord gives for the parsed line, and
+    // what it refuses is left to the JSON path.
+    void stepLinesReadWithoutJsonAsWithIt() {
+        const auto same = [](double a, double b) {
+            return a == b || (std::isnan(a) && std::isnan(b));
+        };
+        const auto check = [&](const std::string& line, bool fast) {
+            StepMetrics quick;
+            const bool accepted = parseStepRecordText(line, quick);
+            QVERIFY2(accepted == fast, line.c_str());
+            if (!accepted) return;
+            const auto slow = stepFromRecord(nlohmann::json::parse(line));
+            QVERIFY2(slow.has_value(), line.c_str());
+            QCOMPARE(quick.step, slow->step);
+            QCOMPARE(quick.epoch, slow->epoch);
+            QCOMPARE(quick.growthTracker, slow->growthTracker);
+            QCOMPARE(quick.foundInf, slow->foundInf);
+            QCOMPARE(quick.stepSkipped, slow->stepSkipped);
+            QCOMPARE(quick.scaleChange, slow->scaleChange);
+            QCOMPARE(quick.firstNonFiniteLayer, slow->firstNonFiniteLayer);
+            for (auto [a, b] : {std::pair{quick.loss, slow->loss},
+                                {quick.lr, slow->lr},
+                                {quick.gradNorm, slow->gradNorm},
+                                {quick.gradNormClipped, slow->gradNormClipped},
+                                {quick.stepSeconds, slow->stepSeconds},
+                                {quick.samplesPerSecond, slow->samplesPerSecond},
+                                {quick.scale, slow->scale},
+                                {quick.scaleAfter, slow->scaleAfter}})
+                QVERIFY2(same(a, b), qPrintable(QStringLiteral("%1: %2 vs %3")
+                                                    .arg(QString::fromStdString(line))
+                                                    .arg(a)
+                                                    .arg(b)));
+        };
+        StepMetrics m;
+        m.step = 7;
+        m.epoch = 1;
+        m.loss = NAN;
+        m.gradNorm = -INFINITY;
+        m.gradNormClipped = 0.125;
+        m.scale = 1e-300;
+        m.scaleAfter = INFINITY;
+        m.lr = 3e-4;
+        m.samplesPerSecond = 1234.5;
+        m.foundInf = true;
+        std::string written;
+        appendStepRecordText(m, written);
+        check(written, true);
+        m.scaleChange = "backoff";
+        m.firstNonFiniteLayer = "fc2";
+        written.clear();
+        appendStepRecordText(m, written);
+        check(written, true);
+        check("{\"type\":\"step\",\"step\":3}", true);  // defaults
+        check("{\"step\":3,\"loss\":null,\"type\":\"step\",\"lr\":1}",
+              true);  // untagged null, int lr
+        check("{\"step\":3,\"loss\":\"x\",\"loss_nonfinite\":\"-inf\",\"type\":\"step\"}", true);
+        check("{\"step\":3,\"type\":\"step\",\"future_field\":\"ok\",\"more\":12.5e-3,\"x\":true}",
+              true);
+        check("{\"step\":3,\"type\":\"step\",\"step_skipped\":1,\"found_inf\":true}", true);
+        check("{\"step\":3,\"type\":\"step\",\"step\":4}", true);  // the last one wins, as in JSON
+        check("{\"step\":3.0,\"type\":\"step\"}", false);          // not an integer step
+        check("{\"step\":3,\"type\":\"epoch\"}", false);
+        check("{\"step\":3, \"type\":\"step\"}", false);  // whitespace: the JSON path reads it
+        check("{\"step\":3,\"type\":\"step\",\"layer\":\"a\\\"b\"}", false);
+        check("{\"step\":3,\"type\":\"step\",\"nested\":{\"a\":1}}", false);
+        check("{\"step\":3,\"type\":\"step\",\"list\":[1]}", false);
+        check("{\"step\":03,\"type\":\"step\"}", false);
+        check("{\"step\":3,\"type\":\"step\"} ", false);
+        check("{\"step\":3,\"type\":\"step\",}", false);
+        check("{\"step\":99999999999999999999,\"type\":\"step\"}", false);
+        check("{\"step\":3,\"loss\":-,\"type\":\"step\"}", false);
+        check("{\"step\":3,\"loss\":nan,\"type\":\"step\"}", false);
+        check("{\"step\":3,\"type\":\"step\"", false);
     }
 
     void stepRecordsParseBack() {

@@ -16,6 +16,7 @@
 #include <QtTest/QtTest>
 #include <cmath>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
@@ -350,6 +351,62 @@ private Q_SLOTS:
         QVERIFY(!view.linePlot()->isLayerShown(1));
         QVERIFY(!view.linePlot()->graphOf(1)->visible());
         QVERIFY(view.linePlot()->isLayerShown(0));
+    }
+
+    // A long run's probe records: the view keeps at most its bound of them per layer and
+    // kind, the heatmap at most its capacity of columns, and the NaN step stays in view.
+    void histogramViewKeepsBoundedRecordsAndTheNaNStep() {
+        GradientHistogramView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1"}));
+        const auto kind = probe_kind::kParamGradScaled;
+        for (int64_t step = 1; step <= 20000; ++step) {
+            view.takeRecord(
+                histogram(step, "fc1", kind, {{-3, 10 + step % 7}}, 0, step == 13331 ? 5 : 0));
+            if (step % 1000 == 0) view.endOfBatch();  // as ticks would
+        }
+        view.endOfBatch();
+        view.setKind(QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size())));
+        view.setLayer("fc1");
+        view.endOfBatch();
+        const int kept = view.stepSlider()->maximum() + 1;
+        QVERIFY2(kept <= static_cast<int>(GradientHistogramView::kMaxKeptProbeSteps),
+                 qPrintable(QString::number(kept)));
+        QVERIFY(kept >= static_cast<int>(GradientHistogramView::kMaxKeptProbeSteps / 2));
+        QVERIFY(view.heatmap()->columnCount() <= view.heatmap()->heatmapLayout().capacity);
+        // The step with NaN was kept (of its pair, the one with more NaN) and is drawn.
+        view.selectStep(13331);
+        QCOMPARE(view.selectedStep(), std::optional<int64_t>(13331));
+        QCOMPARE(view.slice()->step(), int64_t{13331});
+        QVERIFY2(view.slice()->titleText().contains(QStringLiteral("NaN 5")),
+                 qPrintable(view.slice()->titleText()));
+        const int nanRow = kExponentBins + 1;
+        double nanMass = 0.0;
+        for (int c = 0; c < view.heatmap()->columnCount(); ++c)
+            nanMass += view.heatmap()->value(c, nanRow);
+        QVERIFY(nanMass > 0.0);
+        QCOMPARE(view.heatmap()->stepOfColumn(view.heatmap()->columnCount() - 1), int64_t{20000});
+    }
+
+    void underflowViewKeepsBoundedStepsAndTheWorstOne() {
+        UnderflowView view;
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1", "out"}));
+        for (int64_t step = 1; step <= 10000; ++step) {
+            view.takeRecord(underflow(step, "fc1", 1, 0, 99, step == 7777 ? 50 : 0));
+            view.takeRecord(underflow(step, "out", 2, 0, 98));
+            if (step % 500 == 0) view.endOfBatch();
+        }
+        view.endOfBatch();
+        QVERIFY(view.heatmap()->columnCount() <= view.heatmap()->heatmapLayout().capacity);
+        QVERIFY(view.linePlot()->graphOf(0)->dataCount() <=
+                static_cast<int>(UnderflowView::kMaxKeptProbeSteps) + 2);
+        view.setFraction(UnderflowView::Fraction::Overflow);
+        double highest = 0.0;
+        const auto* graph = view.linePlot()->graphOf(0);
+        for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
+            if (std::isfinite(it->value)) highest = std::max(highest, it->value);
+        QCOMPARE(highest, 50.0 / 150.0);  // step 7777's overflow survived the thinning
     }
 
     void nanInspectorSaysWhenThereIsNoEvent() {

@@ -1,4 +1,5 @@
-// Run directory: RunWriter writes, readRunDirectory loads, RunFollower follows.
+// Run directory: RunWriter writes, readRunDirectory loads (RunRecordReader streams),
+// RunFollower follows.
 // The crash cases (torn line, kill -9 mid-run, a disk that fills) are the point:
 // a run directory is what users open after something went wrong.
 #include <QtCore/QDir>
@@ -16,6 +17,7 @@
 #include <sstream>
 #include <string>
 #include <sys/resource.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
@@ -33,6 +35,7 @@ using ampscope::InputError;
 using ampscope::readRunDirectory;
 using ampscope::RunData;
 using ampscope::RunFollower;
+using ampscope::RunRecordReader;
 using ampscope::RunWriteError;
 using ampscope::RunWriter;
 using nlohmann::json;
@@ -162,6 +165,9 @@ private Q_SLOTS:
     void followerFollowsLiveWriter();
     void followerBoundedPolls();
     void killNineLeavesWholeLines();
+    void streamedReadMatchesWholeRead();
+    void streamedReadRefusesLikeWholeRead();
+    void appendTextWritesTheLineAsGiven();
 };
 
 void TestRunDirectory::writeThenReadBack() {
@@ -739,11 +745,18 @@ void TestRunDirectory::followerBoundedPolls() {
 
 // A child writes 1000 big-ish lines, flushing as the engine does (flushIfDue
 // after each, plus the 64 KiB trigger), and is killed mid-run. Whatever made it
-// to disk must be whole lines, in order, with no gap.
+// to disk must be whole lines, in order, with no gap; and no more is lost than the
+// buffer holds (under 64 KiB: here ~70 lines of ~1 KB). Every other line goes through
+// appendText, the engine's per-step path.
 void TestRunDirectory::killNineLeavesWholeLines() {
     QTemporaryDir tmp;
     const std::string dir = pathIn(tmp, "run");
     const std::string events = dir + "/events.jsonl";
+    // How many lines the child has handed to the writer, seen by the parent at the kill.
+    auto* appended = static_cast<volatile int*>(
+        ::mmap(nullptr, sizeof(int), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0));
+    QVERIFY(appended != MAP_FAILED);
+    *appended = 0;
     const pid_t child = ::fork();
     QVERIFY(child >= 0);
     if (child == 0) {
@@ -753,7 +766,11 @@ void TestRunDirectory::killNineLeavesWholeLines() {
             for (int step = 0; step < 1000; ++step) {
                 json record = stepRecord(step);
                 record["payload"] = payload;
-                writer.append(record);
+                if (step % 2)
+                    writer.appendText(record.dump());
+                else
+                    writer.append(record);
+                *appended = step + 1;
                 writer.flushIfDue();
                 ::usleep(1000);
             }
@@ -777,10 +794,21 @@ void TestRunDirectory::killNineLeavesWholeLines() {
     QCOMPARE(::kill(child, SIGKILL), 0);
     int status = 0;
     QCOMPARE(::waitpid(child, &status, 0), child);
+    const int handedOver = *appended;
+    ::munmap(const_cast<int*>(appended), sizeof(int));
     QVERIFY(WIFSIGNALED(status));
     QCOMPARE(WTERMSIG(status), SIGKILL);
 
     const RunData run = readRunDirectory(dir);
+    const int onDisk = static_cast<int>(run.events.size()) - 1;  // run_start is not a step
+    const int lineBytes = static_cast<int>(run.events.back().dump().size()) + 1;
+    // The buffer is written once it reaches kFlushBytes: what a kill can lose is less.
+    const int bufferLines = static_cast<int>(RunWriter::kFlushBytes) / lineBytes + 1;
+    QVERIFY2(handedOver - onDisk <= bufferLines,
+             qPrintable(QStringLiteral("%1 lines handed over, %2 on disk, buffer %3 lines")
+                            .arg(handedOver)
+                            .arg(onDisk)
+                            .arg(bufferLines)));
     QCOMPARE(run.skipped_lines, 0);
     for (const auto& warning : run.warnings) {
         QVERIFY2(warning.find("torn last line") != std::string::npos, warning.c_str());
@@ -793,6 +821,113 @@ void TestRunDirectory::killNineLeavesWholeLines() {
     for (std::size_t i = 1; i < run.events.size(); ++i) {
         QCOMPARE(run.events[i]["payload"].get<std::string>().size(), std::size_t(900));
     }
+}
+
+// The streamed reader hands over exactly what the whole read loads, with the same
+// warnings, across chunk boundaries (a line longer than a chunk included), and in
+// batches of any size.
+void TestRunDirectory::streamedReadMatchesWholeRead() {
+    QTemporaryDir tmp;
+    std::string events = runStartLine();
+    for (int step = 0; step < 3000; ++step) {
+        events += stepLine(step);
+        if (step == 5) events += "not json at all\n";
+        if (step == 7) events += R"({"type":"from_the_future","x":1})" "\n";
+        if (step == 9) events += "\n   \n";
+        if (step == 1500) {
+            json big = stepRecord(-1);
+            big["type"] = "fault";
+            big["payload"] = std::string(ampscope::kRunReadChunkBytes + 12345, 'b');
+            events += big.dump() + "\n";
+        }
+    }
+    events += R"({"type":"step","step":)";  // torn
+    const std::string dir = makeRunDir(tmp, events);
+    writeFile(dir + "/summary.json", "[1, 2]");  // not an object: incomplete, with a warning
+
+    const RunData whole = readRunDirectory(dir);
+    QCOMPARE(whole.events.size(), std::size_t(1 + 3000 + 1));
+    QVERIFY(whole.torn_last_line);
+    QCOMPARE(whole.skipped_lines, 1);
+    QCOMPARE(whole.skipped_unknown_records, 1);
+    QVERIFY(anyContains(whole.warnings, "summary.json"));
+    for (const std::size_t batchSize : {std::size_t(1), std::size_t(7), std::size_t(100000)}) {
+        RunRecordReader reader(dir);
+        QCOMPARE(reader.totalBytes(), static_cast<std::int64_t>(events.size()));
+        std::vector<json> streamed;
+        std::size_t batches = 0;
+        std::vector<json> batch;
+        while (reader.read(batch, batchSize)) {
+            QVERIFY(batch.size() <= batchSize);
+            ++batches;
+            for (auto& record : batch) streamed.push_back(std::move(record));
+            batch.clear();
+        }
+        QVERIFY(reader.done());
+        QVERIFY(!reader.read(batch, batchSize));
+        QVERIFY(batch.empty());
+        QCOMPARE(reader.bytesRead(), reader.totalBytes());
+        QVERIFY(batches >= streamed.size() / batchSize);
+        QCOMPARE(streamed, whole.events);
+        const RunData& data = reader.data();
+        QVERIFY(data.events.empty());
+        QCOMPARE(data.warnings, whole.warnings);
+        QCOMPARE(data.skipped_lines, whole.skipped_lines);
+        QCOMPARE(data.skipped_unknown_records, whole.skipped_unknown_records);
+        QCOMPARE(data.torn_last_line, whole.torn_last_line);
+        QCOMPARE(data.complete, whole.complete);
+        QCOMPARE(data.config, whole.config);
+        QCOMPARE(data.events_schema_version, whole.events_schema_version);
+    }
+    std::size_t seen = 0;
+    const RunData facts = ampscope::forEachRunRecord(dir, [&](json& record) {
+        QCOMPARE(record, whole.events[seen]);
+        ++seen;
+    });
+    QCOMPARE(seen, whole.events.size());
+    QCOMPARE(facts.warnings, whole.warnings);
+}
+
+void TestRunDirectory::streamedReadRefusesLikeWholeRead() {
+    QTemporaryDir tmp;
+    const std::string missing = pathIn(tmp, "nowhere");
+    QCOMPARE(inputErrorOf([&] { RunRecordReader reader(missing); }),
+             inputErrorOf([&] { readRunDirectory(missing); }));
+    QCOMPARE(inputErrorOf([&] { RunRecordReader reader(missing); }),
+             missing + ": no such run directory");
+    const std::string dir = makeRunDir(tmp, "", false);
+    writeFile(dir + "/config.json", "{\"schema_version\": 99}");
+    QCOMPARE(inputErrorOf([&] { RunRecordReader reader(dir); }),
+             inputErrorOf([&] { readRunDirectory(dir); }));
+    writeFile(dir + "/config.json", sampleConfig().dump());
+    RunRecordReader reader(dir);  // no events.jsonl: loads, with the reader's warning
+    std::vector<json> batch;
+    QVERIFY(!reader.read(batch));
+    QVERIFY(reader.done());
+    QCOMPARE(reader.data().warnings, readRunDirectory(dir).warnings);
+    QVERIFY(anyContains(reader.data().warnings, "events.jsonl: missing"));
+}
+
+void TestRunDirectory::appendTextWritesTheLineAsGiven() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    {
+        RunWriter writer(dir, sampleConfig());
+        const std::string text = stepRecord(0).dump();
+        writer.appendText(text);
+        writer.append(stepRecord(1));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.appendText("{\"type\":\"step\"}\n{}"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.appendText("[1]"));
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, writer.appendText(""));
+        writer.close();
+        QVERIFY_THROWS_EXCEPTION(std::logic_error, writer.appendText(text));
+    }
+    const std::string events = readFile(dir + "/events.jsonl");
+    const std::string tail = stepRecord(0).dump() + "\n" + stepRecord(1).dump() + "\n";
+    QCOMPARE(events.substr(events.size() - tail.size()), tail);
+    const RunData run = readRunDirectory(dir);
+    QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
+    QVERIFY(stepsAreConsecutive(run.events, 1));
 }
 
 QTEST_APPLESS_MAIN(TestRunDirectory)

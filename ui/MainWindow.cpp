@@ -31,6 +31,7 @@
 #include "common/InputError.h"
 #include "common/Text.h"
 #include "config/ConfigJson.h"
+#include "engine/StepRecordText.h"
 #include "engine/Versions.h"
 #include "plots/LossPlot.h"
 #include "plots/MemoryPlot.h"
@@ -60,6 +61,8 @@ constexpr int kFollowMilliseconds = 33;
 // One poll of a followed run reads at most this much, so opening a long run that is
 // still being written never stalls a UI tick; the rest comes on the next ticks.
 constexpr std::size_t kFollowBytesPerTick = 4u << 20;
+// Records per batch when a complete run is opened (views take them without redrawing).
+constexpr std::size_t kOpenBatchRecords = 16384;
 
 const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
@@ -732,13 +735,14 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     const std::string dir = QDir::cleanPath(directory).toStdString();
     const bool complete = QFileInfo::exists(directory + QStringLiteral("/summary.json"));
     RunConfig config;
-    std::optional<RunData> data;
+    // A complete run is streamed to the views (never held: 10^6 steps are GBs as JSON).
+    std::unique_ptr<RunRecordReader> reader;
     QString note;
     try {
         if (complete) {
-            data = readRunDirectory(dir);
+            reader = std::make_unique<RunRecordReader>(dir);
             try {
-                config = configFromJson(data->config);
+                config = configFromJson(reader->data().config);
             } catch (const std::exception& e) {
                 note = tr(" (its config.json does not load here: %1)")
                            .arg(QString::fromUtf8(e.what()));
@@ -755,6 +759,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
                            .arg(QString::fromUtf8(e.what()));
             }
             follower_ = std::make_unique<RunFollower>(dir);
+            followCaughtUp_ = false;
         }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
@@ -767,16 +772,23 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     const QString title = QFileInfo(runDirectory_).fileName();
     beginRunInViews({config, title, runDirectory_, false});
     if (complete) {
-        deliverRecords(data->events);
+        try {
+            streamRunToViews(*reader);
+        } catch (const std::exception& e) {
+            // Read errors after the start (EIO): what was read stays shown.
+            showError(QString::fromUtf8(e.what()));
+        }
+        const RunData& data = reader->data();
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
         progressBar_->setValue(static_cast<int>(lastStep_));
         QString text =
             tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
-        if (!data->warnings.empty()) text += tr(" · %1 warning(s)").arg(data->warnings.size());
+        if (!data.warnings.empty()) text += tr(" · %1 warning(s)").arg(data.warnings.size());
         runLabel_->setFullText(text);
         QStringList warnings;
-        for (const auto& w : data->warnings) warnings << QString::fromStdString(w);
+        for (const auto& w : data.warnings) warnings << QString::fromStdString(w);
         runLabel_->setToolTip(warnings.join(QLatin1Char('\n')));
+        Q_EMIT runLoaded();
     } else {
         progressBar_->setRange(0, 0);
         runLabel_->setFullText(
@@ -789,6 +801,39 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     return true;
 }
 
+void MainWindow::streamRunToViews(RunRecordReader& reader) {
+    // The views keep bounded data (DecimatedSeries, thinned probe records), so they take
+    // the run in batches and redraw once at the end. Step lines, nearly all of a run,
+    // are read straight into StepMetrics (parseStepRecordText), not through JSON. The
+    // window repaints (no input) every ~100 ms meanwhile, with how far it got.
+    QElapsedTimer sinceRepaint;
+    sinceRepaint.start();
+    const auto onRecord = [this](nlohmann::json& record) { deliverRecord(record); };
+    const auto takeStepLine = [this](std::string_view line) {
+        StepMetrics m;
+        if (!parseStepRecordText(line, m)) return false;
+        pendingSteps_.push_back(std::move(m));
+        return true;
+    };
+    while (reader.visit(onRecord, takeStepLine, kOpenBatchRecords)) {
+        flushPendingSteps();
+        if (sinceRepaint.elapsed() >= 100) {
+            const double done = reader.totalBytes() > 0 ? 100.0 * static_cast<double>(reader.bytesRead()) /
+                                                              static_cast<double>(reader.totalBytes())
+                                                        : 100.0;
+            runLabel_->setFullText(tr("Opening %1… %2%, %3 steps")
+                                       .arg(shownPath(runDirectory_))
+                                       .arg(std::min(100.0, done), 0, 'f', 0)
+                                       .arg(stepsShown_));
+            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
+            sinceRepaint.restart();
+        }
+    }
+    flushPendingSteps();
+    finishBatchInViews();
+    Q_EMIT stepsShownChanged(stepsShown_);
+}
+
 void MainWindow::pollFollower() {
     if (!follower_) return;
     try {
@@ -798,6 +843,10 @@ void MainWindow::pollFollower() {
         showError(QString::fromUtf8(e.what()));
         stopFollowing();
         return;
+    }
+    if (follower_->caughtUp() && !followCaughtUp_) {
+        followCaughtUp_ = true;
+        Q_EMIT runLoaded();
     }
     if (follower_->finished()) {
         followTimer_.stop();
@@ -810,51 +859,54 @@ void MainWindow::pollFollower() {
     }
 }
 
-void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records) {
-    std::vector<StepMetrics> steps;
-    const auto flushSteps = [&] {
-        deliverSteps(steps);
-        steps.clear();
-    };
-    for (const nlohmann::json& record : records) {
-        const std::string type = recordType(record);
-        if (type == "step") {
-            if (auto step = stepFromRecord(record)) steps.push_back(*step);
-        } else if (type == "epoch") {
-            flushSteps();
-            if (auto epoch = epochFromRecord(record))
-                for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
-        } else if (type == "run_info") {
-            const QString device = QString::fromStdString(record.value("device", std::string()));
-            const QString name = QString::fromStdString(record.value("device_name", std::string()));
-            deviceLabel_->setFullText(
-                tr("%1: %2 · %3")
-                    .arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
-            if (record.contains("precision") && record["precision"].is_object()) {
-                const auto& p = record["precision"];
-                ModeExecution execution{p.value("emulated", false),
-                                        p.value("execution", std::string())};
-                badge_->setExecution(execution);
-                howLabel_->setFullText(QString::fromStdString(execution.how));
-                modeLabel_->setText(
-                    tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
-            }
-            flushSteps();
-            for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
-        } else if (type == "error") {
-            flushSteps();
-            showError(tr("the run ended with an error: %1")
-                          .arg(QString::fromStdString(record.value("message", std::string()))));
-        } else if (type == "run_start" || type == "run_end") {
-            // Framing only: the steps and the summary say what the run did.
-        } else {
-            flushSteps();
-            for (RunObserver* observer : observers_) observer->takeRecord(record);
-        }
-    }
-    flushSteps();
+void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch) {
+    for (const nlohmann::json& record : records) deliverRecord(record);
+    flushPendingSteps();
+    if (!endBatch) return;
     finishBatchInViews();
     Q_EMIT stepsShownChanged(stepsShown_);
+}
+
+void MainWindow::flushPendingSteps() {
+    deliverSteps(pendingSteps_);
+    pendingSteps_.clear();
+}
+
+// Steps gather in pendingSteps_ (the views take them in batches); any other record
+// goes out after the steps before it.
+void MainWindow::deliverRecord(const nlohmann::json& record) {
+    const std::string type = recordType(record);
+    if (type == "step") {
+        if (auto step = stepFromRecord(record)) pendingSteps_.push_back(*step);
+    } else if (type == "epoch") {
+        flushPendingSteps();
+        if (auto epoch = epochFromRecord(record))
+            for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
+    } else if (type == "run_info") {
+        const QString device = QString::fromStdString(record.value("device", std::string()));
+        const QString name = QString::fromStdString(record.value("device_name", std::string()));
+        deviceLabel_->setFullText(
+            tr("%1: %2 · %3").arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
+        if (record.contains("precision") && record["precision"].is_object()) {
+            const auto& p = record["precision"];
+            ModeExecution execution{p.value("emulated", false), p.value("execution", std::string())};
+            badge_->setExecution(execution);
+            howLabel_->setFullText(QString::fromStdString(execution.how));
+            modeLabel_->setText(
+                tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
+        }
+        flushPendingSteps();
+        for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
+    } else if (type == "error") {
+        flushPendingSteps();
+        showError(tr("the run ended with an error: %1")
+                      .arg(QString::fromStdString(record.value("message", std::string()))));
+    } else if (type == "run_start" || type == "run_end") {
+        // Framing only: the steps and the summary say what the run did.
+    } else {
+        flushPendingSteps();
+        for (RunObserver* observer : observers_) observer->takeRecord(record);
+    }
 }
 
 void MainWindow::openRunWithDialog() {

@@ -11,8 +11,11 @@
 //   only when the config is valid and no run is active.
 // - Engine errors show in the status bar and in a non-modal message box; the window
 //   stays usable and a new run can start.
-// - Open run… reads a run directory: all at once when it is complete (summary.json),
-//   else it follows it live (RunFollower polled on a 30 Hz timer) until it completes.
+// - Open run… reads a run directory: at once when it is complete (summary.json), streamed
+//   to the views in batches (RunRecordReader; the views keep bounded data, so a 10^6-step
+//   run opens in bounded memory; the window repaints with its progress meanwhile), else it
+//   follows it live (RunFollower polled on a 30 Hz timer) until it completes. runLoaded
+//   says when what is on disk is shown.
 // - Closing while a run trains asks the engine to stop and closes once the engine's
 //   thread has ended (the GUI keeps painting meanwhile; no join on the GUI thread).
 // - With persistSettings, QSettings keeps geometry, dock layout and the last config
@@ -41,7 +44,8 @@ class QProgressBar;
 
 namespace ampscope {
 class RunFollower;
-}
+class RunRecordReader;
+}  // namespace ampscope
 
 namespace ampscope::ui {
 
@@ -137,6 +141,9 @@ Q_SIGNALS:
     void stepsShownChanged(qint64 total);
     // A live run ended ("finished", "stopped" or "error").
     void runEnded(const QString& status);
+    // An opened run directory is in the views: all of it (a complete run), or all that
+    // was written when the follower first caught up (a run still being written).
+    void runLoaded();
     // The window accepted a close (after any run it trained has stopped).
     void closed();
 
@@ -171,7 +178,11 @@ private:
     void onFailed(const QString& message, bool inputError);
     void onRunEnded(const RunSummary& summary);
     void pollFollower();
-    void deliverRecords(const std::vector<nlohmann::json>& records);
+    // endBatch false: the views redraw later (a complete run streamed in batches).
+    void deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch = true);
+    void deliverRecord(const nlohmann::json& record);
+    void flushPendingSteps();
+    void streamRunToViews(RunRecordReader& reader);
     void updateProgress(qint64 step);
 
     MainWindowOptions options_;
@@ -237,6 +248,8 @@ private:
     bool closeRequested_ = false;
 
     std::unique_ptr<RunFollower> follower_;
+    bool followCaughtUp_ = false;
+    std::vector<StepMetrics> pendingSteps_;  // read, not yet handed to the views
     QTimer followTimer_;
 };
 

@@ -24,6 +24,7 @@
 #include "engine/LockstepRun.h"
 #include "engine/ProbeSession.h"
 #include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
 #include "run/RunWriter.h"
@@ -297,6 +298,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     int64_t trainSamples = 0;
     double lastEpochLoss = NAN;
     std::vector<double> recentLosses;
+    std::string stepText;
     bool stop = false;
     for (int64_t epoch = 1; epoch <= config.train.epochs && !stop && step < total; ++epoch) {
         const auto epochStart = Clock::now();
@@ -341,7 +343,12 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             s.finalScale = trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0;
             s.steps = step;
             stream.pushStep(m);
-            record(stepRecord(m));
+            if (writer) {
+                // The per-step record, formatted into a reused buffer (no JSON object).
+                stepText.clear();
+                appendStepRecordText(m, stepText);
+                writer->appendText(stepText);
+            }
             if (lockstepRecord) record(toJson(*lockstepRecord));
             if (auto shadow = probes ? probes->takeShadow() : std::nullopt) {
                 shadowMeans.add(shadow->layers);

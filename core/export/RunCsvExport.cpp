@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <set>
 
 #include "common/InputError.h"
@@ -35,67 +37,82 @@ bool isTagOf(const std::string& key, const nlohmann::json& record) {
     return record.contains(key.substr(0, key.size() - kNonFiniteSuffix.size()));
 }
 
+// Where a record has them, these lead a flat table (JSON objects come back with sorted
+// keys, so "first seen" alone would put epoch before step).
+constexpr const char* kLeadColumns[] = {"step", "epoch", "layer", "kind"};
+
 // One flat table: columns are the records' fields in first-seen order; the
-// "<key>_nonfinite" tags fold into their key's cell.
-int64_t writeFlatTable(const std::vector<const nlohmann::json*>& records, const std::string& path) {
-    // Where a record has them, these lead (JSON objects come back with sorted keys, so
-    // "first seen" alone would put epoch before step).
-    std::vector<std::string> columns;
-    std::set<std::string> known;
-    for (const char* lead : {"step", "epoch", "layer", "kind"})
-        for (const nlohmann::json* record : records)
-            if (record->contains(lead)) {
-                columns.push_back(lead);
-                known.insert(lead);
-                break;
-            }
-    for (const nlohmann::json* record : records)
-        for (auto it = record->begin(); it != record->end(); ++it) {
-            if (it.key() == "type" || isTagOf(it.key(), *record)) continue;
-            if (known.insert(it.key()).second) columns.push_back(it.key());
+// "<key>_nonfinite" tags fold into their key's cell. Learned in a first pass over the
+// records (noteColumns), written in a second (write), so no record is kept.
+class FlatTable {
+public:
+    void noteColumns(const nlohmann::json& record) {
+        for (std::size_t i = 0; i < std::size(kLeadColumns); ++i)
+            if (!hasLead_[i] && record.contains(kLeadColumns[i])) hasLead_[i] = true;
+        for (auto it = record.begin(); it != record.end(); ++it) {
+            if (it.key() == "type" || isTagOf(it.key(), record)) continue;
+            if (seen_.insert(it.key()).second) others_.push_back(it.key());
         }
-    CsvWriter csv(path);
-    std::vector<std::string> header;
-    for (const auto& c : columns) header.push_back(csvEscape(c));
-    csv.writeRow(header);
-    std::vector<std::string> cells(columns.size());
-    for (const nlohmann::json* record : records) {
-        for (std::size_t i = 0; i < columns.size(); ++i) {
-            auto it = record->find(columns[i]);
-            if (it == record->end()) {
-                cells[i].clear();
+    }
+    void open(const std::string& path) {
+        for (std::size_t i = 0; i < std::size(kLeadColumns); ++i)
+            if (hasLead_[i]) columns_.push_back(kLeadColumns[i]);
+        for (const auto& key : others_)
+            if (std::find(columns_.begin(), columns_.end(), key) == columns_.end())
+                columns_.push_back(key);
+        csv_.emplace(path);
+        std::vector<std::string> header;
+        for (const auto& c : columns_) header.push_back(csvEscape(c));
+        csv_->writeRow(header);
+        cells_.resize(columns_.size());
+    }
+    void write(const nlohmann::json& record) {
+        for (std::size_t i = 0; i < columns_.size(); ++i) {
+            auto it = record.find(columns_[i]);
+            if (it == record.end()) {
+                cells_[i].clear();
                 continue;
             }
             std::string tag;
-            if (auto t = record->find(columns[i] + std::string(kNonFiniteSuffix));
-                t != record->end() && t->is_string())
+            if (auto t = record.find(columns_[i] + std::string(kNonFiniteSuffix));
+                t != record.end() && t->is_string())
                 tag = t->get<std::string>();
-            cells[i] = csvCellFromJson(*it, tag);
+            cells_[i] = csvCellFromJson(*it, tag);
         }
-        csv.writeRow(cells);
+        csv_->writeRow(cells_);
     }
-    csv.close();
-    return csv.rows() - 1;
-}
+    int64_t close() {
+        csv_->close();
+        return csv_->rows() - 1;
+    }
 
-int64_t writeHistograms(const std::vector<const nlohmann::json*>& records, const std::string& path,
-                        std::vector<std::string>& warnings) {
-    CsvWriter csv(path);
-    csv.writeRow({"step", "layer", "kind", "bin", "count"});
-    int skipped = 0;
-    for (const nlohmann::json* json : records) {
+private:
+    bool hasLead_[std::size(kLeadColumns)] = {};
+    std::set<std::string> seen_;
+    std::vector<std::string> others_;
+    std::vector<std::string> columns_;
+    std::vector<std::string> cells_;
+    std::optional<CsvWriter> csv_;
+};
+
+class HistogramTable {
+public:
+    explicit HistogramTable(const std::string& path) : csv_(path) {
+        csv_.writeRow({"step", "layer", "kind", "bin", "count"});
+    }
+    void write(const nlohmann::json& json) {
         HistogramRecord record;
         try {
-            record = histogramRecordFromJson(*json);
+            record = histogramRecordFromJson(json);
         } catch (const std::exception&) {
-            ++skipped;
-            continue;
+            ++skipped_;
+            return;
         }
         const std::string step = std::to_string(record.step);
         const std::string layer = csvEscape(record.layer);
         const std::string kind = csvEscape(record.kind);
         const auto row = [&](const std::string& bin, int64_t count) {
-            if (count != 0) csv.writeRow({step, layer, kind, bin, std::to_string(count)});
+            if (count != 0) csv_.writeRow({step, layer, kind, bin, std::to_string(count)});
         };
         const ExponentHistogram& h = record.histogram;
         row("below", h.below);
@@ -107,25 +124,31 @@ int64_t writeHistograms(const std::vector<const nlohmann::json*>& records, const
         row("pos_inf", h.posInf);
         row("neg_inf", h.negInf);
     }
-    csv.close();
-    if (skipped)
-        warnings.push_back("histograms.csv: skipped " + std::to_string(skipped) +
-                           " malformed histogram record(s)");
-    return csv.rows() - 1;
-}
+    int64_t close(std::vector<std::string>& warnings) {
+        csv_.close();
+        if (skipped_)
+            warnings.push_back("histograms.csv: skipped " + std::to_string(skipped_) +
+                               " malformed histogram record(s)");
+        return csv_.rows() - 1;
+    }
 
-int64_t writeUnderflow(const std::vector<const nlohmann::json*>& records, const std::string& path,
-                       std::vector<std::string>& warnings) {
-    CsvWriter csv(path);
-    csv.writeRow({"step", "layer", "kind", "multiplier", "exact", "class", "count"});
-    int skipped = 0;
-    for (const nlohmann::json* json : records) {
+private:
+    CsvWriter csv_;
+    int skipped_ = 0;
+};
+
+class UnderflowTable {
+public:
+    explicit UnderflowTable(const std::string& path) : csv_(path) {
+        csv_.writeRow({"step", "layer", "kind", "multiplier", "exact", "class", "count"});
+    }
+    void write(const nlohmann::json& json) {
         UnderflowRecord record;
         try {
-            record = underflowRecordFromJson(*json);
+            record = underflowRecordFromJson(json);
         } catch (const std::exception&) {
-            ++skipped;
-            continue;
+            ++skipped_;
+            return;
         }
         const Fp16ClassCounts& c = record.counts;
         const std::pair<const char*, int64_t> classes[] = {
@@ -133,15 +156,35 @@ int64_t writeUnderflow(const std::vector<const nlohmann::json*>& records, const 
             {"normal", c.normal}, {"overflow", c.overflow}, {"nan", c.nan},
             {"inf", c.inf}};
         for (const auto& [name, count] : classes)
-            csv.writeRow({std::to_string(record.step), csvEscape(record.layer),
-                          csvEscape(record.kind), csvNumber(record.multiplier),
-                          c.exact ? "true" : "false", name, std::to_string(count)});
+            csv_.writeRow({std::to_string(record.step), csvEscape(record.layer),
+                           csvEscape(record.kind), csvNumber(record.multiplier),
+                           c.exact ? "true" : "false", name, std::to_string(count)});
     }
-    csv.close();
-    if (skipped)
-        warnings.push_back("underflow.csv: skipped " + std::to_string(skipped) +
-                           " malformed underflow record(s)");
-    return csv.rows() - 1;
+    int64_t close(std::vector<std::string>& warnings) {
+        csv_.close();
+        if (skipped_)
+            warnings.push_back("underflow.csv: skipped " + std::to_string(skipped_) +
+                               " malformed underflow record(s)");
+        return csv_.rows() - 1;
+    }
+
+private:
+    CsvWriter csv_;
+    int skipped_ = 0;
+};
+
+// One record type's file: which table writes it.
+struct TypeFile {
+    std::string name;
+    FlatTable flat;
+    std::optional<HistogramTable> histograms;
+    std::optional<UnderflowTable> underflow;
+};
+
+std::string recordTypeOf(const nlohmann::json& record) {
+    auto it = record.find("type");
+    if (it == record.end() || !it->is_string()) return {};
+    return it->get<std::string>();
 }
 
 void writeJsonFile(const nlohmann::json& value, const std::string& path) {
@@ -152,35 +195,34 @@ void writeJsonFile(const nlohmann::json& value, const std::string& path) {
     if (!out) throw InputError(path + ": write failed (disk full?)");
 }
 
-}  // namespace
+using RecordVisitor = std::function<void(const nlohmann::json&)>;
+// Calls the visitor with every record in file order; called twice (columns, then rows).
+using RunRecordSource = std::function<void(const RecordVisitor&)>;
 
-CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory) {
+// `run` gives the config, summary and warnings; the source may fill it in on its first
+// pass (a run directory read from disk).
+CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const RunData& run,
+                                 const std::string& outDirectory) {
+    // Pass 1: the types in the order they first appear, and the flat tables' columns.
+    std::vector<std::string> types;
+    std::map<std::string, TypeFile> files;
+    forEachRecord([&](const nlohmann::json& record) {
+        const std::string type = recordTypeOf(record);
+        if (type.empty() || isFraming(type)) return;
+        auto [it, added] = files.try_emplace(type);
+        if (added) types.push_back(type);
+        if (type != "histogram" && type != "underflow") it->second.flat.noteColumns(record);
+    });
+    // steps and epochs always exist (with a header only when the run has none), so a
+    // script can read them unconditionally.
+    for (const char* always : {"epoch", "step"})
+        if (files.try_emplace(always).second) types.insert(types.begin(), always);
+
     std::error_code error;
     std::filesystem::create_directories(outDirectory, error);
     if (error || !std::filesystem::is_directory(outDirectory))
         throw InputError(outDirectory + ": cannot create the export folder" +
                          (error ? " (" + error.message() + ")" : std::string()));
-
-    // Group the records by type, keeping file order within each type and the order in
-    // which types first appear.
-    std::vector<std::string> types;
-    std::map<std::string, std::vector<const nlohmann::json*>> byType;
-    for (const nlohmann::json& record : run.events) {
-        auto it = record.find("type");
-        if (it == record.end() || !it->is_string()) continue;
-        const std::string type = it->get<std::string>();
-        if (isFraming(type)) continue;
-        auto& list = byType[type];
-        if (list.empty()) types.push_back(type);
-        list.push_back(&record);
-    }
-    // steps and epochs always exist (with a header only when the run has none), so a
-    // script can read them unconditionally.
-    for (const char* always : {"epoch", "step"})
-        if (!byType.count(always)) {
-            types.insert(types.begin(), always);
-            byType[always];
-        }
 
     CsvExportResult result;
     const std::filesystem::path folder(outDirectory);
@@ -199,17 +241,36 @@ CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory
         for (int n = 2; !usedNames.insert(name).second; ++n)
             name = fileStem(type) + "_" + std::to_string(n) + ".csv";
         const std::string path = (folder / name).string();
-        const auto& records = byType[type];
-        int64_t rows = 0;
+        TypeFile& file = files[type];
+        file.name = name;
         if (type == "histogram")
-            rows = writeHistograms(records, path, result.warnings);
+            file.histograms.emplace(path);
         else if (type == "underflow")
-            rows = writeUnderflow(records, path, result.warnings);
+            file.underflow.emplace(path);
         else
-            rows = writeFlatTable(records, path);
+            file.flat.open(path);
         result.files.push_back(path);
-        result.dataRows[name] = rows;
     }
+
+    // Pass 2: every record into its file.
+    forEachRecord([&](const nlohmann::json& record) {
+        const std::string type = recordTypeOf(record);
+        if (type.empty() || isFraming(type)) return;
+        TypeFile& file = files[type];
+        if (file.histograms)
+            file.histograms->write(record);
+        else if (file.underflow)
+            file.underflow->write(record);
+        else
+            file.flat.write(record);
+    });
+    for (const std::string& type : types) {
+        TypeFile& file = files[type];
+        result.dataRows[file.name] = file.histograms  ? file.histograms->close(result.warnings)
+                                     : file.underflow ? file.underflow->close(result.warnings)
+                                                      : file.flat.close();
+    }
+
     const std::string configPath = (folder / "config.json").string();
     writeJsonFile(run.config, configPath);
     result.files.push_back(configPath);
@@ -220,6 +281,29 @@ CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory
     }
     for (const auto& w : run.warnings) result.warnings.push_back(w);
     return result;
+}
+
+}  // namespace
+
+CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory) {
+    return exportRecordsCsv(
+        [&run](const RecordVisitor& visit) {
+            for (const nlohmann::json& record : run.events) visit(record);
+        },
+        run, outDirectory);
+}
+
+CsvExportResult exportRunCsv(const std::string& runDirectory, const std::string& outDirectory) {
+    RunData facts;
+    bool firstPass = true;
+    return exportRecordsCsv(
+        [&](const RecordVisitor& visit) {
+            RunData data =
+                forEachRunRecord(runDirectory, [&](nlohmann::json& record) { visit(record); });
+            if (firstPass) facts = std::move(data);  // the second pass warns the same again
+            firstPass = false;
+        },
+        facts, outDirectory);
 }
 
 }  // namespace ampscope

@@ -36,5 +36,9 @@ struct CsvExportResult {
 // Writes the files into `outDirectory` (created when missing). Throws InputError naming
 // the path when the folder cannot be created or a file cannot be written.
 CsvExportResult exportRunCsv(const RunData& run, const std::string& outDirectory);
+// The same from a run directory on disk, streamed (forEachRunRecord) in two passes,
+// columns then rows, so a 10^6-step run exports without being held in memory. Refuses
+// what readRunDirectory refuses, before anything is written.
+CsvExportResult exportRunCsv(const std::string& runDirectory, const std::string& outDirectory);
 
 }  // namespace ampscope

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <ctime>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "common/InputError.h"
@@ -83,7 +84,14 @@ double unixSecondsFromIsoUtc(const std::string& text) {
     return static_cast<double>(timegm(&tm));
 }
 
-TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& outDirectory) {
+namespace {
+
+// Pulls the next record into `record`; false at the end.
+using NextRecord = std::function<bool(const nlohmann::json*& record)>;
+
+// One pass over the records (`facts` gives the warnings, read once `next` is exhausted).
+TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData& facts,
+                                           const std::string& outDirectory) {
     if (!tfEventCodecAvailable()) encodeTfEvent({});  // throws the one-line reason
     std::error_code error;
     std::filesystem::create_directories(outDirectory, error);
@@ -91,9 +99,12 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
         throw InputError(outDirectory + ": cannot create the export folder" +
                          (error ? " (" + error.message() + ")" : std::string()));
 
+    // run_start, when it is the first record, dates the file.
+    const nlohmann::json* record = nullptr;
+    bool haveRecord = next(record);
     double startTime = -1.0;
-    if (!run.events.empty() && run.events.front().value("type", "") == "run_start")
-        startTime = unixSecondsFromIsoUtc(run.events.front().value("time", ""));
+    if (haveRecord && record->value("type", "") == "run_start")
+        startTime = unixSecondsFromIsoUtc(record->value("time", ""));
     if (startTime < 0) startTime = static_cast<double>(std::time(nullptr));
 
     TfEventsExportResult result;
@@ -118,21 +129,22 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
 
     double elapsed = 0.0;  // step time so far, for wall times
     int malformed = 0;
-    for (const nlohmann::json& record : run.events) {
-        const std::string type = record.value("type", "");
-        const auto step = record.find("step");
-        if (step == record.end() || !step->is_number_integer()) continue;
+    for (; haveRecord; haveRecord = next(record)) {
+        const nlohmann::json& r = *record;
+        const std::string type = r.value("type", "");
+        const auto step = r.find("step");
+        if (step == r.end() || !step->is_number_integer()) continue;
         TfEvent event;
         event.step = step->get<int64_t>();
         try {
             if (type == "step") {
-                if (auto seconds = numberField(record, "step_seconds");
+                if (auto seconds = numberField(r, "step_seconds");
                     seconds && std::isfinite(*seconds))
                     elapsed += *seconds;
-                for (auto it = record.begin(); it != record.end(); ++it) {
+                for (auto it = r.begin(); it != r.end(); ++it) {
                     const std::string& key = it.key();
                     if (key == "type" || key == "step" || key == "epoch") continue;
-                    const auto value = numberField(record, key);
+                    const auto value = numberField(r, key);
                     if (!value) continue;
                     event.values.push_back(
                         scalar((isScalerField(key) ? "amp/" : "train/") + key, *value));
@@ -143,17 +155,17 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
                     {"val_loss", "val/loss"},
                     {"val_accuracy", "val/accuracy"}};
                 for (const auto& [key, tag] : fields)
-                    if (const auto value = numberField(record, key))
+                    if (const auto value = numberField(r, key))
                         event.values.push_back(scalar(tag, *value));
             } else if (type == "underflow") {
-                const UnderflowRecord u = underflowRecordFromJson(record);
+                const UnderflowRecord u = underflowRecordFromJson(r);
                 if (u.multiplier != 1.0) continue;
                 const std::string prefix = "underflow/" + u.kind + "/" + u.layer + "/";
                 event.values.push_back(scalar(prefix + "flushed", u.counts.flushedFraction()));
                 event.values.push_back(scalar(prefix + "subnormal", u.counts.subnormalFraction()));
                 event.values.push_back(scalar(prefix + "overflow", u.counts.overflowFraction()));
             } else if (type == "histogram") {
-                const HistogramRecord h = histogramRecordFromJson(record);
+                const HistogramRecord h = histogramRecordFromJson(r);
                 TfValue value;
                 value.tag = "log2_abs_grad/" + h.kind + "/" + h.layer;
                 value.description =
@@ -162,8 +174,8 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
                 value.histogram = log2Histogram(h.histogram);
                 event.values.push_back(std::move(value));
             } else if (type == "update_ratio") {
-                const std::string layer = record.value("layer", "");
-                if (const auto ratio = numberField(record, "ratio"); ratio && !layer.empty())
+                const std::string layer = r.value("layer", "");
+                if (const auto ratio = numberField(r, "ratio"); ratio && !layer.empty())
                     event.values.push_back(scalar("update_ratio/" + layer, *ratio));
             }
         } catch (const std::exception&) {
@@ -178,8 +190,39 @@ TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& ou
     if (malformed)
         result.warnings.push_back(std::to_string(malformed) +
                                   " malformed probe record(s) were left out");
-    for (const auto& w : run.warnings) result.warnings.push_back(w);
+    for (const auto& w : facts.warnings) result.warnings.push_back(w);
     return result;
+}
+
+}  // namespace
+
+TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& outDirectory) {
+    std::size_t index = 0;
+    return exportRecordsTfEvents(
+        [&](const nlohmann::json*& record) {
+            if (index >= run.events.size()) return false;
+            record = &run.events[index++];
+            return true;
+        },
+        run, outDirectory);
+}
+
+TfEventsExportResult exportRunTfEvents(const std::string& runDirectory,
+                                       const std::string& outDirectory) {
+    RunRecordReader reader(runDirectory);  // refusals before anything is written
+    std::vector<nlohmann::json> batch;
+    std::size_t index = 0;
+    return exportRecordsTfEvents(
+        [&](const nlohmann::json*& record) {
+            if (index >= batch.size()) {
+                batch.clear();
+                index = 0;
+                if (!reader.read(batch, 1024)) return false;
+            }
+            record = &batch[index++];
+            return true;
+        },
+        reader.data(), outDirectory);
 }
 
 }  // namespace ampscope

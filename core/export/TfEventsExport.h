@@ -35,6 +35,10 @@ struct TfEventsExportResult {
 // Creates `outDirectory` when missing. Throws InputError naming the path when it cannot
 // write, or when this build has no protobuf encoder (TfEvent.h).
 TfEventsExportResult exportRunTfEvents(const RunData& run, const std::string& outDirectory);
+// The same from a run directory on disk, streamed in one pass (RunRecordReader), so a
+// 10^6-step run exports without being held in memory.
+TfEventsExportResult exportRunTfEvents(const std::string& runDirectory,
+                                       const std::string& outDirectory);
 
 // Parses an ISO 8601 UTC time ("2024-05-01T12:34:56Z") to unix seconds; -1 when it is not one.
 double unixSecondsFromIsoUtc(const std::string& text);

@@ -157,82 +157,14 @@ void readConfig(const std::string& dir, RunData& run) {
     run.schema_version = static_cast<int>(value);
 }
 
-void readEvents(const std::string& dir, RunData& run) {
-    const std::string path = joinPath(dir, kEventsFileName);
-    std::string text;
-    if (const int error = runfiles::readWholeFile(path, text); error != 0) {
-        if (error == ENOENT) {
-            run.warnings.push_back(kEvents + ": missing (no events recorded)");
-            return;
-        }
-        throw InputError(path + ": cannot read (" + errnoText(error) + ")");
-    }
-
-    std::size_t start = 0;
-    std::int64_t lineNumber = 0;
-    nlohmann::json record;
-    UnknownTypes unknown;
-    while (start < text.size()) {
-        const std::size_t newline = text.find('\n', start);
-        const bool last = newline == std::string::npos;
-        const std::size_t end = last ? text.size() : newline;
-        const std::string_view line(text.data() + start, end - start);
-        ++lineNumber;
-        start = last ? text.size() : newline + 1;
-        if (isBlank(line)) {
-            continue;
-        }
-        const std::string why = parseRecord(line, record);
-        if (why.empty()) {
-            if (unknown.skip(record)) continue;
-            run.events.push_back(std::move(record));
-        } else if (last) {
-            // No newline and no record: the writer died mid-line (or is writing).
-            run.torn_last_line = true;
-            run.warnings.push_back(tornWarning(line.size()));
-        } else {
-            noteBadLine(lineNumber, why, run.skipped_lines, run.warnings);
-        }
-    }
-    if (run.skipped_lines > kListedBadEventLines) {
-        run.warnings.push_back(kEvents + ": skipped " + std::to_string(run.skipped_lines) +
-                               " unreadable lines in all");
-    }
-    for (const auto& [type, count] : unknown.counts)
-        run.warnings.push_back(unknownTypeWarning(type, count));
-    run.skipped_unknown_records = unknown.total;
-
-    if (run.events.empty()) {
-        return;
-    }
-    const nlohmann::json& first = run.events.front();
-    if (first["type"] != event_type::kRunStart) {
-        run.warnings.push_back(kEvents + ": the first record is not run_start (type " +
-                               jsonText(first["type"]) + ")");
-        return;
-    }
-    const auto version = first.find("schema_version");
-    if (version == first.end() || !version->is_number_integer()) {
-        run.warnings.push_back(kEvents + ": run_start has no integer schema_version");
-        return;
-    }
-    run.events_schema_version = schemaVersionOf(*version);
-    if (run.events_schema_version > kEventsSchemaVersion) {
-        run.warnings.push_back(kEvents + ": schema_version " + jsonText(*version) +
-                               " is newer than this AmpScope reads (" +
-                               std::to_string(kEventsSchemaVersion) +
-                               "); fields and record types it does not know are skipped");
-    }
-}
-
-void readSummary(const std::string& dir, RunData& run) {
+void readSummary(const std::string& dir, RunData& run, std::vector<std::string>& warnings) {
     const std::string name(kSummaryFileName);
     std::string text;
     if (const int error = runfiles::readWholeFile(joinPath(dir, kSummaryFileName), text);
         error != 0) {
         if (error != ENOENT) {
-            run.warnings.push_back(name + ": cannot read (" + errnoText(error) +
-                                   "); the run counts as incomplete");
+            warnings.push_back(name + ": cannot read (" + errnoText(error) +
+                               "); the run counts as incomplete");
         }
         return;
     }
@@ -240,16 +172,37 @@ void readSummary(const std::string& dir, RunData& run) {
     if (summary.is_discarded() || !summary.is_object() ||
         findExcessJsonNesting(text) != std::string::npos) {
         // rename() makes a torn summary impossible; this is a hand-edited one.
-        run.warnings.push_back(name + ": not a valid JSON object; the run counts as incomplete");
+        warnings.push_back(name + ": not a valid JSON object; the run counts as incomplete");
         return;
     }
     run.summary = std::move(summary);
     run.complete = true;
 }
 
-}  // namespace
+// What the first record says about the file: warnings when it is not a run_start with
+// an integer schema_version this build reads.
+void checkFirstRecord(const nlohmann::json& first, RunData& run,
+                      std::vector<std::string>& warnings) {
+    if (first["type"] != event_type::kRunStart) {
+        warnings.push_back(kEvents + ": the first record is not run_start (type " +
+                           jsonText(first["type"]) + ")");
+        return;
+    }
+    const auto version = first.find("schema_version");
+    if (version == first.end() || !version->is_number_integer()) {
+        warnings.push_back(kEvents + ": run_start has no integer schema_version");
+        return;
+    }
+    run.events_schema_version = schemaVersionOf(*version);
+    if (run.events_schema_version > kEventsSchemaVersion) {
+        warnings.push_back(kEvents + ": schema_version " + jsonText(*version) +
+                           " is newer than this AmpScope reads (" +
+                           std::to_string(kEventsSchemaVersion) +
+                           "); fields and record types it does not know are skipped");
+    }
+}
 
-RunData readRunDirectory(const std::string& dir) {
+void refuseWhatIsNotADirectory(const std::string& dir) {
     struct stat info {};
     if (::stat(dir.c_str(), &info) != 0) {
         const int error = errno;
@@ -261,10 +214,148 @@ RunData readRunDirectory(const std::string& dir) {
     if (!S_ISDIR(info.st_mode)) {
         throw InputError(dir + ": is a file, not a run directory");
     }
-    RunData run;
-    readConfig(dir, run);
-    readEvents(dir, run);
-    readSummary(dir, run);
+}
+
+}  // namespace
+
+RunRecordReader::RunRecordReader(const std::string& dir)
+    : path_(joinPath(dir, kEventsFileName)), unknown_(std::make_unique<UnknownTypes>()) {
+    refuseWhatIsNotADirectory(dir);
+    readConfig(dir, data_);
+    readSummary(dir, data_, summaryWarnings_);
+    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd_ < 0) {
+        const int error = errno;
+        if (error != ENOENT) {
+            throw InputError(path_ + ": cannot read (" + errnoText(error) + ")");
+        }
+        data_.warnings.push_back(kEvents + ": missing (no events recorded)");
+        endOfFile_ = true;
+        return;
+    }
+    struct stat info {};
+    if (::fstat(fd_, &info) == 0) totalBytes_ = info.st_size;
+}
+
+RunRecordReader::~RunRecordReader() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+bool RunRecordReader::refill() {
+    if (endOfFile_) return false;
+    // Drop what was consumed (one move of the partial tail per chunk, not per line).
+    buffer_.erase(0, position_);
+    position_ = 0;
+    const std::size_t keep = buffer_.size();
+    buffer_.resize(keep + kRunReadChunkBytes);
+    for (;;) {
+        const ssize_t got = ::read(fd_, buffer_.data() + keep, kRunReadChunkBytes);
+        if (got < 0 && errno == EINTR) continue;
+        if (got < 0) {
+            const int error = errno;
+            buffer_.resize(keep);
+            throw InputError(path_ + ": cannot read (" + errnoText(error) + ")");
+        }
+        buffer_.resize(keep + static_cast<std::size_t>(got));
+        if (got == 0) {
+            endOfFile_ = true;
+            ::close(fd_);
+            fd_ = -1;
+            return false;
+        }
+        return true;
+    }
+}
+
+bool RunRecordReader::takeLine(std::string_view line, bool last, const RecordVisitor& onRecord,
+                               const LineTaker& taker) {
+    ++lineNumber_;
+    if (isBlank(line)) return false;
+    if (taker && sawFirst_ && taker(line)) return true;
+    nlohmann::json record;
+    const std::string why = parseRecord(line, record);
+    if (why.empty()) {
+        if (unknown_->skip(record)) return false;
+        if (!sawFirst_) {
+            sawFirst_ = true;
+            checkFirstRecord(record, data_, firstRecordWarnings_);
+        }
+        onRecord(record);
+        return true;
+    }
+    if (last) {
+        // No newline and no record: the writer died mid-line (or is writing).
+        data_.torn_last_line = true;
+        data_.warnings.push_back(tornWarning(line.size()));
+    } else {
+        noteBadLine(lineNumber_, why, data_.skipped_lines, data_.warnings);
+    }
+    return false;
+}
+
+bool RunRecordReader::read(std::vector<nlohmann::json>& out, std::size_t maxRecords) {
+    return visit([&out](nlohmann::json& record) { out.push_back(std::move(record)); }, {},
+                 maxRecords);
+}
+
+bool RunRecordReader::visit(const RecordVisitor& onRecord, const LineTaker& taker,
+                            std::size_t maxRecords) {
+    std::size_t added = 0;
+    while (!done_ && added < maxRecords) {
+        const std::size_t newline = buffer_.find('\n', position_);
+        if (newline == std::string::npos) {
+            if (refill()) continue;
+            if (position_ < buffer_.size()) {
+                const std::string_view line(buffer_.data() + position_, buffer_.size() - position_);
+                consumed_ += static_cast<std::int64_t>(line.size());
+                position_ = buffer_.size();
+                if (takeLine(line, true, onRecord, taker)) ++added;
+            }
+            finish();
+            break;
+        }
+        const std::string_view line(buffer_.data() + position_, newline - position_);
+        consumed_ += static_cast<std::int64_t>(line.size() + 1);
+        position_ = newline + 1;
+        if (takeLine(line, false, onRecord, taker)) ++added;
+    }
+    return added > 0;
+}
+
+void RunRecordReader::finish() {
+    done_ = true;
+    buffer_.clear();
+    buffer_.shrink_to_fit();
+    position_ = 0;
+    if (data_.skipped_lines > kListedBadEventLines) {
+        data_.warnings.push_back(kEvents + ": skipped " + std::to_string(data_.skipped_lines) +
+                                 " unreadable lines in all");
+    }
+    for (const auto& [type, count] : unknown_->counts)
+        data_.warnings.push_back(unknownTypeWarning(type, count));
+    data_.skipped_unknown_records = unknown_->total;
+    for (auto& w : firstRecordWarnings_) data_.warnings.push_back(std::move(w));
+    for (auto& w : summaryWarnings_) data_.warnings.push_back(std::move(w));
+    firstRecordWarnings_.clear();
+    summaryWarnings_.clear();
+}
+
+RunData forEachRunRecord(const std::string& dir,
+                         const std::function<void(nlohmann::json& record)>& onRecord,
+                         const RunRecordReader::LineTaker& takeLine) {
+    RunRecordReader reader(dir);
+    while (reader.visit(onRecord, takeLine, std::numeric_limits<std::size_t>::max())) {
+    }
+    return reader.data();
+}
+
+RunData readRunDirectory(const std::string& dir) {
+    RunRecordReader reader(dir);
+    std::vector<nlohmann::json> events;
+    while (reader.read(events, std::numeric_limits<std::size_t>::max())) {
+    }
+    RunData run = reader.data();
+    run.events = std::move(events);
     return run;
 }
 

@@ -1,6 +1,8 @@
 #pragma once
-// Reading a run directory (EventSchema.md): all at once (readRunDirectory), or
-// following one that is still being written (RunFollower).
+// Reading a run directory (EventSchema.md): all at once (readRunDirectory), record by
+// record without keeping them (RunRecordReader, forEachRunRecord: what a long run needs,
+// since 10^6 steps are hundreds of MB of JSONL and GBs as a DOM), or following one that
+// is still being written (RunFollower).
 //
 // readRunDirectory contract:
 // - Refuses, with InputError naming the path, what is not a run: a missing path
@@ -27,6 +29,14 @@
 //   records of unknown type \"foo\" (newer schema?)". Consumers see only types
 //   they can read; RunData::skipped_unknown_records counts the skipped ones.
 //
+// RunRecordReader / forEachRunRecord contract: the same refusals (at construction), the
+// same records in the same order and the same warnings as readRunDirectory, but
+// events.jsonl is read in chunks of kRunReadChunkBytes and each record is handed over
+// and forgotten, so memory is bounded by a chunk plus the longest line, not by the run.
+// config.json and summary.json are read at construction (a summary seen then means the
+// events are complete: the writer flushes them first); data().events stays empty, and
+// data()'s warnings and counts are final once done().
+//
 // RunFollower contract:
 // - poll() returns, in order and exactly once, the records whose line (with its
 //   newline) reached events.jsonl since the previous poll. A partial last line
@@ -45,11 +55,13 @@
 // - Not thread-safe; one owner.
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ampscope {
@@ -74,6 +86,63 @@ struct RunData {
 RunData readRunDirectory(const std::string& dir);
 
 struct UnknownTypes;
+
+inline constexpr std::size_t kRunReadChunkBytes = 1u << 20;
+
+class RunRecordReader {
+public:
+    explicit RunRecordReader(const std::string& dir);  // throws InputError (see above)
+    ~RunRecordReader();
+    RunRecordReader(const RunRecordReader&) = delete;
+    RunRecordReader& operator=(const RunRecordReader&) = delete;
+
+    // Appends up to maxRecords of the next records to out (moved in, file order).
+    // Returns false, appending nothing, once events.jsonl is exhausted.
+    bool read(std::vector<nlohmann::json>& out, std::size_t maxRecords = 4096);
+    // The same, handing each record to onRecord as it is parsed. takeLine, when set, is
+    // offered each line after the first record before it is parsed: returning true
+    // means the caller read the line itself (a fast path for step lines:
+    // parseStepRecordText), so it is neither parsed nor handed to onRecord; it must
+    // then be a whole record of a type this build knows. Both callbacks run in file
+    // order, and up to maxItems of them in all.
+    using RecordVisitor = std::function<void(nlohmann::json& record)>;
+    using LineTaker = std::function<bool(std::string_view line)>;
+    bool visit(const RecordVisitor& onRecord, const LineTaker& takeLine,
+               std::size_t maxItems = 4096);
+    bool done() const { return done_; }
+    // config, summary, complete, schema_version from the start; the rest once done().
+    const RunData& data() const { return data_; }
+    // Bytes of events.jsonl consumed so far and its size when opened (for progress).
+    std::int64_t bytesRead() const { return consumed_; }
+    std::int64_t totalBytes() const { return totalBytes_; }
+
+private:
+    bool refill();
+    bool takeLine(std::string_view line, bool last, const RecordVisitor& onRecord,
+                  const LineTaker& taker);
+    void finish();
+
+    RunData data_;
+    std::string path_;
+    int fd_ = -1;
+    std::string buffer_;
+    std::size_t position_ = 0;  // start of the first unread line in buffer_
+    bool endOfFile_ = false;
+    bool done_ = false;
+    bool sawFirst_ = false;
+    std::int64_t consumed_ = 0;
+    std::int64_t totalBytes_ = 0;
+    std::int64_t lineNumber_ = 0;
+    std::unique_ptr<UnknownTypes> unknown_;
+    std::vector<std::string> firstRecordWarnings_;  // placed after the line warnings
+    std::vector<std::string> summaryWarnings_;      // placed last, as readRunDirectory does
+};
+
+// Every record of dir's events.jsonl, in order, to onRecord (which may move from it);
+// returns what readRunDirectory would, minus the events.
+RunData forEachRunRecord(const std::string& dir,
+                         const std::function<void(nlohmann::json& record)>& onRecord,
+                         const RunRecordReader::LineTaker& takeLine = {});
 
 class RunFollower {
 public:

@@ -22,6 +22,16 @@ namespace {
 using runfiles::errnoText;
 using runfiles::joinPath;
 
+// Serializes record at the end of out, without a temporary string: nlohmann's
+// serializer writes into any std::string through its output adapter. Invalid UTF-8
+// is replaced as in dumpLine.
+void appendDump(const nlohmann::json& record, std::string& out) {
+    nlohmann::detail::serializer<nlohmann::json> serializer(
+        nlohmann::detail::output_adapter<char>(out), ' ',
+        nlohmann::json::error_handler_t::replace);
+    serializer.dump(record, false, false, 0);
+}
+
 // One line per record; invalid UTF-8 (a layer name from a user's model, say) is
 // replaced rather than thrown about mid-training.
 std::string dumpLine(const nlohmann::json& record) {
@@ -131,6 +141,8 @@ void RunWriter::openDirectory(const nlohmann::json& config, const nlohmann::json
     }
     committedBytes_ = static_cast<long long>(line.size());
     lastWrite_ = std::chrono::steady_clock::now();
+    // One line past kFlushBytes at most before a write: the buffer never reallocates.
+    buffer_.reserve(kFlushBytes + kFlushBytes / 4);
 }
 
 RunWriter::~RunWriter() {
@@ -159,7 +171,26 @@ void RunWriter::append(const nlohmann::json& record) {
         throw std::invalid_argument(
             "RunWriter::append: a record must be a JSON object with a string \"type\"");
     }
-    buffer_ += dumpLine(record);
+    appendDump(record, buffer_);
+    buffer_ += '\n';
+    if (buffer_.size() >= kFlushBytes) {
+        writeBuffer();
+    }
+}
+
+void RunWriter::appendText(std::string_view recordText) {
+    if (closed_) {
+        throw std::logic_error("RunWriter::appendText after close");
+    }
+    if (failure_) {
+        throw *failure_;
+    }
+    if (recordText.size() < 2 || recordText.front() != '{' || recordText.back() != '}' ||
+        recordText.find('\n') != std::string_view::npos) {
+        throw std::invalid_argument("RunWriter::appendText: a record must be one line of JSON object text");
+    }
+    buffer_.append(recordText);
+    buffer_ += '\n';
     if (buffer_.size() >= kFlushBytes) {
         writeBuffer();
     }
@@ -191,7 +222,7 @@ void RunWriter::writeBuffer() {
         fail(error);
     }
     committedBytes_ += static_cast<long long>(buffer_.size());
-    buffer_.clear();
+    buffer_.clear();  // keeps its capacity: no reallocation per flush
     lastWrite_ = std::chrono::steady_clock::now();
 }
 

@@ -13,7 +13,9 @@
 //   "DIR: exists and is not a directory", "DIR: already holds a run
 //   (events.jsonl); choose another --out", "DIR: cannot create (Permission denied)".
 //   A failed open leaves no events.jsonl behind, so the same DIR can be retried.
-// - append() buffers one whole line (dump() + '\n'). The buffer goes to the file
+// - append() buffers one whole line (dump() + '\n'), serialized straight into the
+//   buffer (no string per record); the buffer's capacity is kept between writes. The
+//   buffer goes to the file
 //   with write(2) when it reaches kFlushBytes, when flushIfDue() finds
 //   kFlushInterval passed since the last write, or on flush()/close(). Only whole
 //   lines are ever handed to write(2), so a kill -9 loses at most the lines of
@@ -39,6 +41,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 
 namespace ampscope {
 
@@ -73,6 +76,12 @@ public:
     // record must be a JSON object with a string "type" (std::invalid_argument
     // otherwise: a programming error, not a disk one).
     void append(const nlohmann::json& record);
+    // The same for a record already written as compact JSON text (one object, no
+    // newline; the writer adds it): the engine's per-step path, which formats its step
+    // record into a reused buffer (StepRecordText.h). Copied into the buffer, so no
+    // allocation once the buffer has grown. A text that is not one line starting with
+    // '{' and ending with '}' is std::invalid_argument.
+    void appendText(std::string_view recordText);
     // Writes the buffer if kFlushInterval passed since the last write. Cheap
     // (one clock read) when nothing is due; returns whether it wrote.
     bool flushIfDue();

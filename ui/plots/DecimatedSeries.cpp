@@ -1,6 +1,7 @@
 #include "plots/DecimatedSeries.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 namespace ampscope::ui {
@@ -12,46 +13,77 @@ void DecimatedSeries::Extremes::take(std::size_t index, const std::vector<double
     if (maxIndex == kNone || value > ys[maxIndex]) maxIndex = index;
 }
 
-void DecimatedSeries::Extremes::merge(const Extremes& other, const std::vector<double>& ys) {
-    if (other.minIndex == kNone) return;
-    if (minIndex == kNone || ys[other.minIndex] < ys[minIndex]) minIndex = other.minIndex;
-    if (maxIndex == kNone || ys[other.maxIndex] > ys[maxIndex]) maxIndex = other.maxIndex;
+DecimatedSeries::DecimatedSeries(std::size_t bucketLimit)
+    : bucketLimit_(std::max<std::size_t>(2, bucketLimit + (bucketLimit % 2))) {}
+
+void DecimatedSeries::clear() {
+    *this = DecimatedSeries(bucketLimit_);
+}
+
+std::size_t DecimatedSeries::keepRepresentatives(std::size_t begin, std::size_t end,
+                                                 std::size_t to) {
+    // The first point, the extremes and the first non-finite point, in their order.
+    std::array<std::size_t, 4> keep{begin, kNone, kNone, kNone};
+    Extremes e;
+    for (std::size_t i = begin; i < end; ++i) {
+        e.take(i, ys_);
+        if (keep[3] == kNone && !std::isfinite(ys_[i])) keep[3] = i;
+    }
+    keep[1] = e.minIndex;
+    keep[2] = e.maxIndex;
+    std::sort(keep.begin(), keep.end());
+    const auto last = std::unique(keep.begin(), keep.end());
+    for (auto it = keep.begin(); it != last && *it != kNone; ++it) {
+        // `to` never passes the index it copies from: writes only move points left.
+        xs_[to] = xs_[*it];
+        ys_[to] = ys_[*it];
+        ++to;
+    }
+    return to;
+}
+
+void DecimatedSeries::mergeBucketPairs() {
+    std::size_t to = 0;
+    std::vector<std::size_t> starts;
+    starts.reserve(bucketLimit_);
+    for (std::size_t b = 0; b < bucketStarts_.size(); b += 2) {
+        const std::size_t begin = bucketStarts_[b];
+        const std::size_t end = b + 2 < bucketStarts_.size() ? bucketStarts_[b + 2] : xs_.size();
+        starts.push_back(to);
+        to = keepRepresentatives(begin, end, to);
+    }
+    xs_.resize(to);
+    ys_.resize(to);
+    bucketStarts_ = std::move(starts);
+    pointsPerBucket_ *= 2;
 }
 
 void DecimatedSeries::append(double x, double y) {
-    xs_.push_back(x);
-    ys_.push_back(y);
+    ++appended_;
+    lastX_ = x;
     if (std::isfinite(y)) {
         ++finiteCount_;
         minY_ = std::min(minY_, y);
         maxY_ = std::max(maxY_, y);
         if (y > 0.0) minPositiveY_ = std::min(minPositiveY_, y);
     }
-    addToBlocks(xs_.size() - 1);
-}
-
-void DecimatedSeries::clear() {
-    *this = DecimatedSeries();
-}
-
-void DecimatedSeries::addToBlocks(std::size_t index) {
-    const std::size_t block = index / pointsPerBlock_;
-    if (block == blocks_.size()) blocks_.emplace_back();
-    Extremes e{blocks_[block].minIndex, blocks_[block].maxIndex};
-    e.take(index, ys_);
-    blocks_[block] = {e.minIndex, e.maxIndex};
-    if (blocks_.size() > kMaxBlocks) mergeBlockPairs();
-}
-
-void DecimatedSeries::mergeBlockPairs() {
-    std::vector<Block> merged((blocks_.size() + 1) / 2);
-    for (std::size_t i = 0; i < blocks_.size(); ++i) {
-        Extremes e{merged[i / 2].minIndex, merged[i / 2].maxIndex};
-        e.merge({blocks_[i].minIndex, blocks_[i].maxIndex}, ys_);
-        merged[i / 2] = {e.minIndex, e.maxIndex};
+    if (bucketStarts_.empty() || openCount_ == pointsPerBucket_) {
+        // The last bucket is full: open a new one, merging pairs first when every bucket
+        // is in use (they are all full then, so pairs merge whole).
+        if (bucketStarts_.size() == bucketLimit_) mergeBucketPairs();
+        bucketStarts_.push_back(xs_.size());
+        openCount_ = 0;
     }
-    blocks_ = std::move(merged);
-    pointsPerBlock_ *= 2;
+    xs_.push_back(x);
+    ys_.push_back(y);
+    ++openCount_;
+    const std::size_t begin = bucketStarts_.back();
+    if (xs_.size() - begin > 1) {
+        // At most 4 kept + the new one: what is kept of the bucket so far, exactly.
+        const std::size_t end = keepRepresentatives(begin, xs_.size(), begin);
+        xs_.resize(end);
+        ys_.resize(end);
+    }
 }
 
 std::size_t DecimatedSeries::lowerIndex(double x) const {
@@ -66,22 +98,14 @@ std::size_t DecimatedSeries::nearestIndex(double x) const {
     return (x - xs_[upper - 1] <= xs_[upper] - x) ? upper - 1 : upper;
 }
 
-DecimatedSeries::Extremes DecimatedSeries::scanRaw(std::size_t begin, std::size_t end) const {
-    Extremes e;
-    for (std::size_t i = begin; i < end; ++i) e.take(i, ys_);
-    return e;
+double DecimatedSeries::yNear(double x) const {
+    if (xs_.empty()) return std::numeric_limits<double>::quiet_NaN();
+    return ys_[nearestIndex(x)];
 }
 
-DecimatedSeries::Extremes DecimatedSeries::scanRange(std::size_t begin, std::size_t end) const {
-    const std::size_t p = pointsPerBlock_;
-    if (end - begin <= 4 * p) return scanRaw(begin, end);
-    // Raw scan of the partial blocks at both ends, block extremes for the whole ones between.
-    const std::size_t firstWhole = (begin + p - 1) / p;
-    const std::size_t lastWhole = end / p;  // exclusive
-    Extremes e = scanRaw(begin, firstWhole * p);
-    for (std::size_t b = firstWhole; b < lastWhole; ++b)
-        e.merge({blocks_[b].minIndex, blocks_[b].maxIndex}, ys_);
-    e.merge(scanRaw(lastWhole * p, end), ys_);
+DecimatedSeries::Extremes DecimatedSeries::scan(std::size_t begin, std::size_t end) const {
+    Extremes e;
+    for (std::size_t i = begin; i < end; ++i) e.take(i, ys_);
     return e;
 }
 
@@ -126,7 +150,7 @@ void DecimatedSeries::view(double xLow, double xHigh, int buckets, std::vector<P
         // The first and last buckets also take the neighbours just outside the range.
         const std::size_t to = last ? end : std::clamp(lowerIndex(upper), from, end);
         if (to > from)
-            emitBucket(scanRange(from, to), xLow + width * (static_cast<double>(b) + 0.5), out);
+            emitBucket(scan(from, to), xLow + width * (static_cast<double>(b) + 0.5), out);
         from = to;
     }
 }

@@ -162,7 +162,7 @@ QString LossPlot::hoverText(double step, QPoint pixel) const {
     QString text = tr("step %1\ntrain loss %2\nsmoothed %3")
                        .arg(static_cast<qint64>(loss.x(i)))
                        .arg(formatValue(loss.y(i)))
-                       .arg(formatValue(smoothed_->series().y(i)));
+                       .arg(formatValue(smoothed_->series().yNear(loss.x(i))));
     const DecimatedSeries& skipped = skipped_->series();
     const std::size_t k = skipped.lowerIndex(loss.x(i));
     if (k < skipped.size() && skipped.x(k) == loss.x(i))

@@ -46,7 +46,7 @@ void ScalePlot::beginRun(const RunContext& context) {
     clearAllSeries();
     backoffs_.clear();
     growths_.clear();
-    skipped_.clear();
+    skippedSteps_.clear();
     scalerKind_ = resolvedScalerKind(context.config.precision);
     growthInterval_ = context.config.precision.scaler.growth_interval;
     // Without a dynamic scaler there is no tracker and there are no changes to mark.
@@ -68,12 +68,14 @@ void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
         const double log2Scale = m.scale > 0.0 ? std::log2(m.scale) : std::nan("");
         log2Scale_->append(x, log2Scale);
         tracker_->append(x, static_cast<double>(m.growthTracker));
-        skipped_.push_back(m.stepSkipped);
+        if (m.stepSkipped) skippedSteps_.append(x, 1.0);
         if (m.scaleChange == "backoff") {
-            backoffs_.push_back({m.step, m.scale, m.scaleAfter, m.firstNonFiniteLayer});
+            if (backoffs_.size() < kMaxListedChanges)
+                backoffs_.push_back({m.step, m.scale, m.scaleAfter, m.firstNonFiniteLayer});
             backoffMarks_->append(x, log2Scale);
         } else if (m.scaleChange == "growth") {
-            growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
+            if (growths_.size() < kMaxListedChanges)
+                growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
             growthMarks_->append(x, log2Scale);
         }
     }
@@ -145,9 +147,12 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
         tr("step %1\nscale %2").arg(static_cast<qint64>(s.x(i))).arg(powerOfTwo(std::exp2(s.y(i))));
     if (scalerKind_ == "dynamic")
         text += tr("\ngrowth tracker %1 / %2")
-                    .arg(static_cast<qint64>(tracker_->series().y(i)))
+                    .arg(static_cast<qint64>(tracker_->series().yNear(s.x(i))))
                     .arg(growthInterval_);
-    if (i < skipped_.size() && skipped_[i]) text += tr("\noptimizer step skipped");
+    const DecimatedSeries& skipped = skippedSteps_;
+    if (const std::size_t k = skipped.lowerIndex(s.x(i));
+        k < skipped.size() && skipped.x(k) == s.x(i))
+        text += tr("\noptimizer step skipped");
     return text;
 }
 

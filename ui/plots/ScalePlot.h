@@ -26,6 +26,10 @@ public:
         std::string layer;        // backoffs: first non-finite layer ("" if unknown)
     };
 
+    // backoffs() and growths() list the first this many of each (a run whose gradients
+    // stay non-finite backs off on every step: 10^6 of them); the marks show them all.
+    static constexpr std::size_t kMaxListedChanges = 10000;
+
     explicit ScalePlot(QWidget* parent = nullptr);
 
     void beginRun(const RunContext& context) override;
@@ -52,7 +56,8 @@ private:
     SeriesGraph* growthMarks_;
     std::vector<ScaleChange> backoffs_;
     std::vector<ScaleChange> growths_;
-    std::vector<bool> skipped_;
+    // Steps whose optimizer step was skipped, for the tooltip (not drawn; bounded).
+    DecimatedSeries skippedSteps_;
     std::string scalerKind_ = "off";
     int64_t growthInterval_ = 2000;
 };

@@ -14,7 +14,8 @@ void SeriesGraph::clear() {
     shownCount_ = 0;
     decimated_ = false;
     viewWidth_ = -1;
-    viewSize_ = 0;
+    viewAppended_ = 0;
+    viewLastX_ = 0.0;
 }
 
 void SeriesGraph::updateAntialiasing(int width) {
@@ -24,7 +25,9 @@ void SeriesGraph::updateAntialiasing(int width) {
 
 bool SeriesGraph::refresh() {
     const int width = std::max(1, graph_->keyAxis()->axisRect()->width());
-    if (!decimated_ && series_.size() <= directLimit_) {
+    // Direct while every appended point is still kept (the series has not merged any).
+    if (!decimated_ && series_.size() <= directLimit_ &&
+        series_.appendedCount() == static_cast<std::int64_t>(series_.size())) {
         if (shownCount_ == series_.size()) return false;
         appendTail();
         updateAntialiasing(width);
@@ -32,11 +35,13 @@ bool SeriesGraph::refresh() {
     }
     const QCPRange range = graph_->keyAxis()->range();
     const bool rangeChanged = !decimated_ || range != viewRange_ || width != viewWidth_;
-    // New points matter only when they land inside (or just past) the visible range.
-    const bool newDataVisible = series_.size() != viewSize_ && viewSize_ < series_.size() &&
-                                series_.x(viewSize_) <= range.upper;
+    // New points matter only when they land inside (or just past) the visible range:
+    // they come after the last x of the previous view.
+    const bool newDataVisible =
+        series_.appendedCount() != viewAppended_ && viewLastX_ <= range.upper;
     if (!rangeChanged && !newDataVisible) {
-        viewSize_ = series_.size();
+        viewAppended_ = series_.appendedCount();
+        viewLastX_ = series_.lastX();
         return false;
     }
     rebuildView(range, width);
@@ -68,7 +73,8 @@ void SeriesGraph::rebuildView(const QCPRange& range, int width) {
     decimated_ = true;
     viewRange_ = range;
     viewWidth_ = width;
-    viewSize_ = series_.size();
+    viewAppended_ = series_.appendedCount();
+    viewLastX_ = series_.lastX();
 }
 
 }  // namespace ampscope::ui

@@ -1,5 +1,6 @@
 #pragma once
-// SeriesGraph: one QCPGraph drawing one DecimatedSeries (the full data stays in the series).
+// SeriesGraph: one QCPGraph drawing one DecimatedSeries (bounded: DecimatedSeries.h; the
+// full data stays in the run directory).
 //
 // Contract:
 // - append() only stores; refresh() brings the graph up to date and is meant to run once
@@ -12,6 +13,7 @@
 // - Lines are antialiased only while there is at most one point per pixel: a denser line
 //   looks the same without, and antialiasing it doubles the replot time.
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "plots/DecimatedSeries.h"
@@ -46,7 +48,8 @@ private:
     bool decimated_ = false;
     QCPRange viewRange_;
     int viewWidth_ = -1;
-    std::size_t viewSize_ = 0;
+    std::int64_t viewAppended_ = 0;  // series_.appendedCount() when the view was last checked
+    double viewLastX_ = 0.0;         // series_.lastX() then
     std::vector<DecimatedSeries::Point> scratch_;
 };
 

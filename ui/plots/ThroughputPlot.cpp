@@ -47,7 +47,7 @@ QString ThroughputPlot::hoverText(double step, QPoint pixel) const {
     return tr("step %1\n%2 samples/s\nstep time %3 ms")
         .arg(static_cast<qint64>(rate.x(i)))
         .arg(formatValue(rate.y(i)))
-        .arg(formatValue(stepMilliseconds_->series().y(i)));
+        .arg(formatValue(stepMilliseconds_->series().yNear(rate.x(i))));
 }
 
 }  // namespace ampscope::ui

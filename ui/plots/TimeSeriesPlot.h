@@ -2,8 +2,9 @@
 // TimeSeriesPlot: the common behaviour of the per-step plots (loss, scale, throughput).
 //
 // Contract:
-// - x is the training step; every series is a SeriesGraph (full data kept, decimated view
-//   drawn), added with addSeries().
+// - x is the training step; every series is a SeriesGraph (a bounded DecimatedSeries that
+//   keeps each bucket's first point, extremes and first non-finite value; the full data
+//   stays in the run directory), added with addSeries().
 // - endOfBatch() is the only redraw: it sets axis ranges from the series' running
 //   extents (no rescaleAxes() per frame) while the view follows the run, refreshes the
 //   graphs, and asks for one rpQueuedReplot.

@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "engine/RunRecords.h"
+#include "engine/StepRecordText.h"
 #include "run/RunReader.h"
 
 namespace ampscope::ui {
@@ -49,38 +50,45 @@ ReportResults resultsFromSummary(const nlohmann::json& j) {
 }
 
 // What the events say when there is no summary: steps done, the last finite loss,
-// skipped steps and scale changes counted, the last epoch's validation.
-ReportResults resultsFromEvents(const std::vector<nlohmann::json>& events) {
-    ReportResults r;
-    double seconds = 0.0, samples = 0.0;
-    for (const auto& e : events) {
+// skipped steps and scale changes counted, the last epoch's validation. Fed one record
+// at a time, so a long run is never held.
+class ResultsFromEvents {
+public:
+    void take(const nlohmann::json& e) {
         const std::string type = e.value("type", "");
         if (type == "step") {
-            r.steps = std::max<int64_t>(r.steps, e.value("step", int64_t{0}));
+            r_.steps = std::max<int64_t>(r_.steps, e.value("step", int64_t{0}));
             if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
-                r.finalTrainLoss = loss;
-            if (e.value("step_skipped", false)) ++r.skippedSteps;
+                r_.finalTrainLoss = loss;
+            if (e.value("step_skipped", false)) ++r_.skippedSteps;
             const std::string change = e.value("scale_change", "");
-            if (change == "backoff") ++r.scaleBackoffs;
-            if (change == "growth") ++r.scaleGrowths;
-            if (auto scale = number(e, "scale_after")) r.finalScale = scale;
+            if (change == "backoff") ++r_.scaleBackoffs;
+            if (change == "growth") ++r_.scaleGrowths;
+            if (auto scale = number(e, "scale_after")) r_.finalScale = scale;
             const auto stepSeconds = number(e, "step_seconds");
             const auto rate = number(e, "samples_per_second");
             if (stepSeconds && rate && std::isfinite(*stepSeconds) && std::isfinite(*rate)) {
-                seconds += *stepSeconds;
-                samples += *stepSeconds * *rate;
+                seconds_ += *stepSeconds;
+                samples_ += *stepSeconds * *rate;
             }
         } else if (type == "epoch") {
-            r.valLoss = number(e, "val_loss");
-            r.valAccuracy = number(e, "val_accuracy");
+            r_.valLoss = number(e, "val_loss");
+            r_.valAccuracy = number(e, "val_accuracy");
         }
     }
-    if (seconds > 0) {
-        r.wallSeconds = seconds;  // training-step time only: the wall clock is unknown
-        r.samplesPerSecond = samples / seconds;
+    ReportResults results() const {
+        ReportResults r = r_;
+        if (seconds_ > 0) {
+            r.wallSeconds = seconds_;  // training-step time only: the wall clock is unknown
+            r.samplesPerSecond = samples_ / seconds_;
+        }
+        return r;
     }
-    return r;
-}
+
+private:
+    ReportResults r_;
+    double seconds_ = 0.0, samples_ = 0.0;
+};
 
 QString readNarrative(const QString& directory, const nlohmann::json& config) {
     QFile file(directory + QStringLiteral("/narrative.md"));
@@ -100,19 +108,28 @@ QString compactValue(const nlohmann::json& value) {
 
 ReportRun loadReportRun(const QString& directory) {
     const QString cleaned = QDir::cleanPath(directory);
-    RunData data = readRunDirectory(cleaned.toStdString());  // throws InputError
+    // Streamed (RunRecordReader): of the records only what the text needs is kept.
+    RunRecordReader reader(cleaned.toStdString());  // throws InputError
     ReportRun run;
     run.directory = cleaned;
     run.title = QFileInfo(cleaned).fileName();
-    run.complete = data.complete;
-    run.config = data.config;
-    for (const auto& w : data.warnings) run.warnings << QString::fromStdString(w);
-    if (!data.events.empty() && data.events.front().value("type", "") == "run_start") {
-        run.startTime = text(data.events.front(), "time");
-        run.ampscopeVersion = text(data.events.front(), "ampscope_version");
-    }
-    for (const auto& e : data.events) {
+    ResultsFromEvents fromEvents;
+    bool first = true;
+    // With a summary the results come from it, and the step lines (nearly all of a run)
+    // only need recognising, not parsing into JSON.
+    const bool complete = reader.data().complete;
+    const auto skipStepLine = [complete](std::string_view line) {
+        StepMetrics ignored;
+        return complete && parseStepRecordText(line, ignored);
+    };
+    const auto onRecord = [&](const nlohmann::json& e) {
         const std::string type = e.value("type", "");
+        if (first && type == "run_start") {
+            run.startTime = text(e, "time");
+            run.ampscopeVersion = text(e, "ampscope_version");
+        }
+        first = false;
+        if (!complete) fromEvents.take(e);
         if (type == "run_info") {
             run.device = text(e, "device");
             run.deviceName = text(e, "device_name");
@@ -136,7 +153,15 @@ ReportRun loadReportRun(const QString& directory) {
         } else if (type == "error") {
             run.errorMessage = text(e, "message");
         }
+    };
+    while (reader.visit(onRecord, skipStepLine, 16384)) {
     }
+    const RunData& data = reader.data();
+    run.complete = data.complete;
+    run.config = data.config;
+    QStringList readerWarnings;
+    for (const auto& w : data.warnings) readerWarnings << QString::fromStdString(w);
+    run.warnings = readerWarnings + run.warnings;  // the reader's first, as they were
     if (data.summary && data.summary->is_object()) {
         const nlohmann::json& s = *data.summary;
         run.status = text(s, "status");
@@ -158,7 +183,7 @@ ReportRun loadReportRun(const QString& directory) {
         if (const QString v = text(s, "error"); !v.isEmpty()) run.errorMessage = v;
     } else {
         run.status = QStringLiteral("incomplete");
-        run.results = resultsFromEvents(data.events);
+        run.results = fromEvents.results();
     }
     if (run.mode.isEmpty() && run.config.contains("precision"))
         run.mode = text(run.config["precision"], "mode");
@@ -167,7 +192,6 @@ ReportRun loadReportRun(const QString& directory) {
     if (run.model.isEmpty() && run.config.contains("model"))
         run.model = text(run.config["model"], "name");
     run.narrativeMarkdown = readNarrative(cleaned, run.config);
-    run.events = std::move(data.events);
     return run;
 }
 

@@ -4,6 +4,7 @@
 // and the narrative. No drawing here (ReportPlots.h draws).
 //
 // Contract:
+// - loadReportRun reads events.jsonl streamed, keeping none of its records.
 // - loadReportRun refuses (InputError, one line naming the path) what readRunDirectory
 //   refuses: a missing path, a file, a directory without config.json.
 // - A run without summary.json (still being written, or its process died) loads and is
@@ -60,7 +61,8 @@ struct ReportRun {
     std::vector<LayerUnderflowSummary> underflow;  // summary.json's per-layer means
     std::optional<NonFiniteRecord> nonFinite;
     QString narrativeMarkdown;
-    std::vector<nlohmann::json> events;  // for the plots
+    // The records are not kept (a long run does not fit): the plots stream them again
+    // from `directory` (ReportRunViews.h).
 };
 
 ReportRun loadReportRun(const QString& directory);

@@ -31,33 +31,34 @@ ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QW
     context.title = run.title;
     context.runDirectory = run.directory;
     context.live = false;
-    replayRun(context, run.events, {loss_, scale_, histograms_, underflow_});
-
     std::map<QString, std::pair<double, int>> lost;  // layer -> (sum of fractions, records)
-    for (const auto& e : run.events) {
-        const std::string type = e.value("type", "");
-        if (type == "histogram") {
-            hasHistograms_ = true;
-            const QString layer = QString::fromStdString(e.value("layer", ""));
-            const std::string kind = e.value("kind", "");
-            if (kind == probe_kind::kParamGradScaled && !scaledLayers_.contains(layer))
-                scaledLayers_ << layer;
-            if (kind == probe_kind::kParamGrad && !unscaledLayers_.contains(layer))
-                unscaledLayers_ << layer;
-        } else if (type == "underflow" && e.value("kind", "") == probe_kind::kParamGradScaled &&
-                   e.value("multiplier", 1.0) == 1.0) {
-            hasUnderflow_ = true;
-            try {
-                const UnderflowRecord u = underflowRecordFromJson(e);
-                anyFlushed_ = anyFlushed_ || u.counts.flushed > 0;
-                auto& [sum, n] = lost[QString::fromStdString(u.layer)];
-                sum += u.counts.flushedFraction() + u.counts.subnormalFraction() +
-                       u.counts.overflowFraction();
-                ++n;
-            } catch (const std::exception&) {
+    // Streamed from the run directory: the views and this scan keep only what they show.
+    replayRunDirectory(
+        context, run.directory.toStdString(), {loss_, scale_, histograms_, underflow_},
+        [&](const nlohmann::json& e) {
+            const std::string type = e.value("type", "");
+            if (type == "histogram") {
+                hasHistograms_ = true;
+                const QString layer = QString::fromStdString(e.value("layer", ""));
+                const std::string kind = e.value("kind", "");
+                if (kind == probe_kind::kParamGradScaled && !scaledLayers_.contains(layer))
+                    scaledLayers_ << layer;
+                if (kind == probe_kind::kParamGrad && !unscaledLayers_.contains(layer))
+                    unscaledLayers_ << layer;
+            } else if (type == "underflow" && e.value("kind", "") == probe_kind::kParamGradScaled &&
+                       e.value("multiplier", 1.0) == 1.0) {
+                hasUnderflow_ = true;
+                try {
+                    const UnderflowRecord u = underflowRecordFromJson(e);
+                    anyFlushed_ = anyFlushed_ || u.counts.flushed > 0;
+                    auto& [sum, n] = lost[QString::fromStdString(u.layer)];
+                    sum += u.counts.flushedFraction() + u.counts.subnormalFraction() +
+                           u.counts.overflowFraction();
+                    ++n;
+                } catch (const std::exception&) {
+                }
             }
-        }
-    }
+        });
     for (const auto& [layer, sumCount] : lost)
         if (sumCount.second > 0 && sumCount.first > 0)
             lossByLayer_.emplace_back(layer, sumCount.first / sumCount.second);

@@ -53,7 +53,9 @@ QString RunExportActions::exportReport(const QStringList& runDirectories, const 
 
 QString RunExportActions::exportData(const QString& runDirectory, const QString& folder) {
     try {
-        const RunData run = readRunDirectory(QDir::cleanPath(runDirectory).toStdString());
+        // Streamed from disk (twice for the CSV, once for TensorBoard) rather than held:
+        // a long run does not fit in memory as JSON.
+        const std::string run = QDir::cleanPath(runDirectory).toStdString();
         exportRunCsv(run, folder.toStdString());
         if (tfEventCodecAvailable())
             exportRunTfEvents(run, (folder + QStringLiteral("/tensorboard")).toStdString());

@@ -3,7 +3,9 @@
 // directory (RunObserver.h): steps batched between other records, epochs as epochs,
 // run_info and probe records through takeRecord, framing and error records not at all.
 // Used to build a report's plots offscreen from the same views the window shows.
+#include <functional>
 #include <nlohmann/json_fwd.hpp>
+#include <string>
 #include <vector>
 
 #include "RunObserver.h"
@@ -13,5 +15,13 @@ namespace ampscope::ui {
 // beginRun(context), every record in order, then one endOfBatch, on each observer.
 void replayRun(const RunContext& context, const std::vector<nlohmann::json>& records,
                const std::vector<RunObserver*>& observers);
+
+// The same, streamed from a run directory (RunRecordReader: the records are not kept, so
+// a 10^6-step run replays in bounded memory; step lines are read without JSON:
+// parseStepRecordText); alsoSee, when given, sees every other record too. Throws
+// InputError as readRunDirectory does.
+void replayRunDirectory(const RunContext& context, const std::string& directory,
+                        const std::vector<RunObserver*>& observers,
+                        const std::function<void(const nlohmann::json&)>& alsoSee = {});
 
 }  // namespace ampscope::ui

@@ -10,57 +10,78 @@
 #include <QSplitter>
 #include <QVBoxLayout>
 #include <cmath>
-#include <map>
 #include <nlohmann/json.hpp>
 
 #include "RunRecordParsing.h"
+#include "engine/StepRecordText.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunReader.h"
+#include "plots/DecimatedSeries.h"
 #include "views/RunOverlayPlot.h"
 
 namespace ampscope::ui {
 
 namespace {
 
+// What one run shows here, bounded (DecimatedSeries keeps each bucket's extremes): a
+// 10^6-step run compares in the memory of a short one.
 struct ComparedRun {
     QString legend;
-    std::vector<double> steps, losses, log2Scales;
-    std::vector<double> probeSteps, flushed;
+    DecimatedSeries losses, log2Scales;
+    DecimatedSeries flushed;  // mean over the layers, per probe step
 };
 
 ComparedRun loadRun(const QString& directory) {
-    const RunData data = readRunDirectory(QDir::cleanPath(directory).toStdString());
     ComparedRun run;
+    int64_t probeStep = -1;  // the step whose underflow records are being summed
+    double flushedSum = 0.0;
+    int layers = 0;
+    const auto endProbeStep = [&] {
+        if (layers > 0) run.flushed.append(static_cast<double>(probeStep), flushedSum / layers);
+        flushedSum = 0.0;
+        layers = 0;
+    };
+    // Streamed: the records are looked at once and not kept.
+    const RunData data = forEachRunRecord(
+        QDir::cleanPath(directory).toStdString(), [&](const nlohmann::json& record) {
+            const std::string type = recordType(record);
+            if (type == "step") {
+                if (const auto m = stepFromRecord(record)) {
+                    const double x = static_cast<double>(m->step);
+                    run.losses.append(x, m->loss);
+                    run.log2Scales.append(x, m->scaleAfter > 0 ? std::log2(m->scaleAfter) : NAN);
+                }
+            } else if (type == "underflow") {
+                try {
+                    const UnderflowRecord u = underflowRecordFromJson(record);
+                    if (u.kind != "param_grad_scaled" || u.multiplier != 1.0) return;
+                    // A probe step's records are written together, in step order.
+                    if (u.step != probeStep) {
+                        endProbeStep();
+                        probeStep = u.step;
+                    }
+                    flushedSum += u.counts.flushedFraction();
+                    ++layers;
+                } catch (const std::exception&) {
+                    // A malformed record: the reader's warnings name it; the rest still compares.
+                }
+            }
+        },
+        [&](std::string_view line) {
+            // Step lines without JSON (parseStepRecordText): nearly all of a run.
+            StepMetrics m;
+            if (!parseStepRecordText(line, m)) return false;
+            const double x = static_cast<double>(m.step);
+            run.losses.append(x, m.loss);
+            run.log2Scales.append(x, m.scaleAfter > 0 ? std::log2(m.scaleAfter) : NAN);
+            return true;
+        });
+    endProbeStep();
     const std::string mode = data.config.contains("precision") && data.config["precision"].is_object()
                                  ? data.config["precision"].value("mode", std::string("?"))
                                  : std::string("?");
     run.legend = QStringLiteral("%1 (%2)").arg(QFileInfo(directory).fileName(),
                                                QString::fromStdString(mode));
-    std::map<int64_t, std::pair<double, int>> flushedByStep;  // sum, layers
-    for (const nlohmann::json& record : data.events) {
-        const std::string type = recordType(record);
-        if (type == "step") {
-            if (const auto m = stepFromRecord(record)) {
-                run.steps.push_back(static_cast<double>(m->step));
-                run.losses.push_back(m->loss);
-                run.log2Scales.push_back(m->scaleAfter > 0 ? std::log2(m->scaleAfter) : NAN);
-            }
-        } else if (type == "underflow") {
-            try {
-                const UnderflowRecord u = underflowRecordFromJson(record);
-                if (u.kind != "param_grad_scaled" || u.multiplier != 1.0) continue;
-                auto& [sum, layers] = flushedByStep[u.step];
-                sum += u.counts.flushedFraction();
-                ++layers;
-            } catch (const std::exception&) {
-                // A malformed record: the reader's warnings name it; the rest still compares.
-            }
-        }
-    }
-    for (const auto& [step, sumAndCount] : flushedByStep) {
-        run.probeSteps.push_back(static_cast<double>(step));
-        run.flushed.push_back(sumAndCount.first / sumAndCount.second);
-    }
     return run;
 }
 
@@ -106,7 +127,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 
 bool CompareView::addRun(const QString& directory, QString* error) {
     try {
-        (void)readRunDirectory(QDir::cleanPath(directory).toStdString());
+        // Refuses what is not a run (config.json read, no events held).
+        (void)RunRecordReader(QDir::cleanPath(directory).toStdString());
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
         return false;
@@ -143,9 +165,9 @@ void CompareView::rebuild() {
         } catch (const std::exception&) {
             continue;  // it loaded when added; a run deleted since simply drops out
         }
-        loss_->addRun(run.legend, run.steps, run.losses);
-        scale_->addRun(run.legend, run.steps, run.log2Scales);
-        underflow_->addRun(run.legend, run.probeSteps, run.flushed);
+        loss_->addRun(run.legend, run.losses.xs(), run.losses.ys());
+        scale_->addRun(run.legend, run.log2Scales.xs(), run.log2Scales.ys());
+        underflow_->addRun(run.legend, run.flushed.xs(), run.flushed.ys());
     }
 }
 

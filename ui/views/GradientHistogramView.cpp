@@ -187,6 +187,8 @@ void GradientHistogramView::beginRun(const RunContext& context) {
     series_.clear();
     scaleSteps_.clear();
     scales_.clear();
+    lastStep_ = 0;
+    heatmapStale_ = false;
     following_ = true;
     userChoseLayer_ = false;
     layersChanged_ = true;
@@ -197,10 +199,41 @@ void GradientHistogramView::beginRun(const RunContext& context) {
 
 void GradientHistogramView::appendSteps(const std::vector<StepMetrics>& steps) {
     for (const StepMetrics& m : steps) {
-        if (!scaleSteps_.empty() && m.step <= scaleSteps_.back()) continue;
+        if (m.step <= lastStep_) continue;
+        lastStep_ = m.step;
+        // Only the steps where the scale changed: it holds until the next change.
+        const bool same = !scales_.empty() && (m.scale == scales_.back() ||
+                                               (std::isnan(m.scale) && std::isnan(scales_.back())));
+        if (same) continue;
+        if (scaleSteps_.size() >= kMaxKeptScaleChanges) {
+            // A scale that changes on (nearly) every step: keep every second change.
+            for (std::size_t i = 0; 2 * i < scaleSteps_.size(); ++i) {
+                scaleSteps_[i] = scaleSteps_[2 * i];
+                scales_[i] = scales_[2 * i];
+            }
+            scaleSteps_.resize((scaleSteps_.size() + 1) / 2);
+            scales_.resize(scaleSteps_.size());
+        }
         scaleSteps_.push_back(m.step);
         scales_.push_back(m.scale);
     }
+}
+
+void GradientHistogramView::thinOut(Series& s) {
+    // Of each neighbouring pair keep the histogram with more non-finite elements (the
+    // first when equal): the kept ones are still real steps, and NaN/Inf stay in view.
+    const auto nonFinite = [](const ExponentHistogram& h) { return h.nan + h.posInf + h.negInf; };
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < s.steps.size(); i += 2) {
+        std::size_t pick = i;
+        if (i + 1 < s.steps.size() && nonFinite(s.histograms[i + 1]) > nonFinite(s.histograms[i]))
+            pick = i + 1;
+        s.steps[kept] = s.steps[pick];
+        if (kept != pick) s.histograms[kept] = std::move(s.histograms[pick]);
+        ++kept;
+    }
+    s.steps.resize(kept);
+    s.histograms.resize(kept);
 }
 
 void GradientHistogramView::takeRecord(const nlohmann::json& record) {
@@ -220,8 +253,14 @@ void GradientHistogramView::takeRecord(const nlohmann::json& record) {
     const QString layer = QString::fromStdString(parsed.layer);
     const QString kind = QString::fromStdString(parsed.kind);
     layersChanged_ |= layers_.add(layer);
-    Series& s = series_[seriesKey(kind, layer)];
+    const QString key = seriesKey(kind, layer);
+    Series& s = series_[key];
     if (!s.steps.empty() && parsed.step <= s.steps.back()) return;  // out of order: a replay
+    if (s.steps.size() >= kMaxKeptProbeSteps) {
+        thinOut(s);
+        // The heatmap's columns index the kept records: redraw it from what is left.
+        if (key == seriesKey(this->kind(), this->layer())) heatmapStale_ = true;
+    }
     s.steps.push_back(parsed.step);
     s.histograms.push_back(std::move(parsed.histogram));
     dataChanged_ = true;
@@ -236,6 +275,11 @@ void GradientHistogramView::endOfBatch() {
         const QString before = layer();
         chooseDefaultLayer();
         if (layer() != before) rebuildHeatmap();
+    }
+    if (heatmapStale_) {
+        heatmapStale_ = false;
+        dataChanged_ = false;
+        rebuildHeatmap();
     }
     if (dataChanged_) {
         appendNewColumns();
@@ -363,7 +407,7 @@ double GradientHistogramView::scaleAt(int64_t step) const {
 
 void GradientHistogramView::updateLimitLines() {
     const bool unscaled = kind() == kindName(probe_kind::kParamGrad);
-    const double scale = scales_.empty() ? 1.0 : scales_.back();
+    const double scale = scales_.empty() ? 1.0 : scales_.back();  // the latest step's
     const bool usable = std::isfinite(scale) && scale > 0.0;
     const double log2Scale = usable ? std::log2(scale) : 0.0;
     const bool show = unscaled && usable && log2Scale != 0.0;
@@ -387,7 +431,7 @@ void GradientHistogramView::updateLimitLines() {
             tr("Dashed: the fp16 limits \u00F7 the loss scale %1 (step %2). Unscaled gradients "
                "below the lowest line flush to 0 once scaled.")
                 .arg(powerOfTwoText(log2Scale))
-                .arg(scaleSteps_.empty() ? 0 : scaleSteps_.back()));
+                .arg(lastStep_));
     else if (unscaled)
         noteLabel_->setText(
             tr("Loss scale 1: these are the values fp16 holds; the bands apply "

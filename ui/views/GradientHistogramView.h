@@ -8,10 +8,13 @@
 // Contract:
 // - A RunObserver: "histogram" records (core/probes/ProbeRecords.md) come through
 //   takeRecord, the loss scale of every step through appendSteps, the layer list from
-//   run_info's "layers" (and any layer a record names). Every record of every layer and
-//   kind is kept (one row of counts per probe step), so choosing another layer or kind
-//   rebuilds the heatmap from them; a tick appends only the new columns of what is shown
-//   and redraws once, in endOfBatch. The heatmap caps its columns (HeatmapPlot).
+//   run_info's "layers" (and any layer a record names). Of every layer and kind up to
+//   kMaxKeptProbeSteps records are kept (one row of counts per probe step; when full,
+//   every second one is dropped, keeping of each pair the one with more NaN/Inf, and the
+//   heatmap is redrawn from what is left), so choosing another layer or kind rebuilds
+//   the heatmap from them; a tick appends only the new columns of what is shown and
+//   redraws once, in endOfBatch. The heatmap caps its columns (HeatmapPlot). The loss
+//   scale is kept as the steps where it changed.
 // - Rows: bin k of log2|g| (k = -64..32) holds [2^k, 2^(k+1)); elements below 2^-64 are
 //   counted in the lowest bin and those at or above 2^33 in the highest.
 // - Bands, for every kind: fp16 flushes to 0 (|g| <= 2^-25: bins <= -26; bin -25 rounds
@@ -50,6 +53,13 @@ class HistogramSlicePlot;
 class GradientHistogramView : public QWidget, public RunObserver {
     Q_OBJECT
 public:
+    // Records kept per layer and kind; when full, neighbouring pairs are thinned to one
+    // (thinOut), so a 10^6-step run costs what 2 x this many probe steps do. The run
+    // directory keeps them all.
+    static constexpr std::size_t kMaxKeptProbeSteps = 1024;
+    // Loss-scale changes kept for the "limit / scale" lines (thinned the same way).
+    static constexpr std::size_t kMaxKeptScaleChanges = 65536;
+
     explicit GradientHistogramView(QWidget* parent = nullptr);
 
     void beginRun(const RunContext& context) override;
@@ -104,6 +114,7 @@ private:
     void onHeatmapClick(QMouseEvent* event);
     double scaleAt(int64_t step) const;
     static std::vector<double> columnOf(const ExponentHistogram& histogram);
+    static void thinOut(Series& series);
 
     HeatmapPlot* heatmap_ = nullptr;
     HistogramSlicePlot* slice_ = nullptr;
@@ -116,8 +127,10 @@ private:
 
     LayerOrder layers_;
     std::map<QString, Series> series_;  // key: kind + '/' + layer
-    std::vector<int64_t> scaleSteps_;   // steps seen, increasing
-    std::vector<double> scales_;        // the loss scale each was run at
+    std::vector<int64_t> scaleSteps_;   // steps where the loss scale changed, increasing
+    std::vector<double> scales_;        // the scale from each of them on
+    int64_t lastStep_ = 0;              // the latest step seen
+    bool heatmapStale_ = false;         // the shown series was thinned out
     std::size_t shownColumns_ = 0;      // records of the shown series in the heatmap
     int lowestBin_ = kMaxExponent + 1;  // exponent bins with data in the shown series
     int highestBin_ = kMinExponent - 1;

@@ -141,6 +141,11 @@ void UnderflowView::takeRecord(const nlohmann::json& record) {
     const QString layer = QString::fromStdString(parsed.layer);
     KindData& d = data_[kind];
     if (d.steps.empty() || parsed.step > d.steps.back()) {
+        if (d.steps.size() >= kMaxKeptProbeSteps) {
+            thinOut(d);
+            // The plots' columns index the kept steps: redraw them from what is left.
+            if (kind == tensorKind()) replotNeeded_ = true;
+        }
         d.steps.push_back(parsed.step);
         d.byStep.emplace_back();
     } else if (parsed.step < d.steps.back()) {
@@ -155,7 +160,38 @@ void UnderflowView::takeRecord(const nlohmann::json& record) {
     }
 }
 
+void UnderflowView::thinOut(KindData& data) {
+    // Of each neighbouring pair of steps keep the one where fp16 lost more (flushed,
+    // subnormal, overflowed or non-finite elements over all layers; the first when equal),
+    // so the worst moments stay in view. Every kept step is complete: a later one came.
+    const auto lost = [](const std::map<QString, Fp16ClassCounts>& layers) {
+        double sum = 0.0;
+        for (const auto& [layer, c] : layers)
+            sum += c.flushedFraction() + c.subnormalFraction() + c.overflowFraction() +
+                   c.nonFiniteFraction();
+        return sum;
+    };
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < data.steps.size(); i += 2) {
+        std::size_t pick = i;
+        if (i + 1 < data.steps.size() && lost(data.byStep[i + 1]) > lost(data.byStep[i]))
+            pick = i + 1;
+        data.steps[kept] = data.steps[pick];
+        if (kept != pick) data.byStep[kept] = std::move(data.byStep[pick]);
+        ++kept;
+    }
+    data.steps.resize(kept);
+    data.byStep.resize(kept);
+}
+
 void UnderflowView::endOfBatch() {
+    if (replotNeeded_) {
+        replotNeeded_ = false;
+        if (!dirty_) {
+            rebuildPlots();
+            return;
+        }
+    }
     if (dirty_) {
         dirty_ = false;
         QStringList wanted;

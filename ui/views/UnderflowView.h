@@ -15,7 +15,9 @@
 //   layer on top). A probe step's column is drawn once all those layers have reported it
 //   (or a later step arrived), so a tick that splits a step's records leaves no hole.
 // - Changing the fraction or the tensor rebuilds both plots from the kept records (one
-//   small struct per layer and probe step); a tick appends only new steps.
+//   small struct per layer and probe step, at most kMaxKeptProbeSteps steps per tensor
+//   kind: when full, of each neighbouring pair the step where fp16 lost more is kept and
+//   the plots are redrawn from them); a tick appends only new steps.
 // - The line plot's y axis is logarithmic once the values shown span more than two
 //   decades (zeros are gaps there); linear from 0 otherwise.
 #include <QString>
@@ -42,6 +44,11 @@ class UnderflowView : public QWidget, public RunObserver {
     Q_OBJECT
 public:
     enum class Fraction { Flushed, Subnormal, Overflow };
+
+    // Probe steps kept per tensor kind; when full, every second one is dropped (thinOut),
+    // so a 10^6-step run costs what 2 x this many probe steps do. The run directory keeps
+    // them all.
+    static constexpr std::size_t kMaxKeptProbeSteps = 2048;
 
     explicit UnderflowView(QWidget* parent = nullptr);
 
@@ -76,6 +83,7 @@ private:
     };
 
     const KindData* shownData() const;
+    static void thinOut(KindData& data);
     QString fractionName() const;
     void rebuildRows();
     void rebuildPlots();
@@ -103,6 +111,7 @@ private:
     int64_t probesEvery_ = 0;
     bool emulated_ = false;
     bool dirty_ = false;
+    bool replotNeeded_ = false;  // the shown kind was thinned out
     bool updatingControls_ = false;
 };
 
