@@ -142,6 +142,8 @@ def main():
     parser.add_argument("--keep", help="record the run here (kept) instead of a temp dir")
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--max-growth-mib", type=float)
+    parser.add_argument("--json", action="store_true",
+                        help="print the rows as JSON (the form run_benchmarks.py collects)")
     args = parser.parse_args()
     if args.smoke:
         args.steps = 3000
@@ -207,6 +209,10 @@ def main():
                                       os.path.join(workdir, command), "--quiet"])
             rows.append((f"ampscope-cli {command}", f"{seconds:.2f} s, peak RSS {mib(peak)}"))
 
+        if args.json:
+            print(json.dumps([{"benchmark": "long run", "measurement": name, "value": value,
+                               "ratio": "", "target": "", "met": ""} for name, value in rows]))
+            return
         print(f"Long run: spirals MLP, mode {args.mode}, {args.steps} steps, default probes "
               f"({len(samples)} memory samples)\n")
         print("| measure | value |")

@@ -112,8 +112,10 @@ def main():
                           {"OMP_NUM_THREADS": str(args.threads)})
     if "long-run" not in skip:
         steps = 3000 if args.smoke else (100000 if args.quick else args.long_run_steps)
+        window = os.path.join(args.build, "app", "ampscope")
         rows += json_rows([python, os.path.join(HERE, "long_run_bench.py"), "--cli", cli,
-                           "--build", args.build, "--steps", str(steps), "--json"]
+                           "--window", window if os.access(window, os.X_OK) else "",
+                           "--steps", str(steps), "--json"]
                           + (["--smoke"] if args.smoke else []), "long_run_bench.py")
     if "gui" not in skip:
         gui_bench = os.path.join(args.build, "tests", "bench", "gui_replot_bench")
