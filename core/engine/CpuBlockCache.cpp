@@ -59,6 +59,13 @@ void systemFree(void* data) {
     std::free(static_cast<char*>(data) - kHeader);
 }
 
+// Worded as LibTorch's own CPU allocator words it, so the user sees the same
+// one line whichever allocator ran out.
+[[noreturn]] void throwOutOfMemory(size_t bytes) {
+    TORCH_CHECK(false, "can't allocate memory: you tried to allocate ", bytes, " bytes");
+    throw std::bad_alloc();  // not reached: TORCH_CHECK(false) throws
+}
+
 class Cache {
 public:
     void* take(size_t bytes) {
@@ -78,7 +85,7 @@ public:
         // The system is out of memory: what we hold idle may be enough.
         releaseIdle();
         if (void* data = systemAllocate(bytes, bytes)) return data;
-        throw std::bad_alloc();
+        throwOutOfMemory(bytes);
     }
 
     void give(void* data) {
@@ -149,7 +156,7 @@ public:
         void* data = nullptr;
         if (n < kMinCachedBytes) {
             data = systemAllocate(n, 0);
-            if (!data) throw std::bad_alloc();
+            if (!data) throwOutOfMemory(n);
         } else {
             data = cache().take(roundedSize(n));
         }
