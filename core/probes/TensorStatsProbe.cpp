@@ -153,6 +153,35 @@ void scanOnCpu(const torch::Tensor& values, double* slots) {
         writeSlots(slots, kNaN, kNaN, kWithRange ? 0.0 : kNaN, 0, 0, 0, 0);
         return;
     }
+    // Large tensors: ATen's vectorised reductions first (measured: the own scan
+    // below costs 0.58x of the step on simple_cnn when it reads every activation
+    // and gradient, ATen's reductions nothing measurable). Their results are read
+    // at once: on the CPU that is a memory load, not a device synchronisation.
+    if (n >= kSerialBelow) {
+        if constexpr (kWithRange) {
+            // aminmax propagates NaN and shows +-inf in the min/max: a finite result
+            // proves every element finite, and is the finite range. (No CPU float16
+            // aminmax in LibTorch 1.13: half goes the exact way.)
+            if (input.scalar_type() != torch::kHalf) {
+                const auto [lo, hi] = torch::aminmax(input);
+                const double min = lo.item<double>();
+                const double max = hi.item<double>();
+                if (std::isfinite(min) && std::isfinite(max)) {
+                    writeSlots(slots, min, max, input.sum(torch::kFloat).item<double>(), 0, 0, 0, n);
+                    return;
+                }
+            }
+        } else {
+            // Any NaN/Inf makes the sum non-finite; a finite sum proves all finite.
+            // (A sum that overflows on finite values only costs the exact pass.)
+            if (std::isfinite(input.sum(torch::kFloat).item<double>())) {
+                writeSlots(slots, kNaN, kNaN, kNaN, 0, 0, 0, n);
+                return;
+            }
+        }
+    }
+    // Small tensors (where dispatching ops costs more than reading them), and a
+    // large one with a NaN/Inf or in half: one exact pass counts every kind.
     Partial total;
     probe_input::visit(input, [&](const auto* data, int64_t count) {
         if (count < kSerialBelow) {

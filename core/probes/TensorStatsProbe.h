@@ -7,10 +7,13 @@
 // - tensorStatsSlots: everything (finite min/max/sum and the non-finite counts);
 // - nonFiniteCountSlots: only the NaN/+Inf/-Inf counts and numel, the cheap
 //   per-step check of the non-finite locator; min/max/sum slots are NaN.
-// On CPU one exact pass (compiled for AVX-512/AVX2 where the CPU has them,
-// split over threads for large tensors) counts every kind and keeps the finite
-// range and sum; tensorStatsSlotsOnCpu writes the result straight to host
-// memory, for callers that check many small tensors every step. On other
+// On CPU, a large tensor that is all finite (the usual case) costs ATen's
+// vectorised reductions: a sum for the counts (any NaN/Inf makes it
+// non-finite), aminmax + sum for full stats. A small tensor, or one that fails
+// that test, takes one exact pass of our own (compiled for AVX-512/AVX2 where
+// the CPU has them) that counts every kind and keeps the finite range and sum.
+// tensorStatsSlotsOnCpu writes the result straight to host memory, for callers
+// that check many small tensors every step (no tensor made, no op dispatched). On other
 // devices torch ops compute everything without a host synchronisation.
 // float16/bfloat16 are read exactly, float64 is rounded to float32 first (a
 // double beyond the fp32 range counts as +-inf).
