@@ -91,8 +91,11 @@ template <class T, bool kWithRange>
 // The distribution build targets x86-64 without AVX; the scan is the per-step
 // cost of the non-finite locator on every activation and gradient, so it is
 // compiled for AVX-512 and AVX2 too and the loader picks what the CPU has.
-// (GCC on x86-64 only: clang's fuzzing builds take the plain version.)
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+// (GCC on x86-64 only: clang's fuzzing builds take the plain version. Not in
+// sanitizer builds: the clones' ifunc resolvers run while the dynamic loader
+// relocates, before TSan's runtime is up, and crash there.)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
+    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
 #define AMPSCOPE_SCAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #else
 #define AMPSCOPE_SCAN_CLONES
