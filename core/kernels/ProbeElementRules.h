@@ -10,7 +10,8 @@
 // - fp16Class(): its fp16 class (Fp16Classes.h) after the multiplier of an
 //   Fp16Plan: zero, flushed (would flush to 0), subnormal, normal, overflow, NaN,
 //   +Inf, -Inf. +Inf and -Inf are apart here; Fp16ClassCounts adds them up.
-// core/probes checks its layouts against these with static_asserts, and
+// core/probes takes its histogram layout from here, checks its fp16 class
+// layout against these with static_asserts, and
 // test_fused_probe_rules checks the rules against the LibTorch probes.
 //
 // Functions marked AMPSCOPE_HOST_DEVICE are __host__ __device__ under nvcc and
@@ -31,7 +32,8 @@
 namespace ampscope::probe_rules {
 
 // --- layout --------------------------------------------------------------------------
-// Histogram: the same fixed range as ExponentHistogram.h (static_assert there).
+// Histogram: the one definition of the range and slots; ExponentHistogram.h and
+// HistogramProbe.h take theirs from here.
 inline constexpr int kMinExponent = -64;
 inline constexpr int kMaxExponent = 32;
 inline constexpr int kExponentBins = kMaxExponent - kMinExponent + 1;  // 97

@@ -14,11 +14,15 @@
 #include <cstdint>
 #include <vector>
 
+#include "kernels/ProbeElementRules.h"
+
 namespace ampscope {
 
-inline constexpr int kMinExponent = -64;
-inline constexpr int kMaxExponent = 32;
-inline constexpr int kExponentBins = kMaxExponent - kMinExponent + 1;  // 97
+// The range is defined once, with the per-element rules the CPU probe and the
+// fused CUDA kernel share.
+inline constexpr int kMinExponent = probe_rules::kMinExponent;  // -64
+inline constexpr int kMaxExponent = probe_rules::kMaxExponent;  // 32
+inline constexpr int kExponentBins = probe_rules::kExponentBins;  // 97
 
 struct ExponentHistogram {
     std::vector<int64_t> counts = std::vector<int64_t>(kExponentBins, 0);

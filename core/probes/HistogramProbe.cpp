@@ -5,7 +5,6 @@
 #include <array>
 #include <stdexcept>
 
-#include "kernels/ProbeElementRules.h"
 #include "probes/ProbeInput.h"
 
 namespace ampscope {
@@ -16,12 +15,6 @@ using probe_input::bitsOf;
 using probe_input::kInfBits;
 using probe_input::kMagnitudeMask;
 
-// The fused CUDA kernel writes histograms in this layout (ProbeElementRules.h).
-static_assert(probe_rules::kMinExponent == kMinExponent && probe_rules::kMaxExponent == kMaxExponent);
-static_assert(probe_rules::kBelowSlot == slot::kBelow && probe_rules::kAboveSlot == slot::kAbove &&
-              probe_rules::kZeroSlot == slot::kZero && probe_rules::kNanSlot == slot::kNan &&
-              probe_rules::kPosInfSlot == slot::kPosInf && probe_rules::kNegInfSlot == slot::kNegInf &&
-              probe_rules::kHistogramSlots == slot::kCount);
 
 // fp32 biased exponent of the lowest and highest exponent bin.
 constexpr uint32_t kLowestBiased = 127 + kMinExponent;   // 63

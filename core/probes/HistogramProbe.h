@@ -23,15 +23,17 @@
 
 namespace ampscope {
 
-// Slot layout: kExponentBins exponent bins (exponent kMinExponent first), then:
+// Slot layout: kExponentBins exponent bins (exponent kMinExponent first), then
+// below, above, zero, NaN, +Inf, -Inf: the layout the fused CUDA kernel writes
+// too, defined once in ProbeElementRules.h.
 namespace histogram_slot {
-inline constexpr int64_t kBelow = kExponentBins;
-inline constexpr int64_t kAbove = kExponentBins + 1;
-inline constexpr int64_t kZero = kExponentBins + 2;
-inline constexpr int64_t kNan = kExponentBins + 3;
-inline constexpr int64_t kPosInf = kExponentBins + 4;
-inline constexpr int64_t kNegInf = kExponentBins + 5;
-inline constexpr int64_t kCount = kExponentBins + 6;
+inline constexpr int64_t kBelow = probe_rules::kBelowSlot;
+inline constexpr int64_t kAbove = probe_rules::kAboveSlot;
+inline constexpr int64_t kZero = probe_rules::kZeroSlot;
+inline constexpr int64_t kNan = probe_rules::kNanSlot;
+inline constexpr int64_t kPosInf = probe_rules::kPosInfSlot;
+inline constexpr int64_t kNegInf = probe_rules::kNegInfSlot;
+inline constexpr int64_t kCount = probe_rules::kHistogramSlots;
 }  // namespace histogram_slot
 
 // Histogram slots of one tensor, or of several as one histogram (a layer's
