@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "WideRandomGradients.h"
 #include "kernels/FusedProbeKernel.h"
 #include "kernels/ProbeElementRules.h"
 #include "probes/Fp16Classifier.h"
@@ -108,15 +109,7 @@ void expectSameAsCpu(const std::vector<unsigned long long>& gpu, const std::vect
 }
 
 torch::Tensor wideRandom(int64_t n, uint64_t seed) {
-    torch::manual_seed(seed);
-    const auto exponent = torch::randint(-160, 48, {n}, torch::kDouble);
-    const auto mantissa = torch::rand({n}, torch::kDouble) + 1.0;
-    const auto sign = torch::randint(0, 2, {n}, torch::kDouble) * 2 - 1;
-    auto x = (sign * mantissa * torch::pow(2.0, exponent)).to(torch::kFloat);
-    const float specials[] = {0.0f, -0.0f, std::nanf(""), INFINITY, -INFINITY, 65520.0f, 0x1p-25f, 65504.0f};
-    auto* data = x.data_ptr<float>();
-    for (int64_t i = 0; i < n; i += 89) data[i] = specials[(i / 89) % 8];
-    return x;
+    return wideRandomGradients(n, seed, 89);
 }
 
 }  // namespace

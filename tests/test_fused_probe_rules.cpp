@@ -12,6 +12,7 @@
 #include <limits>
 #include <vector>
 
+#include "WideRandomGradients.h"
 #include "kernels/ProbeElementRules.h"
 #include "probes/Fp16Classifier.h"
 #include "probes/GradientProbe.h"
@@ -83,18 +84,8 @@ void expectSameAsLibTorch(const torch::Tensor& values, const std::vector<double>
 float below(float x) { return std::nextafter(x, 0.0f); }
 float above(float x) { return std::nextafter(x, std::numeric_limits<float>::infinity()); }
 
-// Gradient-like values over a wide exponent range (fp32 subnormals included), with
-// zeros of both signs, NaN and infinities sprinkled in.
 torch::Tensor wideRandom(int64_t n, uint64_t seed) {
-    torch::manual_seed(seed);
-    const auto exponent = torch::randint(-160, 48, {n}, torch::kDouble);
-    const auto mantissa = torch::rand({n}, torch::kDouble) + 1.0;
-    const auto sign = torch::randint(0, 2, {n}, torch::kDouble) * 2 - 1;
-    auto x = (sign * mantissa * torch::pow(2.0, exponent)).to(torch::kFloat);
-    const float specials[] = {0.0f, -0.0f, std::nanf(""), INFINITY, -INFINITY, 65520.0f, 0x1p-25f, 65504.0f};
-    auto* data = x.data_ptr<float>();
-    for (int64_t i = 0; i < n; i += 97) data[i] = specials[(i / 97) % 8];
-    return x;
+    return wideRandomGradients(n, seed, 97);
 }
 
 const std::vector<std::vector<double>>& multiplierSets() {
