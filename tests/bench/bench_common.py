@@ -2,6 +2,7 @@
 overrides, reading its summary, medians, and the rows every benchmark reports
 (benchmark, measurement, value, ratio, target, met) so that run_benchmarks.py
 can print them all as one table."""
+import argparse
 import json
 import os
 import statistics
@@ -20,6 +21,27 @@ def fail(script, message):
 def require_cli(script, cli):
     if not os.access(cli, os.X_OK):
         fail(script, f"{cli}: not an executable (build first or pass --cli)")
+
+
+def engine_bench_parser(description, default_steps):
+    """The options every engine benchmark takes: --cli, --steps, --rounds,
+    --threads, --json, --smoke (3 steps, 1 round)."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "ampscope-cli"))
+    parser.add_argument("--steps", type=int, default=default_steps)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
+    parser.add_argument("--smoke", action="store_true")
+    return parser
+
+
+def parse_engine_bench_args(script, parser):
+    args = parser.parse_args()
+    if args.smoke:
+        args.steps, args.rounds = 3, 1
+    require_cli(script, args.cli)
+    return args
 
 
 def engine_summary(script, cli, config, sets, out, env=None):

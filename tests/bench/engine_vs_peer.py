@@ -20,14 +20,14 @@ training step (AmpScope's summary.json samples_per_second; peer_loop.py times
 the same span). --smoke: 3 steps, 1 round: proves both sides run and every row
 prints (the numbers mean nothing then).
 """
-import argparse
 import json
 import os
 import subprocess
 import sys
 import tempfile
 
-from bench_common import HERE, ROOT, emit, engine_summary, fail, median, require_cli, row
+from bench_common import (HERE, ROOT, emit, engine_bench_parser, engine_summary, fail, median,
+                          parse_engine_bench_args, row)
 
 SCRIPT = "engine_vs_peer.py"
 
@@ -84,18 +84,9 @@ def measure(cli, workloads, steps, rounds, threads):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "ampscope-cli"))
-    parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
+    parser = engine_bench_parser(__doc__.splitlines()[0], 200)
     parser.add_argument("--workloads", default="cnn-fp32,cnn-bf16,mlp-fp32,cnn-fp32-nocache")
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    if args.smoke:
-        args.steps, args.rounds = 3, 1
-    require_cli(SCRIPT, args.cli)
+    args = parse_engine_bench_args(SCRIPT, parser)
     workloads = args.workloads.split(",")
     for w in workloads:
         if w not in WORKLOADS:

@@ -11,11 +11,11 @@ Targets (the performance issue): bf16 (real CPU autocast) at least 1.25x the
 speed of fp32 on a CPU with avx512_bf16; fp16 emulation costing no more than
 1.5x fp32 (speed ratio at least 1/1.5). --smoke: 3 steps, 1 round.
 """
-import argparse
 import os
 import tempfile
 
-from bench_common import ROOT, emit, engine_summary, median, require_cli, row
+from bench_common import (ROOT, emit, engine_bench_parser, engine_summary, median,
+                          parse_engine_bench_args, row)
 
 SCRIPT = "mode_cost.py"
 
@@ -55,17 +55,7 @@ def measure(cli, steps, rounds, threads):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cli", default=os.path.join(ROOT, "build", "app", "ampscope-cli"))
-    parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--json", action="store_true", help="print the rows as JSON")
-    parser.add_argument("--smoke", action="store_true")
-    args = parser.parse_args()
-    if args.smoke:
-        args.steps, args.rounds = 3, 1
-    require_cli(SCRIPT, args.cli)
+    args = parse_engine_bench_args(SCRIPT, engine_bench_parser(__doc__.splitlines()[0], 150))
     rows = measure(args.cli, args.steps, args.rounds, args.threads)
     emit(rows, args.json,
          f"Mode cost: FashionMNIST simple_cnn, batch 128, Adam, default probes, "
