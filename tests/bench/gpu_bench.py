@@ -2,7 +2,7 @@
 """GPU benchmark: ampscope-cli on a CUDA device against the plain torch.amp loop
 (peer_loop.py), and how faithful AmpScope's fp16 emulation is to real fp16.
 
-1. Speed and memory. For simple_cnn at batch 128 and 1024 and deep_cnn at batch 128,
+1. Speed and memory. For simple_cnn and deep_cnn at batch 128 and 1024 (--cases picks),
    and the modes fp32, tf32, fp16 (+ dynamic loss scaler: torch.amp.GradScaler in the
    peer) and bf16, runs the engine (default probes on) and the peer interleaved,
    A B A B, --rounds times, and prints the medians: samples/s of each, engine/peer,
@@ -36,7 +36,7 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BASE_CONFIG = os.path.join(ROOT, "examples", "fashion-mnist-fp32.json")
-CASES = [("simple_cnn", 128), ("simple_cnn", 1024), ("deep_cnn", 128)]
+CASES = [("simple_cnn", 128), ("simple_cnn", 1024), ("deep_cnn", 128), ("deep_cnn", 1024)]
 GPU_MODES = ["fp32", "tf32", "fp16", "bf16"]
 CPU_MODES = ["fp32", "bf16"]  # the CPU has no tf32 units and no fp16 autocast here
 
@@ -189,8 +189,16 @@ def main():
     parser.add_argument("--skip-speed", action="store_true")
     parser.add_argument("--skip-fidelity", action="store_true")
     parser.add_argument("--smoke", action="store_true")
+    parser.add_argument("--cases", default="",
+                        help="MODEL:BATCH,... (default: every case: " +
+                             ",".join(f"{m}:{b}" for m, b in CASES) + ")")
     args = parser.parse_args()
     cases = CASES
+    if args.cases:
+        try:
+            cases = [(m, int(b)) for m, b in (c.split(":") for c in args.cases.split(","))]
+        except ValueError:
+            fail(f"--cases {args.cases!r}: expected MODEL:BATCH[,MODEL:BATCH...]")
     modes = GPU_MODES if args.device == "cuda" else CPU_MODES
     if args.smoke:
         args.steps, args.rounds, args.fidelity_steps, args.probe_every = 3, 1, 4, 2

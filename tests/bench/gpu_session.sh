@@ -1,0 +1,85 @@
+#!/bin/bash
+# One GPU-machine session in one command: unpack the carried Debian packages (.gpu/debs),
+# configure against the pip torch's CUDA LibTorch with the GUI off, build the CLI, the
+# CUDA-relevant suites and the probe benchmark, then run the stages named on the command
+# line. Every stage appends to $LOG (default: $OUT/session.log on the device tool's
+# machine, else gpu-session.log), and prints its wall time, so a cut-off run still tells
+# how far it got.
+#
+#   tests/bench/gpu_session.sh build test probe-bench "speed simple_cnn:128" fidelity
+#
+# Stages: build, test, probe-bench, "speed CASES" (CASES as gpu_bench.py --cases),
+# fidelity. Run from the repository root.
+set -uo pipefail
+ROOT=$PWD
+LOG=${LOG:-${OUT:-$ROOT}/session.log}
+BUILD=${BUILD:-build-gpu}
+DATA=$ROOT/.gpu/root/usr/share/datasets/fashion-mnist
+say() { echo "== $* ($(date +%T))" | tee -a "$LOG"; }
+
+prepare() {
+  say "machine"
+  { nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+    nvcc --version | tail -2; g++ --version | head -1; cmake --version | head -1
+    python3 -c 'import torch; print("torch", torch.__version__, "cuda", torch.version.cuda, torch.cuda.get_device_name(0))'
+    nproc; } 2>&1 | tee -a "$LOG"
+  mkdir -p .gpu/root
+  for f in .gpu/debs/*.deb; do dpkg -x "$f" .gpu/root; done
+  export LD_LIBRARY_PATH=$ROOT/.gpu/root/usr/lib/x86_64-linux-gnu${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  # Qt Core needs GLib; the image may lack it, then the carried copy is used.
+  if ! ldconfig -p | grep -q 'libglib-2.0.so.0'; then
+    say "no GLib on this machine: unpacking the carried one"
+    for f in .gpu/extra/*.deb; do dpkg -x "$f" .gpu/root; done
+    export LD_LIBRARY_PATH=$ROOT/.gpu/root/lib/x86_64-linux-gnu:$LD_LIBRARY_PATH
+  fi
+}
+
+build() {
+  say "configure"
+  local torch_prefix
+  torch_prefix=$(python3 -c 'import torch; print(torch.utils.cmake_prefix_path)')
+  cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPSCOPE_BUILD_GUI=OFF \
+    -DCMAKE_PREFIX_PATH="$torch_prefix;$ROOT/.gpu/root/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
+    -DZLIB_INCLUDE_DIR=$ROOT/.gpu/root/usr/include -DZLIB_LIBRARY=/usr/lib/x86_64-linux-gnu/libz.so.1 \
+    >>"$LOG" 2>&1 || { tail -40 "$LOG"; return 1; }
+  grep -E "CUDA kernels|Fused probe|Torch|TFEvents|tfevents" "$LOG" | tail -8
+  say "build"
+  SECONDS=0
+  cmake --build "$BUILD" -j"$(nproc)" --target ampscope-cli test_cuda_fused_probe \
+    test_fused_probe_rules test_precision_emulate test_probes test_engine fused_probe_bench \
+    -- -k 0 >"$ROOT/.gpu/build.log" 2>&1
+  local rc=$?
+  grep -E "error|FAILED" "$ROOT/.gpu/build.log" | head -60 | tee -a "$LOG"
+  cp "$ROOT/.gpu/build.log" "${OUT:-$ROOT}/build.log" 2>/dev/null || true
+  say "build exit $rc in ${SECONDS} s"
+  return $rc
+}
+
+stage() {
+  SECONDS=0
+  case "$1" in
+    test)
+      say "ctest"
+      ctest --test-dir "$BUILD" --output-on-failure -R \
+        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine)$' \
+        2>&1 | tee -a "$LOG" | grep -E "Test +#|tests passed|FAIL|SKIP|QWARN" ;;
+    probe-bench)
+      say "fused_probe_bench"
+      "./$BUILD/tests/bench/fused_probe_bench" 2>&1 | tee -a "$LOG" ;;
+    speed*)
+      say "gpu_bench speed ${1#speed }"
+      PYTHONUNBUFFERED=1 python3 tests/bench/gpu_bench.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
+        --skip-fidelity --cases "${1#speed }" --rounds "${ROUNDS:-2}" --steps "${STEPS:-200}" 2>&1 | tee -a "$LOG" ;;
+    fidelity)
+      say "gpu_bench fidelity"
+      PYTHONUNBUFFERED=1 python3 tests/bench/gpu_bench.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
+        --skip-speed 2>&1 | tee -a "$LOG" ;;
+    *) echo "gpu_session.sh: unknown stage '$1'" | tee -a "$LOG"; return 2 ;;
+  esac
+  say "stage '$1' took ${SECONDS} s"
+}
+
+prepare
+for s in "$@"; do
+  if [ "$s" = build ]; then build || exit 1; else stage "$s"; fi
+done
