@@ -8,6 +8,9 @@
 #
 #   tests/bench/gpu_session.sh build test probe-bench "speed simple_cnn:128" fidelity
 #
+# TensorBoard export is off: the image's protoc does not match the protobuf headers that
+# the pip torch ships in its include folder, which come first on core's include path.
+#
 # Stages: build, test, probe-bench, "speed CASES" (CASES as gpu_bench.py --cases),
 # fidelity. Run from the repository root.
 set -uo pipefail
@@ -41,6 +44,7 @@ build() {
   cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=Release -DAMPSCOPE_BUILD_GUI=OFF \
     -DCMAKE_PREFIX_PATH="$torch_prefix;$ROOT/.gpu/root/usr" -DCMAKE_CUDA_ARCHITECTURES=90 \
     -DZLIB_INCLUDE_DIR=$ROOT/.gpu/root/usr/include -DZLIB_LIBRARY=/usr/lib/x86_64-linux-gnu/libz.so.1 \
+    -DAMPSCOPE_TFEVENTS=OFF \
     >>"$LOG" 2>&1 || { tail -40 "$LOG"; return 1; }
   grep -E "CUDA kernels|Fused probe|Torch|TFEvents|tfevents" "$LOG" | tail -8
   say "build"
