@@ -11,7 +11,7 @@
 # TensorBoard export is off: the image's protoc does not match the protobuf headers that
 # the pip torch ships in its include folder, which come first on core's include path.
 #
-# Stages: build, test, probe-bench, "speed CASES" (CASES as gpu_bench.py --cases),
+# Stages: build, test, probe-bench, steps (per-step times of the CLI's variants), "speed CASES" (CASES as gpu_bench.py --cases),
 # fidelity. Run from the repository root.
 set -uo pipefail
 ROOT=$PWD
@@ -74,6 +74,16 @@ stage() {
       say "gpu_bench speed ${1#speed }"
       PYTHONUNBUFFERED=1 python3 tests/bench/gpu_bench.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
         --skip-fidelity --cases "${1#speed }" --rounds "${ROUNDS:-2}" --steps "${STEPS:-200}" 2>&1 | tee -a "$LOG" ;;
+    steps)
+      say "per-step times"
+      PYTHONUNBUFFERED=1 python3 tests/bench/gpu_step_times.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
+        "default" "probes off::probes.every=0,probes.locate_nonfinite=false" \
+        "locator only::probes.every=0" "threads 1::threads=1" "bf16::precision.mode=bf16" \
+        "batch 1024::train.batch_size=1024" 2>&1 | tee -a "$LOG"
+      PYTHONUNBUFFERED=1 python3 tests/bench/peer_loop.py --device cuda --data "$DATA" --steps 200 --warmup 0 \
+        2>&1 | tee -a "$LOG"
+      PYTHONUNBUFFERED=1 python3 tests/bench/peer_loop.py --device cuda --data "$DATA" --steps 200 --warmup 5 \
+        2>&1 | tee -a "$LOG" ;;
     fidelity)
       say "gpu_bench fidelity"
       PYTHONUNBUFFERED=1 python3 tests/bench/gpu_bench.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
