@@ -418,7 +418,7 @@ private Q_SLOTS:
         QCOMPARE(view.table()->rowCount(), 0);
 
         RunConfig off = probedConfig();
-        off.probes.locate_nonfinite = false;
+        off.probes.locate_nonfinite = "off";
         view.beginRun(contextFor(off));
         QVERIFY(view.headerText().contains("locator is off"));
     }

@@ -331,6 +331,12 @@ void ConfigPanel::buildForm() {
     addInteger(probes, tr("Every N steps"), QStringLiteral("probes.every"),
                tr("probes.every: histogram/underflow probe cadence in steps; 0 = off"),
                [](RunConfig& c) -> int64_t& { return c.probes.every; });
+    addChoice(probes, tr("Locate first NaN"), QStringLiteral("probes.locate_nonfinite"),
+              tr("probes.locate_nonfinite: replay = a step that goes non-finite is run again "
+                 "with every layer checked (clean steps pay nothing); always = every layer "
+                 "checked on every step; off = not located"),
+              allowedLocateModes(),
+              [](RunConfig& c) -> std::string& { return c.probes.locate_nonfinite; });
 
     auto* defaults = new QPushButton(tr("Reset to defaults"), formHost_);
     defaults->setObjectName(QStringLiteral("resetConfig"));

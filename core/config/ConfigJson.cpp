@@ -254,6 +254,18 @@ void decode(const json& node, const std::string& path, std::vector<FaultConfig>&
     out = std::move(faults);
 }
 
+// Values of the same schema version written before a field took its present type:
+// probes.locate_nonfinite was a boolean (true: check every layer on every step).
+json withLegacyValuesUpgraded(const json& document) {
+    const auto probes = document.find("probes");
+    if (probes == document.end() || !probes->is_object()) return document;
+    const auto locate = probes->find("locate_nonfinite");
+    if (locate == probes->end() || !locate->is_boolean()) return document;
+    json upgraded = document;
+    upgraded["probes"]["locate_nonfinite"] = locate->get<bool>() ? "always" : "off";
+    return upgraded;
+}
+
 }  // namespace
 
 nlohmann::json configToJson(const RunConfig& config) {
@@ -285,7 +297,8 @@ RunConfig configFromJson(const nlohmann::json& document) {
                                        " is newer than this AmpScope understands (" +
                                        std::to_string(kConfigSchemaVersion) + ")");
     }
-    readObject(document, "", config,
+    const json upgraded = withLegacyValuesUpgraded(document);
+    readObject(upgraded, "", config,
                [](auto& visitor, auto& run) { config_schema::visitRun(visitor, run); });
     throwIfInvalid(config);
     return config;

@@ -44,6 +44,10 @@ const std::vector<std::string>& allowedFaultKinds() {
                                                     "nan_activation", "scale_loss", "alloc_failure"};
     return values;
 }
+const std::vector<std::string>& allowedLocateModes() {
+    static const std::vector<std::string> values = {"replay", "always", "off"};
+    return values;
+}
 const std::vector<std::string>& allowedDevices() {
     static const std::vector<std::string> values = {"auto", "cpu", "cuda"};
     return values;
@@ -294,6 +298,7 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.every", probes.every, int64_t{0});
     check.atLeast("probes.shadow_every", probes.shadow_every, int64_t{0});
     check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
+    check.oneOf("probes.locate_nonfinite", probes.locate_nonfinite, allowedLocateModes());
     check.inRange("probes.pause_overflow_above", probes.pause_overflow_above, 0.0, Bound::Closed, 1.0,
                   Bound::Closed);
     check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);

@@ -37,6 +37,7 @@ const std::vector<std::string>& allowedScalerKinds();
 const std::vector<std::string>& allowedEmulation();  // precision.emulate
 const std::vector<std::string>& allowedOptimizers();
 const std::vector<std::string>& allowedFaultKinds();
+const std::vector<std::string>& allowedLocateModes();
 const std::vector<std::string>& allowedDevices();
 const std::vector<std::string>& allowedValidationModes();  // data.validation
 const std::vector<std::string>& allowedActivations();

@@ -88,7 +88,14 @@ struct ProbeConfig {
     int64_t every = 50;  // histogram/underflow probes cadence in steps; 0 = off
     int64_t shadow_every = 0;  // fp32 shadow cadence; 0 = off
     int64_t ring_steps = 16;   // frames kept before a non-finite event
-    bool locate_nonfinite = true;  // the per-step non-finite check (off only to measure its cost)
+    // Where the run's first NaN/Inf is located (allowedLocateModes()):
+    //   replay  every step only reads what it computes anyway (the loss, the scaler's
+    //           found-inf, the gradient norm); a step that turns out non-finite is run
+    //           again with every layer checked, so clean steps pay nothing;
+    //   always  every layer's output and incoming gradient checked on every step;
+    //   off     no locating (to measure what locating costs).
+    // Files written when this was a boolean still load: true meant "always".
+    std::string locate_nonfinite = "replay";
     // Watchpoints: pause the engine (the user resumes) when they fire.
     bool pause_on_nonfinite = false;
     double pause_overflow_above = 0.0;  // fraction of a layer's gradient overflowing fp16; 0 = off

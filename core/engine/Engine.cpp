@@ -279,7 +279,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     });
     // Probes off entirely (no cadence, no locator) only when asked, to measure their cost.
     std::optional<ProbeSession> probes;
-    if (config.probes.every > 0 || config.probes.locate_nonfinite)
+    if (config.probes.every > 0 || config.probes.locate_nonfinite != "off")
         probes.emplace(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
     else if (faults.hasFaults())
         trainer.setObserver(&faults);

@@ -24,33 +24,42 @@ FaultInjector::FaultInjector(std::vector<FaultConfig> faults, Report report)
 
 double FaultInjector::beginStep(int64_t step) {
     step_ = step;
+    reported_.assign(faults_.size(), false);
     double factor = 1.0;
-    for (const auto& f : faults_) {
+    for (size_t k = 0; k < faults_.size(); ++k) {
+        const auto& f = faults_[k];
         if (f.step == step && f.kind == "scale_loss") {
             factor *= f.factor;
-            if (report_) report_(f);
+            reportOnce(k);
         }
     }
     return factor;
 }
 
+void FaultInjector::reportOnce(size_t index) {
+    if (index >= reported_.size() || reported_[index]) return;
+    reported_[index] = true;
+    if (report_) report_(faults_[index]);
+}
+
 void FaultInjector::afterLayer(size_t, const std::string& name, torch::Tensor& output) {
-    for (const auto& f : faults_) {
+    for (size_t k = 0; k < faults_.size(); ++k) {
+        const auto& f = faults_[k];
         if (f.step != step_ || f.layer != name || output.numel() == 0) continue;
         if (f.kind == "inf_activation" || f.kind == "nan_activation") {
             // A replacement that keeps the graph: grads still flow to the layer.
             auto mask = torch::zeros_like(output);
             mask.view({-1})[0].fill_(1.0);
             output = torch::where(mask.to(torch::kBool), torch::full_like(output, faultValue(f.kind)), output);
-            if (report_) report_(f);
+            reportOnce(k);
         } else if (f.kind == "alloc_failure") {
             // What running out of memory looks like from the engine: the allocator throws.
-            if (report_) report_(f);
+            reportOnce(k);
             throw std::bad_alloc();
         } else if ((f.kind == "inf_grad" || f.kind == "nan_grad") && output.requires_grad()) {
             const double value = faultValue(f.kind);
             output.register_hook([value](torch::Tensor grad) { return withFirstElement(grad, value); });
-            if (report_) report_(f);
+            reportOnce(k);
         }
     }
 }

@@ -30,6 +30,10 @@ private:
     std::vector<FaultConfig> faults_;
     Report report_;
     int64_t step_ = 0;
+    // Faults reported in this step: a step run again (NonFiniteReplay) injects them
+    // again, so the replay sees what the step saw, but reports each once.
+    std::vector<bool> reported_;
+    void reportOnce(size_t index);
 };
 
 }  // namespace ampscope

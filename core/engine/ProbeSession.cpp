@@ -22,7 +22,10 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     : trainer_(trainer),
       config_(config),
       locator_(static_cast<size_t>(config.ring_steps)),
-      updates_(trainer.model().layerNames(), trainer.parameterLayers()) {
+      updates_(trainer.model().layerNames(), trainer.parameterLayers()),
+      replay_(trainer) {
+    locateAlways_ = config_.locate_nonfinite == "always";
+    locateByReplay_ = config_.locate_nonfinite == "replay";
     const auto& model = trainer.model();
     parametersOfLayer_.resize(model.layerCount());
     for (size_t k = 0; k < trainer.parameterLayers().size(); ++k)
@@ -36,7 +39,7 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     auditBoundary_.audit = &audit_;
     chain_.add(&auditBoundary_);
     chain_.add(faults);
-    if (config_.locate_nonfinite) chain_.add(&locator_);
+    if (locateAlways_ || locateByReplay_) chain_.add(&locator_);
     chain_.add(this);
     trainer_.setObserver(&chain_);
     trainer_.setStepProbe(this);
@@ -69,8 +72,12 @@ void ProbeSession::beginStep(int64_t step) {
     readout_.clear();
     slots_.assign(trainer_.model().layerCount(), LayerSlots{});
     updateResults_.assign(trainer_.model().layerCount(), std::nullopt);
-    // Per-layer statistics every step, so the frames before a NaN are consecutive steps.
-    if (config_.locate_nonfinite) locator_.beginStep(step, true);
+    // Checking every step gives frames of consecutive steps; by replay, the frames
+    // are the probe steps' (and the event step's, from the replay).
+    const bool searching = !locator_.firstEvent();
+    locateThisStep_ = locateAlways_ || (locateByReplay_ && searching && (probeStep_ || replayMissedStep_ > 0));
+    if (locateThisStep_) locator_.beginStep(step, true);
+    if (locateByReplay_ && searching && !locateThisStep_) replay_.beginStep();
     if (probeStep_ && emulatedRounding_) trainer_.policy().setRoundingObserver(this);
     if (probeStep_) {
         activationBytes_.clear();
@@ -91,13 +98,18 @@ std::optional<ShadowRecord> ProbeSession::takeShadow() {
 }
 
 void ProbeSession::afterLoss(const torch::Tensor& loss) {
-    if (!probeStep_ && !config_.locate_nonfinite) return;
+    if (replaying_) {
+        locator_.checkLoss(loss);
+        return;
+    }
+    if (!probeStep_ && !locateThisStep_) return;
     Timer timer(stepProbeSeconds_);
     audit_.end();  // the forward and the loss are done: backward's ops are not audited
-    if (config_.locate_nonfinite) locator_.checkLoss(loss);
+    if (locateThisStep_) locator_.checkLoss(loss);
 }
 
 void ProbeSession::afterBackward(double scale) {
+    if (replaying_) return;
     scale_ = scale;
     if (!probeStep_) return;
     Timer timer(stepProbeSeconds_);
@@ -133,6 +145,38 @@ void ProbeSession::afterUnscale() {
     }
 }
 
+void ProbeSession::stepChecked(bool nonFinite) {
+    if (!nonFinite || !locateByReplay_ || locateThisStep_ || locator_.firstEvent()) return;
+    Timer timer(stepProbeSeconds_);
+    // On a probe step the rounding counts must not see the replay's values.
+    trainer_.policy().setRoundingObserver(nullptr);
+    locator_.beginStep(step_, true);
+    replaying_ = true;
+    struct EndReplay {
+        ProbeSession& session;
+        ~EndReplay() {
+            session.replaying_ = false;
+            if (session.probeStep_ && session.emulatedRounding_) session.trainer_.policy().setRoundingObserver(&session);
+        }
+    } endReplay{*this};
+    replay_.run();
+    const auto hit = locator_.endStep();
+    if (hit) {
+        takeFirstEvent(hit, nonfinite_located_by::kReplay);
+    } else if (!replayMissedStep_) {
+        // Not reproduced: a kernel that does not give the same result twice (some GPU
+        // reductions). The checks run on every step from the next one until one hits.
+        replayMissedStep_ = step_;
+    }
+}
+
+void ProbeSession::takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std::string_view locatedBy) {
+    if (!hit || !locator_.firstEvent() || !(*locator_.firstEvent() == *hit)) return;
+    newFirst_ = hit;
+    newFirst_->locatedBy = std::string(locatedBy);
+    newFirst_->replayMissedStep = replayMissedStep_;
+}
+
 void ProbeSession::beforeOptimizerStep() {
     if (!probeStep_) return;
     Timer timer(stepProbeSeconds_);
@@ -159,7 +203,7 @@ void ProbeSession::afterOptimizerStep(bool stepRan) {
 
 void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
                                   Rounding rounding) {
-    if (rounding != Rounding::Half) return;
+    if (rounding != Rounding::Half || replaying_) return;
     auto it = layerIndex_.find(tag.layer);
     if (it == layerIndex_.end()) return;
     Timer timer(stepProbeSeconds_);
@@ -208,7 +252,7 @@ void ProbeSession::resolveHalfChecks() {
 }
 
 void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tensor& output) {
-    if (!probeStep_) return;
+    if (!probeStep_ || replaying_) return;
     {
         Timer timer(stepProbeSeconds_);
         if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
@@ -238,8 +282,7 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
     {
     Timer timer(stepProbeSeconds_);
     trainer_.policy().setRoundingObserver(nullptr);
-    const auto hit = config_.locate_nonfinite ? locator_.endStep() : std::nullopt;
-    if (hit && locator_.firstEvent() && *locator_.firstEvent() == *hit) newFirst_ = hit;
+    if (locateThisStep_) takeFirstEvent(locator_.endStep(), nonfinite_located_by::kCheck);
     audit_.end();  // a step that threw before its loss
     if (probeStep_) snapshot = buildSnapshot();
     }

@@ -1,8 +1,13 @@
 #pragma once
 // INTERNAL (includes torch). Runs the probes of DESIGN.md inside the steps of
 // one Trainer:
-// - every step: the non-finite locator (each layer's forward output, the loss,
-//   and each gradient arriving at a layer output);
+// - the non-finite locator (each layer's forward output, the loss, and each
+//   gradient arriving at a layer output), as probes.locate_nonfinite says:
+//   "replay" checks those only on probe steps (for the frames before an event)
+//   and on a replay of the first step the trainer reports non-finite
+//   (NonFiniteReplay); "always" checks them on every step. A replay that does not
+//   reproduce the event (a non-deterministic kernel) turns the checks on for
+//   every step until the event is found, and the event says so;
 // - on probe steps (step 1 and every probes.every steps): per-layer histograms
 //   of the scaled and unscaled parameter gradients and of the activation
 //   gradients; fp16 class counts of the scaled parameter gradients (exact at the
@@ -26,6 +31,7 @@
 #include <torch/torch.h>
 
 #include "config/RunConfig.h"
+#include "engine/NonFiniteReplay.h"
 #include "engine/ProbeSnapshot.h"
 #include "engine/ShadowRun.h"
 #include "engine/Trainer.h"
@@ -61,6 +67,7 @@ public:
     void afterLoss(const torch::Tensor& loss) override;
     void afterBackward(double scale) override;
     void afterUnscale() override;
+    void stepChecked(bool nonFinite) override;
     void beforeOptimizerStep() override;
     void afterOptimizerUpdate() override;
     void afterOptimizerStep(bool stepRan) override;
@@ -128,6 +135,13 @@ private:
     double stepProbeSeconds_ = 0.0;
     double totalSeconds_ = 0.0;
     std::optional<NonFiniteEvent> newFirst_;
+    // The locator: its mode, whether it checks the current step, and the replay.
+    bool locateAlways_ = false, locateByReplay_ = false;
+    bool locateThisStep_ = false;
+    bool replaying_ = false;
+    int64_t replayMissedStep_ = 0;  // a replay that found nothing: checks every step since
+    NonFiniteReplay replay_;
+    void takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std::string_view locatedBy);
     std::vector<std::optional<LayerUpdateRatio>> updateResults_;
 };
 

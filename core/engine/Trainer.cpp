@@ -3,6 +3,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <utility>
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
@@ -155,18 +156,8 @@ bool Trainer::stepOptimizer() {
     return ran;
 }
 
-StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
-    StepMetrics m;
-    applyDeviceMathMode();
-    model_->train();
-    for (auto& p : parameters_) p.mutable_grad().reset();
-
-    auto x = inputs.to(device_);
-    const auto y = targets.to(device_);
-    lastInputs_ = x;
-    lastTargets_ = y;
+double Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale) {
     if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
-
     torch::Tensor loss;
     {
         std::optional<AutocastScope> autocast;
@@ -174,15 +165,25 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         const auto output = model_->forward(x, policy_, observer_);
         loss = computeLoss(output, y);
     }
-    if (nextLossFactor_ != 1.0) {
-        loss = loss * nextLossFactor_;
-        nextLossFactor_ = 1.0;
-    }
+    if (lossFactor != 1.0) loss = loss * lossFactor;
     if (probe_) probe_->afterLoss(loss);
-    m.loss = loss.detach().to(torch::kFloat).item<double>();
-    m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
+    const double value = loss.detach().to(torch::kFloat).item<double>();
     scaler_->scale(loss).backward();
-    if (probe_) probe_->afterBackward(m.scale);
+    if (probe_) probe_->afterBackward(scale);
+    return value;
+}
+
+StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
+    StepMetrics m;
+    applyDeviceMathMode();
+    model_->train();
+    for (auto& p : parameters_) p.mutable_grad().reset();
+
+    lastInputs_ = inputs.to(device_);
+    lastTargets_ = targets.to(device_);
+    stepLossFactor_ = std::exchange(nextLossFactor_, 1.0);
+    m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
+    m.loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, m.scale);
 
     const double clip = config_.optim.clip_norm;
     if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
@@ -193,6 +194,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
         m.gradNormClipped = std::min(scaledNorm, clip) / m.scale;
         if (scaler_->enabled()) scaler_->unscale(parameters_);
         gradientsUnscaled();
+        reportStepChecked(m);
         m.stepSkipped = !stepOptimizer();
     } else {
         if (scaler_->enabled()) scaler_->unscale(parameters_);
@@ -203,6 +205,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
             clipTo(clip, m.gradNorm);
             if (std::isfinite(m.gradNorm) && m.gradNorm > clip) m.gradNormClipped = clip;
         }
+        reportStepChecked(m);
         m.stepSkipped = !stepOptimizer();
     }
     m.foundInf = scaler_->enabled() ? scaler_->foundInf() : !std::isfinite(m.gradNorm);
@@ -217,6 +220,22 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
 
     m.lr = config_.optim.lr;
     return m;
+}
+
+void Trainer::reportStepChecked(const StepMetrics& m) {
+    if (!probe_) return;
+    // All read already: the loss, and the scaler's found-inf (a scaled step) or the
+    // gradient norm (any non-finite gradient makes it non-finite).
+    const bool gradientsFinite = scaler_->enabled() ? !scaler_->foundInf() : std::isfinite(m.gradNorm);
+    probe_->stepChecked(!(std::isfinite(m.loss) && gradientsFinite));
+}
+
+void Trainer::replayForwardBackward() {
+    applyDeviceMathMode();
+    model_->train();
+    for (auto& p : parameters_) p.mutable_grad().reset();
+    const double scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
+    forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, scale);
 }
 
 void Trainer::gradientsUnscaled() {

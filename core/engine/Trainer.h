@@ -33,6 +33,10 @@ public:
     virtual void afterBackward(double scale) {}
     // Gradients unscaled (true gradients), before clipping.
     virtual void afterUnscale() {}
+    // The step's loss and gradients are known finite or not, from what the step reads
+    // anyway (the loss, the scaler's found-inf or the gradient norm); no weight and no
+    // optimizer state has changed yet, so the step can still be run again as it was.
+    virtual void stepChecked(bool nonFinite) {}
     virtual void beforeOptimizerStep() {}
     // The optimizer ran; in emulated pure modes the weights are not yet rounded
     // back to fp16, so this is the update the optimizer intended.
@@ -64,6 +68,11 @@ public:
     // from it, so a twin built from the state the main run was built from
     // starts with the same weights.
     std::unique_ptr<Trainer> twin(const RunConfig& config, const torch::Tensor& initialRng = {}) const;
+    // Runs the last step's forward and backward again: the same batch, loss factor and
+    // loss scale, through the observer and the probe's afterLoss/afterBackward. Only
+    // between stepChecked() and the optimizer step. It leaves the replay's gradients and
+    // BatchNorm statistics; NonFiniteReplay puts the step's own back.
+    void replayForwardBackward();
     // cancelled() is asked between batches; a cancelled evaluation returns NaNs.
     Evaluation evaluate(const TensorDataset& data, int64_t batchSize,
                         const std::function<bool()>& cancelled = {});
@@ -94,6 +103,10 @@ public:
 
 private:
     torch::Tensor computeLoss(const torch::Tensor& output, const torch::Tensor& targets);
+    // Forward (under the precision policy), loss times lossFactor, backward of the loss
+    // times the scale; returns the loss read to the host.
+    double forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale);
+    void reportStepChecked(const StepMetrics& m);
     double globalGradNorm() const;
     void clipTo(double maxNorm, double currentNorm);
     std::string firstNonFiniteLayer() const;
@@ -114,6 +127,7 @@ private:
     LayerObserver* observer_ = nullptr;
     StepProbe* probe_ = nullptr;
     double nextLossFactor_ = 1.0;
+    double stepLossFactor_ = 1.0;  // the current step's, kept for a replay
     DataBundle shape_;  // the data's task and shapes, without tensors (for twins)
     torch::Tensor lastInputs_, lastTargets_;
     bool captureGradients_ = false;

@@ -23,6 +23,13 @@ inline constexpr std::string_view kGradient = "gradient";  // the gradient arriv
 inline constexpr std::string_view kLoss = "loss";
 }  // namespace nonfinite_tensor
 
+// How the event was found: by the checks that ran in the step itself (every step,
+// or a probe step), or by running the step again with every layer checked.
+namespace nonfinite_located_by {
+inline constexpr std::string_view kCheck = "check";
+inline constexpr std::string_view kReplay = "replay";
+}  // namespace nonfinite_located_by
+
 // The layer name a loss event carries.
 inline constexpr std::string_view kLossLayerName = "loss";
 
@@ -36,6 +43,8 @@ struct NonFiniteEvent {
     int64_t posInf = 0;
     int64_t negInf = 0;
     int64_t numel = 0;  // elements of the tensor checked
+    std::string locatedBy;         // nonfinite_located_by (empty: not said, runs written before)
+    int64_t replayMissedStep = 0;  // a step whose replay found nothing (0: none)
 
     bool operator==(const NonFiniteEvent& other) const = default;
 };

@@ -178,6 +178,8 @@ json toJson(const NonFiniteRecord& r) {
             {"pos_inf", e.posInf},
             {"neg_inf", e.negInf},
             {"numel", e.numel},
+            {"located_by", e.locatedBy.empty() ? std::string(nonfinite_located_by::kCheck) : e.locatedBy},
+            {"replay_missed_step", e.replayMissedStep},
             {"frames", std::move(frames)}};
 }
 
@@ -195,6 +197,10 @@ NonFiniteRecord nonFiniteRecordFromJson(const json& j) {
     e.posInf = intField(j, "pos_inf", kWhat);
     e.negInf = intField(j, "neg_inf", kWhat);
     e.numel = intField(j, "numel", kWhat);
+    // Runs written before events said how they were found checked every step.
+    e.locatedBy = j.contains("located_by") ? stringField(j, "located_by", kWhat)
+                                           : std::string(nonfinite_located_by::kCheck);
+    e.replayMissedStep = j.contains("replay_missed_step") ? intField(j, "replay_missed_step", kWhat) : 0;
     if (j.contains("frames")) {
         const json& frames = j.at("frames");
         if (!frames.is_array()) fail(kWhat, "field \"frames\" must be an array");

@@ -5,7 +5,9 @@
 1. Speed and memory. For simple_cnn and deep_cnn at batch 128 and 1024 (--cases picks),
    and the modes fp32, tf32, fp16 (+ dynamic loss scaler: torch.amp.GradScaler in the
    peer) and bf16, runs the engine (default probes on) and the peer interleaved,
-   A B A B, --rounds times, and prints the medians: samples/s of each, engine/peer,
+   A B A B, --rounds times, and prints the medians: samples/s of each (after the first
+   --warmup steps on both sides: the first CUDA step initialises cuBLAS/cuDNN and loads
+   kernels, which is not the mode's speed), engine/peer,
    each one's samples/s as a ratio to its own fp32, and peak memory (summary.json's
    peak_memory_bytes, the CUDA allocator's peak on CUDA; the peer reports
    torch.cuda.max_memory_allocated, the same counter).
@@ -68,10 +70,22 @@ def engine_run(args, workdir, name, settings):
     return summary, events
 
 
+def steady_samples_per_second(events, batch, warmup):
+    """The engine's samples/s over its steps after the first `warmup` (the peer times
+    the same steps: it runs warmup + steps and times the last `steps`)."""
+    seconds = 0.0
+    samples = 0
+    for e in events:
+        if e.get("type") == "step" and e["step"] > warmup and e.get("samples_per_second"):
+            seconds += batch / e["samples_per_second"]
+            samples += batch
+    return samples / seconds if seconds else 0.0
+
+
 def peer_run(args, model, batch, mode, steps):
     command = [args.python, os.path.join(HERE, "peer_loop.py"), "--device", args.device,
                "--model", model, "--batch", str(batch), "--mode", mode, "--steps", str(steps),
-               "--warmup", "0", "--threads", str(args.threads)]
+               "--warmup", str(args.warmup), "--threads", str(args.threads)]
     if args.data:
         command += ["--data", args.data]
     done = subprocess.run(command, capture_output=True, text=True)
@@ -90,10 +104,11 @@ def speed_table(args, workdir, cases, modes):
         for mode in modes:
             engine, peer = [], []
             for r in range(args.rounds):
-                summary, _ = engine_run(args, workdir, f"speed-{model}-{batch}-{mode}-{r}", {
+                summary, events = engine_run(args, workdir, f"speed-{model}-{batch}-{mode}-{r}", {
                     "model.name": model, "train.batch_size": batch, "precision.mode": mode,
-                    "train.max_steps": args.steps})
-                engine.append((summary["samples_per_second"], summary.get("peak_memory_bytes", 0)))
+                    "train.max_steps": args.steps + args.warmup})
+                engine.append((steady_samples_per_second(events, batch, args.warmup),
+                               summary.get("peak_memory_bytes", 0)))
                 result = peer_run(args, model, batch, mode, args.steps)
                 peer.append((result["samples_per_second"], result.get("peak_memory_bytes", 0)))
             rows.append({
@@ -102,8 +117,8 @@ def speed_table(args, workdir, cases, modes):
                 "peer": statistics.median(p[0] for p in peer),
                 "engine_peak": statistics.median(e[1] for e in engine),
                 "peer_peak": statistics.median(p[1] for p in peer)})
-    print(f"Engine vs plain torch.amp loop on {args.device}: FashionMNIST, Adam, {args.steps} steps, "
-          f"median of {args.rounds} interleaved rounds")
+    print(f"Engine vs plain torch.amp loop on {args.device}: FashionMNIST, Adam, {args.steps} steps "
+          f"timed after {args.warmup} warm-up steps, median of {args.rounds} interleaved rounds")
     print()
     print("| model | batch | mode | ampscope-cli samples/s | peer samples/s | engine/peer "
           "| engine vs its fp32 | peer vs its fp32 | engine peak MiB | peer peak MiB |")
@@ -183,6 +198,7 @@ def main():
     parser.add_argument("--python", default=sys.executable, help="the python with torch for the peer")
     parser.add_argument("--steps", type=int, default=200)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--warmup", type=int, default=5, help="untimed first steps, both sides")
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--fidelity-steps", type=int, default=500)
     parser.add_argument("--probe-every", type=int, default=10)
@@ -201,7 +217,7 @@ def main():
             fail(f"--cases {args.cases!r}: expected MODEL:BATCH[,MODEL:BATCH...]")
     modes = GPU_MODES if args.device == "cuda" else CPU_MODES
     if args.smoke:
-        args.steps, args.rounds, args.fidelity_steps, args.probe_every = 3, 1, 4, 2
+        args.steps, args.rounds, args.fidelity_steps, args.probe_every, args.warmup = 3, 1, 4, 2, 1
         cases = CASES[:1]
     if not os.access(args.cli, os.X_OK):
         fail(f"{args.cli}: not an executable (build first or pass --cli)")

@@ -50,7 +50,8 @@ build() {
   say "build"
   SECONDS=0
   cmake --build "$BUILD" -j"$(nproc)" --target ampscope-cli test_cuda_fused_probe \
-    test_fused_probe_rules test_precision_emulate test_probes test_engine fused_probe_bench \
+    test_fused_probe_rules test_precision_emulate test_probes test_engine test_nonfinite_replay \
+    test_probe_engine fused_probe_bench \
     -- -k 0 >"$ROOT/.gpu/build.log" 2>&1
   local rc=$?
   grep -E "error|FAILED" "$ROOT/.gpu/build.log" | head -60 | tee -a "$LOG"
@@ -65,7 +66,7 @@ stage() {
     test)
       say "ctest"
       ctest --test-dir "$BUILD" --output-on-failure -R \
-        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine)$' \
+        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine|test_nonfinite_replay|test_probe_engine)$' \
         2>&1 | tee -a "$LOG" | grep -E "Test +#|tests passed|FAIL|SKIP|QWARN" ;;
     probe-bench)
       say "fused_probe_bench"
@@ -77,9 +78,12 @@ stage() {
     steps)
       say "per-step times"
       PYTHONUNBUFFERED=1 python3 tests/bench/gpu_step_times.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
-        "default" "probes off::probes.every=0,probes.locate_nonfinite=false" \
-        "locator only::probes.every=0" "threads 1::threads=1" "bf16::precision.mode=bf16" \
-        "batch 1024::train.batch_size=1024" 2>&1 | tee -a "$LOG"
+        "default" "probes off::probes.every=0,probes.locate_nonfinite=off" \
+        "locator by replay only::probes.every=0" "locator always only::probes.every=0,probes.locate_nonfinite=always" \
+        "locator always, probes every 50::probes.locate_nonfinite=always" \
+        "bf16::precision.mode=bf16" "batch 1024::train.batch_size=1024" \
+        "NaN at step 150 (replay)::faults.0.kind=nan_activation,faults.0.layer=conv2,faults.0.step=150" \
+        2>&1 | tee -a "$LOG"
       PYTHONUNBUFFERED=1 python3 tests/bench/peer_loop.py --device cuda --data "$DATA" --steps 200 --warmup 0 \
         2>&1 | tee -a "$LOG"
       PYTHONUNBUFFERED=1 python3 tests/bench/peer_loop.py --device cuda --data "$DATA" --steps 200 --warmup 5 \

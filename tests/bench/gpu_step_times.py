@@ -27,8 +27,9 @@ def main():
                                              "train.batch_size=128")
     parser.add_argument("variants", nargs="+")
     args = parser.parse_args()
-    print("| variant | step 1 ms | median ms (2..) | p90 ms | summary samples/s | probe overhead |")
-    print("|---|---|---|---|---|---|")
+    print("| variant | step 1 ms | median ms (2..) | p90 ms | slowest after 1: ms at step | "
+          "summary samples/s | probe overhead |")
+    print("|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as work:
         for k, variant in enumerate(args.variants):
             name, _, sets = variant.partition("::")
@@ -44,7 +45,7 @@ def main():
                 print(f"| {name} | exit {done.returncode}: {done.stderr.strip()[:200]} |")
                 continue
             batch = int([s.split("=")[1] for s in settings if s.startswith("train.batch_size=")][-1])
-            times = []  # ms per step: a step record's samples/s is batch / step time
+            times = []  # ms per step (index 0: step 1): a step record's samples/s is batch / step time
             with open(os.path.join(out, "events.jsonl")) as f:
                 for line in f:
                     e = json.loads(line)
@@ -53,8 +54,10 @@ def main():
             with open(os.path.join(out, "summary.json")) as f:
                 summary = json.load(f)
             rest = sorted(times[1:])
+            slowest = max(range(1, len(times)), key=lambda k: times[k])
             print(f"| {name} | {times[0]:.2f} | {statistics.median(rest):.2f} | "
-                  f"{rest[int(0.9 * (len(rest) - 1))]:.2f} | {summary['samples_per_second']:.0f} | "
+                  f"{rest[int(0.9 * (len(rest) - 1))]:.2f} | {times[slowest]:.2f} at {slowest + 1} | "
+                  f"{summary['samples_per_second']:.0f} | "
                   f"{summary.get('probe_overhead', 0):.3f} |", flush=True)
 
 

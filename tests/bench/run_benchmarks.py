@@ -23,7 +23,7 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "probe-cadence", "long-run", "gui"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "probe-cadence", "replay-cost", "long-run", "gui"]
 
 
 def cpu_name():
@@ -108,8 +108,12 @@ def main():
             fail(SCRIPT, f"{probe_bench}: not built (configure with AMPSCOPE_BUILD_TESTS=ON)")
         probe_size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"]
                                                      if args.quick else [])
-        rows += json_rows([probe_bench, "--json", *probe_size], "probe_cost_bench",
-                          {"OMP_NUM_THREADS": str(args.threads)})
+        for variant in (["--mode", "fp32"], ["--mode", "bf16"], ["--model", "mlp"]):
+            rows += json_rows([probe_bench, "--json", *variant, *probe_size], "probe_cost_bench",
+                              {"OMP_NUM_THREADS": str(args.threads)})
+    if "replay-cost" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "replay_cost.py"), "--cli", cli, "--json",
+                           *threads, *size], "replay_cost.py")
     if "long-run" not in skip:
         steps = 3000 if args.smoke else (100000 if args.quick else args.long_run_steps)
         window = os.path.join(args.build, "app", "ampscope")

@@ -129,7 +129,7 @@ void NanInspectorView::beginRun(const RunContext& context) {
     keptInFp32_.clear();
     for (const auto& name : context.config.precision.keep_fp32)
         keptInFp32_ << QString::fromStdString(name);
-    locatorOn_ = context.config.probes.locate_nonfinite;
+    locateMode_ = context.config.probes.locate_nonfinite;
     running_ = true;
     announced_ = false;
     dirty_ = true;
@@ -179,11 +179,15 @@ QString NanInspectorView::headerText() const {
 
 void NanInspectorView::showNoEvent() {
     if (running_)
-        header_->setText(locatorOn_
+        header_->setText(locateMode_ == "off"
+                             ? tr("<b>The non-finite locator is off in this run</b> "
+                                  "(probes.locate_nonfinite = off).")
+                         : locateMode_ == "always"
                              ? tr("<b>No non-finite value so far.</b> Every layer's output and "
                                   "gradient, and the loss, are checked each step.")
-                             : tr("<b>The non-finite locator is off in this run</b> "
-                                  "(probes.locate_nonfinite = false)."));
+                             : tr("<b>No non-finite value so far.</b> Each step's loss and "
+                                  "gradients are checked; the first step that goes non-finite is "
+                                  "run again with every layer's output and gradient checked."));
     table_->clear();
     table_->setRowCount(0);
     table_->setColumnCount(0);
@@ -191,6 +195,21 @@ void NanInspectorView::showNoEvent() {
     rows_.clear();
     fillLayerList();
     updateButton();
+}
+
+// How the event was found, as a sentence after the header line.
+QString NanInspectorView::locatedByText(const NonFiniteEvent& e) const {
+    QString text;
+    if (e.locatedBy == nonfinite_located_by::kReplay)
+        text = tr("<br>Found by running step %1 again with every layer checked (the steps "
+                  "before it were clean, so they were not checked layer by layer).")
+                   .arg(e.step);
+    if (e.replayMissedStep > 0)
+        text += tr("<br>A replay of step %1 did not reproduce its non-finite value (a kernel "
+                   "that gives another result the second time); every step was checked from "
+                   "then on.")
+                    .arg(e.replayMissedStep);
+    return text;
 }
 
 void NanInspectorView::showFoundEvent() {
@@ -205,7 +224,8 @@ void NanInspectorView::showFoundEvent() {
             .arg(e.step)
             .arg(where, phaseText(e.phase), tensorText(e.tensor).toHtmlEscaped(),
                  nonFiniteCounts(e.nan, e.posInf, e.negInf))
-            .arg(e.numel));
+            .arg(e.numel) +
+        locatedByText(e));
     fillTable();
     fillLayerList();
     updateButton();

@@ -23,6 +23,7 @@
 #include <QString>
 #include <QWidget>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "RunObserver.h"
@@ -88,9 +89,10 @@ private:
 
     LayerOrder layers_;
     std::optional<NonFiniteRecord> record_;
+    QString locatedByText(const NonFiniteEvent& e) const;
     std::vector<RowKey> rows_;
     QStringList keptInFp32_;
-    bool locatorOn_ = true;
+    std::string locateMode_ = "replay";  // probes.locate_nonfinite of the run shown
     bool running_ = false;  // a run began (beginRun) in this view
     bool dirty_ = false;
     bool announced_ = false;

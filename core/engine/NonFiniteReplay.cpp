@@ -1,0 +1,71 @@
+#include "engine/NonFiniteReplay.h"
+
+#include <mutex>
+
+#include <ATen/Context.h>
+
+#include "engine/Trainer.h"
+
+namespace ampscope {
+namespace {
+
+// The generators a step can draw from: the CPU's, and the device's when it has its own.
+std::vector<at::Generator> generatorsOf(const c10::Device& device) {
+    std::vector<at::Generator> generators = {at::globalContext().defaultGenerator(c10::Device(c10::kCPU))};
+    if (!device.is_cpu()) generators.push_back(at::globalContext().defaultGenerator(device));
+    return generators;
+}
+
+}  // namespace
+
+NonFiniteReplay::NonFiniteReplay(Trainer& trainer) : trainer_(trainer) {}
+
+std::vector<torch::Tensor> NonFiniteReplay::randomStates() const {
+    std::vector<torch::Tensor> states;
+    for (auto generator : generatorsOf(trainer_.device())) {
+        std::lock_guard<std::mutex> lock(generator.mutex());
+        states.push_back(generator.get_state());
+    }
+    return states;
+}
+
+void NonFiniteReplay::restoreRandomStates(const std::vector<torch::Tensor>& states) const {
+    auto generators = generatorsOf(trainer_.device());
+    for (size_t k = 0; k < generators.size() && k < states.size(); ++k) {
+        std::lock_guard<std::mutex> lock(generators[k].mutex());
+        generators[k].set_state(states[k]);
+    }
+}
+
+void NonFiniteReplay::beginStep() {
+    stepStartRandomStates_ = randomStates();
+}
+
+void NonFiniteReplay::run() {
+    // The step's own gradients are moved aside (the replay makes new tensors) and
+    // moved back; nothing is copied but the small BatchNorm buffers.
+    std::vector<torch::Tensor> gradients;
+    for (const auto& p : trainer_.parameters()) gradients.push_back(p.grad());
+    std::vector<torch::Tensor> buffers;
+    for (const auto& b : trainer_.model().buffers()) buffers.push_back(b.detach().clone());
+    const auto stepEndRandomStates = randomStates();
+
+    restoreRandomStates(stepStartRandomStates_);
+    struct PutBack {
+        NonFiniteReplay& replay;
+        std::vector<torch::Tensor>& gradients;
+        std::vector<torch::Tensor>& buffers;
+        const std::vector<torch::Tensor>& randomStates;
+        ~PutBack() {
+            torch::NoGradGuard noGrad;
+            auto parameters = replay.trainer_.parameters();
+            for (size_t k = 0; k < parameters.size(); ++k) parameters[k].mutable_grad() = gradients[k];
+            auto current = replay.trainer_.model().buffers();
+            for (size_t k = 0; k < current.size() && k < buffers.size(); ++k) current[k].copy_(buffers[k]);
+            replay.restoreRandomStates(randomStates);
+        }
+    } putBack{*this, gradients, buffers, stepEndRandomStates};
+    trainer_.replayForwardBackward();
+}
+
+}  // namespace ampscope
