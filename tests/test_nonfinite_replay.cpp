@@ -76,7 +76,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("kind");
         QTest::addColumn<QString>("layer");
         QTest::addColumn<int>("step");
-        QTest::addColumn<bool>("dropped");  // the value never reaches the loss or a parameter gradient
+        QTest::addColumn<bool>("dropped");  // the value may never reach the loss or a parameter gradient
         struct Fault {
             const char* kind;
             const char* layer;
@@ -127,17 +127,21 @@ private Q_SLOTS:
         // The evaluation after the epoch sees the same weights and BatchNorm statistics.
         QCOMPARE(recordsOf(b.run, "epoch").front()["val_loss"], recordsOf(a.run, "epoch").front()["val_loss"]);
 
-        if (dropped) {
-            QVERIFY(!a.event.is_null());
-            QVERIFY(b.event.is_null());
+        // A step is replayed when what it reads anyway says non-finite: the loss, the
+        // scaler's found-inf or the gradient norm.
+        bool reachedTraining = false;
+        for (const auto& r : recordsOf(a.run, "step"))
+            reachedTraining = reachedTraining || !r["loss"].is_number() || !r["grad_norm"].is_number() ||
+                              r.value("found_inf", false);
+        if (!a.event.is_null() && !reachedTraining) {
             // The one difference, by design: a non-finite value that a later operation
-            // drops before it reaches the loss or any parameter's gradient changes
-            // nothing in training, and a clean step is not replayed to look for it.
+            // drops before it reaches the loss or any parameter's gradient (a ReLU's
+            // backward where its input was negative) changes nothing in training, and a
+            // clean step is not replayed to look for it. Whether the ReLU drops it
+            // depends on the numbers, so only that row may end here.
+            QVERIFY2(dropped, "a non-finite value that never reached the loss or a gradient");
             QCOMPARE(a.event["phase"].get<std::string>(), std::string("backward"));
-            for (const auto& r : recordsOf(a.run, "step")) {
-                QVERIFY2(r["loss"].is_number(), qPrintable(QString::fromStdString(r.dump())));
-                QVERIFY2(r["grad_norm"].is_number(), qPrintable(QString::fromStdString(r.dump())));
-            }
+            QVERIFY(b.event.is_null());
             return;
         }
         QCOMPARE(b.event.is_null(), a.event.is_null());

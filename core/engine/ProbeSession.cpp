@@ -271,7 +271,8 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
     output.register_hook([this, index](torch::Tensor grad) {
         Timer timer(stepProbeSeconds_);
         auto& s = slots_[index];
-        s.activationGrad = readout_.add(histogramSlots(grad));
+        // The fused kernel on a GPU (one pass), the histogram probe elsewhere.
+        s.activationGrad = readout_.add(gradientProbeSlots({grad}, {}).histogram);
         s.hasActivationGrad = true;
         return torch::Tensor();
     });
