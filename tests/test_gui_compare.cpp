@@ -1,6 +1,8 @@
 // Comparing runs: the Compare dock overlays recorded runs with a legend by name and
 // mode; the Lock-step A/B dock plots per-layer gradient cosine and the loss difference
 // from a run trained with a lock-step partner.
+#include <QDockWidget>
+#include <QLabel>
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -19,6 +21,7 @@ using ampscope::ui::CompareView;
 using ampscope::ui::LockstepPlot;
 using ampscope::ui::MainWindow;
 using ampscope::ui::MainWindowOptions;
+using ampscope::ui::RunOverlayPlot;
 
 namespace {
 
@@ -64,6 +67,53 @@ private Q_SLOTS:
         view.removeRun(0);
         QCOMPARE(view.lossPlot()->runCount(), 1);
         QCOMPARE(view.lossPlot()->runGraph(0)->name(), QString("b-fp16 (fp16)"));
+    }
+
+    // The Compare dock of a 1280x800 window: the empty state is one sentence, whole; with
+    // runs listed, each plot's x tick labels stand apart.
+    void readsInALaptopWindow() {
+        QTemporaryDir tmp;
+        QTemporaryDir runs;
+        MainWindowOptions options;
+        options.persistSettings = false;
+        options.runsRoot = runs.path();
+        MainWindow window(options);
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        CompareView* view = window.compareView();
+        view->parentWidget()->raise();
+        for (QDockWidget* dock : window.docks())
+            if (dock->widget() == view) dock->raise();
+        QTRY_VERIFY(view->isVisible());
+        QLabel* empty = view->emptyText();
+        QVERIFY(empty->isVisible());
+        // Word-wrapped into its own width and height: nothing cut.
+        QVERIFY(empty->heightForWidth(empty->width()) <= empty->height());
+
+        (void)test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");
+        (void)test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
+        QString error;
+        QVERIFY2(view->addRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(view->addRun(tmp.filePath("b-fp16"), &error, "fp16 run"), qPrintable(error));
+        QVERIFY(!empty->isVisible());
+        QCOMPARE(view->lossPlot()->runGraph(1)->name(), QString("fp16 run (fp16)"));
+        for (RunOverlayPlot* plot : {view->lossPlot(), view->scalePlot(), view->underflowPlot()}) {
+            QVERIFY(plot->isVisible());
+            plot->replot(QCustomPlot::rpImmediateRefresh);
+            const QVector<double> ticks = plot->xAxis->tickVector();
+            const QVector<QString> labels = plot->xAxis->tickVectorLabels();
+            const QFontMetrics metrics(plot->xAxis->tickLabelFont());
+            QVERIFY(ticks.size() >= 2);
+            for (int i = 1; i < ticks.size(); ++i) {
+                const double gap = plot->xAxis->coordToPixel(ticks[i]) - plot->xAxis->coordToPixel(ticks[i - 1]);
+                const double needed =
+                    0.5 * (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) + 6;
+                QVERIFY2(gap > needed, qPrintable(plot->yAxis->label() + ": " + labels[i - 1] + " " + labels[i]));
+            }
+        }
+        view->clearRuns();
+        QVERIFY(empty->isVisible());
     }
 
     void lockstepPlotsCosineAndLossDifference() {

@@ -102,6 +102,16 @@ private Q_SLOTS:
         QVERIFY(!loss->isHidden());
     }
 
+    // Before any run there is nothing to count: the bar does not invent "0 / 1 steps".
+    void anIdleWindowCountsNoSteps() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        const QString idle = window.progressBar()->text();
+        QVERIFY2(!idle.contains("step") && !idle.contains('/'), qPrintable(idle));
+        QVERIFY(!idle.isEmpty());
+    }
+
     void startIsDisabledWhileTheConfigIsInvalid() {
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));

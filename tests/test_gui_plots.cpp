@@ -299,7 +299,8 @@ private Q_SLOTS:
         map.replot(QCustomPlot::rpImmediateRefresh);
         QCOMPARE(map.appendedPerColumn(), 2);
         QCOMPARE(map.columnCount(), 250 + 50);
-        QCOMPARE(map.colorMap()->data()->keySize(), 500);
+        // The drawn grid keeps its size however many columns came (no reallocation).
+        QCOMPARE(map.colorMap()->data()->keySize(), 2 * 500);
         QCOMPARE(map.stepOfColumn(0), int64_t(200));
         QCOMPARE(map.stepOfColumn(299), int64_t(60000));
         // Column 150 averages appended columns 300 and 301.
@@ -349,18 +350,68 @@ private Q_SLOTS:
         map.appendColumn(42, counts);
         map.refresh();
         map.replot(QCustomPlot::rpImmediateRefresh);
-        const QPoint cell(int(map.xAxis->coordToPixel(0)), int(map.yAxis->coordToPixel(-19.5)));
+        const QPoint cell(int(map.xAxis->coordToPixel(map.columnX(0))), int(map.yAxis->coordToPixel(-19.5)));
         const QString text = map.hoverText(cell);
         QVERIFY2(text.contains("step 42") && text.contains("[-20, -19)") && text.contains(": 7"),
                  qPrintable(text));
         // NaN/Inf rows have their own strip above the map.
         QVERIFY(map.namedRowsRect());
         QVERIFY(map.namedRowsRect()->rect().bottom() < map.yAxis->axisRect()->rect().top());
-        QCOMPARE(map.namedRowsMap()->data()->cell(0, 0), 3.0);
+        int key = 0, value = 0;
+        map.namedRowsMap()->data()->coordToCell(map.columnX(0), 0.0, &key, &value);
+        QCOMPARE(map.namedRowsMap()->data()->cell(key, value), 3.0);
         QCPAxis* names = map.namedRowsRect()->axis(QCPAxis::atLeft);
         const QPoint nanCell(cell.x(), int(names->coordToPixel(0)));
         const QString nanText = map.hoverText(nanCell);
         QVERIFY2(nanText.contains("NaN") && nanText.contains(": 3"), qPrintable(nanText));
+    }
+
+    // Probes at steps 1, 50 and 100 of a 120-step run: the x axis is in steps and spans the
+    // run, each column stands at its step about as wide as the probe cadence, and the axis
+    // has several readable ticks (not a single "1" at the left).
+    void heatmapColumnsStandAtTheirSteps() {
+        HeatmapPlot map;
+        map.resize(700, 400);
+        for (int64_t step : {1, 50, 100}) {
+            std::vector<double> counts(100, 0.0);
+            counts[64 - 10] = 5;
+            map.appendColumn(step, counts);
+        }
+        map.setStepExtent(120);
+        map.refresh();
+        map.replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(map.xAxis->range().lower <= 1.0);
+        QVERIFY(map.xAxis->range().upper >= 120.0);
+        QVERIFY(map.xAxis->range().upper <= 130.0);
+        QCOMPARE(map.columnX(1), 50.0);
+        QCOMPARE(map.columnAt(50.0), 1);
+        QCOMPARE(map.columnAt(74.0), 1);
+        QCOMPARE(map.columnAt(76.0), 2);
+        QCOMPARE(map.columnAt(124.0), 2);  // the last column is as wide as the one before
+        QCOMPARE(map.columnAt(126.0), -1);
+        // The drawn cells agree: colour at each probe step.
+        const auto cellAt = [&](double x) {
+            int key = 0, value = 0;
+            map.colorMap()->data()->coordToCell(x, -9.5, &key, &value);
+            return map.colorMap()->data()->cell(key, value);
+        };
+        QCOMPARE(cellAt(50.0), 5.0);
+        QCOMPARE(cellAt(100.0), 5.0);
+        // A column's width on screen: about 50 steps of a 125-step axis.
+        const double width = map.xAxis->coordToPixel(75.0) - map.xAxis->coordToPixel(25.0);
+        QVERIFY(width > 0.3 * map.xAxis->axisRect()->width());
+        const QVector<QString> labels = map.xAxis->tickVectorLabels();
+        QVERIFY2(labels.size() >= 3, qPrintable(QStringList(labels.begin(), labels.end()).join(' ')));
+        // Readable: the labels do not touch.
+        const QVector<double> ticks = map.xAxis->tickVector();
+        const QFontMetrics metrics(map.xAxis->tickLabelFont());
+        for (int i = 1; i < ticks.size(); ++i) {
+            const double gap = map.xAxis->coordToPixel(ticks[i]) - map.xAxis->coordToPixel(ticks[i - 1]);
+            QVERIFY(gap > 0.5 * (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) + 4);
+        }
+        // The hover names the probe step under the mouse.
+        const QPoint at(int(map.xAxis->coordToPixel(60.0)), int(map.yAxis->coordToPixel(-9.5)));
+        QVERIFY2(map.hoverText(at).contains("step 50"), qPrintable(map.hoverText(at)));
     }
 
     void namedRowsMakeALayerMap() {

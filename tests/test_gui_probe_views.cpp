@@ -296,7 +296,7 @@ private Q_SLOTS:
         HeatmapPlot* map = view.heatmap();
         map->replot();
         const QRect area = map->xAxis->axisRect()->rect();  // the map, not the named rows
-        const QPoint at(static_cast<int>(map->xAxis->coordToPixel(1.0)), area.center().y());
+        const QPoint at(static_cast<int>(map->xAxis->coordToPixel(map->columnX(1))), area.center().y());
         QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, at);
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(2));
         QCOMPARE(view.slice()->barValue(-12), 1.0);
@@ -304,6 +304,45 @@ private Q_SLOTS:
         view.stepSlider()->setValue(view.stepSlider()->maximum());
         QVERIFY(view.followsNewestStep());
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(4));
+    }
+
+    // In a dock a few hundred pixels high: the map spans the run's steps, and the line
+    // plot's y label fits beside its axis instead of running into the legend above it.
+    void underflowViewReadsInAShortDock() {
+        UnderflowView view;
+        view.resize(640, 260);
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(runInfo({"fc1", "act1", "out"}));
+        for (int64_t step : {1, 50, 100}) {
+            view.takeRecord(underflow(step, "fc1", 25, 0, 75));
+            view.takeRecord(underflow(step, "out", 1, 0, 997, 2));
+        }
+        std::vector<StepMetrics> steps;
+        for (int64_t s = 1; s <= 120; ++s) steps.push_back(stepWithScale(s, 1.0));
+        view.appendSteps(steps);
+        view.endOfBatch();
+        view.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&view));
+        view.heatmap()->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY(view.heatmap()->xAxis->range().upper >= 120.0);
+        QCOMPARE(view.heatmap()->columnAt(100.0), 2);
+
+        auto* plot = view.linePlot();
+        QVERIFY(plot->isLogarithmic());
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        const QRect axisRect = plot->axisRect()->rect();
+        const int labelLength = QFontMetrics(plot->yAxis->labelFont()).horizontalAdvance(plot->yAxis->label());
+        // The label is drawn rotated, centred on the axis: its top is here.
+        const int labelTop = axisRect.center().y() - labelLength / 2;
+        QVERIFY2(labelLength <= axisRect.height(), qPrintable(plot->yAxis->label()));
+        QVERIFY2(labelTop >= plot->legend->outerRect().bottom(),
+                 qPrintable(QStringLiteral("label top %1, legend bottom %2")
+                                .arg(labelTop)
+                                .arg(plot->legend->outerRect().bottom())));
+        // Taller, the whole label is back.
+        plot->resize(plot->width(), 600);
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+        QVERIFY2(plot->yAxis->label().contains("log axis"), qPrintable(plot->yAxis->label()));
     }
 
     void underflowMapHoldsEachLayersFraction() {

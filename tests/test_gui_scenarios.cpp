@@ -18,8 +18,12 @@
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "MainWindow.h"
+#include "RunPaceControl.h"
 #include "ScenarioBrowser.h"
 #include "config/ConfigJson.h"
+#include "plots/LossPlot.h"
+#include "views/CompareView.h"
+#include "views/RunOverlayPlot.h"
 #include "scenarios/ScenarioCatalogue.h"
 
 using namespace ampscope;
@@ -51,8 +55,8 @@ private Q_SLOTS:
         QCOMPARE(list->count(), static_cast<int>(names.size()));
         for (int i = 0; i < list->count(); ++i) {
             const QString text = list->item(i)->text();
-            QVERIFY2(text.startsWith(QString::fromStdString(names[static_cast<size_t>(i)]) + " — "), qPrintable(text));
-            QVERIFY(!text.contains('\n'));
+            QCOMPARE(text, QString::fromStdString(names[static_cast<size_t>(i)]));
+            QVERIFY(!list->item(i)->toolTip().isEmpty());  // the one-line summary
         }
         QMenu* menu = nullptr;
         for (QAction* a : window.menuBar()->actions())
@@ -64,6 +68,28 @@ private Q_SLOTS:
         QCOMPARE(scenarioActions, static_cast<int>(names.size()));
         // Help stays last.
         QCOMPARE(window.menuBar()->actions().last()->text().remove('&'), QString("Help"));
+    }
+
+    // At a laptop's 1280x800 the start page shows every scenario's whole name: no row
+    // below the list's bottom, none cut on the right.
+    void theWholeListReadsAt1280x800() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        window.scenarioDock()->raise();
+        QListWidget* list = window.scenarioBrowser()->scenarioList();
+        QTRY_VERIFY(list->isVisible());
+        const QRect viewport = list->viewport()->rect();
+        for (int i = 0; i < list->count(); ++i) {
+            const QRect row = list->visualItemRect(list->item(i));
+            QVERIFY2(viewport.contains(row), qPrintable(list->item(i)->text()));
+            const int textWidth = list->fontMetrics().horizontalAdvance(list->item(i)->text());
+            QVERIFY2(textWidth < viewport.width(), qPrintable(list->item(i)->text()));
+        }
+        // The narrative still gets room to read.
+        QVERIFY(window.scenarioBrowser()->narrativeView()->height() > 150);
     }
 
     void choosingAScenarioLoadsItWithoutStarting() {
@@ -119,6 +145,42 @@ private Q_SLOTS:
         QVERIFY2(lines[1].startsWith("fp16 ") && lines[1].contains("loss forward step 1"), qPrintable(lines[1]));
         QVERIFY2(lines[2].startsWith("fp16-head-fp32 ") && lines[2].endsWith("-"), qPrintable(lines[2]));
         QVERIFY(browser->narrativeView()->toPlainText().contains("Side by side"));
+
+        // The contrast is in view without hunting for directories: both runs overlaid in
+        // Compare by run name, and the first under the second in the loss plot.
+        auto* compare = window.compareView();
+        QCOMPARE(compare->runDirectories(), directories);
+        QCOMPARE(compare->lossPlot()->runCount(), 2);
+        QCOMPARE(compare->lossPlot()->runGraph(0)->name(), QString("fp16 (fp16)"));
+        QCOMPARE(compare->lossPlot()->runGraph(1)->name(), QString("fp16-head-fp32 (fp16)"));
+        QVERIFY(compare->lossPlot()->runGraph(1)->data()->size() > 0);
+        QCOMPARE(window.lossPlot()->earlierRunCount(), 1);
+        QCOMPARE(window.lossPlot()->earlierRunGraph(0)->name(), QString("fp16"));
+        QVERIFY(window.lossPlot()->legend->hasItemWithPlottable(window.lossPlot()->earlierRunGraph(0)));
+
+        // A run of its own afterwards shows only itself.
+        QVERIFY(window.startRun());
+        QCOMPARE(window.lossPlot()->earlierRunCount(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 60000);
+    }
+
+    // The pace is the teacher's choice for a scenario: each scenario remembers its own.
+    void paceIsRememberedPerScenario() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        auto* pace = window.paceControl();
+        QCOMPARE(pace->stepsPerSecond(), 0.0);  // as fast as possible unless chosen
+        QVERIFY(window.loadScenario("fp16-no-scaler"));
+        pace->setStepsPerSecond(5.0);
+        QCOMPARE(window.bridge()->stepsPerSecond(), 5.0);
+        QVERIFY(window.loadScenario("softmax-overflow"));
+        QCOMPARE(pace->stepsPerSecond(), 0.0);
+        pace->setStepsPerSecond(2.0);
+        QVERIFY(window.loadScenario("fp16-no-scaler"));
+        QCOMPARE(pace->stepsPerSecond(), 5.0);
+        QCOMPARE(window.bridge()->stepsPerSecond(), 5.0);
+        QVERIFY(window.loadScenario("softmax-overflow"));
+        QCOMPARE(pace->stepsPerSecond(), 2.0);
     }
 
     void stoppingARunEndsTheScenario() {

@@ -179,6 +179,27 @@ private Q_SLOTS:
 
     // Records keep their order and content; an undrained stream keeps the newest and
     // counts the rest, like the steps.
+    // A consumer asks empty() whether a drain is worth delivering: whatever one kind of
+    // thing a drain holds, it is not empty.
+    void aDrainWithAnyOneKindOfThingIsNotEmpty() {
+        MetricStream stream;
+        QVERIFY(stream.drain().empty());
+        stream.pushRecord({{"type", "fault"}, {"step", 3}});
+        DrainedMetrics onlyRecord = stream.drain();
+        QVERIFY(!onlyRecord.empty());
+        QCOMPARE(onlyRecord.records.size(), std::size_t{1});
+        QVERIFY(stream.drain().empty());
+        stream.pushStep(StepMetrics{});
+        QVERIFY(!stream.drain().empty());
+        stream.pushEvent(EngineEvent{});
+        QVERIFY(!stream.drain().empty());
+        stream.publishSnapshot(std::make_shared<Snapshot>());
+        QVERIFY(!stream.drain().empty());
+        DrainedMetrics onlyDropped;
+        onlyDropped.droppedRecords = 1;
+        QVERIFY(!onlyDropped.empty());
+    }
+
     void recordsArriveInOrderAndOverflowIsCounted() {
         MetricStream stream(8, 6);
         for (int64_t step = 1; step <= 3; ++step)

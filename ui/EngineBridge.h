@@ -14,6 +14,14 @@
 // - pause/resume/stepOnce/stop are messages to the engine (it honours them between
 //   steps; stop within one step). Engine errors end the run with failed() + runEnded();
 //   the bridge is then ready for a new start().
+// - Pace: setStepsPerSecond(n > 0) lets the run take at most about n steps a second, so
+//   that a class can watch a tiny run unfold; 0 (the default) is as fast as it goes. It
+//   can change at any time. The bridge paces by holding the engine paused and letting
+//   one step through at a time (at most two asked ahead of what arrived); the window
+//   sees no pause for that. A user's pause, resume and step once work as without a
+//   pace, and a paced run still stops for pause_on_nonfinite and pause_scale_below
+//   (the bridge notices them from the steps and records, since the engine, already
+//   paused, cannot say so).
 // - Destroying the bridge stops the run and joins the engine thread (blocking at most
 //   about one step); a window that must not block asks stop() and waits for runEnded.
 #include <QElapsedTimer>
@@ -44,6 +52,8 @@ public:
     void resume();
     void stepOnce();
     void stop();
+    void setStepsPerSecond(double stepsPerSecond);
+    double stepsPerSecond() const { return pace_; }
 
     // A run was started and runEnded has not been emitted yet.
     bool isActive() const { return static_cast<bool>(engine_); }
@@ -66,6 +76,11 @@ Q_SIGNALS:
 private:
     void tick();
     void emitLifecycle(const EngineEvent& event);
+    bool paced() const { return pace_ > 0.0; }
+    void pacedStep();
+    // A watchpoint the engine could not report while held paused; empty when none fired.
+    QString pacedWatchpoint(const DrainedMetrics& batch) const;
+    void pauseFromPace(const QString& why);
 
     std::unique_ptr<Engine> engine_;
     QTimer timer_;
@@ -75,6 +90,10 @@ private:
     bool paused_ = false;
     bool stopRequested_ = false;
     bool endEventSeen_ = false;
+    double pace_ = 0.0;
+    QTimer paceTimer_;
+    qint64 pacedStepsAsked_ = 0;  // steps let through by the pace in this run
+    qint64 lastStep_ = 0;
 };
 
 }  // namespace ampscope::ui

@@ -25,6 +25,7 @@
 #include "ExecutionBadge.h"
 #include "RunDirectoryNaming.h"
 #include "RunFacts.h"
+#include "RunPaceControl.h"
 #include "RunRecordParsing.h"
 #include "ScenarioBrowser.h"
 #include "common/BuildInfo.h"
@@ -236,6 +237,13 @@ void MainWindow::buildToolBar() {
     bar->addAction(pauseAction_);
     bar->addAction(stepAction_);
     bar->addAction(stopAction_);
+    auto* paceLabel = new QLabel(tr(" Pace: "), bar);
+    paceControl_ = new RunPaceControl(options_.persistSettings, bar);
+    paceLabel->setBuddy(paceControl_);
+    bar->addWidget(paceLabel);
+    bar->addWidget(paceControl_);
+    bridge_->setStepsPerSecond(paceControl_->stepsPerSecond());
+    connect(paceControl_, &RunPaceControl::paceChanged, bridge_, &EngineBridge::setStepsPerSecond);
     bar->addSeparator();
     bar->addAction(openRunAction_);
     viewMenu_->insertAction(viewMenu_->actions().value(0), bar->toggleViewAction());
@@ -268,9 +276,10 @@ void MainWindow::buildStatusBar() {
     progressBar_->setObjectName(QStringLiteral("progressBar"));
     progressBar_->setMaximumWidth(190);
     progressBar_->setMinimumWidth(150);
+    // Before any run there are no steps to count: "0 / 1 steps" would invent a run.
     progressBar_->setRange(0, 1);
     progressBar_->setValue(0);
-    progressBar_->setFormat(tr("%v / %m steps"));
+    progressBar_->setFormat(tr("no run yet"));
     etaLabel_ = new QLabel(bar);
     etaLabel_->setObjectName(QStringLiteral("etaLabel"));
     etaLabel_->setMinimumWidth(etaLabel_->fontMetrics().horizontalAdvance(tr("ETA 00:00:00")));
@@ -363,6 +372,7 @@ void MainWindow::buildScenarioBrowser() {
                                Qt::LeftDockWidgetArea, nullptr);
     // The start page shares the left column with Configure: a narrative beside the plots.
     tabifyDockWidget(configureDock_, scenarioDock_);
+    connect(scenarioBrowser_, &ScenarioBrowser::scenarioLoaded, paceControl_, &RunPaceControl::showScenario);
 
     // Menu: one line per scenario; choosing one loads it (Run scenario starts it).
     QMenu* menu = new QMenu(tr("&Scenarios"), this);
@@ -587,6 +597,7 @@ bool MainWindow::startRunWith(bool singleStep) {
     runLabel_->setFullText(tr("Starting… recording to %1").arg(shownPath(directory)));
     runLabel_->setToolTip(directory);
     beginRunInViews({config, runDisplayName(config), directory, true});
+    progressBar_->setFormat(tr("%v / %m steps"));
     progressBar_->setRange(0, 0);  // busy until the engine says how many steps it plans
     etaLabel_->clear();
     updateStatusForConfig(config);
@@ -685,7 +696,10 @@ void MainWindow::onFailed(const QString& message, bool inputError) {
 
 void MainWindow::onRunEnded(const RunSummary& summary) {
     updateActions();
-    if (progressBar_->maximum() == 0) progressBar_->setRange(0, 1);
+    if (progressBar_->maximum() == 0) {
+        progressBar_->setRange(0, 1);  // ended before it planned its steps
+        progressBar_->setFormat(tr("no steps"));
+    }
     etaLabel_->clear();
     runLabel_->setFullText(tr("%1 after %2 steps · %3")
                                .arg(statusWord(summary.status))
@@ -771,6 +785,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     updateStatusForConfig(config);
     const QString title = QFileInfo(runDirectory_).fileName();
     beginRunInViews({config, title, runDirectory_, false});
+    progressBar_->setFormat(tr("%v / %m steps"));
     if (complete) {
         try {
             streamRunToViews(*reader);

@@ -55,6 +55,7 @@ class EngineBridge;
 class ExecutionBadge;
 class GradientHistogramView;
 class ScenarioBrowser;
+class RunPaceControl;
 class LossPlot;
 class MemoryPlot;
 class CompareView;
@@ -88,6 +89,7 @@ public:
     bool loadScenario(const QString& name, QString* error = nullptr);
     bool runScenario(const QString& name, QString* error = nullptr);
     ScenarioBrowser* scenarioBrowser() const { return scenarioBrowser_; }
+    QDockWidget* scenarioDock() const { return scenarioDock_; }
     // Opens (and, while it is written, follows) a run directory.
     bool openRunDirectory(const QString& directory, QString* error);
 
@@ -107,6 +109,7 @@ public:
     EngineBridge* bridge() const { return bridge_; }
     ExecutionBadge* executionBadge() const { return badge_; }
     QProgressBar* progressBar() const { return progressBar_; }
+    RunPaceControl* paceControl() const { return paceControl_; }
     QAction* startAction() const { return startAction_; }
     QAction* pauseAction() const { return pauseAction_; }
     QAction* stepAction() const { return stepAction_; }
@@ -237,6 +240,7 @@ private:
     ExecutionBadge* badge_ = nullptr;
     ElidingLabel* howLabel_ = nullptr;
     QProgressBar* progressBar_ = nullptr;
+    RunPaceControl* paceControl_ = nullptr;
     QLabel* etaLabel_ = nullptr;
     QPointer<QMessageBox> errorBox_;
 

@@ -6,16 +6,19 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
-#include <QSplitter>
 #include <QTextBrowser>
 #include <QTimer>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 
 #include "EngineBridge.h"
 #include "MainWindow.h"
 #include "engine/RunRecords.h"
 #include "engine/SystemInfo.h"
+#include "plots/LossPlot.h"
+#include "views/CompareView.h"
+#include "views/ComparedRun.h"
 
 namespace ampscope::ui {
 
@@ -47,11 +50,22 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
     list_ = new QListWidget(this);
     list_->setObjectName(QStringLiteral("scenarioList"));
     list_->setWordWrap(false);
+    list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    list_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    // One name a line, nothing cut: a teacher picks by name; the one-line summary is the
+    // tooltip and the narrative's subject.
     for (const Scenario& scenario : builtInScenarios()) {
-        auto* item = new QListWidgetItem(fromStd(scenario.name + " — " + scenario.summary), list_);
+        auto* item = new QListWidgetItem(fromStd(scenario.name), list_);
         item->setData(kNameRole, fromStd(scenario.name));
         item->setToolTip(fromStd(scenario.summary));
     }
+    // Tall and wide enough for every name: the list never scrolls or elides.
+    int widest = 0;
+    for (int row = 0; row < list_->count(); ++row)
+        widest = std::max(widest, list_->fontMetrics().horizontalAdvance(list_->item(row)->text()));
+    const int frame = 2 * list_->frameWidth();
+    list_->setFixedHeight(list_->sizeHintForRow(0) * list_->count() + frame + 2);
+    list_->setMinimumWidth(widest + frame + 24);
     narrative_ = new QTextBrowser(this);
     narrative_->setObjectName(QStringLiteral("scenarioNarrative"));
     narrative_->setOpenExternalLinks(true);
@@ -76,14 +90,10 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
     lowerLayout->addWidget(runsLabel_);
     lowerLayout->addWidget(runs_);
     lowerLayout->addLayout(buttons);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->addWidget(list_);
-    splitter->addWidget(lower);
-    splitter->setStretchFactor(0, 1);
-    splitter->setStretchFactor(1, 3);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
-    layout->addWidget(splitter);
+    layout->addWidget(list_);
+    layout->addWidget(lower, 1);
 
     const auto selectedName = [this] {
         const QListWidgetItem* item = list_->currentItem();
@@ -106,6 +116,24 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
             window_->setConfig(configs_[static_cast<size_t>(index)].config);
     });
     connect(window_, &MainWindow::runEnded, this, &ScenarioBrowser::onRunEnded);
+    compareRefresh_ = new QTimer(this);
+    compareRefresh_->setInterval(1000);
+    connect(compareRefresh_, &QTimer::timeout, this, &ScenarioBrowser::refreshComparedRuns);
+}
+
+void ScenarioBrowser::refreshComparedRuns() {
+    CompareView* compare = window_->compareView();
+    if (!compare || !overlaysRuns()) return;
+    // A run is listed once its directory reads as a run (the engine writes config.json
+    // after it starts); until then it is tried again on the next refresh.
+    bool added = false;
+    while (listedInCompare_ < recorded_.size()) {
+        const auto index = static_cast<std::size_t>(listedInCompare_);
+        if (!compare->addRun(recorded_[listedInCompare_], nullptr, fromStd(configs_[index].name))) break;
+        ++listedInCompare_;
+        added = true;
+    }
+    if (!added) compare->refresh();
 }
 
 void ScenarioBrowser::reportError(const QString& message, QString* error) {
@@ -149,6 +177,8 @@ bool ScenarioBrowser::runScenario(const QString& name, QString* error) {
     running_ = true;
     recorded_.clear();
     rows_.clear();
+    listedInCompare_ = 0;
+    if (overlaysRuns() && window_->compareView()) window_->compareView()->clearRuns();
     startRun(0);
     if (!running_) {
         reportError(tr("The scenario's first run did not start (is its config valid?)."), error);
@@ -168,10 +198,23 @@ void ScenarioBrowser::startRun(size_t index) {
         return;
     }
     recorded_ << window_->runDirectory();
+    if (!overlaysRuns()) return;
+    for (size_t earlier = 0; earlier < index; ++earlier) {
+        try {
+            const QString name = fromStd(configs_[earlier].name);
+            window_->lossPlot()->addEarlierRun(
+                name, loadComparedRun(recorded_[static_cast<int>(earlier)], name).losses);
+        } catch (const std::exception&) {
+            // Its directory is gone: the run still trains, without that line.
+        }
+    }
+    compareRefresh_->start();
 }
 
 void ScenarioBrowser::onRunEnded(const QString& status) {
     if (!running_) return;
+    compareRefresh_->stop();
+    refreshComparedRuns();
     rows_.push_back({configs_[runIndex_].name, readSummary(window_->runDirectory())});
     if (status != QLatin1String("finished")) {
         running_ = false;  // stopped or failed: the rest of the scenario is not run

@@ -12,6 +12,10 @@
 //   when the previous one finished; a run that is stopped or fails ends the sequence.
 //   When every run finished, a scenario with several runs shows the side-by-side
 //   table (core/scenarios/ComparisonTable.h) under the narrative.
+// - A scenario with several runs is a contrast: its runs replace the Compare dock's
+//   list as they start (labelled by run name, refreshed about once a second while one
+//   trains and when it ends), and the loss plot draws the earlier runs under the one
+//   training, so the last run ends with all of them overlaid.
 // - setOverrides() applies "key.path=value" to every run config the browser loads
 //   (the same path as ampscope-cli's --set): how tests shorten a scenario.
 // - Unknown names fail with the one-line message that lists the valid ones.
@@ -27,6 +31,7 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QTextBrowser;
+class QTimer;
 
 namespace ampscope::ui {
 
@@ -61,6 +66,8 @@ private:
     void onRunEnded(const QString& status);
     void startRun(size_t index);
     void reportError(const QString& message, QString* error);
+    bool overlaysRuns() const { return configs_.size() > 1; }
+    void refreshComparedRuns();
 
     MainWindow* window_;
     QListWidget* list_ = nullptr;
@@ -76,6 +83,8 @@ private:
     bool running_ = false;
     size_t runIndex_ = 0;
     QStringList recorded_;
+    int listedInCompare_ = 0;  // of recorded_, how many the Compare dock lists
+    QTimer* compareRefresh_ = nullptr;
     std::vector<ComparisonRow> rows_;
     QString table_;
 };

@@ -36,6 +36,14 @@ struct DrainedMetrics {
     std::shared_ptr<const Snapshot> snapshot;  // latest, or null if none since last drain
     int64_t droppedSteps = 0;                  // dropped since the last drain
     int64_t droppedRecords = 0;                // dropped since the last drain
+
+    // Nothing at all since the last drain. Defined here, next to the fields, so that a
+    // consumer deciding whether a drain is worth delivering cannot forget one (a drain
+    // holding only records, e.g. a fault recorded while a slow step runs, is not empty).
+    bool empty() const {
+        return steps.empty() && events.empty() && records.empty() && !snapshot && droppedSteps == 0 &&
+               droppedRecords == 0;
+    }
 };
 
 class MetricStream {

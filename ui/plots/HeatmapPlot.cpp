@@ -7,7 +7,6 @@
 #include <limits>
 
 #include "plots/PlotTooltip.h"
-#include "plots/StepIndexTicker.h"
 
 namespace ampscope::ui {
 
@@ -73,8 +72,10 @@ HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
     colorScale_->setMarginGroup(QCP::msBottom | QCP::msTop, marginGroup_);
 
     xAxis->setLabel(tr("training step"));
-    xAxis->setTicker(QSharedPointer<QCPAxisTicker>(
-        new StepIndexTicker([this](int index) { return columnLabel(index); })));
+    // Plain step numbers, few enough to read at a dock's width.
+    QSharedPointer<QCPAxisTicker> stepTicker(new QCPAxisTicker);
+    stepTicker->setTickCount(5);
+    xAxis->setTicker(stepTicker);
 
     auto onUserRange = [this] {
         if (!inAutoRange_) following_ = false;
@@ -99,12 +100,12 @@ void HeatmapPlot::configure(const HeatmapLayout& layout) {
     // cannot draw a single row (its cell height comes from the distance between rows),
     // so one row is held as two half-height rows with the same values.
     if (rows == 1) {
-        colorMap_->data()->setSize(layout_.capacity, 2);
-        colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+        colorMap_->data()->setSize(gridCells(), 2);
+        colorMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0),
                                     QCPRange(layout_.firstBinY + 0.25, layout_.firstBinY + 0.75));
     } else {
-        colorMap_->data()->setSize(layout_.capacity, rows);
-        colorMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
+        colorMap_->data()->setSize(gridCells(), rows);
+        colorMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0),
                                     QCPRange(rowY(0), rowY(rows - 1)));
     }
     yAxis->setLabel(layout_.yLabel);
@@ -148,9 +149,8 @@ void HeatmapPlot::buildNamedRowsStrip() {
     namedRowsMap_ = new QCPColorMap(x, y);
     namedRowsMap_->setInterpolate(false);
     namedRowsMap_->setColorScale(colorScale_);
-    namedRowsMap_->data()->setSize(layout_.capacity, rows);
-    namedRowsMap_->data()->setRange(QCPRange(0.0, layout_.capacity - 1.0),
-                                    QCPRange(0.0, rows - 1.0));
+    namedRowsMap_->data()->setSize(gridCells(), rows);
+    namedRowsMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0), QCPRange(0.0, rows - 1.0));
     // One x axis in effect: the strip follows the map and the map follows the strip.
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
@@ -189,6 +189,7 @@ void HeatmapPlot::clear() {
     pending_.assign(static_cast<std::size_t>(rowCount()), 0.0);
     pendingCount_ = 0;
     appendedPerColumn_ = 1;
+    gridDirty_ = false;
     minPositive_ = 0.0;
     maxValue_ = 0.0;
     colorMap_->data()->fill(kNaN);
@@ -228,7 +229,7 @@ void HeatmapPlot::pushColumn(int64_t step, std::vector<double> values) {
     }
     columns_.push_back(std::move(values));
     steps_.push_back(step);
-    writeColumn(static_cast<int>(columns_.size()) - 1);
+    gridDirty_ = true;
 }
 
 void HeatmapPlot::mergeColumnPairs() {
@@ -249,9 +250,7 @@ void HeatmapPlot::mergeColumnPairs() {
     columns_ = std::move(merged);
     steps_ = std::move(mergedSteps);
     appendedPerColumn_ *= 2;
-    colorMap_->data()->fill(kNaN);
-    if (namedRowsMap_) namedRowsMap_->data()->fill(kNaN);
-    for (int c = 0; c < static_cast<int>(columns_.size()); ++c) writeColumn(c);
+    gridDirty_ = true;
     recomputeExtents();  // averaging with empty neighbours lowers the smallest value
 }
 
@@ -265,20 +264,72 @@ void HeatmapPlot::recomputeExtents() {
         }
 }
 
-void HeatmapPlot::setCell(int column, int row, double value) {
+void HeatmapPlot::setCell(int cell, int row, double value) {
     const double shown = value > 0.0 ? value : kNaN;  // NaN: transparent (no mass)
     if (row < mainRowCount()) {
-        colorMap_->data()->setCell(column, row, shown);
-        if (mainRowCount() == 1) colorMap_->data()->setCell(column, 1, shown);  // see configure
+        colorMap_->data()->setCell(cell, row, shown);
+        if (mainRowCount() == 1) colorMap_->data()->setCell(cell, 1, shown);  // see configure
     } else {
-        namedRowsMap_->data()->setCell(column, row - layout_.valueBins, shown);
+        namedRowsMap_->data()->setCell(cell, row - layout_.valueBins, shown);
     }
 }
 
-void HeatmapPlot::writeColumn(int column) {
-    const auto& values = columns_[static_cast<std::size_t>(column)];
-    for (int r = 0; r < static_cast<int>(values.size()); ++r)
-        setCell(column, r, values[static_cast<std::size_t>(r)]);
+void HeatmapPlot::setStepExtent(int64_t lastStep) {
+    if (lastStep == stepExtent_) return;
+    stepExtent_ = lastStep;
+    gridDirty_ = true;
+}
+
+// Column c spans [edges[c], edges[c + 1]): half way to each neighbour, so that a column
+// stands centred on its step and probes N steps apart make columns N steps wide.
+std::vector<double> HeatmapPlot::columnEdges() const {
+    const int n = columnCount();
+    std::vector<double> edges;
+    if (n == 0) return edges;
+    edges.resize(static_cast<std::size_t>(n) + 1);
+    for (int c = 1; c < n; ++c)
+        edges[static_cast<std::size_t>(c)] = 0.5 * static_cast<double>(steps_[c - 1] + steps_[c]);
+    const double loneWidth = std::max(1.0, 0.04 * static_cast<double>(std::max(stepExtent_, steps_.back())));
+    const double firstHalf = n > 1 ? edges[1] - static_cast<double>(steps_.front()) : 0.5 * loneWidth;
+    const double lastHalf =
+        n > 1 ? static_cast<double>(steps_.back()) - edges[static_cast<std::size_t>(n) - 1] : 0.5 * loneWidth;
+    edges.front() = static_cast<double>(steps_.front()) - firstHalf;
+    edges.back() = static_cast<double>(steps_.back()) + lastHalf;
+    return edges;
+}
+
+double HeatmapPlot::xUpper() const {
+    double upper = static_cast<double>(std::max<int64_t>(stepExtent_, 1));
+    const std::vector<double> edges = columnEdges();
+    if (!edges.empty()) upper = std::max(upper, edges.back());
+    return upper;
+}
+
+int HeatmapPlot::columnAt(double x) const {
+    const std::vector<double> edges = columnEdges();
+    if (edges.empty() || x < edges.front() || x >= edges.back()) return -1;
+    const auto after = std::upper_bound(edges.begin(), edges.end(), x);
+    return static_cast<int>(after - edges.begin()) - 1;
+}
+
+void HeatmapPlot::redrawGrid() {
+    gridDirty_ = false;
+    const int cells = gridCells();
+    const double low = 0.0;
+    const double high = xUpper();
+    const double width = (high - low) / cells;
+    // The cell centres run from low + width/2 to high - width/2: the grid fills the x range.
+    colorMap_->data()->setKeyRange(QCPRange(low + 0.5 * width, high - 0.5 * width));
+    if (namedRowsMap_) namedRowsMap_->data()->setKeyRange(QCPRange(low + 0.5 * width, high - 0.5 * width));
+    const std::vector<double> edges = columnEdges();
+    int column = 0;
+    for (int cell = 0; cell < cells; ++cell) {
+        const double x = low + (cell + 0.5) * width;
+        while (column < columnCount() && x >= edges[static_cast<std::size_t>(column) + 1]) ++column;
+        const bool inside = column < columnCount() && x >= edges[static_cast<std::size_t>(column)];
+        for (int r = 0; r < rowCount(); ++r)
+            setCell(cell, r, inside ? columns_[static_cast<std::size_t>(column)][static_cast<std::size_t>(r)] : kNaN);
+    }
 }
 
 double HeatmapPlot::value(int column, int row) const {
@@ -286,14 +337,9 @@ double HeatmapPlot::value(int column, int row) const {
     return columns_[static_cast<std::size_t>(column)][static_cast<std::size_t>(row)];
 }
 
-QString HeatmapPlot::columnLabel(int index) const {
-    if (index < 0 || index >= columnCount()) return QString();
-    return QString::number(steps_[static_cast<std::size_t>(index)]);
-}
-
 void HeatmapPlot::applyXRange() {
     inAutoRange_ = true;
-    xAxis->setRange(-0.5, std::max(columnCount(), 16) - 0.5);
+    xAxis->setRange(0.0, xUpper());
     if (hasFocusY_)
         yAxis->setRange(focusY_);
     else
@@ -307,6 +353,7 @@ void HeatmapPlot::setFocusYRange(double low, double high) {
 }
 
 void HeatmapPlot::refresh() {
+    if (gridDirty_) redrawGrid();
     if (maxValue_ > 0.0) {
         const double low = minPositive_ > 0.0 ? minPositive_ : maxValue_;
         colorScale_->setDataRange(QCPRange(low, std::max(maxValue_, low * 10.0)));
@@ -455,7 +502,7 @@ void HeatmapPlot::showFp16Limits(double log2Scale) {
 }
 
 QString HeatmapPlot::hoverText(QPoint pixel) const {
-    const int column = static_cast<int>(std::lround(xAxis->pixelToCoord(pixel.x())));
+    const int column = columnAt(xAxis->pixelToCoord(pixel.x()));
     int row = -1;
     if (mapRect_->rect().contains(pixel)) {
         row = static_cast<int>(std::floor(yAxis->pixelToCoord(pixel.y()) - layout_.firstBinY));

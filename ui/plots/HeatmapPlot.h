@@ -11,8 +11,11 @@
 //   colours), so they stay readable however many bins there are; with no value bins the
 //   named rows alone make the map (a layer x step map). configure() clears data and
 //   overlays.
-// - appendColumn(step, counts) adds one column (counts.size() == rowCount()); columns
-//   are x = 0, 1, 2, ... and the x axis labels them with their step. The map never holds
+// - appendColumn(step, counts) adds one column (counts.size() == rowCount()). The x axis
+//   is in training steps and spans the run (from 0 to the last column, or to the last step
+//   the view was told of with setStepExtent): each column stands at its step, as wide as
+//   half the way to its neighbours on each side (a lone column: a few percent of the
+//   span), so probes every N steps make a map of columns N steps wide. The map never holds
 //   more than `capacity` columns: when full, neighbouring columns are averaged pairwise
 //   and each later column averages twice as many appended ones, so the whole run stays
 //   visible at a fixed cost (no reallocation, no rescan of the history per frame).
@@ -70,7 +73,15 @@ public:
     // data and the marks that matter are, instead of every row. configure() drops it.
     void setFocusYRange(double low, double high);
 
+    // The last step of the run so far: the x axis reaches at least this far, so that
+    // columns stand where they were measured along the whole run. Kept across clear() and
+    // configure() (a view rebuilds its map mid-run); a new run sets it again.
+    void setStepExtent(int64_t lastStep);
+
     int columnCount() const { return static_cast<int>(steps_.size()); }
+    // The x coordinate a column stands at (its step), and the column drawn at x (-1: none).
+    double columnX(int column) const { return static_cast<double>(stepOfColumn(column)); }
+    int columnAt(double x) const;
     int64_t stepOfColumn(int column) const { return steps_.at(static_cast<std::size_t>(column)); }
     double value(int column, int row) const;
     int appendedPerColumn() const { return appendedPerColumn_; }
@@ -112,8 +123,13 @@ private:
         bool band = false;
     };
 
-    void writeColumn(int column);
-    void setCell(int column, int row, double value);
+    // The grid: the colour maps hold gridCells() equal cells across the x range, each
+    // taking the column whose span holds its centre; redrawn on refresh() when dirty.
+    int gridCells() const { return 2 * layout_.capacity; }
+    void redrawGrid();
+    std::vector<double> columnEdges() const;
+    double xUpper() const;
+    void setCell(int cell, int row, double value);
     void buildNamedRowsStrip();
     void removeNamedRowsStrip();
     int mainRowCount() const { return namedRowsRect_ ? layout_.valueBins : rowCount(); }
@@ -123,7 +139,6 @@ private:
     void placeLabel(QCPItemText* label, double y);
     void applyXRange();
     void recomputeExtents();
-    QString columnLabel(int index) const;
 
     HeatmapLayout layout_;
     QCPColorMap* colorMap_ = nullptr;
@@ -134,6 +149,8 @@ private:
     std::vector<double> pending_;               // sum of appended columns not yet shown
     int pendingCount_ = 0;
     int appendedPerColumn_ = 1;
+    int64_t stepExtent_ = 0;
+    bool gridDirty_ = false;
     double minPositive_ = 0.0;
     double maxValue_ = 0.0;
     std::map<int, Overlay> overlays_;

@@ -54,6 +54,11 @@ LossPlot::LossPlot(QWidget* parent) : TimeSeriesPlot(parent) {
 }
 
 void LossPlot::beginRun(const RunContext& context) {
+    for (SeriesGraph* earlier : earlierRuns_) removeSeries(earlier);
+    earlierRuns_.clear();
+    runTitle_ = context.title;
+    raw_->graph()->setName(tr("train loss"));
+    smoothed_->graph()->setName(tr("train loss, EMA %1").arg(kSmoothing));
     clearAllSeries();
     for (SeriesGraph* s : {valLoss_, valAccuracy_, skipped_, nonFinite_})
         s->graph()->removeFromLegend();
@@ -65,6 +70,25 @@ void LossPlot::beginRun(const RunContext& context) {
                         ? tr("training loss (cross-entropy, nats)")
                         : tr("training loss (mean squared error)"));
     setPlaceholder(tr("Waiting for the first step…"));
+}
+
+void LossPlot::addEarlierRun(const QString& name, const DecimatedSeries& losses) {
+    // Colours apart from this run's blues and the validation orange/green.
+    static const QColor kColours[4] = {QColor(214, 39, 40), QColor(148, 103, 189),
+                                       QColor(140, 86, 75), QColor(227, 119, 194)};
+    SeriesGraph* line = addSeries(yAxis, name, QPen(kColours[earlierRuns_.size() % 4], 1.5));
+    for (std::size_t i = 0; i < losses.size(); ++i) line->append(losses.x(i), losses.y(i));
+    earlierRuns_.push_back(line);
+    // Two runs now share the plot: this run's lines say which run they are.
+    raw_->graph()->setName(tr("%1: train loss").arg(runTitle_));
+    smoothed_->graph()->setName(tr("%1: EMA %2").arg(runTitle_).arg(kSmoothing));
+    setPlaceholder(QString());
+    endOfBatch();
+}
+
+QCPGraph* LossPlot::earlierRunGraph(int index) const {
+    if (index < 0 || index >= earlierRunCount()) return nullptr;
+    return earlierRuns_[static_cast<std::size_t>(index)]->graph();
 }
 
 void LossPlot::showInLegend(SeriesGraph* series) {
@@ -114,6 +138,8 @@ void LossPlot::applyAutoRanges() {
     const DecimatedSeries& val = valLoss_->series();
     double lastStep = loss.lastX();
     if (!val.empty()) lastStep = std::max(lastStep, val.lastX());
+    for (const SeriesGraph* earlier : earlierRuns_)
+        if (!earlier->series().empty()) lastStep = std::max(lastStep, earlier->series().lastX());
     setXRangeToData(lastStep);
 
     double low = loss.minY(), high = loss.maxY();
@@ -121,12 +147,23 @@ void LossPlot::applyAutoRanges() {
         low = std::min(low, val.minY());
         high = std::max(high, val.maxY());
     }
+    bool anyEarlier = false;
+    for (const SeriesGraph* earlier : earlierRuns_) {
+        const DecimatedSeries& e = earlier->series();
+        if (!e.hasFiniteY()) continue;
+        low = std::min(low, e.minY());
+        high = std::max(high, e.maxY());
+        anyEarlier = true;
+    }
     if (logarithmic_) {
         double lowPositive = loss.minPositiveY();
         if (val.hasPositiveY()) lowPositive = std::min(lowPositive, val.minPositiveY());
+        for (const SeriesGraph* earlier : earlierRuns_)
+            if (earlier->series().hasPositiveY())
+                lowPositive = std::min(lowPositive, earlier->series().minPositiveY());
         if (std::isfinite(lowPositive)) low = lowPositive;
     }
-    if (loss.hasFiniteY() || val.hasFiniteY())
+    if (loss.hasFiniteY() || val.hasFiniteY() || anyEarlier)
         yAxis->setRange(paddedRange(low, high, logarithmic_));
     else
         yAxis->setRange(logarithmic_ ? QCPRange(0.1, 10.0) : QCPRange(0.0, 1.0));

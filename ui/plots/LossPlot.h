@@ -10,6 +10,9 @@
 // - The smoothed curve is a debiased EMA (as TensorBoard's) over the finite losses, so
 //   it starts at the first loss instead of rising from zero.
 // - Marks sit on a hidden [0, 1] axis so they stay on the plot's edges whatever the zoom.
+// - Earlier runs (a scenario's runs before the one training, or all of them once it
+//   ended) are drawn under this run's loss, one coloured line each, labelled by run
+//   name; this run's lines are then labelled by its name too. beginRun drops them.
 #include <vector>
 
 #include "plots/TimeSeriesPlot.h"
@@ -26,6 +29,10 @@ public:
     void beginRun(const RunContext& context) override;
     void appendSteps(const std::vector<StepMetrics>& steps) override;
     void appendEpoch(const EpochMetrics& epoch) override;
+
+    void addEarlierRun(const QString& name, const DecimatedSeries& losses);
+    int earlierRunCount() const { return static_cast<int>(earlierRuns_.size()); }
+    QCPGraph* earlierRunGraph(int index) const;
 
     void setLogarithmic(bool logarithmic);
     bool isLogarithmic() const { return logarithmic_; }
@@ -59,6 +66,8 @@ private:
     double ema_ = 0.0;
     double emaWeight_ = 0.0;  // 1 - kSmoothing^n: the debiasing divisor
     std::vector<EpochMetrics> epochs_;
+    std::vector<SeriesGraph*> earlierRuns_;
+    QString runTitle_;
 };
 
 }  // namespace ampscope::ui

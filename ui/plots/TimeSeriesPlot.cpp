@@ -63,6 +63,24 @@ TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : QCustomPlot(parent) {
 
 TimeSeriesPlot::~TimeSeriesPlot() = default;
 
+void TimeSeriesPlot::updateLayout() {
+    QCustomPlot::updateLayout();
+    const bool changed = fitAxisLabel(yAxis, yLabel_) | fitAxisLabel(yAxis2, y2Label_);
+    if (changed) QCustomPlot::updateLayout();
+}
+
+bool TimeSeriesPlot::fitAxisLabel(QCPAxis* axis, FittedLabel& fitted) {
+    if (axis->label() != fitted.shown) fitted.full = axis->label();  // set since the last fit
+    const int room = axisRect()->height() - 4;
+    const QString shown = room > 0 ? QFontMetrics(axis->labelFont())
+                                         .elidedText(fitted.full, Qt::ElideRight, room)
+                                   : fitted.full;
+    fitted.shown = shown;
+    if (axis->label() == shown) return false;
+    axis->setLabel(shown);
+    return true;
+}
+
 SeriesGraph* TimeSeriesPlot::addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen) {
     QCPGraph* graph = addGraph(xAxis, valueAxis);
     graph->setName(name);
@@ -74,6 +92,14 @@ SeriesGraph* TimeSeriesPlot::addSeries(QCPAxis* valueAxis, const QString& name, 
 void TimeSeriesPlot::clearAllSeries() {
     for (auto& s : series_) s->clear();
     following_ = true;
+}
+
+void TimeSeriesPlot::removeSeries(SeriesGraph* series) {
+    const auto it = std::find_if(series_.begin(), series_.end(),
+                                 [series](const auto& s) { return s.get() == series; });
+    if (it == series_.end()) return;
+    removeGraph(series->graph());
+    series_.erase(it);
 }
 
 void TimeSeriesPlot::removeAllSeries() {

@@ -51,6 +51,8 @@ protected:
     void clearAllSeries();
     // Removes every series and its graph (plots whose series depend on the run).
     void removeAllSeries();
+    // Removes one series and its graph.
+    void removeSeries(SeriesGraph* series);
     // Sets the axis ranges from running extents; called while following.
     virtual void applyAutoRanges() = 0;
     // Extra context-menu actions of a subclass (added before "Save image…").
@@ -68,8 +70,17 @@ protected:
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
     void leaveEvent(QEvent* event) override;
+    // Lays out, then shortens a y label longer than the plot is high: it is drawn centred
+    // on the axis, and a longer one would run over the legend row above the plot.
+    void updateLayout() override;
 
 private:
+    struct FittedLabel {
+        QString full;   // what was set
+        QString shown;  // what the axis shows (elided when the plot is short)
+    };
+    bool fitAxisLabel(QCPAxis* axis, FittedLabel& fitted);
+
     void showContextMenu(const QPoint& position);
     void refreshSeries();
     void onRangeChanged();
@@ -79,6 +90,7 @@ private:
     QAction* resetViewAction_ = nullptr;
     bool following_ = true;
     bool inAutoRange_ = false;
+    FittedLabel yLabel_, y2Label_;
 };
 
 }  // namespace ampscope::ui

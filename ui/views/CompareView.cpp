@@ -4,88 +4,19 @@
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QHBoxLayout>
+#include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QVBoxLayout>
-#include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
-#include "engine/StepRecordText.h"
-#include "probes/ProbeRecords.h"
 #include "run/RunReader.h"
-#include "plots/DecimatedSeries.h"
+#include "views/ComparedRun.h"
 #include "views/RunOverlayPlot.h"
 
 namespace ampscope::ui {
-
-namespace {
-
-// What one run shows here, bounded (DecimatedSeries keeps each bucket's extremes): a
-// 10^6-step run compares in the memory of a short one.
-struct ComparedRun {
-    QString legend;
-    DecimatedSeries losses, log2Scales;
-    DecimatedSeries flushed;  // mean over the layers, per probe step
-};
-
-ComparedRun loadRun(const QString& directory) {
-    ComparedRun run;
-    int64_t probeStep = -1;  // the step whose underflow records are being summed
-    double flushedSum = 0.0;
-    int layers = 0;
-    const auto endProbeStep = [&] {
-        if (layers > 0) run.flushed.append(static_cast<double>(probeStep), flushedSum / layers);
-        flushedSum = 0.0;
-        layers = 0;
-    };
-    // Streamed: the records are looked at once and not kept.
-    const RunData data = forEachRunRecord(
-        QDir::cleanPath(directory).toStdString(), [&](const nlohmann::json& record) {
-            const std::string type = recordType(record);
-            if (type == "step") {
-                if (const auto m = stepFromRecord(record)) {
-                    const double x = static_cast<double>(m->step);
-                    run.losses.append(x, m->loss);
-                    run.log2Scales.append(x, m->scaleAfter > 0 ? std::log2(m->scaleAfter) : NAN);
-                }
-            } else if (type == "underflow") {
-                try {
-                    const UnderflowRecord u = underflowRecordFromJson(record);
-                    if (u.kind != "param_grad_scaled" || u.multiplier != 1.0) return;
-                    // A probe step's records are written together, in step order.
-                    if (u.step != probeStep) {
-                        endProbeStep();
-                        probeStep = u.step;
-                    }
-                    flushedSum += u.counts.flushedFraction();
-                    ++layers;
-                } catch (const std::exception&) {
-                    // A malformed record: the reader's warnings name it; the rest still compares.
-                }
-            }
-        },
-        [&](std::string_view line) {
-            // Step lines without JSON (parseStepRecordText): nearly all of a run.
-            StepMetrics m;
-            if (!parseStepRecordText(line, m)) return false;
-            const double x = static_cast<double>(m.step);
-            run.losses.append(x, m.loss);
-            run.log2Scales.append(x, m.scaleAfter > 0 ? std::log2(m.scaleAfter) : NAN);
-            return true;
-        });
-    endProbeStep();
-    const std::string mode = data.config.contains("precision") && data.config["precision"].is_object()
-                                 ? data.config["precision"].value("mode", std::string("?"))
-                                 : std::string("?");
-    run.legend = QStringLiteral("%1 (%2)").arg(QFileInfo(directory).fileName(),
-                                               QString::fromStdString(mode));
-    return run;
-}
-
-}  // namespace
 
 CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     setObjectName(QStringLiteral("compare"));
@@ -105,6 +36,8 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     leftLayout->setContentsMargins(0, 0, 0, 0);
     leftLayout->addWidget(list_);
     leftLayout->addLayout(buttons);
+    // The runs' names are short; the plots get the width.
+    left->setMaximumWidth(220);
 
     const QString none = tr("Add recorded runs to compare them");
     loss_ = new RunOverlayPlot(tr("training loss"), none, this);
@@ -112,20 +45,39 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     underflow_ = new RunOverlayPlot(tr("mean flushed fraction (scaled grads)"),
                                     tr("No underflow probes in these runs"), this);
     auto* plots = new QSplitter(Qt::Horizontal, this);
-    plots->addWidget(loss_);
-    plots->addWidget(scale_);
-    plots->addWidget(underflow_);
+    plots->setChildrenCollapsible(false);
+    for (RunOverlayPlot* plot : {loss_, scale_, underflow_}) {
+        // Three plots side by side in a dock a third of a laptop screen wide: few x ticks,
+        // or their labels run together.
+        plot->xAxis->ticker()->setTickCount(3);
+        plot->setMinimumWidth(200);
+        plots->addWidget(plot);
+    }
+
+    // With no runs listed one sentence says what goes here, instead of three plots each
+    // cutting it off.
+    emptyText_ = new QLabel(tr("No runs to compare yet. Add run… lists a recorded run "
+                               "directory; the runs of a scenario with several runs are "
+                               "listed here as they train."),
+                            this);
+    emptyText_->setObjectName(QStringLiteral("compareEmptyText"));
+    emptyText_->setWordWrap(true);
+    emptyText_->setAlignment(Qt::AlignCenter);
+    emptyText_->setForegroundRole(QPalette::PlaceholderText);
+    stack_ = new QStackedWidget(this);
+    stack_->addWidget(emptyText_);
+    stack_->addWidget(plots);
 
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(left);
-    split->addWidget(plots);
+    split->addWidget(stack_);
     split->setStretchFactor(1, 4);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addWidget(split);
 }
 
-bool CompareView::addRun(const QString& directory, QString* error) {
+bool CompareView::addRun(const QString& directory, QString* error, const QString& name) {
     try {
         // Refuses what is not a run (config.json read, no events held).
         (void)RunRecordReader(QDir::cleanPath(directory).toStdString());
@@ -134,7 +86,8 @@ bool CompareView::addRun(const QString& directory, QString* error) {
         return false;
     }
     directories_ << directory;
-    list_->addItem(QFileInfo(directory).fileName());
+    names_ << name;
+    list_->addItem(name.isEmpty() ? QFileInfo(directory).fileName() : name);
     list_->item(list_->count() - 1)->setToolTip(directory);
     rebuild();
     return true;
@@ -143,7 +96,19 @@ bool CompareView::addRun(const QString& directory, QString* error) {
 void CompareView::removeRun(int index) {
     if (index < 0 || index >= directories_.size()) return;
     directories_.removeAt(index);
+    names_.removeAt(index);
     delete list_->takeItem(index);
+    rebuild();
+}
+
+void CompareView::clearRuns() {
+    directories_.clear();
+    names_.clear();
+    list_->clear();
+    rebuild();
+}
+
+void CompareView::refresh() {
     rebuild();
 }
 
@@ -155,13 +120,14 @@ void CompareView::addRunWithDialog() {
 }
 
 void CompareView::rebuild() {
+    stack_->setCurrentIndex(directories_.isEmpty() ? 0 : 1);
     loss_->clearRuns();
     scale_->clearRuns();
     underflow_->clearRuns();
-    for (const QString& directory : directories_) {
+    for (int i = 0; i < directories_.size(); ++i) {
         ComparedRun run;
         try {
-            run = loadRun(directory);
+            run = loadComparedRun(directories_[i], names_[i]);
         } catch (const std::exception&) {
             continue;  // it loaded when added; a run deleted since simply drops out
         }

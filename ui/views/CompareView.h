@@ -4,11 +4,14 @@
 // and the mean flushed fraction of the scaled parameter gradients over the layers (the
 // probe steps' underflow records), each with a legend "run name (mode)".
 // A directory that does not load is refused with the reader's one line; the runs
-// already listed stay.
+// already listed stay. refresh() reads the listed runs again: a scenario's runs are
+// listed as they start and refreshed while they are written.
 #include <QStringList>
 #include <QWidget>
 
+class QLabel;
 class QListWidget;
+class QStackedWidget;
 
 namespace ampscope::ui {
 
@@ -19,15 +22,20 @@ class CompareView : public QWidget {
 public:
     explicit CompareView(QWidget* parent = nullptr);
 
-    // Adds a run directory (complete or still being written: what is there now).
-    bool addRun(const QString& directory, QString* error);
+    // Adds a run directory (complete or still being written: what is there now), shown
+    // as `name` (empty: the directory's name).
+    bool addRun(const QString& directory, QString* error, const QString& name = QString());
     void removeRun(int index);
+    void clearRuns();
+    void refresh();
     QStringList runDirectories() const { return directories_; }
 
     RunOverlayPlot* lossPlot() const { return loss_; }
     RunOverlayPlot* scalePlot() const { return scale_; }
     RunOverlayPlot* underflowPlot() const { return underflow_; }
     QListWidget* runList() const { return list_; }
+    // The sentence shown instead of the plots while no run is listed.
+    QLabel* emptyText() const { return emptyText_; }
 
 public Q_SLOTS:
     void addRunWithDialog();
@@ -36,10 +44,13 @@ private:
     void rebuild();
 
     QStringList directories_;
+    QStringList names_;
     QListWidget* list_ = nullptr;
     RunOverlayPlot* loss_ = nullptr;
     RunOverlayPlot* scale_ = nullptr;
     RunOverlayPlot* underflow_ = nullptr;
+    QLabel* emptyText_ = nullptr;
+    QStackedWidget* stack_ = nullptr;
 };
 
 }  // namespace ampscope::ui

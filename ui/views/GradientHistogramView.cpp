@@ -290,6 +290,7 @@ void GradientHistogramView::endOfBatch() {
     updateSlider();
     updateSlice();
     updatePlaceholder();
+    heatmap_->setStepExtent(lastStep_);
     heatmap_->refresh();
 }
 
@@ -552,8 +553,8 @@ void GradientHistogramView::onHeatmapClick(QMouseEvent* event) {
     if (event->button() != Qt::LeftButton) return;
     const QPoint at = event->position().toPoint();
     if ((at - pressPixel_).manhattanLength() > 3) return;  // a drag (pan), not a click
-    const int column = static_cast<int>(std::lround(heatmap_->xAxis->pixelToCoord(at.x())));
-    if (column < 0 || column >= heatmap_->columnCount()) return;
+    const int column = heatmap_->columnAt(heatmap_->xAxis->pixelToCoord(at.x()));
+    if (column < 0) return;
     selectStep(heatmap_->stepOfColumn(column));
 }
 

@@ -112,6 +112,8 @@ UnderflowView::UnderflowView(QWidget* parent) : QWidget(parent) {
 
 void UnderflowView::beginRun(const RunContext& context) {
     probesEvery_ = context.config.probes.every;
+    lastStep_ = 0;
+    heatmap_->setStepExtent(0);
     emulated_ = false;
     layers_.clear();
     data_.clear();
@@ -185,6 +187,7 @@ void UnderflowView::thinOut(KindData& data) {
 }
 
 void UnderflowView::endOfBatch() {
+    heatmap_->setStepExtent(lastStep_);
     if (replotNeeded_) {
         replotNeeded_ = false;
         if (!dirty_) {

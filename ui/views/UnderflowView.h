@@ -22,6 +22,7 @@
 //   decades (zeros are gaps there); linear from 0 otherwise.
 #include <QString>
 #include <QWidget>
+#include <algorithm>
 #include <cstdint>
 #include <map>
 #include <vector>
@@ -53,7 +54,10 @@ public:
     explicit UnderflowView(QWidget* parent = nullptr);
 
     void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
+    // Only the last step: the map's x axis spans the run, not just its probe steps.
+    void appendSteps(const std::vector<StepMetrics>& steps) override {
+        if (!steps.empty()) lastStep_ = std::max(lastStep_, steps.back().step);
+    }
     void takeRecord(const nlohmann::json& record) override;
     void endOfBatch() override;
 
@@ -108,6 +112,7 @@ private:
     std::size_t shownSteps_ = 0;                     // steps of the shown kind already in the plots
     double lowestPositive_ = 0.0;                    // over the values in the line plot
     double highest_ = 0.0;
+    int64_t lastStep_ = 0;
     int64_t probesEvery_ = 0;
     bool emulated_ = false;
     bool dirty_ = false;
