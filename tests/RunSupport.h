@@ -10,6 +10,25 @@
 
 namespace ampscope::test {
 
+// The small run the probe and locator suites train: spirals (384 training points,
+// 128 validation), an MLP [16, 16] (fc1 act1 fc2 act2 out), one epoch of 12 steps of
+// 32, one engine thread, probes every 2 steps.
+inline RunConfig spiralsMlp(const std::string& mode = "fp32") {
+    RunConfig c;
+    c.threads = 1;
+    c.data.dataset = "spirals";
+    c.data.synthetic_samples = 512;
+    c.data.validation = "split";
+    c.data.val_fraction = 0.25;
+    c.model.name = "mlp";
+    c.model.hidden = {16, 16};
+    c.precision.mode = mode;
+    c.train.epochs = 1;
+    c.train.batch_size = 32;
+    c.probes.every = 2;
+    return c;
+}
+
 // Trains config to its end, recording into tmp/name, and reads the directory back.
 inline RunData runAndRead(const RunConfig& config, QTemporaryDir& tmp, const char* name) {
     const std::string dir = tmp.filePath(name).toStdString();

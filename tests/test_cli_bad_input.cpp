@@ -277,6 +277,10 @@ private Q_SLOTS:
             << "precision.scaler.kind: must be one of";
         QTest::newRow("unknown emulation") << "{\"precision\": {\"emulate\": \"never\"}}"
                                            << "precision.emulate: must be one of auto, always";
+        QTest::newRow("unknown locator mode") << "{\"probes\": {\"locate_nonfinite\": \"sometimes\"}}"
+                                              << "probes.locate_nonfinite: must be one of replay, always, off";
+        QTest::newRow("locator mode a number") << "{\"probes\": {\"locate_nonfinite\": 1}}"
+                                               << "probes.locate_nonfinite: expected a string";
         QTest::newRow("unknown mode") << "{\"precision\": {\"mode\": \"fp8\"}}"
                                       << "precision.mode: must be one of";
         QTest::newRow("unknown model") << "{\"model\": {\"name\": \"resnet\"}}"

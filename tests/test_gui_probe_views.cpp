@@ -460,6 +460,33 @@ private Q_SLOTS:
         off.probes.locate_nonfinite = "off";
         view.beginRun(contextFor(off));
         QVERIFY(view.headerText().contains("locator is off"));
+        RunConfig always = probedConfig();
+        always.probes.locate_nonfinite = "always";
+        view.beginRun(contextFor(always));
+        QVERIFY(view.headerText().contains("checked each step"));
+    }
+
+    void nanInspectorSaysHowTheEventWasFound() {
+        NanInspectorView view;
+        view.beginRun(contextFor(probedConfig()));
+        QVERIFY(view.headerText().contains("run again with every layer"));
+        view.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        NonFiniteRecord record = fc2ActivationEvent();
+        record.event.locatedBy = std::string(nonfinite_located_by::kReplay);
+        view.takeRecord(toJson(record));
+        view.endOfBatch();
+        QVERIFY2(view.headerText().contains("Found by running step 5 again"), qPrintable(view.headerText()));
+        QVERIFY(!view.headerText().contains("did not reproduce"));
+
+        // A replay that missed: the checks of every later step found it.
+        NanInspectorView missed;
+        missed.beginRun(contextFor(probedConfig()));
+        record.event.locatedBy = std::string(nonfinite_located_by::kCheck);
+        record.event.replayMissedStep = 3;
+        missed.takeRecord(toJson(record));
+        missed.endOfBatch();
+        QVERIFY(missed.headerText().contains("A replay of step 3 did not reproduce"));
+        QVERIFY(!missed.headerText().contains("Found by running"));
     }
 
     void nanInspectorShowsTheEventTheFramesAndTheCulprit() {

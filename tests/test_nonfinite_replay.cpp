@@ -19,18 +19,8 @@ using ampscope::test::runAndRead;
 namespace {
 
 RunConfig spirals(const std::string& mode, const std::string& locate) {
-    RunConfig c;
-    c.threads = 1;
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 16};
-    c.precision.mode = mode;
-    c.train.epochs = 1;
+    RunConfig c = test::spiralsMlp(mode);
     c.train.max_steps = 8;
-    c.train.batch_size = 32;
     // Step 1 and step 6 are probe steps: a fault at step 6 is found by the probe
     // step's own checks, every other one by a replay.
     c.probes.every = 6;

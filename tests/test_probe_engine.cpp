@@ -11,6 +11,7 @@
 #include "engine/Engine.h"
 #include "engine/ProbeSession.h"
 #include "engine/Trainer.h"
+#include "RunSupport.h"
 #include "run/RunReader.h"
 
 using namespace ampscope;
@@ -18,19 +19,7 @@ using namespace ampscope;
 namespace {
 
 RunConfig spirals(const std::string& mode = "fp32") {
-    RunConfig c;
-    c.threads = 1;
-    c.data.dataset = "spirals";
-    c.data.synthetic_samples = 512;
-    c.data.validation = "split";
-    c.data.val_fraction = 0.25;
-    c.model.name = "mlp";
-    c.model.hidden = {16, 16};
-    c.precision.mode = mode;
-    c.train.epochs = 1;
-    c.train.batch_size = 32;
-    c.probes.every = 2;
-    return c;
+    return test::spiralsMlp(mode);
 }
 
 RunSummary runToEnd(const RunConfig& config, const std::string& dir = "") {
