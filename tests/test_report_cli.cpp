@@ -216,6 +216,8 @@ private Q_SLOTS:
                      "First non-finite value at step 5</b>: layer <b>fc2</b>, backward pass")),
                  qPrintable(html.mid(html.indexOf(QStringLiteral("NaN / Inf")), 400)));
         QVERIFY(html.contains(QStringLiteral("fc2 · gradient")));
+        // Step 5 is not a probe step (every 2): the replay of it found the value.
+        QVERIFY(html.contains(QStringLiteral("Found by running step 5 again with every layer checked")));
     }
 
     void narrativeNextToTheRunIsPrinted() {

@@ -57,8 +57,8 @@ def measure(cli, steps, rounds, threads):
                 out = os.path.join(workdir, f"{mode}-{r}")
                 engine_summary(SCRIPT, cli, os.path.join(ROOT, "examples", example),
                                [f"train.max_steps={steps}", f"threads={threads}",
-                                "faults.0.kind=nan_activation", "faults.0.layer=conv2",
-                                f"faults.0.step={nan_step}"], out)
+                                'faults=[{"kind": "nan_activation", "layer": "conv2", '
+                                f'"step": {nan_step}}}]'], out)
                 event = located_event(out)
                 if not event or event.get("step") != nan_step or event.get("located_by") != "replay":
                     fail(SCRIPT, f"{out}: expected an event at step {nan_step} located by replay, got {event}")

@@ -268,6 +268,14 @@ QString nanDiagnosisHtml(const ReportRun& run) {
                 .arg(e.posInf)
                 .arg(e.negInf)
                 .arg(e.numel);
+    if (e.locatedBy == nonfinite_located_by::kReplay)
+        html += QStringLiteral("<p class=\"note\">Found by running step %1 again with every layer "
+                               "checked; the earlier columns are probe steps.</p>")
+                    .arg(e.step);
+    if (e.replayMissedStep > 0)
+        html += QStringLiteral("<p class=\"note\">A replay of step %1 did not reproduce its "
+                               "non-finite value; every step was checked from then on.</p>")
+                    .arg(e.replayMissedStep);
     const auto& frames = run.nonFinite->frames;
     if (frames.empty())
         return html + QStringLiteral(

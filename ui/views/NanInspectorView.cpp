@@ -201,8 +201,8 @@ void NanInspectorView::showNoEvent() {
 QString NanInspectorView::locatedByText(const NonFiniteEvent& e) const {
     QString text;
     if (e.locatedBy == nonfinite_located_by::kReplay)
-        text = tr("<br>Found by running step %1 again with every layer checked (the steps "
-                  "before it were clean, so they were not checked layer by layer).")
+        text = tr("<br>Found by running step %1 again with every layer checked; the columns "
+                  "before it are the probe steps' statistics.")
                    .arg(e.step);
     if (e.replayMissedStep > 0)
         text += tr("<br>A replay of step %1 did not reproduce its non-finite value (a kernel "
