@@ -50,6 +50,7 @@ RunConfig unusualConfig() {
     c.train.max_steps = 1000000000000LL;
     c.train.batch_size = 33;
     c.probes.every = 7;
+    c.probes.locate_nonfinite = "always";
     c.faults.push_back({5, "inf_grad", "fc1", 1.0});  // not shown
     return c;
 }
@@ -96,7 +97,8 @@ private Q_SLOTS:
                                       "train.epochs",
                                       "train.max_steps",
                                       "train.batch_size",
-                                      "probes.every"};
+                                      "probes.every",
+                                      "probes.locate_nonfinite"};
         for (const QString& path : expected)
             QVERIFY2(panel.fieldWidget(path) != nullptr, qPrintable(path));
         QCOMPARE(panel.fieldPaths().size(), expected.size());

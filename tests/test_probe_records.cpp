@@ -126,6 +126,19 @@ private Q_SLOTS:
         QVERIFY(j.at("frames")[0].at("layers")[0].at("gradient").at("min").is_null());
         const auto back = nonFiniteRecordFromJson(j);
         QVERIFY(back.event == r.event);
+        QCOMPARE(j.at("located_by").get<std::string>(), std::string("check"));
+        // Found by a replay after another step's replay missed: both survive the trip.
+        NonFiniteRecord replayed = r;
+        replayed.event.locatedBy = std::string(nonfinite_located_by::kReplay);
+        replayed.event.replayMissedStep = 7;
+        QVERIFY(nonFiniteRecordFromJson(throughText(toJson(replayed))).event == replayed.event);
+        // A record written before the fields existed: found by the per-step checks.
+        json old = j;
+        old.erase("located_by");
+        old.erase("replay_missed_step");
+        const auto oldBack = nonFiniteRecordFromJson(old);
+        QCOMPARE(oldBack.event.locatedBy, std::string("check"));
+        QCOMPARE(oldBack.event.replayMissedStep, int64_t{0});
         QCOMPARE(back.frames.size(), size_t(1));
         const auto& g = back.frames[0];
         QCOMPARE(g.step, int64_t(8));

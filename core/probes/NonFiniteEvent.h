@@ -43,7 +43,8 @@ struct NonFiniteEvent {
     int64_t posInf = 0;
     int64_t negInf = 0;
     int64_t numel = 0;  // elements of the tensor checked
-    std::string locatedBy;         // nonfinite_located_by (empty: not said, runs written before)
+    // nonfinite_located_by; runs written before the field was recorded checked every step.
+    std::string locatedBy = std::string(nonfinite_located_by::kCheck);
     int64_t replayMissedStep = 0;  // a step whose replay found nothing (0: none)
 
     bool operator==(const NonFiniteEvent& other) const = default;

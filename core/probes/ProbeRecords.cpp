@@ -178,7 +178,7 @@ json toJson(const NonFiniteRecord& r) {
             {"pos_inf", e.posInf},
             {"neg_inf", e.negInf},
             {"numel", e.numel},
-            {"located_by", e.locatedBy.empty() ? std::string(nonfinite_located_by::kCheck) : e.locatedBy},
+            {"located_by", e.locatedBy},
             {"replay_missed_step", e.replayMissedStep},
             {"frames", std::move(frames)}};
 }
