@@ -103,14 +103,8 @@ def main():
         rows += json_rows([python, os.path.join(HERE, "mode_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "mode_cost.py")
     if "probe-cadence" not in skip:
-        probe_bench = os.path.join(args.build, "tests", "bench", "probe_cost_bench")
-        if not os.access(probe_bench, os.X_OK):
-            fail(SCRIPT, f"{probe_bench}: not built (configure with AMPSCOPE_BUILD_TESTS=ON)")
-        probe_size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"]
-                                                     if args.quick else [])
-        for variant in (["--mode", "fp32"], ["--mode", "bf16"], ["--model", "mlp"]):
-            rows += json_rows([probe_bench, "--json", *variant, *probe_size], "probe_cost_bench",
-                              {"OMP_NUM_THREADS": str(args.threads)})
+        rows += json_rows([python, os.path.join(HERE, "probe_cadence.py"), "--cli", cli, "--json",
+                           *threads, *size], "probe_cadence.py")
     if "replay-cost" not in skip:
         rows += json_rows([python, os.path.join(HERE, "replay_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "replay_cost.py")
