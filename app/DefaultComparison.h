@@ -1,6 +1,6 @@
 #pragma once
 // The lab's default: FashionMNIST, simple CNN, fp32 vs bf16 vs fp16 (+ dynamic
-// scaler), seed 002's exercise E.6.1. Without a display, ampscope runs it
+// scaler), a standard mixed-precision sanity exercise. Without a display, ampscope runs it
 // headless and prints the side-by-side table and where the runs went.
 #include <cstdio>
 #include <string>

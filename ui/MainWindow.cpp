@@ -208,7 +208,7 @@ void MainWindow::buildMenus() {
     file->addAction(saveConfigAction_);
     file->addSeparator();
     file->addAction(exportAction_);
-    // Reports and data export (issue 7) act on the run shown.
+    // Reports and data export act on the run shown.
     exportActions_ = new RunExportActions(this, [this] { return runDirectory_; });
     file->addAction(exportActions_->reportAction());
     file->addAction(exportActions_->dataAction());

@@ -33,7 +33,7 @@ struct ModelConfig {
     std::vector<int64_t> hidden = {256, 128};  // mlp hidden sizes
     std::string activation = "relu";           // relu | gelu | tanh
     std::string norm = "auto";  // auto | none | batch | layer (auto: batch for deep_cnn, layer for transformer)
-    // deep_cnn blocks: [in, out, kernel, stride, pad]; empty = seed 001's list.
+    // deep_cnn blocks: [in, out, kernel, stride, pad]; empty = the built-in 14-block list (DeepCnnBlocks.h).
     std::vector<std::array<int64_t, 5>> blocks;
     // transformer over image patches
     int64_t patch = 7;
@@ -57,7 +57,7 @@ struct PrecisionConfig {
     // fp32 | tf32 | fp16 | bf16 | fp16-pure | bf16-pure
     std::string mode = "fp32";
     ScalerConfig scaler;
-    // Layer names that run in fp32 even under autocast/emulation (seed 002's fix).
+    // Layer names that run in fp32 even under autocast/emulation (the usual fix for an op that overflows in fp16).
     std::vector<std::string> keep_fp32;
     // auto: real wherever the device has the format (CUDA), emulated where not (tf32,
     // fp16 and fp16-pure on CPU). always: tf32, fp16 and fp16-pure are emulated on CUDA
@@ -74,7 +74,7 @@ struct OptimConfig {
     double beta2 = 0.999;
     double eps = 1e-8;
     double clip_norm = 0.0;      // global-norm clipping; 0 = off
-    bool clip_after_unscale = true;  // false reproduces seed 002's pitfall
+    bool clip_after_unscale = true;  // false clips the scaled gradients (the common pitfall)
 };
 
 struct TrainConfig {

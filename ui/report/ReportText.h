@@ -15,7 +15,7 @@ namespace ampscope::ui::report_text {
 QString styleSheet();
 QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generated);
 // Side by side, the first run as the baseline: samples/s and memory as ratios,
-// accuracy as a difference in points with the "within 0.5 pt" check (seed 002, E.6.1).
+// accuracy as a difference in points with the "within 0.5 pt" check.
 QString comparisonHtml(const std::vector<ReportRun>& runs);
 QString runFactsHtml(const ReportRun& run, bool comparison);
 QString resultsTableHtml(const ReportRun& run);
