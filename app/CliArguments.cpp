@@ -1,6 +1,12 @@
 #include "CliArguments.h"
 
+#include <cerrno>
+#include <cmath>
+#include <cstdlib>
+
+#include "OptionReader.h"
 #include "common/InputError.h"
+#include "precision/formats/FormatTable.h"
 
 namespace ampscope::app {
 
@@ -14,6 +20,15 @@ const char* cliUsage() {
            "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
            "  ampscope-cli export-csv RUN_DIR --out DIR\n"
            "  ampscope-cli export-tfevents RUN_DIR --out DIR\n"
+           "  ampscope-cli formats            the number formats: bits, largest finite value,\n"
+           "                                  smallest normal and subnormal\n"
+           "  ampscope-cli cast FORMAT VALUE... [--no-saturate]\n"
+           "      round each VALUE to FORMAT (fp16, bf16, e4m3, e5m2, e2m1, e8m0), to nearest\n"
+           "      with ties to even, and print it, the value it rounds to and the bits in hex.\n"
+           "      Past the largest finite value it saturates to it (as Transformer Engine's\n"
+           "      casts do); with --no-saturate it gives inf (fp16, bf16, e5m2) or nan (e4m3,\n"
+           "      e8m0), and e2m1, which has neither, refuses. e8m0 (the MX block scale)\n"
+           "      rounds down to a power of two: the `floor` rule of the OCP MX specification\n"
            "  ampscope-cli --version\n"
            "  ampscope-cli --help\n"
            "\n"
@@ -31,15 +46,10 @@ CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
     request.command = command == "report"       ? CliRequest::Command::Report
                       : command == "export-csv" ? CliRequest::Command::ExportCsv
                                                 : CliRequest::Command::ExportTfEvents;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        if (a == "--out" || a == "-o") {
-            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
-                throw InputError(command + ": --out: missing value");
-            request.outDirectory = args[++i];
-        } else if (a.rfind("--out=", 0) == 0) {
-            request.outDirectory = a.substr(6);
-        } else if (a == "--quiet" || a == "-q") {
+    for (OptionReader options(args, 1, command + ": "); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        if (options.takeValue({"--out", "-o"}, request.outDirectory)) {
+        } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError(command + ": unknown option '" + a + "' (options: --out, --quiet)");
@@ -55,6 +65,39 @@ CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
         throw InputError(command + (request.command == CliRequest::Command::Report
                                         ? ": missing --out FILE.pdf|FILE.html"
                                         : ": missing --out DIR (the folder to write)"));
+    return request;
+}
+
+// cast FORMAT VALUE... [--no-saturate]
+CliRequest parseCastCommand(const std::vector<std::string>& args) {
+    CliRequest request;
+    request.command = CliRequest::Command::Cast;
+    for (size_t i = 1; i < args.size(); ++i) {
+        const std::string& a = args[i];
+        if (a == "--no-saturate") {
+            request.noSaturate = true;
+        } else if (a.rfind("--", 0) == 0) {
+            throw InputError("cast: unknown option '" + a + "' (options: --no-saturate)");
+        } else if (request.castFormat.empty()) {
+            if (!formatFromName(a))
+                throw InputError("cast: unknown format '" + a + "' (formats: " + formatNames() + ")");
+            request.castFormat = a;
+        } else {
+            // strtod reads decimal and hex floats, nan and inf; the whole word must be a number.
+            errno = 0;
+            char* end = nullptr;
+            const double value = std::strtod(a.c_str(), &end);
+            if (a.empty() || end != a.c_str() + a.size())
+                throw InputError("cast: '" + a + "' is not a number");
+            if (errno == ERANGE && std::isinf(value))
+                throw InputError("cast: '" + a + "' is beyond the range of a double");
+            request.castValues.push_back(a);
+            request.castNumbers.push_back(value);
+        }
+    }
+    if (request.castFormat.empty())
+        throw InputError("cast: missing FORMAT (one of " + formatNames() + ")");
+    if (request.castValues.empty()) throw InputError("cast: missing VALUE (a number to round)");
     return request;
 }
 
@@ -74,36 +117,31 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         request.command = CliRequest::Command::Scenarios;
         return request;
     }
+    if (command == "formats") {
+        if (args.size() > 1) throw InputError("formats: unexpected argument '" + args[1] + "'");
+        request.command = CliRequest::Command::Formats;
+        return request;
+    }
+    if (command == "cast") return parseCastCommand(args);
     if (command == "report" || command == "export-csv" || command == "export-tfevents")
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, scenarios, report, export-csv, export-tfevents; see "
+                         "' (commands: run, scenarios, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
-    for (size_t i = 1; i < args.size(); ++i) {
-        const std::string& a = args[i];
-        auto value = [&](const char* flag) -> std::string {
-            if (i + 1 >= args.size() || args[i + 1].rfind("--", 0) == 0)
-                throw InputError(std::string(flag) + ": missing value");
-            return args[++i];
-        };
-        if (a == "--out" || a == "-o") {
-            request.outDirectory = value("--out");
-        } else if (a.rfind("--out=", 0) == 0) {
-            request.outDirectory = a.substr(6);
-        } else if (a == "--set") {
-            request.overrides.push_back(value("--set"));
-        } else if (a.rfind("--set=", 0) == 0) {
-            request.overrides.push_back(a.substr(6));
-        } else if (a == "--scenario") {
-            request.scenario = value("--scenario");
-        } else if (a.rfind("--scenario=", 0) == 0) {
-            request.scenario = a.substr(11);
-        } else if (a == "--quiet" || a == "-q") {
+    for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        std::string assignment;
+        if (options.takeValue({"--out", "-o"}, request.outDirectory)) {
+        } else if (options.takeValue({"--set"}, assignment)) {
+            request.overrides.push_back(assignment);
+        } else if (options.takeValue({"--scenario"}, request.scenario)) {
+        } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
-            throw InputError("run: unknown option '" + a + "' (options: --out DIR, --scenario NAME, --set key.path=value, --quiet)");
+            throw InputError("run: unknown option '" + a +
+                             "' (options: --out DIR, --scenario NAME, --set key.path=value, --quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {

@@ -7,7 +7,7 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, Scenarios, Report, ExportCsv, ExportTfEvents };
+    enum class Command { Help, Version, Run, Scenarios, Report, ExportCsv, ExportTfEvents, Formats, Cast };
     Command command = Command::Help;
     std::string configPath;
     std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
@@ -15,6 +15,12 @@ struct CliRequest {
     std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
     std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
+    // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
+    // and as parsed (a double: what the cast rounds, once).
+    std::string castFormat;
+    std::vector<std::string> castValues;
+    std::vector<double> castNumbers;
+    bool noSaturate = false;
 };
 
 CliRequest parseCliArguments(const std::vector<std::string>& args);

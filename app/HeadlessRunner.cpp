@@ -10,6 +10,8 @@
 
 #include "common/Text.h"
 #include "engine/Engine.h"
+#include "run/EventSchema.h"
+#include "run/StepRecordCodec.h"
 
 namespace ampscope::app {
 namespace {
@@ -53,15 +55,16 @@ public:
     // Every change of the loss scale gets its own line (the first kMaxScaleLines;
     // the rest are in events.jsonl), so a scale history can be read off the terminal.
     void scaleChange(const StepMetrics& m) {
-        if (quiet_ || m.scaleChange.empty()) return;
+        if (quiet_ || m.scaleChange == ScaleChange::None) return;
         if (++scaleLines_ > kMaxScaleLines) {
             if (scaleLines_ == kMaxScaleLines + 1)
                 message("further loss-scale changes are recorded in events.jsonl only");
             return;
         }
         std::string text = "step " + std::to_string(m.step) + ": loss scale " + formatNumber(m.scale, 9) +
-                           " -> " + formatNumber(m.scaleAfter, 9) + " (" + m.scaleChange;
-        if (m.scaleChange == "backoff") {
+                           " -> " + formatNumber(m.scaleAfter, 9) + " (" +
+                           std::string(scaleChangeName(m.scaleChange));
+        if (m.scaleChange == ScaleChange::Backoff) {
             text += ", step skipped";
             if (!m.firstNonFiniteLayer.empty())
                 text += ", first non-finite gradient in " + m.firstNonFiniteLayer;
@@ -171,7 +174,7 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
 }
 
 int exitCodeFor(const HeadlessResult& result) {
-    if (result.summary.status == "error") return result.inputError ? 2 : 1;
+    if (result.summary.status == run_status::kError) return result.inputError ? 2 : 1;
     if (result.interrupted) return 130;
     return 0;
 }

@@ -6,6 +6,7 @@
 
 #include "HeadlessRunner.h"
 #include "common/InputError.h"
+#include "run/EventSchema.h"
 #include "engine/SystemInfo.h"
 #include "scenarios/ComparisonTable.h"
 #include "scenarios/ScenarioCatalogue.h"
@@ -20,7 +21,8 @@ void printScenarioList(std::FILE* out) {
 }
 
 int runScenarioHeadless(const std::string& name, const std::string& outDirectory,
-                        const std::vector<std::string>& overrides, std::FILE* out, std::FILE* err, bool quiet) {
+                        const std::vector<std::string>& overrides, std::FILE* out, std::FILE* err, bool quiet,
+                        const char* program) {
     const Scenario& scenario = scenarioNamed(name);
     const std::vector<NamedRunConfig> runs = scenarioRunConfigs(scenario, overrides);
     if (!quiet) std::fprintf(out, "scenario %s: %s\n\n%s\n", scenario.name.c_str(), scenario.summary.c_str(),
@@ -39,8 +41,8 @@ int runScenarioHeadless(const std::string& name, const std::string& outDirectory
         // Runs share the process: without the reset each would report the largest peak so far.
         resetPeakResidentBytes();
         const HeadlessResult result = runHeadless(run.config, directory, out, quiet);
-        if (result.summary.status == "error") {
-            std::fprintf(err, "ampscope-cli: scenario %s, run %s: %s\n", scenario.name.c_str(), run.name.c_str(),
+        if (result.summary.status == run_status::kError) {
+            std::fprintf(err, "%s: scenario %s, run %s: %s\n", program, scenario.name.c_str(), run.name.c_str(),
                          result.errorMessage.empty() ? result.summary.error.c_str() : result.errorMessage.c_str());
             return exitCodeFor(result);
         }

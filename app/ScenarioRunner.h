@@ -3,7 +3,8 @@
 // each run one after another into OUT/<run-name>/ (a one-run scenario records
 // straight into OUT), each ending with its summary; a scenario with several runs
 // ends with the side-by-side table (core/scenarios/ComparisonTable.h), which is also
-// written to OUT/comparison.txt. Shared by ampscope-cli and ampscope's headless path.
+// written to OUT/comparison.txt. Shared by ampscope-cli and ampscope's headless path
+// (whose default comparison is the default scenario, kDefaultScenario).
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -16,8 +17,9 @@ void printScenarioList(std::FILE* out);
 // Returns the exit code (DESIGN.md): the first run that fails or is interrupted ends
 // the scenario with its code; 0 when every run finished (NaN runs included). An
 // unknown name or a bad override is an InputError (exit 2) before anything runs.
+// `program` starts the error line ("ampscope-cli: scenario ...: ...").
 int runScenarioHeadless(const std::string& name, const std::string& outDirectory,
                         const std::vector<std::string>& overrides, std::FILE* out, std::FILE* err,
-                        bool quiet = false);
+                        bool quiet = false, const char* program = "ampscope-cli");
 
 }  // namespace ampscope::app

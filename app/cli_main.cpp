@@ -6,11 +6,13 @@
 #include <vector>
 
 #include "CliArguments.h"
+#include "FormatCommands.h"
 #include "HeadlessRunner.h"
 #include "ScenarioRunner.h"
 #include "ReportCommand.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
+#include "run/EventSchema.h"
 #include "config/ConfigJson.h"
 #include "engine/Versions.h"
 #include "export/RunCsvExport.h"
@@ -31,6 +33,12 @@ int main(int argc, char** argv) {
                 std::printf("ampscope-cli %s (git %s), %s\n", build::kVersion, build::kGitRevision,
                             libraryVersions().c_str());
                 return 0;
+            case app::CliRequest::Command::Formats:
+                app::printFormatTable(stdout);
+                return 0;
+            case app::CliRequest::Command::Cast:
+                app::printCasts(request, stdout);
+                return 0;
             case app::CliRequest::Command::Scenarios:
                 app::printScenarioList(stdout);
                 return 0;
@@ -49,7 +57,7 @@ int main(int argc, char** argv) {
                 }
                 const auto result =
                     app::runHeadless(config, request.outDirectory, stdout, request.quiet);
-                if (result.summary.status == "error") {
+                if (result.summary.status == run_status::kError) {
                     std::fprintf(stderr, "ampscope-cli: %s\n",
                                  result.errorMessage.empty() ? result.summary.error.c_str()
                                                              : result.errorMessage.c_str());

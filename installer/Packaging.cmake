@@ -1,4 +1,4 @@
-# The Debian package (issue 8): install rules for everything that is not a target, and the
+# The Debian package: install rules for everything that is not a target, and the
 # CPack DEB configuration. Included once, at the end, by the top-level CMakeLists.txt.
 #
 #   cmake --build build && (cd build && cpack -G DEB)   ->  build/ampscope_<version>-1_<arch>.deb
@@ -12,9 +12,18 @@
 include(GNUInstallDirs)
 include(${CMAKE_CURRENT_LIST_DIR}/DesktopIntegration.cmake)
 
-# Examples users copy (configs, and examples/scenarios/ once the scenarios land): the whole
-# folder, recursively, so what is added to examples/ comes along.
-install(DIRECTORY ${CMAKE_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ampscope/examples)
+# Examples users copy: the configs of examples/ (the whole folder, recursively, so what is
+# added there comes along) and, as examples/scenarios/, the built-in scenarios from their
+# one source, resources/scenarios/ (the same files core compiles in).
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/examples/ DESTINATION ${CMAKE_INSTALL_DATADIR}/ampscope/examples
+        PATTERN "__pycache__" EXCLUDE)
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/resources/scenarios/
+        DESTINATION ${CMAKE_INSTALL_DATADIR}/ampscope/examples/scenarios)
+# The recorder (python/ampscope: `import ampscope` in a user's training script) as a
+# python3 module, where Debian's python3 finds modules of packages. Pure Python; it
+# needs torch (python3-torch, or the user's own), so the package suggests it.
+install(DIRECTORY ${CMAKE_SOURCE_DIR}/python/ampscope/ DESTINATION lib/python3/dist-packages/ampscope
+        FILES_MATCHING PATTERN "*.py" PATTERN "__pycache__" EXCLUDE)
 # Debian policy: every package ships /usr/share/doc/<package>/copyright, here in the
 # machine-readable format (DEP-5), written from LICENSE so that the two cannot disagree.
 file(READ ${CMAKE_SOURCE_DIR}/LICENSE _license)
@@ -59,9 +68,11 @@ underflow and overflow counts, and where the first NaN or Inf appeared. Runs
 are recorded as plain JSON lines and compared side by side.
 
 This package holds the Qt window (ampscope), the headless command line
-(ampscope-cli) with its built-in scenarios, and example configs under
-/usr/share/ampscope/examples. Without the recommended dataset-fashion-mnist
-package the synthetic data sets still work.")
+(ampscope-cli) with its built-in scenarios, example configs under
+/usr/share/ampscope/examples, and the python3 module ampscope that records a
+PyTorch training script of your own into the same run format (it needs
+python3-torch). Without the recommended dataset-fashion-mnist package the
+synthetic data sets still work.")
 set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
 set(CPACK_STRIP_FILES ON)
 
@@ -75,6 +86,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # FashionMNIST is optional: the synthetic sets work without it, and the window says so.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "dataset-fashion-mnist")
+# The recorder module imports torch; the window and the CLI do not need it.
+set(CPACK_DEBIAN_PACKAGE_SUGGESTS "python3-torch")
 set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 
 include(CPack)

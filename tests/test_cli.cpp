@@ -44,6 +44,20 @@ private Q_SLOTS:
         QTest::newRow("missing --out") << QStringList{"run", "x.json"} << "--out";
         QTest::newRow("missing config file") << QStringList{"run", "/no/such.json", "--out", "/tmp/x"}
                                              << "/no/such.json";
+        QTest::newRow("formats with an argument") << QStringList{"formats", "e4m3"} << "'e4m3'";
+        QTest::newRow("cast without a format") << QStringList{"cast"} << "missing FORMAT";
+        QTest::newRow("cast to an unknown format") << QStringList{"cast", "fp8", "1"} << "unknown format 'fp8'";
+        QTest::newRow("cast without a value") << QStringList{"cast", "e4m3"} << "missing VALUE";
+        QTest::newRow("cast a word") << QStringList{"cast", "e4m3", "1", "one"} << "'one' is not a number";
+        QTest::newRow("cast half a number") << QStringList{"cast", "e4m3", "1.5x"} << "'1.5x' is not a number";
+        QTest::newRow("cast beyond double") << QStringList{"cast", "e5m2", "1e400"} << "beyond the range";
+        QTest::newRow("cast an unknown option") << QStringList{"cast", "e4m3", "1", "--saturate"}
+                                                << "unknown option '--saturate'";
+        QTest::newRow("cast nan to e2m1") << QStringList{"cast", "e2m1", "1", "nan"} << "e2m1 has no NaN";
+        QTest::newRow("cast 0 to e8m0") << QStringList{"cast", "e8m0", "0"} << "e8m0 has no zero";
+        QTest::newRow("cast -2 to e8m0") << QStringList{"cast", "e8m0", "-2"} << "e8m0 has no sign";
+        QTest::newRow("cast 7 to e2m1 unsaturated") << QStringList{"cast", "e2m1", "7", "--no-saturate"}
+                                                    << "neither Inf nor NaN";
     }
     void badUsageExitsTwoWithOneLine() {
         QFETCH(QStringList, args);
@@ -52,6 +66,63 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count('\n'), 0);
+    }
+
+    // cast: the value as typed, the value it rounds to (shortest decimal that reads
+    // back), the bits; values from the OCP 8-bit Floating Point and MX specifications.
+    void castPrintsValueRoundingAndBits_data() {
+        QTest::addColumn<QStringList>("args");
+        QTest::addColumn<QString>("expected");
+        QTest::newRow("e4m3 ties and saturation")
+            << QStringList{"cast", "e4m3", "448", "464", "465", "-1e9", "0.1", "-0", "nan", "inf"}
+            << "448 448 0x7e\n464 448 0x7e\n465 448 0x7e\n-1e9 -448 0xfe\n0.1 0.1015625 0x1d\n"
+               "-0 -0 0x80\nnan nan 0x7f\ninf 448 0x7e\n";
+        QTest::newRow("e4m3 without saturation")
+            << QStringList{"cast", "e4m3", "464", "465", "--no-saturate"} << "464 448 0x7e\n465 nan 0x7f\n";
+        QTest::newRow("e5m2 without saturation")
+            << QStringList{"cast", "--no-saturate", "e5m2", "61439", "61440", "-inf", "0x1p-16"}
+            << "61439 57344 0x7b\n61440 inf 0x7c\n-inf -inf 0xfc\n0x1p-16 1.52587890625e-05 0x01\n";
+        QTest::newRow("e2m1") << QStringList{"cast", "e2m1", "5", "-0.25", "0.3", "100"}
+                              << "5 4 0x6\n-0.25 -0 0x8\n0.3 0.5 0x1\n100 6 0x7\n";
+        QTest::newRow("fp16") << QStringList{"cast", "fp16", "0.1", "65520", "1e-8"}
+                              << "0.1 0.0999755859375 0x2e66\n65520 65504 0x7bff\n1e-8 0 0x0000\n";
+        QTest::newRow("fp16 without saturation")
+            << QStringList{"cast", "fp16", "65520", "--no-saturate"} << "65520 inf 0x7c00\n";
+        QTest::newRow("bf16") << QStringList{"cast", "bf16", "1.00390625", "3"}
+                              << "1.00390625 1 0x3f80\n3 3 0x4040\n";
+        QTest::newRow("e8m0 floor") << QStringList{"cast", "e8m0", "1", "3", "0.75", "1e-50", "nan"}
+                                    << "1 1 0x7f\n3 2 0x80\n0.75 0.5 0x7e\n1e-50 5.877471754111438e-39 0x00\n"
+                                       "nan nan 0xff\n";
+    }
+    void castPrintsValueRoundingAndBits() {
+        QFETCH(QStringList, args);
+        QFETCH(QString, expected);
+        const auto r = runCli(args);
+        QCOMPARE(r.exitCode, 0);
+        QCOMPARE(r.out, expected);
+        QCOMPARE(r.err, QString());
+    }
+
+    void formatsListsEveryFormat() {
+        const auto r = runCli({"formats"});
+        QCOMPARE(r.exitCode, 0);
+        const QStringList lines = r.out.trimmed().split('\n');
+        QCOMPARE(lines.size(), 6);
+        const QStringList names{"fp16", "bf16", "e4m3", "e5m2", "e2m1", "e8m0"};
+        const QStringList maxima{"max 65504 ", "max 3.3895313892515355e+38 ", "max 448 ", "max 57344 ",
+                                 "max 6 ", "max 1.7014118346046923e+38 "};
+        for (int i = 0; i < 6; ++i) {
+            QVERIFY2(lines[i].startsWith(names[i] + " "), qPrintable(lines[i]));
+            QVERIFY2(lines[i].contains(maxima[i]), qPrintable(lines[i]));
+        }
+        QVERIFY2(lines[2].contains("8 bits (1-4-3, bias 7)"), qPrintable(lines[2]));
+        QVERIFY2(lines[2].contains("min normal 0.015625 (2^-6)"), qPrintable(lines[2]));
+        QVERIFY2(lines[2].contains("min subnormal 0.001953125 (2^-9)"), qPrintable(lines[2]));
+        QVERIFY2(lines[4].contains("min subnormal 0.5 (2^-1)"), qPrintable(lines[4]));
+        QVERIFY2(lines[5].contains("min subnormal none"), qPrintable(lines[5]));
+        const auto help = runCli({"--help"});
+        QVERIFY(help.out.contains("cast FORMAT VALUE... [--no-saturate]"));
+        QVERIFY(help.out.contains("`floor` rule"));
     }
 
     void badConfigFieldsNameTheField_data() {

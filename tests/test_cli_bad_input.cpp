@@ -1,4 +1,4 @@
-// Issue 10's bad-input table, row by row, through the real ampscope-cli (and,
+// The bad-input table (docs/bad-input.md), row by row, through the real ampscope-cli (and,
 // for run directories, which no CLI command reads yet, through
 // readRunDirectory): bad input exits 2 with one line naming the field or the
 // file and the problem; a disk that fails mid-run exits 1 naming events.jsonl
@@ -9,6 +9,7 @@
 // FILE (temporary paths written as $TMP); tests/bad-input-table.py renders it.
 #include <sys/mount.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -374,6 +375,25 @@ private Q_SLOTS:
             << QStringList{"run",  "$CONFIG", "--out",
                            "$OUT", "--set",   "precision.scaler.backoff_factor=1"}
             << "precision.scaler.backoff_factor: must be in (0, 1)";
+        QTest::newRow("formats with an argument") << QStringList{"formats", "e4m3"}
+                                                  << "formats: unexpected argument 'e4m3'";
+        QTest::newRow("cast without FORMAT") << QStringList{"cast"} << "cast: missing FORMAT";
+        QTest::newRow("cast to an unknown format")
+            << QStringList{"cast", "fp8", "1"}
+            << "cast: unknown format 'fp8' (formats: fp16, bf16, e4m3, e5m2, e2m1, e8m0)";
+        QTest::newRow("cast without VALUE") << QStringList{"cast", "e4m3"} << "cast: missing VALUE";
+        QTest::newRow("cast a word") << QStringList{"cast", "e4m3", "one"} << "cast: 'one' is not a number";
+        QTest::newRow("cast a value beyond double")
+            << QStringList{"cast", "e4m3", "-1e400"} << "cast: '-1e400' is beyond the range of a double";
+        QTest::newRow("cast an unknown option")
+            << QStringList{"cast", "e4m3", "1", "--round=up"} << "cast: unknown option '--round=up'";
+        QTest::newRow("cast NaN to e2m1 (no NaN code)")
+            << QStringList{"cast", "e2m1", "nan"} << "cast: nan: e2m1 has no NaN";
+        QTest::newRow("cast an overflow to e2m1 without saturation")
+            << QStringList{"cast", "e2m1", "7", "--no-saturate"} << "cast: 7: e2m1 has neither Inf nor NaN";
+        QTest::newRow("cast 0 to e8m0 (no zero)") << QStringList{"cast", "e8m0", "0"} << "cast: 0: e8m0 has no zero";
+        QTest::newRow("cast a negative value to e8m0")
+            << QStringList{"cast", "e8m0", "-4"} << "cast: -4: e8m0 has no sign";
         QTest::newRow("--set a value nested 50000 levels deep (was a crash)")
             << QStringList{"run",  "$CONFIG", "--out",
                            "$OUT", "--set",   QString::fromStdString("optim.lr=" + nested(50000))}
@@ -768,6 +788,103 @@ private Q_SLOTS:
     }
 
     // ---- run directories (readRunDirectory: no CLI command reads them yet) ----------
+    // A run directory from elsewhere, reported with `ampscope-cli report`: nothing in it
+    // runs (links other than http, https, mailto and in-page anchors lose their target,
+    // raw HTML is text, images are not fetched) and nothing outside it is read.
+    void untrustedRunReports_data() {
+        QTest::addColumn<QString>("narrative");
+        QTest::addColumn<QString>("linkTo");  // non-empty: narrative.md is a link to this file
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QStringList>("absent");   // in the HTML (exit 0) / the line (exit 2)
+        QTest::addColumn<QStringList>("present");
+        QTest::newRow("narrative.md with a javascript: link")
+            << "[click](javascript:alert(3))" << "" << 0
+            << QStringList{"javascript:", "href=\"javascript"} << QStringList{"click"};
+        QTest::newRow("narrative.md with a JavaScript: link in mixed case and spaces")
+            << "[click]( JaVaScRiPt:alert(3) )" << "" << 0
+            << QStringList{"avaScRiPt", "alert(3)"} << QStringList{"click"};
+        QTest::newRow("narrative.md with data:, file: and relative links")
+            << "[a](data:text/html,<b>x</b>) [b](file:///etc/passwd) [c](../../secret.html)" << ""
+            << 0 << QStringList{"data:text", "file:///etc", "secret.html"}
+            << QStringList{">a<", ">b<", ">c<"};
+        QTest::newRow("narrative.md with raw HTML (script, img onerror, a href)")
+            << "<script>alert(1)</script>\n\n<img src=x onerror=alert(2)>\n\n"
+               "<a href=\"javascript:alert(4)\">x</a>"
+            << "" << 0 << QStringList{"<script", "<img src=x", "href=\"javascript"}
+            << QStringList{"&lt;script&gt;"};
+        QTest::newRow("narrative.md with an image (file: URL, remote pixel)")
+            << "![secret](file:///etc/passwd) ![pixel](https://tracker.example/p.gif)" << "" << 0
+            << QStringList{"<img src=\"file:", "tracker.example/p.gif\""}
+            << QStringList{"[image: file:///etc/passwd]"};
+        QTest::newRow("narrative.md with http, https, mailto and #anchor links (kept)")
+            << "[h](http://example.org/a) [s](https://example.org/b) [m](mailto:x@example.org) "
+               "[t](#results)"
+            << "" << 0 << QStringList{}
+            << QStringList{"href=\"http://example.org/a\"", "href=\"https://example.org/b\"",
+                           "href=\"mailto:x@example.org\"", "href=\"#results\""};
+        QTest::newRow("narrative.md a symbolic link out of the run")
+            << "" << "outside.md" << 2 << QStringList{}
+            << QStringList{"$RUN/narrative.md: is a symbolic link; a run directory's files must "
+                           "be plain files inside it"};
+    }
+    void untrustedRunReports() {
+        QFETCH(QString, narrative);
+        QFETCH(QString, linkTo);
+        QFETCH(int, exitCode);
+        QFETCH(QStringList, absent);
+        QFETCH(QStringList, present);
+        QTemporaryDir tmp;
+        const QString dir = tmp.filePath("run");
+        QDir().mkpath(dir);
+        writeBytes(dir + "/config.json", "{\"schema_version\": 1}\n");
+        writeBytes(dir + "/events.jsonl",
+                   "{\"type\":\"run_start\",\"schema_version\":1,\"time\":\"2024-05-01T12:00:00Z\"}\n"
+                   "{\"type\":\"step\",\"step\":1,\"epoch\":1,\"loss\":2.5}\n");
+        if (linkTo.isEmpty()) {
+            writeBytes(dir + "/narrative.md", narrative.toUtf8());
+        } else {
+            writeBytes(tmp.filePath(linkTo), "# Not the run's own\n");
+            QVERIFY(QFile::link(tmp.filePath(linkTo), dir + "/narrative.md"));
+        }
+        const QString out = tmp.filePath("report.html");
+        const CliResult r = runCli({"report", dir, "--out", out});
+#ifndef AMPSCOPE_CLI_HAS_REPORT_RENDERER
+        // Without the GUI there is nothing to render with: every report is refused in
+        // one line that says so, and nothing is written.
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.contains("no report renderer"), qPrintable(r.err));
+        QVERIFY(!QFile::exists(out));
+        Q_UNUSED(exitCode);
+        Q_UNUSED(absent);
+        Q_UNUSED(present);
+        return;
+#endif
+        if (exitCode == 2) {
+            note("untrusted run directory (report)", QTest::currentDataTag(),
+                 QString::number(r.exitCode), r.err, tmp.path());
+            QCOMPARE(r.exitCode, 2);
+            QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+            for (const QString& text : present)
+                QVERIFY2(r.err.contains(QString(text).replace("$RUN", dir)), qPrintable(r.err));
+            QVERIFY(!QFile::exists(out));
+            return;
+        }
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QFile file(out);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString html = QString::fromUtf8(file.readAll());
+        const int start = html.indexOf("Scenario narrative");
+        QVERIFY2(start >= 0, "the narrative is in the report");
+        const QString part = html.mid(start);
+        note("untrusted run directory (report)", QTest::currentDataTag(), "0",
+             absent.isEmpty() ? "report written; the links are kept"
+                              : "report written; the link or markup is dropped, its text kept",
+             tmp.path());
+        for (const QString& text : absent) QVERIFY2(!part.contains(text), qPrintable(text));
+        for (const QString& text : present) QVERIFY2(part.contains(text), qPrintable(text));
+    }
+
     void runDirectories_data() {
         QTest::addColumn<QString>("kind");
         QTest::addColumn<bool>("refused");
@@ -797,7 +914,19 @@ private Q_SLOTS:
         QTest::newRow("config.json nested 100000 deep (was a crash when copied)")
             << "deepconfig" << true << "$RUN/config.json: nested deeper than 64 levels";
         QTest::newRow("events.jsonl is a directory")
-            << "eventsdir" << true << "$RUN/events.jsonl: cannot read (Is a directory)";
+            << "eventsdir" << true << "$RUN/events.jsonl: is not a plain file";
+        // Run directories travel (clusters, colleagues, bug reports): their files never
+        // lead outside the folder.
+        QTest::newRow("events.jsonl a symbolic link out of the run")
+            << "eventslink" << true
+            << "$RUN/events.jsonl: is a symbolic link; a run directory's files must be plain "
+               "files inside it";
+        QTest::newRow("config.json a symbolic link out of the run")
+            << "configlink" << true << "$RUN/config.json: is a symbolic link";
+        QTest::newRow("summary.json a symbolic link out of the run")
+            << "summarylink" << true << "$RUN/summary.json: is a symbolic link";
+        QTest::newRow("events.jsonl a FIFO (would block a reader)")
+            << "eventsfifo" << true << "$RUN/events.jsonl: is not a plain file";
         QTest::newRow("events.jsonl missing")
             << "noevents" << false << "events.jsonl: missing (no events recorded)";
         QTest::newRow("events.jsonl empty") << "emptyevents" << false << "";
@@ -886,7 +1015,21 @@ private Q_SLOTS:
                        "{\"type\":\"run_start\",\"schema_version\":4294967298}\n" + step1);
         else if (kind == "badsummary")
             writeBytes(dir + "/summary.json", "{\"status\": \"fini");
-        else
+        else if (kind == "eventslink" || kind == "configlink" || kind == "summarylink") {
+            // The target outside the run holds what the file would: only the link is wrong.
+            const QString name = kind == "eventslink"   ? "events.jsonl"
+                                 : kind == "configlink" ? "config.json"
+                                                        : "summary.json";
+            const QString outside = tmp.filePath("outside-" + name);
+            writeBytes(outside, kind == "eventslink"   ? start + step1
+                                : kind == "configlink" ? config
+                                                       : QByteArray("{\"status\": \"finished\"}"));
+            QFile::remove(dir + "/" + name);
+            QVERIFY(QFile::link(outside, dir + "/" + name));
+        } else if (kind == "eventsfifo") {
+            QFile::remove(dir + "/events.jsonl");
+            QCOMPARE(::mkfifo(QFile::encodeName(dir + "/events.jsonl").constData(), 0644), 0);
+        } else
             QFAIL("unknown kind");
 
         const QString expected = QString(mentions).replace("$RUN", dir);

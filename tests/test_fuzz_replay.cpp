@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/mman.h>
+#include <sys/stat.h>  // before the fuzz targets are included into namespaces
 #include <unistd.h>
 #include <zlib.h>
 

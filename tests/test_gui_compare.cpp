@@ -1,6 +1,7 @@
 // Comparing runs: the Compare dock overlays recorded runs with a legend by name and
 // mode; the Lock-step A/B dock plots per-layer gradient cosine and the loss difference
 // from a run trained with a lock-step partner.
+#include <QDir>
 #include <QDockWidget>
 #include <QLabel>
 #include <QListWidget>
@@ -14,7 +15,7 @@
 #include "probes/ComparisonRecords.h"
 #include "views/CompareView.h"
 #include "views/LockstepPlot.h"
-#include "views/RunOverlayPlot.h"
+#include "plots/RunOverlayPlot.h"
 
 using namespace ampscope;
 using ampscope::ui::CompareView;
@@ -37,6 +38,36 @@ RunConfig tinyRun(const std::string& mode) {
 class GuiCompareTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A run recorded under torch.distributed is a folder of rank-N runs: adding the
+    // folder compares every rank, and the list says which rank went non-finite first.
+    void aDistributedRunComparesItsRanksAndNamesTheFirstNonFinite() {
+        QTemporaryDir tmp;
+        QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("dist")));
+        RunConfig late = tinyRun("fp32");
+        late.faults = {{5, "nan_grad", "fc2", 1.0}};
+        RunConfig early = tinyRun("fp32");
+        early.faults = {{3, "nan_grad", "fc2", 1.0}};
+        test::runAndRead(late, tmp, "dist/rank-0");
+        test::runAndRead(early, tmp, "dist/rank-1");
+        CompareView view;
+        QString error;
+        QVERIFY2(view.addRun(tmp.filePath("dist"), &error), qPrintable(error));
+        QCOMPARE(view.runList()->count(), 2);
+        QCOMPARE(view.runList()->item(0)->text(), QStringLiteral("rank-0 · non-finite at step 5"));
+        QCOMPARE(view.runList()->item(1)->text(), QStringLiteral("rank-1 · first non-finite, step 3"));
+        QCOMPARE(view.lossPlot()->runGraph(1)->name(), QStringLiteral("rank-1 (fp32) · non-finite at step 3"));
+        QCOMPARE(view.firstNonFiniteRun(), 1);
+
+        // Opening the folder in the window: the ranks in Compare, rank 1 in the views.
+        MainWindowOptions options;
+        options.persistSettings = false;
+        options.runsRoot = tmp.filePath("runs");
+        MainWindow window(options);
+        QVERIFY2(window.openRunDirectory(tmp.filePath("dist"), &error), qPrintable(error));
+        QCOMPARE(window.compareView()->runList()->count(), 2);
+        QCOMPARE(window.runDirectory(), QDir::cleanPath(tmp.filePath("dist/rank-1")));
+    }
+
     void overlaysRecordedRunsWithTheirModes() {
         QTemporaryDir tmp;
         const RunData fp32 = test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");

@@ -1,17 +1,21 @@
-// The bridge between the engine thread and the window: every record the run directory
-// gets reaches the live views too, whichever way the ticks fall between the engine's
-// pushes.
+// The bridge between the engine thread and the window, and the one dispatcher behind
+// every view: every record the run directory gets reaches the live views too, whichever
+// way the ticks fall between the engine's pushes, and in the order an opened run
+// directory delivers it.
 #include <QElapsedTimer>
 #include <QFile>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "EngineBridge.h"
+#include "RecordDispatcher.h"
+#include "report/RunReplay.h"
 #include "TestSupport.h"
 #include "run/EventSchema.h"
 
@@ -32,12 +36,27 @@ int64_t stepOf(const nlohmann::json& record) {
     return it != record.end() && it->is_number_integer() ? it->get<int64_t>() : -1;
 }
 
-// The records a live view is handed (everything but the steps and epochs, which come as
-// StepMetrics/EpochMetrics, and the file's framing).
-bool reachesViewsAsRecord(const std::string& type) {
-    return type != event_type::kStep && type != event_type::kEpoch &&
-           type != event_type::kRunStart && type != event_type::kRunEnd;
+// The records the stream hands on (every record but the steps, which come as
+// StepMetrics, and the file's framing, which the writer adds).
+bool streamedAsRecord(const std::string& type) {
+    return type != event_type::kStep && type != event_type::kRunStart && type != event_type::kRunEnd;
 }
+
+// A view that writes down every call it gets, steps one by one ("step@3"), so that two
+// ways of feeding views can be compared call by call.
+class CallLog : public ui::RunObserver {
+public:
+    std::vector<std::string> calls;
+    void beginRun(const ui::RunContext&) override { calls.push_back("begin"); }
+    void appendSteps(const std::vector<StepMetrics>& steps) override {
+        for (const StepMetrics& m : steps) calls.push_back("step@" + std::to_string(m.step));
+    }
+    void appendEpoch(const EpochMetrics& e) override { calls.push_back("epoch@" + std::to_string(e.epoch)); }
+    void takeRecord(const nlohmann::json& r) override {
+        calls.push_back(r.value("type", std::string()) + "@" + std::to_string(stepOf(r)));
+    }
+    void endOfBatch() override {}  // where batches end is the source's pace, not content
+};
 
 std::vector<TypeAndStep> recordsOnDisk(const QString& runDirectory) {
     QFile file(runDirectory + QLatin1Char('/') + QString::fromUtf8(kEventsFileName.data()));
@@ -47,7 +66,7 @@ std::vector<TypeAndStep> recordsOnDisk(const QString& runDirectory) {
         const QByteArray line = file.readLine().trimmed();
         if (line.isEmpty()) continue;
         const nlohmann::json record = nlohmann::json::parse(line.toStdString());
-        if (reachesViewsAsRecord(typeOf(record))) out.emplace_back(typeOf(record), stepOf(record));
+        if (streamedAsRecord(typeOf(record))) out.emplace_back(typeOf(record), stepOf(record));
     }
     return out;
 }
@@ -78,10 +97,16 @@ private Q_SLOTS:
         EngineBridge bridge;
         std::vector<TypeAndStep> live;
         int batchesWithoutSteps = 0;
+        CallLog liveView;
+        const std::vector<ui::RunObserver*> liveViews{&liveView};
+        ui::RecordDispatcher dispatcher(liveViews);
+        dispatcher.beginRun({config, QStringLiteral("live"), runDirectory, true});
         connect(&bridge, &EngineBridge::metricsArrived, this, [&](const DrainedMetrics& batch) {
             if (batch.steps.empty() && !batch.records.empty()) ++batchesWithoutSteps;
-            for (const nlohmann::json& record : batch.records)
-                live.emplace_back(typeOf(record), stepOf(record));
+            for (const StreamedRecord& streamed : batch.records)
+                live.emplace_back(typeOf(streamed.record), stepOf(streamed.record));
+            dispatcher.takeDrained(batch);
+            dispatcher.endBatch();
         });
         QSignalSpy ended(&bridge, &EngineBridge::runEnded);
         QVERIFY(bridge.start(config, runDirectory));
@@ -96,6 +121,86 @@ private Q_SLOTS:
                                               .arg(describe(live), describe(disk))));
         // Steps here last several ticks: some batches held records and no step.
         QVERIFY(batchesWithoutSteps > 0);
+
+        // The views got, call by call, what they get when the run directory is opened.
+        CallLog openedView;
+        ui::replayRunDirectory({config, QStringLiteral("opened"), runDirectory, false},
+                               runDirectory.toStdString(), {&openedView});
+        QCOMPARE(liveView.calls.size(), openedView.calls.size());
+        for (std::size_t i = 0; i < liveView.calls.size(); ++i)
+            QCOMPARE(QString::fromStdString(liveView.calls[i]), QString::fromStdString(openedView.calls[i]));
+        // ...which holds every step, the epoch and the located NaN between them.
+        const auto count = [&](const std::string& prefix) {
+            return std::count_if(openedView.calls.begin(), openedView.calls.end(),
+                                 [&](const std::string& c) { return c.rfind(prefix, 0) == 0; });
+        };
+        QCOMPARE(count("step@"), std::ptrdiff_t{6});
+        QCOMPARE(count("epoch@"), std::ptrdiff_t{1});
+        QCOMPARE(count("nonfinite@4"), std::ptrdiff_t{1});
+    }
+
+    // One rule per kind of record, whatever the source: steps batched before the next
+    // other record, framing and errors kept from the views, malformed records counted,
+    // unknown types passed on (a newer writer's records do not break this build).
+    void theDispatcherHasOneRulePerKindOfRecord() {
+        CallLog view;
+        const std::vector<ui::RunObserver*> views{&view};
+        std::vector<std::string> errors;
+        int runInfos = 0;
+        ui::RecordDispatcher::Hooks hooks;
+        hooks.error = [&](const std::string& message) { errors.push_back(message); };
+        hooks.runInfo = [&](const nlohmann::json&) { ++runInfos; };
+        ui::RecordDispatcher dispatcher(views, hooks);
+        dispatcher.beginRun({});
+        const std::vector<nlohmann::json> records = {
+            {{"type", "run_start"}, {"schema_version", 1}},
+            {{"type", "run_info"}, {"layers", {"fc1"}}},
+            {{"type", "step"}, {"step", 1}, {"loss", 2.0}},
+            {{"type", "step"}, {"step", 2}, {"loss", 1.5}},
+            {{"type", "fault"}, {"step", 3}},
+            {{"type", "step"}, {"step", 3}},
+            {{"type", "step"}, {"step", "four"}},  // malformed: no integer step
+            nlohmann::json::array({1, 2}),          // malformed: not an object
+            {{"step", 3}},                          // malformed: no type
+            {{"type", "from_a_newer_build"}, {"step", 3}},
+            {{"type", "epoch"}, {"epoch", 1}, {"step", 3}},
+            {{"type", "error"}, {"step", 3}, {"message", "disk full"}},
+            {{"type", "run_end"}, {"status", "error"}, {"step", 3}}};
+        for (const auto& r : records) dispatcher.take(r);
+        dispatcher.endBatch();
+        const std::vector<std::string> expected = {"begin",  "run_info@-1", "step@1", "step@2",
+                                                   "fault@3", "step@3", "from_a_newer_build@3",
+                                                   "epoch@1"};
+        QCOMPARE(view.calls.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i)
+            QCOMPARE(QString::fromStdString(view.calls[i]), QString::fromStdString(expected[i]));
+        QCOMPARE(dispatcher.malformedRecords(), int64_t{3});
+        QCOMPARE(dispatcher.stepsDelivered(), int64_t{3});
+        QCOMPARE(dispatcher.lastStep(), int64_t{3});
+        QCOMPARE(runInfos, 1);
+        QCOMPARE(errors.size(), std::size_t{1});
+        QCOMPARE(QString::fromStdString(errors[0]), QStringLiteral("disk full"));
+
+        // A live drain holds steps and records apart: afterStep puts them back in order.
+        CallLog liveView;
+        const std::vector<ui::RunObserver*> liveViews{&liveView};
+        ui::RecordDispatcher live(liveViews);
+        DrainedMetrics drained;
+        for (int64_t step = 5; step <= 8; ++step) {
+            StepMetrics m;
+            m.step = step;
+            drained.steps.push_back(m);
+        }
+        drained.records.push_back({{{"type", "fault"}, {"step", 5}}, 4});
+        drained.records.push_back({{{"type", "histogram"}, {"step", 6}}, 6});
+        drained.records.push_back({{{"type", "epoch"}, {"epoch", 2}, {"step", 8}}, 8});
+        live.takeDrained(drained);
+        live.endBatch();
+        const std::vector<std::string> liveExpected = {"fault@5", "step@5", "step@6", "histogram@6",
+                                                       "step@7",  "step@8", "epoch@2"};
+        QCOMPARE(liveView.calls.size(), liveExpected.size());
+        for (std::size_t i = 0; i < liveExpected.size(); ++i)
+            QCOMPARE(QString::fromStdString(liveView.calls[i]), QString::fromStdString(liveExpected[i]));
     }
 
     // A pace of 5 steps a second on a run that could do hundreds: measured loosely over a

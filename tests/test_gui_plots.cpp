@@ -1,6 +1,9 @@
 // The plot widgets and the plain helpers under them: decimation keeps the envelope of a
 // million points, heatmaps stay fixed-size with their fp16 overlays, hover texts give
 // exact values, run records parse back into step metrics.
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QToolTip>
 #include <QtTest/QtTest>
 #include <cmath>
 #include <limits>
@@ -14,6 +17,7 @@
 #include "engine/StepRecordText.h"
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
+#include "plots/HistogramSlicePlot.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
@@ -248,7 +252,7 @@ private Q_SLOTS:
             m.growthTracker = i % 10;
             if (i == 20) {
                 m.foundInf = m.stepSkipped = true;
-                m.scaleChange = "backoff";
+                m.scaleChange = ScaleChange::Backoff;
                 m.firstNonFiniteLayer = "fc2";
                 scale /= 2;
             }
@@ -278,6 +282,136 @@ private Q_SLOTS:
         QVERIFY(plot.yAxis2->label().contains("ms"));
         QCOMPARE(plot.stepTimeGraph()->dataCount(), 10);
         QVERIFY(plot.hoverText(5, QPoint()).contains("10 ms"));
+    }
+
+    // The mouse, written once (InteractivePlot) for every plot: hovering shows the plot's
+    // own text for the point under the mouse, a point without one and leaving the plot
+    // hide it.
+    void hoverShowsThePlotsTextAndLeavingHidesIt() {
+        QWidget window;
+        auto* row = new QHBoxLayout(&window);
+        auto* plot = new ThroughputPlot(&window);
+        auto* beside = new QLabel(QStringLiteral("beside the plot"), &window);
+        row->addWidget(plot, 1);
+        row->addWidget(beside);
+        window.resize(800, 400);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        plot->beginRun(contextFor("fp32"));
+        plot->appendSteps(lossSteps(1, 10));
+        plot->endOfBatch();
+        plot->replot(QCustomPlot::rpImmediateRefresh);
+
+        const QPoint inside(int(plot->xAxis->coordToPixel(5.0)), plot->axisRect()->center().y());
+        QTest::mouseMove(plot, inside);
+        QTRY_VERIFY(QToolTip::isVisible());
+        // Step 5's step time, 0.01 s, as the plot writes it.
+        QVERIFY2(QToolTip::text().contains("10 ms"), qPrintable(QToolTip::text()));
+        QCOMPARE(QToolTip::text(), plot->tooltipText(inside));
+
+        // Above the plot area (the legend row) there is nothing to say: no tooltip.
+        const QPoint outside(plot->axisRect()->center().x(), plot->axisRect()->top() - 3);
+        QVERIFY(plot->tooltipText(outside).isEmpty());
+        QTest::mouseMove(plot, outside);
+        QTRY_VERIFY(!QToolTip::isVisible());
+
+        QTest::mouseMove(plot, inside);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QTest::mouseMove(beside, beside->rect().center());  // the plot is left
+        QTRY_VERIFY(!QToolTip::isVisible());
+    }
+
+    void hoverOnAHeatmapCellAndAHistogramBarShowsTheirCounts() {
+        HeatmapPlot map;
+        map.resize(700, 400);
+        map.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&map));
+        for (int step = 10; step <= 100; step += 10) {
+            std::vector<double> counts(static_cast<std::size_t>(map.rowCount()), 0.0);
+            counts[static_cast<std::size_t>(-10 + 64)] = step;  // bin -10: [2^-10, 2^-9)
+            map.appendColumn(step, counts);
+        }
+        map.setFocusYRange(-20, 0);
+        map.refresh();
+        map.replot(QCustomPlot::rpImmediateRefresh);
+        const QPoint cell(int(map.xAxis->coordToPixel(50.0)), int(map.yAxis->coordToPixel(-9.5)));
+        QTest::mouseMove(&map, cell);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains("step 50") && QToolTip::text().contains(": 50"),
+                 qPrintable(QToolTip::text()));
+        map.hide();
+        QTRY_VERIFY(!QToolTip::isVisible());
+
+        HistogramSlicePlot slice;
+        slice.resize(700, 400);
+        slice.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&slice));
+        HistogramSlicePlot::Slice data;
+        data.step = 7;
+        data.layer = QStringLiteral("fc1");
+        data.histogram.counts[static_cast<std::size_t>(-3 + 64)] = 123;  // bin -3
+        slice.setSlice(data);
+        slice.replot(QCustomPlot::rpImmediateRefresh);
+        const QPoint bar(int(slice.xAxis->coordToPixel(-2.5)), slice.axisRect()->center().y());
+        QTest::mouseMove(&slice, bar);
+        QTRY_VERIFY(QToolTip::isVisible());
+        QVERIFY2(QToolTip::text().contains("123 elements") && QToolTip::text().contains("step 7"),
+                 qPrintable(QToolTip::text()));
+        slice.hide();
+    }
+
+    // A double click (left button) puts back the ranges the plot chose itself, whatever
+    // the user zoomed to; the same for the three kinds of plot.
+    void doubleClickResetsTheRangesOfEveryKindOfPlot() {
+        const auto zoomThenDoubleClick = [](QCustomPlot& plot) {
+            plot.resize(700, 400);
+            plot.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&plot));
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            const QCPRange x = plot.xAxis->range();
+            const QCPRange y = plot.yAxis->range();
+            plot.xAxis->setRange(x.lower + 0.4 * x.size(), x.lower + 0.5 * x.size());
+            plot.yAxis->setRange(y.lower + 0.1 * y.size(), y.lower + 0.2 * y.size());
+            QVERIFY(plot.xAxis->range() != x);
+            const QPoint centre = plot.axisRect()->center();
+            QTest::mouseDClick(&plot, Qt::MiddleButton, {}, centre);  // not the reset button
+            QVERIFY(plot.xAxis->range() != x);
+            QTest::mouseDClick(&plot, Qt::LeftButton, {}, centre);
+            QCOMPARE(plot.xAxis->range().lower, x.lower);
+            QCOMPARE(plot.xAxis->range().upper, x.upper);
+            QCOMPARE(plot.yAxis->range().lower, y.lower);
+            QCOMPARE(plot.yAxis->range().upper, y.upper);
+        };
+
+        ThroughputPlot series;
+        series.beginRun(contextFor("fp32"));
+        series.appendSteps(lossSteps(1, 100));
+        series.endOfBatch();
+        zoomThenDoubleClick(series);
+        if (QTest::currentTestFailed()) return;
+        QVERIFY(series.isFollowing());
+
+        HeatmapPlot map;
+        for (int step = 10; step <= 100; step += 10)
+            map.appendColumn(step, std::vector<double>(std::size_t(map.rowCount()), 1.0));
+        map.refresh();
+        zoomThenDoubleClick(map);
+        if (QTest::currentTestFailed()) return;
+
+        HistogramSlicePlot slice;
+        HistogramSlicePlot::Slice data;
+        data.histogram.counts[static_cast<std::size_t>(-3 + 64)] = 1000;
+        slice.setSlice(data);
+        zoomThenDoubleClick(slice);
+    }
+
+    void heatmapPlaceholderShowsItsTextAndHidesWhenEmpty() {
+        HeatmapPlot map;
+        QVERIFY(map.placeholderText().isEmpty());
+        map.setPlaceholder(QStringLiteral("No histograms yet"));
+        QCOMPARE(map.placeholderText(), QStringLiteral("No histograms yet"));
+        map.setPlaceholder(QString());
+        QVERIFY(map.placeholderText().isEmpty());
     }
 
     void heatmapStaysFixedSizeAndMergesColumns() {
@@ -320,15 +454,17 @@ private Q_SLOTS:
         map.showFp16Limits(16);
         QCOMPARE(map.overlayCount(), 6);  // 3 bands + 3 scaled lines
         // The scaled lines sit at each limit minus log2(scale); ids follow creation order.
-        QCOMPARE(map.overlayY(4), -40.0);
+        // The limits as round to nearest decides them: |x| <= 2^-25 flushes (bin -25
+        // rounds up to 2^-24), subnormal below 2^-14, overflow from bin 16.
+        QCOMPARE(map.overlayY(4), -41.0);
         QCOMPARE(map.overlayY(5), -30.0);
         QCOMPARE(map.overlayY(6), 0.0);
         map.showFp16Limits(10);
         QCOMPARE(map.overlayCount(), 6);
-        QCOMPARE(map.overlayY(4), -34.0);
+        QCOMPARE(map.overlayY(4), -35.0);
         QCOMPARE(map.overlayY(6), 6.0);
         // The bands are the unscaled limits.
-        QCOMPARE(map.overlayY(2), -24.0);
+        QCOMPARE(map.overlayY(2), -25.0);
         QCOMPARE(map.overlayY(3), 16.0);
 
         const int line = map.addLine(-3.0, "custom", Qt::black);
@@ -351,7 +487,7 @@ private Q_SLOTS:
         map.refresh();
         map.replot(QCustomPlot::rpImmediateRefresh);
         const QPoint cell(int(map.xAxis->coordToPixel(map.columnX(0))), int(map.yAxis->coordToPixel(-19.5)));
-        const QString text = map.hoverText(cell);
+        const QString text = map.tooltipText(cell);
         QVERIFY2(text.contains("step 42") && text.contains("[-20, -19)") && text.contains(": 7"),
                  qPrintable(text));
         // NaN/Inf rows have their own strip above the map.
@@ -362,7 +498,7 @@ private Q_SLOTS:
         QCOMPARE(map.namedRowsMap()->data()->cell(key, value), 3.0);
         QCPAxis* names = map.namedRowsRect()->axis(QCPAxis::atLeft);
         const QPoint nanCell(cell.x(), int(names->coordToPixel(0)));
-        const QString nanText = map.hoverText(nanCell);
+        const QString nanText = map.tooltipText(nanCell);
         QVERIFY2(nanText.contains("NaN") && nanText.contains(": 3"), qPrintable(nanText));
     }
 
@@ -411,7 +547,7 @@ private Q_SLOTS:
         }
         // The hover names the probe step under the mouse.
         const QPoint at(int(map.xAxis->coordToPixel(60.0)), int(map.yAxis->coordToPixel(-9.5)));
-        QVERIFY2(map.hoverText(at).contains("step 50"), qPrintable(map.hoverText(at)));
+        QVERIFY2(map.tooltipText(at).contains("step 50"), qPrintable(map.tooltipText(at)));
     }
 
     void namedRowsMakeALayerMap() {
@@ -448,7 +584,7 @@ private Q_SLOTS:
             QCOMPARE(quick.growthTracker, slow->growthTracker);
             QCOMPARE(quick.foundInf, slow->foundInf);
             QCOMPARE(quick.stepSkipped, slow->stepSkipped);
-            QCOMPARE(quick.scaleChange, slow->scaleChange);
+            QVERIFY(quick.scaleChange == slow->scaleChange);
             QCOMPARE(quick.firstNonFiniteLayer, slow->firstNonFiniteLayer);
             for (auto [a, b] : {std::pair{quick.loss, slow->loss},
                                 {quick.lr, slow->lr},
@@ -477,7 +613,7 @@ private Q_SLOTS:
         std::string written;
         appendStepRecordText(m, written);
         check(written, true);
-        m.scaleChange = "backoff";
+        m.scaleChange = ScaleChange::Backoff;
         m.firstNonFiniteLayer = "fc2";
         written.clear();
         appendStepRecordText(m, written);
@@ -519,7 +655,7 @@ private Q_SLOTS:
         m.scaleAfter = 32768;
         m.growthTracker = 0;
         m.foundInf = m.stepSkipped = true;
-        m.scaleChange = "backoff";
+        m.scaleChange = ScaleChange::Backoff;
         m.firstNonFiniteLayer = "conv2";
         const auto parsed = stepFromRecord(stepRecord(m));
         QVERIFY(parsed.has_value());
@@ -528,7 +664,7 @@ private Q_SLOTS:
         QVERIFY(std::isinf(parsed->gradNorm) && parsed->gradNorm > 0);
         QCOMPARE(parsed->scaleAfter, 32768.0);
         QVERIFY(parsed->stepSkipped && parsed->foundInf);
-        QCOMPARE(QString::fromStdString(parsed->scaleChange), QString("backoff"));
+        QVERIFY(parsed->scaleChange == ScaleChange::Backoff);
         QCOMPARE(QString::fromStdString(parsed->firstNonFiniteLayer), QString("conv2"));
         QVERIFY(!stepFromRecord(nlohmann::json{{"type", "epoch"}}).has_value());
 

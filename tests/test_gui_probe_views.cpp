@@ -23,13 +23,13 @@
 #include "MainWindow.h"
 #include "engine/Engine.h"
 #include "plots/HeatmapPlot.h"
-#include "plots/MemoryPlot.h"
-#include "plots/MemoryRecord.h"
+#include "views/MemoryPlot.h"
+#include "views/MemoryRecord.h"
 #include "probes/ProbeRecords.h"
 #include "views/GradientHistogramView.h"
-#include "views/HistogramSlicePlot.h"
+#include "plots/HistogramSlicePlot.h"
 #include "views/NanInspectorView.h"
-#include "views/UnderflowFractionPlot.h"
+#include "plots/UnderflowFractionPlot.h"
 #include "views/UnderflowView.h"
 
 using namespace ampscope;
@@ -448,6 +448,30 @@ private Q_SLOTS:
         QCOMPARE(highest, 50.0 / 150.0);  // step 7777's overflow survived the thinning
     }
 
+    // Both probe docks say on their map why it is empty, and say nothing once it is not.
+    void probeDocksSayWhyTheirMapIsEmpty() {
+        RunConfig off = probedConfig();
+        off.probes.every = 0;
+        GradientHistogramView histograms;
+        histograms.beginRun(contextFor(off));
+        histograms.endOfBatch();
+        QVERIFY2(histograms.heatmap()->placeholderText().contains("Probes are off"),
+                 qPrintable(histograms.heatmap()->placeholderText()));
+        UnderflowView underflow;
+        underflow.beginRun(contextFor(off));
+        underflow.endOfBatch();
+        QVERIFY2(underflow.heatmap()->placeholderText().contains("Probes are off"),
+                 qPrintable(underflow.heatmap()->placeholderText()));
+
+        histograms.beginRun(contextFor(probedConfig()));
+        histograms.endOfBatch();
+        QVERIFY(histograms.heatmap()->placeholderText().contains("No histograms yet"));
+        histograms.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-10, 5}}));
+        histograms.endOfBatch();
+        QVERIFY2(histograms.heatmap()->placeholderText().isEmpty(),
+                 qPrintable(histograms.heatmap()->placeholderText()));
+    }
+
     void nanInspectorSaysWhenThereIsNoEvent() {
         NanInspectorView view;
         view.beginRun(contextFor(probedConfig()));
@@ -532,6 +556,8 @@ private Q_SLOTS:
         // One step before: 70000 is beyond fp16's 65504.
         QCOMPARE(table->item(fc2Max, 0)->text(), QString("70000"));
         QCOMPARE(table->item(fc2Max, 0)->background().color(), NanInspectorView::fp16RangeTint());
+        QVERIFY2(table->item(fc2Max, 0)->toolTip().contains("largest finite value 65504"),
+                 qPrintable(table->item(fc2Max, 0)->toolTip()));
         QCOMPARE(table->item(fc1Max, 0)->background().style(), Qt::NoBrush);
         // No gradient reached the layers at the event step (forward stopped there).
         QVERIFY(table->item(view.rowOf("fc1", "gradient", "min"), 1)->text().isEmpty());
@@ -581,6 +607,19 @@ private Q_SLOTS:
         view.endOfBatch();
         QVERIFY(view.headerText().contains("the <b>loss</b>"));
         QVERIFY(!view.rerunButton()->isEnabled());
+
+        // A run recorded from a PyTorch script: the fix is the script's, not a rerun.
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord({{"type", "run_info"}, {"source", "pytorch_recorder"}, {"layers", {"fc1", "fc2"}}});
+        view.takeRecord(toJson(fc2ActivationEvent()));
+        view.endOfBatch();
+        QVERIFY(!view.rerunButton()->isEnabled());
+        QCOMPARE(view.rerunButton()->text(), QString("Keep fc2 in fp32 in your script"));
+        // The next run, trained by the lab, can be rerun again.
+        view.beginRun(contextFor(probedConfig()));
+        view.takeRecord(toJson(fc2ActivationEvent()));
+        view.endOfBatch();
+        QVERIFY(view.rerunButton()->isEnabled());
     }
 
     void memoryPlotReadsWhatTheRecordHas() {

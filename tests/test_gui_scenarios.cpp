@@ -23,7 +23,7 @@
 #include "config/ConfigJson.h"
 #include "plots/LossPlot.h"
 #include "views/CompareView.h"
-#include "views/RunOverlayPlot.h"
+#include "plots/RunOverlayPlot.h"
 #include "scenarios/ScenarioCatalogue.h"
 
 using namespace ampscope;
@@ -151,7 +151,8 @@ private Q_SLOTS:
         auto* compare = window.compareView();
         QCOMPARE(compare->runDirectories(), directories);
         QCOMPARE(compare->lossPlot()->runCount(), 2);
-        QCOMPARE(compare->lossPlot()->runGraph(0)->name(), QString("fp16 (fp16)"));
+        // The run that went non-finite says where, as the table does.
+        QCOMPARE(compare->lossPlot()->runGraph(0)->name(), QString("fp16 (fp16) \u00B7 non-finite at step 1"));
         QCOMPARE(compare->lossPlot()->runGraph(1)->name(), QString("fp16-head-fp32 (fp16)"));
         QVERIFY(compare->lossPlot()->runGraph(1)->data()->size() > 0);
         QCOMPARE(window.lossPlot()->earlierRunCount(), 1);

@@ -1,7 +1,8 @@
 // MetricStream under load: one producer thread (the engine's role) pushes 10^6
-// steps, events and snapshots while a consumer (the UI timer's role) drains at
+// steps, events and records while a consumer (the UI timer's role) drains at
 // random intervals. Every step must arrive exactly once and in order, or be
-// counted as dropped; events are never dropped; snapshots are latest-only.
+// counted as dropped; events are never dropped; every record says which step it
+// followed, so the consumer can restore the run directory's order.
 // No torch: this suite also runs under ThreadSanitizer (.ci/run), where it
 // must be clean.
 #include <QtTest/QtTest>
@@ -19,10 +20,6 @@ using namespace ampscope;
 
 namespace {
 
-struct StepSnapshot : Snapshot {
-    int64_t payload = 0;
-};
-
 // What the consumer saw, checked after the producer has joined (QVERIFY must
 // not run on the producer thread, and failing early would hide the counts).
 struct Tally {
@@ -33,7 +30,8 @@ struct Tally {
     int64_t lastStep = 0;
     int64_t events = 0;
     int64_t lastEventStep = -1;
-    int64_t lastSnapshotStep = 0;
+    int64_t records = 0;
+    int64_t lastRecordStep = 0;
     std::string firstProblem;
 
     void problem(const std::string& text) {
@@ -69,19 +67,21 @@ struct Tally {
             lastEventStep = event.step;
             ++events;
         }
-        if (drained.snapshot) {
-            if (drained.snapshot->step < lastSnapshotStep) problem("an older snapshot came back");
-            const auto* snapshot = dynamic_cast<const StepSnapshot*>(drained.snapshot.get());
-            if (!snapshot || snapshot->payload != snapshot->step * 3)
-                problem("a snapshot arrived with other values");
-            lastSnapshotStep = drained.snapshot->step;
+        for (const StreamedRecord& r : drained.records) {
+            // Pushed right after its step: it follows exactly that step.
+            const int64_t step = r.record.at("step").get<int64_t>();
+            if (r.afterStep != step) problem("a record of step " + std::to_string(step) +
+                                             " said it followed step " + std::to_string(r.afterStep));
+            if (step <= lastRecordStep) problem("records out of order");
+            lastRecordStep = step;
+            ++records;
         }
     }
 };
 
 constexpr int64_t kSteps = 1000000;
 constexpr int64_t kEventEvery = 10000;
-constexpr int64_t kSnapshotEvery = 1000;
+constexpr int64_t kRecordEvery = 1000;
 
 void produce(MetricStream& stream) {
     for (int64_t step = 1; step <= kSteps; ++step) {
@@ -89,7 +89,7 @@ void produce(MetricStream& stream) {
         m.step = step;
         m.epoch = step / 1000;
         m.loss = static_cast<double>(step) * 0.5;
-        if (step % 7 == 0) m.scaleChange = "backoff";  // a heap string now and then
+        if (step % 7 == 0) m.scaleChange = ScaleChange::Backoff;  // a heap string now and then
         stream.pushStep(m);
         if (step % kEventEvery == 0) {
             EngineEvent event;
@@ -98,12 +98,7 @@ void produce(MetricStream& stream) {
             event.message = "epoch";
             stream.pushEvent(event);
         }
-        if (step % kSnapshotEvery == 0) {
-            auto snapshot = std::make_shared<StepSnapshot>();
-            snapshot->step = step;
-            snapshot->payload = step * 3;
-            stream.publishSnapshot(std::move(snapshot));
-        }
+        if (step % kRecordEvery == 0) stream.pushRecord({{"type", "histogram"}, {"step", step}});
     }
 }
 
@@ -148,7 +143,8 @@ private Q_SLOTS:
         QCOMPARE(tally.received + tally.dropped, kSteps);
         QCOMPARE(tally.lastStep, kSteps);
         QCOMPARE(tally.events, kSteps / kEventEvery);
-        QCOMPARE(tally.lastSnapshotStep, kSteps);
+        QCOMPARE(tally.lastRecordStep, kSteps);
+        QCOMPARE(tally.records, kSteps / kRecordEvery);
         QVERIFY(tally.drains > 1);
         qInfo("capacity %d: %lld drains, %lld steps received, %lld dropped in %lld drains",
               capacity, static_cast<long long>(tally.drains),
@@ -174,7 +170,6 @@ private Q_SLOTS:
         const DrainedMetrics empty = stream.drain();
         QVERIFY(empty.steps.empty());
         QCOMPARE(empty.droppedSteps, int64_t{0});
-        QVERIFY(!empty.snapshot);
     }
 
     // Records keep their order and content; an undrained stream keeps the newest and
@@ -193,8 +188,6 @@ private Q_SLOTS:
         QVERIFY(!stream.drain().empty());
         stream.pushEvent(EngineEvent{});
         QVERIFY(!stream.drain().empty());
-        stream.publishSnapshot(std::make_shared<Snapshot>());
-        QVERIFY(!stream.drain().empty());
         DrainedMetrics onlyDropped;
         onlyDropped.droppedRecords = 1;
         QVERIFY(!onlyDropped.empty());
@@ -206,9 +199,10 @@ private Q_SLOTS:
             stream.pushRecord({{"type", "histogram"}, {"step", step}});
         DrainedMetrics drained = stream.drain();
         QCOMPARE(drained.records.size(), size_t{3});
-        QCOMPARE(drained.records[0]["step"].get<int64_t>(), int64_t{1});
-        QCOMPARE(drained.records[2]["step"].get<int64_t>(), int64_t{3});
-        QCOMPARE(drained.records[1]["type"].get<std::string>(), std::string("histogram"));
+        QCOMPARE(drained.records[0].record["step"].get<int64_t>(), int64_t{1});
+        QCOMPARE(drained.records[2].record["step"].get<int64_t>(), int64_t{3});
+        QCOMPARE(drained.records[1].record["type"].get<std::string>(), std::string("histogram"));
+        QCOMPARE(drained.records[2].afterStep, int64_t{0});  // no step pushed yet
         QCOMPARE(drained.droppedRecords, int64_t{0});
 
         for (int64_t step = 1; step <= 20; ++step)
@@ -216,8 +210,8 @@ private Q_SLOTS:
         drained = stream.drain();
         QVERIFY(drained.records.size() <= 6);
         QCOMPARE(static_cast<int64_t>(drained.records.size()) + drained.droppedRecords, int64_t{20});
-        QCOMPARE(drained.records.back()["step"].get<int64_t>(), int64_t{20});
-        QCOMPARE(drained.records.front()["step"].get<int64_t>(), drained.droppedRecords + 1);
+        QCOMPARE(drained.records.back().record["step"].get<int64_t>(), int64_t{20});
+        QCOMPARE(drained.records.front().record["step"].get<int64_t>(), drained.droppedRecords + 1);
         QVERIFY(stream.drain().records.empty());
     }
 };

@@ -48,7 +48,7 @@ class ModelsTest : public QObject {
 private Q_SLOTS:
     void initTestCase() { torch::set_num_threads(2); }
 
-    void simpleCnnLayersFollowSeed000() {
+    void simpleCnnHasTwoConvBlocksAndOneLinear() {
         ModelConfig config;
         config.name = "simple_cnn";
         auto model = buildModel(config, {1, 28, 28}, 10);
@@ -60,7 +60,7 @@ private Q_SLOTS:
         QCOMPARE(out.sizes(), (c10::IntArrayRef{2, 10}));
     }
 
-    void deepCnnUsesSeed001Blocks() {
+    void deepCnnUsesItsFourteenConvBlocks() {
         ModelConfig config;
         config.name = "deep_cnn";
         auto model = buildModel(config, {1, 28, 28}, 10);

@@ -1,4 +1,4 @@
-// The Debian package (issue 8): cpack builds ampscope_*.deb from this build tree into a
+// The Debian package: cpack builds ampscope_*.deb from this build tree into a
 // temporary directory, and every check below looks at the .deb or at a copy extracted from it
 // with dpkg -x, never at the build tree: its files, its control fields (Depends against the
 // packages of the libraries the binaries really link), the desktop entry and AppStream
@@ -214,23 +214,76 @@ private Q_SLOTS:
             QVERIFY2(!path.startsWith(QLatin1String("/usr/local")), qPrintable(path));
     }
 
-    void examplesComeAlongRecursively() {
-        const QString examples =
-            QString::fromStdString(ampscope::test::sourceDir()) + QStringLiteral("/examples");
-        QDirIterator it(examples, QDir::Files, QDirIterator::Subdirectories);
+    // Every file of a source folder is installed below `installedFolder`, byte for byte;
+    // returns how many there were.
+    int installedCopiesOf(const QString& sourceFolder, const QString& installedFolder) {
+        QDirIterator it(sourceFolder, QDir::Files, QDirIterator::Subdirectories);
         int count = 0;
         while (it.hasNext()) {
             const QString source = it.next();
-            const QString installed = QStringLiteral("/usr/share/ampscope/examples/") +
-                                      QDir(examples).relativeFilePath(source);
-            QVERIFY2(contents_.contains(installed),
-                     qPrintable(installed + QStringLiteral(" is missing")));
+            if (source.contains(QStringLiteral("/__pycache__/"))) continue;  // not installed
+            const QString installed = installedFolder + QDir(sourceFolder).relativeFilePath(source);
+            if (!contents_.contains(installed)) {
+                QTest::qFail(qPrintable(installed + QStringLiteral(" is missing")), __FILE__, __LINE__);
+                return -1;
+            }
             QFile a(source), b(root_ + installed);
-            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
-            QCOMPARE(b.readAll(), a.readAll());
+            if (!a.open(QIODevice::ReadOnly) || !b.open(QIODevice::ReadOnly) || a.readAll() != b.readAll()) {
+                QTest::qFail(qPrintable(installed + QStringLiteral(" differs from ") + source), __FILE__,
+                             __LINE__);
+                return -1;
+            }
             ++count;
         }
-        QVERIFY2(count >= 7, "the source tree's examples/ should hold at least the seven configs");
+        return count;
+    }
+
+    void examplesComeAlongRecursively() {
+        const QString source = QString::fromStdString(ampscope::test::sourceDir());
+        const int configs =
+            installedCopiesOf(source + QStringLiteral("/examples"), QStringLiteral("/usr/share/ampscope/examples/"));
+        QVERIFY2(configs >= 7, "the source tree's examples/ should hold at least the seven configs");
+        // The scenarios' one source is resources/scenarios/; users copy them from examples/.
+        const int scenarioFiles = installedCopiesOf(source + QStringLiteral("/resources/scenarios"),
+                                                    QStringLiteral("/usr/share/ampscope/examples/scenarios/"));
+        QVERIFY2(scenarioFiles >= 30, "the ten scenarios hold at least thirty files");
+        QVERIFY(contents_.contains(QStringLiteral("/usr/share/ampscope/examples/scenarios/amp-sanity/fp32.json")));
+    }
+
+    // The recorder ships as a python3 module where Debian's python3 looks, byte for byte
+    // the source tree's, and imports from the extracted package (with python3-torch).
+    void recorderModuleShipsAndImports() {
+        const QString source =
+            QString::fromStdString(ampscope::test::sourceDir()) + QStringLiteral("/python/ampscope");
+        const QString installedDir = QStringLiteral("/usr/lib/python3/dist-packages/ampscope/");
+        const QStringList modules =
+            QDir(source).entryList({QStringLiteral("*.py")}, QDir::Files, QDir::Name);
+        QVERIFY2(modules.contains(QStringLiteral("recorder.py")), qPrintable(modules.join(' ')));
+        for (const QString& module : modules) {
+            QVERIFY2(contents_.contains(installedDir + module),
+                     qPrintable(installedDir + module + QStringLiteral(" is not in the package")));
+            QFile a(source + QLatin1Char('/') + module), b(root_ + installedDir + module);
+            QVERIFY(a.open(QIODevice::ReadOnly) && b.open(QIODevice::ReadOnly));
+            QCOMPARE(b.readAll(), a.readAll());
+        }
+        QVERIFY(control_.value("Suggests").contains(QStringLiteral("python3-torch")));
+        const QString python = QStringLiteral("/usr/bin/python3");
+        if (run(python, {QStringLiteral("-c"), QStringLiteral("import torch")}).exitCode != 0)
+            QSKIP("/usr/bin/python3 has no torch here: the import is not tried");
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("PYTHONPATH"), root_ + QStringLiteral("/usr/lib/python3/dist-packages"));
+        environment.insert(QStringLiteral("PYTHONDONTWRITEBYTECODE"), QStringLiteral("1"));
+        process.setProcessEnvironment(environment);
+        process.start(python, {QStringLiteral("-c"),
+                               QStringLiteral("import ampscope; print(ampscope.__version__); "
+                                              "print(ampscope.__file__)")});
+        QVERIFY(process.waitForFinished(120000));
+        const QStringList lines =
+            QString::fromUtf8(process.readAllStandardOutput()).trimmed().split(QLatin1Char('\n'));
+        QVERIFY2(process.exitCode() == 0, process.readAllStandardError().constData());
+        QCOMPARE(lines.value(0), QStringLiteral(AMPSCOPE_PROJECT_VERSION));
+        QVERIFY2(lines.value(1).startsWith(root_ + installedDir), qPrintable(lines.value(1)));
     }
 
     void iconPngsAreTheSizeTheirDirectoryNames() {

@@ -1,8 +1,9 @@
 // Probes inside real runs: the locator finds injected faults where they were
-// put, seed 002's log-of-tiny-sum lesson, exact flush counts under emulation
+// put, the log-of-a-tiny-sum lesson, exact flush counts under emulation
 // against a direct count, and a watchpoint that pauses the engine.
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
@@ -169,7 +170,9 @@ private Q_SLOTS:
         QVERIFY(engine.waitFor(10));
     }
 
-    void probeSnapshotsReachTheStream() {
+    // A live view reads the probe records from the stream, each right after its step,
+    // exactly as the run directory has them.
+    void probeRecordsReachTheStreamAfterTheirStep() {
         auto config = spirals("fp16");
         config.device = "cpu";  // fp16 emulated: on a GPU fp16 is real, with no exact classes
         config.probes.every = 3;
@@ -177,14 +180,23 @@ private Q_SLOTS:
         engine.start();
         engine.wait();
         const auto drained = engine.stream().drain();
-        auto snapshot = std::dynamic_pointer_cast<const ProbeSnapshot>(drained.snapshot);
-        QVERIFY(snapshot);
-        QCOMPARE(snapshot->step % 3, int64_t(0));
-        QCOMPARE(snapshot->layers.size(), size_t(5));  // fc1 act1 fc2 act2 out
-        QVERIFY(snapshot->layers[0].paramGrad.total() > 0);
-        QCOMPARE(snapshot->layers[0].whatIf.size(), size_t(3));
-        QVERIFY(snapshot->layers[0].activationGradClasses.has_value());  // exact under emulation
-        QVERIFY(snapshot->layers[0].update.has_value());
+        std::set<std::string> histogramLayers, underflowKinds;
+        int updateRatios = 0;
+        for (const StreamedRecord& streamed : drained.records) {
+            const nlohmann::json& r = streamed.record;
+            const std::string type = r.value("type", std::string());
+            if (type != "histogram" && type != "underflow" && type != "update_ratio") continue;
+            const int64_t step = r.at("step").get<int64_t>();
+            QCOMPARE(streamed.afterStep, step);  // written right after the step it measured
+            QVERIFY2(step == 1 || step % 3 == 0, qPrintable(QString::number(step)));
+            if (type == "histogram") histogramLayers.insert(r.value("layer", std::string()));
+            if (type == "underflow") underflowKinds.insert(r.value("kind", std::string()));
+            if (type == "update_ratio") ++updateRatios;
+        }
+        for (const char* layer : {"fc1", "fc2", "out"}) QVERIFY2(histogramLayers.count(layer), layer);
+        QVERIFY(underflowKinds.count("param_grad_scaled"));
+        QVERIFY(underflowKinds.count("activation_grad"));  // exact under emulation
+        QVERIFY(updateRatios > 0);
     }
 };
 

@@ -168,6 +168,9 @@ private Q_SLOTS:
     void streamedReadMatchesWholeRead();
     void streamedReadRefusesLikeWholeRead();
     void appendTextWritesTheLineAsGiven();
+    void followerRefusesALinkedEventsFile();
+    void extraFilesAreReadOnlyWhenPlainAndInside();
+    void rankDirectoriesOfARecordedRun();
 };
 
 void TestRunDirectory::writeThenReadBack() {
@@ -928,6 +931,69 @@ void TestRunDirectory::appendTextWritesTheLineAsGiven() {
     const RunData run = readRunDirectory(dir);
     QVERIFY2(run.warnings.empty(), joined(run.warnings).c_str());
     QVERIFY(stepsAreConsecutive(run.events, 1));
+}
+
+// The follower meets a run directory's events.jsonl that is a symbolic link (which
+// could lead to any file): refused with one line, nothing read through it.
+void TestRunDirectory::followerRefusesALinkedEventsFile() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+    const std::string outside = pathIn(tmp, "elsewhere.jsonl");
+    std::ofstream(outside) << "{\"type\":\"run_start\",\"schema_version\":1}\n";
+    QCOMPARE(::symlink(outside.c_str(), (dir + "/events.jsonl").c_str()), 0);
+    RunFollower follower(dir);
+    try {
+        follower.poll();
+        QFAIL("the follower read through a symbolic link");
+    } catch (const InputError& error) {
+        QCOMPARE(std::string(error.what()),
+                 dir + "/events.jsonl: is a symbolic link; a run directory's files must be plain "
+                       "files inside it");
+    }
+}
+
+void TestRunDirectory::extraFilesAreReadOnlyWhenPlainAndInside() {
+    QTemporaryDir tmp;
+    const std::string dir = pathIn(tmp, "run");
+    QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+    QVERIFY(!ampscope::readRunDirectoryFile(dir, "narrative.md").has_value());  // absent
+    std::ofstream(dir + "/narrative.md") << "# Lesson\n";
+    QCOMPARE(ampscope::readRunDirectoryFile(dir, "narrative.md").value_or(""), std::string("# Lesson\n"));
+    // A name is never a path: the caller's bug, not the run's.
+    for (const char* name : {"../secret", "sub/file", "..", ".", ""})
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, ampscope::readRunDirectoryFile(dir, name));
+    const std::string outside = pathIn(tmp, "secret.md");
+    std::ofstream(outside) << "not the run's\n";
+    QCOMPARE(::unlink((dir + "/narrative.md").c_str()), 0);
+    QCOMPARE(::symlink(outside.c_str(), (dir + "/narrative.md").c_str()), 0);
+    QVERIFY_THROWS_EXCEPTION(InputError, ampscope::readRunDirectoryFile(dir, "narrative.md"));
+    // A FIFO would block a reader that waits for its writer: refused, not opened for good.
+    QCOMPARE(::unlink((dir + "/narrative.md").c_str()), 0);
+    QCOMPARE(::mkfifo((dir + "/narrative.md").c_str(), 0644), 0);
+    try {
+        (void)ampscope::readRunDirectoryFile(dir, "narrative.md");
+        QFAIL("a FIFO was read");
+    } catch (const InputError& error) {
+        QVERIFY2(std::string(error.what()).find("is not a plain file") != std::string::npos, error.what());
+    }
+}
+
+// python/ampscope writes RUN/rank-N under torch.distributed: listed in rank order (2
+// before 10), only directories named rank-<digits> that hold a config.json, no links.
+void TestRunDirectory::rankDirectoriesOfARecordedRun() {
+    QTemporaryDir tmp;
+    const std::string run = pathIn(tmp, "recorded");
+    for (const char* name : {"rank-10", "rank-2", "rank-0", "rank-x", "rank-", "other", "rank-3"}) {
+        QVERIFY(QDir().mkpath(QString::fromStdString(run + "/" + name)));
+        if (std::string(name) != "rank-3")  // rank-3 has not started: no config.json yet
+            std::ofstream(run + "/" + name + "/config.json") << "{\"schema_version\": 1}\n";
+    }
+    QCOMPARE(::symlink((run + "/rank-0").c_str(), (run + "/rank-7").c_str()), 0);
+    const std::vector<std::string> expected{run + "/rank-0", run + "/rank-2", run + "/rank-10"};
+    QCOMPARE(ampscope::rankRunDirectories(run), expected);
+    QVERIFY(ampscope::rankRunDirectories(run + "/rank-0").empty());  // a run, not a group
+    QVERIFY(ampscope::rankRunDirectories(pathIn(tmp, "missing")).empty());
 }
 
 QTEST_APPLESS_MAIN(TestRunDirectory)

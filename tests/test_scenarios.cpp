@@ -1,5 +1,5 @@
-// The built-in teaching scenarios (issue 6): the catalogue, the editable copies in
-// examples/scenarios/, and for every scenario a shortened run (through the same
+// The built-in teaching scenarios: the catalogue, its one source in
+// resources/scenarios/ (the package installs the editable copies from it), and for every scenario a shortened run (through the same
 // override path as `ampscope-cli run --scenario NAME --set ...`) whose recorded
 // numbers must still show the phenomenon the scenario teaches. A scenario whose
 // lesson no longer shows fails here.
@@ -147,22 +147,28 @@ private Q_SLOTS:
         QCOMPARE(std::string(kDefaultScenario), std::string("amp-sanity"));
     }
 
-    void examplesAreCopiesOfTheBuiltIns() {
-        const QString root = QString::fromStdString(test::sourceDir()) + "/examples/scenarios";
+    // resources/scenarios/ is the only copy in the source tree: the build compiles it in and
+    // the package installs it as /usr/share/ampscope/examples/scenarios/ (test_package), so
+    // the built-ins and what users copy cannot drift apart. A second copy in examples/
+    // would come back to drift (and the install of examples/ would overwrite the real one).
+    void resourcesAreTheOneSourceOfTheBuiltIns() {
+        const QString source = QString::fromStdString(test::sourceDir());
+        QVERIFY2(!QFileInfo::exists(source + "/examples/scenarios"),
+                 "examples/scenarios/ is a second copy of resources/scenarios/: remove it");
+        const QString root = source + "/resources/scenarios";
         QSet<QString> embedded;
         for (const auto& file : embeddedScenarioFiles()) {
             const QString path = QString::fromStdString(file.path);
             embedded.insert(path);
-            QFile copy(root + "/" + path);
-            QVERIFY2(copy.open(QIODevice::ReadOnly), qPrintable("missing copy: examples/scenarios/" + path));
-            const QByteArray bytes = copy.readAll();
-            QVERIFY2(bytes == QByteArray(file.text.data(), static_cast<qsizetype>(file.text.size())),
-                     qPrintable("examples/scenarios/" + path + " differs from resources/scenarios/" + path));
+            QFile original(root + "/" + path);
+            QVERIFY2(original.open(QIODevice::ReadOnly), qPrintable("built in but not in the source tree: " + path));
+            QVERIFY2(original.readAll() == QByteArray(file.text.data(), static_cast<qsizetype>(file.text.size())),
+                     qPrintable("resources/scenarios/" + path + " changed since this build embedded it"));
         }
         QDirIterator it(root, {"*.json", "*.md"}, QDir::Files, QDirIterator::Subdirectories);
         while (it.hasNext()) {
             const QString path = QDir(root).relativeFilePath(it.next());
-            QVERIFY2(embedded.contains(path), qPrintable("examples/scenarios/" + path + " is not a built-in file"));
+            QVERIFY2(embedded.contains(path), qPrintable("resources/scenarios/" + path + " is not built in"));
         }
         QVERIFY(embedded.size() >= 30);
     }

@@ -16,6 +16,7 @@
 #include <limits>
 
 #include "RunFacts.h"
+#include "run/RunNaming.h"
 
 namespace ampscope::ui {
 
@@ -444,9 +445,8 @@ void ConfigPanel::updateNotes() {
     datasetNote_->setText(note);
     datasetNote_->setVisible(!note.isEmpty());
 
-    // What an empty name will become (RunConfig: "<model>-<mode>").
-    nameEdit_->setPlaceholderText(
-        tr("default: %1").arg(QString::fromStdString(c.model.name + "-" + c.precision.mode)));
+    // What an empty name will become (run/RunNaming.h).
+    nameEdit_->setPlaceholderText(tr("default: %1").arg(QString::fromStdString(defaultRunName(c))));
 
     const ModeExecution execution = executionFor(c);
     executionNote_->setText((execution.emulated ? tr("Emulated: ") : tr("Real: ")) +

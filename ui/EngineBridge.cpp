@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
+#include "probes/ProbeRecords.h"
+
 namespace ampscope::ui {
 
 EngineBridge::EngineBridge(QObject* parent) : QObject(parent) {
@@ -117,8 +119,9 @@ void EngineBridge::pauseFromPace(const QString& why) {
 QString EngineBridge::pacedWatchpoint(const DrainedMetrics& batch) const {
     const ProbeConfig& probes = config_.probes;
     if (probes.pause_on_nonfinite)
-        for (const nlohmann::json& record : batch.records)
-            if (record.value("type", std::string()) == "nonfinite") return QStringLiteral("nonfinite");
+        for (const StreamedRecord& streamed : batch.records)
+            if (streamed.record.value("type", std::string()) == probe_record_type::kNonFinite)
+                return QStringLiteral("nonfinite");
     if (probes.pause_scale_below > 0)
         for (const StepMetrics& m : batch.steps)
             if (m.scaleAfter > 0 && m.scaleAfter < probes.pause_scale_below) return QStringLiteral("scale");

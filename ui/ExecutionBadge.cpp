@@ -1,5 +1,7 @@
 #include "ExecutionBadge.h"
 
+#include "RunFacts.h"
+
 namespace ampscope::ui {
 
 ExecutionBadge::ExecutionBadge(QWidget* parent) : QLabel(parent) {
@@ -10,7 +12,15 @@ ExecutionBadge::ExecutionBadge(QWidget* parent) : QLabel(parent) {
 
 void ExecutionBadge::setExecution(const ModeExecution& execution) {
     emulated_ = execution.emulated;
-    if (emulated_) {
+    recorded_ = isRecordedExecution(execution.how);
+    if (recorded_) {
+        // Neither the lab's real nor its emulated mode: a user's PyTorch process ran it.
+        setText(tr("RECORDED"));
+        setStyleSheet(
+            QStringLiteral("QLabel { background: #1565c0; color: white; "
+                           "font-weight: bold; border-radius: 3px; "
+                           "padding: 1px 6px; }"));
+    } else if (emulated_) {
         setText(tr("EMULATED"));
         setStyleSheet(
             QStringLiteral("QLabel { background: #d35400; color: white; "

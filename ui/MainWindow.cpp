@@ -25,17 +25,16 @@
 #include "ExecutionBadge.h"
 #include "RunDirectoryNaming.h"
 #include "RunFacts.h"
+#include "RunFeed.h"
 #include "RunPaceControl.h"
-#include "RunRecordParsing.h"
 #include "ScenarioBrowser.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "common/Text.h"
 #include "config/ConfigJson.h"
-#include "engine/StepRecordText.h"
 #include "engine/Versions.h"
 #include "plots/LossPlot.h"
-#include "plots/MemoryPlot.h"
+#include "views/MemoryPlot.h"
 #include "plots/PlotExport.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
@@ -57,13 +56,6 @@ static void initUiResources() {
 namespace ampscope::ui {
 
 namespace {
-
-constexpr int kFollowMilliseconds = 33;
-// One poll of a followed run reads at most this much, so opening a long run that is
-// still being written never stalls a UI tick; the rest comes on the next ticks.
-constexpr std::size_t kFollowBytesPerTick = 4u << 20;
-// Records per batch when a complete run is opened (views take them without redrawing).
-constexpr std::size_t kOpenBatchRecords = 16384;
 
 const char* const kGeometryKey = "window/geometry";
 const char* const kStateKey = "window/state";
@@ -106,8 +98,25 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connect(bridge_, &EngineBridge::failed, this, &MainWindow::onFailed);
     connect(bridge_, &EngineBridge::runEnded, this, &MainWindow::onRunEnded);
 
-    followTimer_.setInterval(kFollowMilliseconds);
-    connect(&followTimer_, &QTimer::timeout, this, &MainWindow::pollFollower);
+    RecordDispatcher::Hooks hooks;
+    hooks.runInfo = [this](const nlohmann::json& record) { showRunInfo(record); };
+    // A live run's error reaches the window as the engine's failure (onFailed), with
+    // whether it was the input's fault; an opened run's only as its record.
+    hooks.error = [this](const std::string& message) {
+        if (!bridge_->isActive())
+            showError(tr("the run ended with an error: %1").arg(QString::fromStdString(message)));
+    };
+    feed_ = new RunFeed(std::move(hooks), this);
+    connect(feed_, &RunFeed::stepsShownChanged, this, &MainWindow::stepsShownChanged);
+    connect(feed_, &RunFeed::followCaughtUp, this, &MainWindow::runLoaded);
+    connect(feed_, &RunFeed::followFailed, this, &MainWindow::showError);
+    connect(feed_, &RunFeed::followFinished, this, [this] {
+        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, feed_->lastStep())));
+        progressBar_->setValue(static_cast<int>(feed_->lastStep()));
+        runLabel_->setFullText(tr("Opened %1 (%2 steps; the run has ended)")
+                                   .arg(shownPath(runDirectory_))
+                                   .arg(feed_->stepsShown()));
+    });
 
     // A hidden central widget: every view is a dock the user can move or close.
     auto* central = new QWidget(this);
@@ -297,7 +306,7 @@ void MainWindow::buildDocks() {
     configureDock_ = addRunView(QStringLiteral("configure"), tr("Configure"), configPanel_,
                                 Qt::LeftDockWidgetArea, nullptr);
     connect(configPanel_, &ConfigPanel::configChanged, this, [this] {
-        if (!bridge_->isActive() && !follower_) updateStatusForConfig(configPanel_->config());
+        if (!bridge_->isActive() && !feed_->isFollowing()) updateStatusForConfig(configPanel_->config());
         updateActions();
     });
     connect(configPanel_, &ConfigPanel::validityChanged, this, &MainWindow::updateActions);
@@ -441,7 +450,7 @@ QDockWidget* MainWindow::addRunView(const QString& id, const QString& title, QWi
         if (action->isSeparator()) separator = action;
     viewMenu_->insertAction(separator, dock->toggleViewAction());
     docks_ << dock;
-    if (observer) observers_.push_back(observer);
+    feed_->addView(observer);
     return dock;
 }
 
@@ -536,8 +545,12 @@ QString MainWindow::errorText() const {
     return errorLabel_->isHidden() ? QString() : errorLabel_->fullText();
 }
 
+qint64 MainWindow::stepsShown() const {
+    return feed_->stepsShown();
+}
+
 bool MainWindow::isFollowingRun() const {
-    return follower_ && followTimer_.isActive();
+    return feed_->isFollowing();
 }
 
 void MainWindow::showError(const QString& message) {
@@ -563,22 +576,8 @@ void MainWindow::clearError() {
 }
 
 void MainWindow::beginRunInViews(const RunContext& context) {
-    stepsShown_ = 0;
-    lastStep_ = 0;
-    for (RunObserver* observer : observers_) observer->beginRun(context);
-    finishBatchInViews();
+    feed_->beginRun(context);
     setWindowTitle(tr("AmpScope — %1").arg(context.title));
-}
-
-void MainWindow::deliverSteps(const std::vector<StepMetrics>& steps) {
-    if (steps.empty()) return;
-    for (RunObserver* observer : observers_) observer->appendSteps(steps);
-    stepsShown_ += static_cast<qint64>(steps.size());
-    lastStep_ = steps.back().step;
-}
-
-void MainWindow::finishBatchInViews() {
-    for (RunObserver* observer : observers_) observer->endOfBatch();
 }
 
 void MainWindow::replotAllNow() {
@@ -588,7 +587,6 @@ void MainWindow::replotAllNow() {
 
 bool MainWindow::startRunWith(bool singleStep) {
     if (bridge_->isActive() || !configPanel_->isValid()) return false;
-    stopFollowing();
     clearError();
     const RunConfig config = configPanel_->config();
     const QString directory = newRunDirectory(options_.runsRoot, config);
@@ -635,24 +633,8 @@ void MainWindow::stopRun() {
 }
 
 void MainWindow::onMetrics(const DrainedMetrics& batch) {
-    deliverSteps(batch.steps);
-    for (const EngineEvent& event : batch.events)
-        if (event.kind == EngineEvent::Kind::EpochEnded)
-            for (RunObserver* observer : observers_) observer->appendEpoch(event.epoch);
-    if (batch.snapshot)
-        for (RunObserver* observer : observers_) observer->takeSnapshot(batch.snapshot);
-    // The run's records, as an opened run directory would deliver them; errors reach the
-    // window as engine events instead (run_info too, but views want its layer list).
-    for (const nlohmann::json& record : batch.records) {
-        const std::string type = recordType(record);
-        if (type == "error") continue;
-        for (RunObserver* observer : observers_) observer->takeRecord(record);
-    }
-    finishBatchInViews();
-    if (!batch.steps.empty()) {
-        updateProgress(lastStep_);
-        Q_EMIT stepsShownChanged(stepsShown_);
-    }
+    feed_->takeDrained(batch);
+    if (!batch.steps.empty()) updateProgress(feed_->lastStep());
 }
 
 void MainWindow::updateProgress(qint64 step) {
@@ -665,9 +647,9 @@ void MainWindow::updateProgress(qint64 step) {
 }
 
 void MainWindow::onStarted(qint64 totalSteps, const QString& description) {
-    progress_.start(totalSteps, clock_.elapsed() / 1000.0, lastStep_);
+    progress_.start(totalSteps, clock_.elapsed() / 1000.0, feed_->lastStep());
     progressBar_->setRange(0, static_cast<int>(std::min<qint64>(totalSteps, INT32_MAX)));
-    progressBar_->setValue(static_cast<int>(std::min<qint64>(lastStep_, totalSteps)));
+    progressBar_->setValue(static_cast<int>(std::min<qint64>(feed_->lastStep(), totalSteps)));
     runLabel_->setFullText(
         tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
     runLabel_->setToolTip(description + QStringLiteral("\n") + bridge_->runDirectory());
@@ -678,7 +660,7 @@ void MainWindow::onPaused() {
     pauseAction_->setChecked(true);
     progress_.pause(clock_.elapsed() / 1000.0);
     runLabel_->setFullText(
-        tr("Paused at step %1 · %2").arg(lastStep_).arg(shownPath(bridge_->runDirectory())));
+        tr("Paused at step %1 · %2").arg(feed_->lastStep()).arg(shownPath(bridge_->runDirectory())));
 }
 
 void MainWindow::onResumed() {
@@ -735,8 +717,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 }
 
 void MainWindow::stopFollowing() {
-    followTimer_.stop();
-    follower_.reset();
+    feed_->stopFollowing();
 }
 
 bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
@@ -747,10 +728,20 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     stopFollowing();
     clearError();
     const std::string dir = QDir::cleanPath(directory).toStdString();
+    // A run recorded under torch.distributed: its ranks go to the Compare dock, and the
+    // views show the rank that went non-finite first (rank 0 when none did).
+    if (const std::vector<std::string> ranks = rankRunDirectories(dir); !ranks.empty()) {
+        compareView_->clearRuns();
+        if (!compareView_->addRun(directory, error)) return false;
+        compareDock_->show();
+        compareDock_->raise();
+        return openRunDirectory(QString::fromStdString(ranks[compareView_->firstNonFiniteRun()]), error);
+    }
     const bool complete = QFileInfo::exists(directory + QStringLiteral("/summary.json"));
     RunConfig config;
     // A complete run is streamed to the views (never held: 10^6 steps are GBs as JSON).
     std::unique_ptr<RunRecordReader> reader;
+    std::unique_ptr<RunFollower> follower;
     QString note;
     try {
         if (complete) {
@@ -772,12 +763,10 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
                 note = tr(" (its config.json does not load here: %1)")
                            .arg(QString::fromUtf8(e.what()));
             }
-            follower_ = std::make_unique<RunFollower>(dir);
-            followCaughtUp_ = false;
+            follower = std::make_unique<RunFollower>(dir);
         }
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
-        follower_.reset();
         return false;
     }
     runDirectory_ = QString::fromStdString(dir);
@@ -794,10 +783,10 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
             showError(QString::fromUtf8(e.what()));
         }
         const RunData& data = reader->data();
-        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
-        progressBar_->setValue(static_cast<int>(lastStep_));
+        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, feed_->lastStep())));
+        progressBar_->setValue(static_cast<int>(feed_->lastStep()));
         QString text =
-            tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(stepsShown_) + note;
+            tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(feed_->stepsShown()) + note;
         if (!data.warnings.empty()) text += tr(" · %1 warning(s)").arg(data.warnings.size());
         runLabel_->setFullText(text);
         QStringList warnings;
@@ -808,8 +797,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         progressBar_->setRange(0, 0);
         runLabel_->setFullText(
             tr("Following %1 (still being written)").arg(shownPath(runDirectory_)) + note);
-        followTimer_.start();
-        pollFollower();
+        feed_->follow(std::move(follower));
     }
     etaLabel_->clear();
     updateActions();
@@ -817,110 +805,28 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
 }
 
 void MainWindow::streamRunToViews(RunRecordReader& reader) {
-    // The views keep bounded data (DecimatedSeries, thinned probe records), so they take
-    // the run in batches and redraw once at the end. Step lines, nearly all of a run,
-    // are read straight into StepMetrics (parseStepRecordText), not through JSON. The
-    // window repaints (no input) every ~100 ms meanwhile, with how far it got.
-    QElapsedTimer sinceRepaint;
-    sinceRepaint.start();
-    const auto onRecord = [this](nlohmann::json& record) { deliverRecord(record); };
-    const auto takeStepLine = [this](std::string_view line) {
-        StepMetrics m;
-        if (!parseStepRecordText(line, m)) return false;
-        pendingSteps_.push_back(std::move(m));
-        return true;
-    };
-    while (reader.visit(onRecord, takeStepLine, kOpenBatchRecords)) {
-        flushPendingSteps();
-        if (sinceRepaint.elapsed() >= 100) {
-            const double done = reader.totalBytes() > 0 ? 100.0 * static_cast<double>(reader.bytesRead()) /
-                                                              static_cast<double>(reader.totalBytes())
-                                                        : 100.0;
-            runLabel_->setFullText(tr("Opening %1… %2%, %3 steps")
-                                       .arg(shownPath(runDirectory_))
-                                       .arg(std::min(100.0, done), 0, 'f', 0)
-                                       .arg(stepsShown_));
-            QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
-            sinceRepaint.restart();
-        }
-    }
-    flushPendingSteps();
-    finishBatchInViews();
-    Q_EMIT stepsShownChanged(stepsShown_);
-}
-
-void MainWindow::pollFollower() {
-    if (!follower_) return;
-    try {
-        const std::vector<nlohmann::json> records = follower_->poll(kFollowBytesPerTick);
-        if (!records.empty()) deliverRecords(records);
-    } catch (const std::exception& e) {
-        showError(QString::fromUtf8(e.what()));
-        stopFollowing();
-        return;
-    }
-    if (follower_->caughtUp() && !followCaughtUp_) {
-        followCaughtUp_ = true;
-        Q_EMIT runLoaded();
-    }
-    if (follower_->finished()) {
-        followTimer_.stop();
-        progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, lastStep_)));
-        progressBar_->setValue(static_cast<int>(lastStep_));
-        runLabel_->setFullText(tr("Opened %1 (%2 steps; the run has ended)")
+    // The window repaints (no input) about every 100 ms meanwhile, with how far it got.
+    feed_->streamComplete(reader, [this](double fraction) {
+        runLabel_->setFullText(tr("Opening %1… %2%, %3 steps")
                                    .arg(shownPath(runDirectory_))
-                                   .arg(stepsShown_));
-        follower_.reset();
-    }
+                                   .arg(100.0 * fraction, 0, 'f', 0)
+                                   .arg(feed_->stepsShown()));
+        QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
+    });
 }
 
-void MainWindow::deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch) {
-    for (const nlohmann::json& record : records) deliverRecord(record);
-    flushPendingSteps();
-    if (!endBatch) return;
-    finishBatchInViews();
-    Q_EMIT stepsShownChanged(stepsShown_);
-}
-
-void MainWindow::flushPendingSteps() {
-    deliverSteps(pendingSteps_);
-    pendingSteps_.clear();
-}
-
-// Steps gather in pendingSteps_ (the views take them in batches); any other record
-// goes out after the steps before it.
-void MainWindow::deliverRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
-    if (type == "step") {
-        if (auto step = stepFromRecord(record)) pendingSteps_.push_back(*step);
-    } else if (type == "epoch") {
-        flushPendingSteps();
-        if (auto epoch = epochFromRecord(record))
-            for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
-    } else if (type == "run_info") {
-        const QString device = QString::fromStdString(record.value("device", std::string()));
-        const QString name = QString::fromStdString(record.value("device_name", std::string()));
-        deviceLabel_->setFullText(
-            tr("%1: %2 · %3").arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
-        if (record.contains("precision") && record["precision"].is_object()) {
-            const auto& p = record["precision"];
-            ModeExecution execution{p.value("emulated", false), p.value("execution", std::string())};
-            badge_->setExecution(execution);
-            howLabel_->setFullText(QString::fromStdString(execution.how));
-            modeLabel_->setText(
-                tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
-        }
-        flushPendingSteps();
-        for (RunObserver* observer : observers_) observer->takeRecord(record);  // layers
-    } else if (type == "error") {
-        flushPendingSteps();
-        showError(tr("the run ended with an error: %1")
-                      .arg(QString::fromStdString(record.value("message", std::string()))));
-    } else if (type == "run_start" || type == "run_end") {
-        // Framing only: the steps and the summary say what the run did.
-    } else {
-        flushPendingSteps();
-        for (RunObserver* observer : observers_) observer->takeRecord(record);
+// The status bar from the engine's facts, live or recorded alike.
+void MainWindow::showRunInfo(const nlohmann::json& record) {
+    const QString device = QString::fromStdString(record.value("device", std::string()));
+    const QString name = QString::fromStdString(record.value("device_name", std::string()));
+    deviceLabel_->setFullText(
+        tr("%1: %2 · %3").arg(device.toUpper(), name, threadCount(record.value("threads", 0))));
+    if (record.contains("precision") && record["precision"].is_object()) {
+        const auto& p = record["precision"];
+        ModeExecution execution{p.value("emulated", false), p.value("execution", std::string())};
+        badge_->setExecution(execution);
+        howLabel_->setFullText(QString::fromStdString(execution.how));
+        modeLabel_->setText(tr("mode %1").arg(QString::fromStdString(p.value("mode", std::string()))));
     }
 }
 

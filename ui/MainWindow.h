@@ -15,7 +15,7 @@
 //   to the views in batches (RunRecordReader; the views keep bounded data, so a 10^6-step
 //   run opens in bounded memory; the window repaints with its progress meanwhile), else it
 //   follows it live (RunFollower polled on a 30 Hz timer) until it completes. runLoaded
-//   says when what is on disk is shown.
+//   says when what is on disk is shown. RunFeed does the feeding, for live runs too.
 // - Closing while a run trains asks the engine to stop and closes once the engine's
 //   thread has ended (the GUI keeps painting meanwhile; no join on the GUI thread).
 // - With persistSettings, QSettings keeps geometry, dock layout and the last config
@@ -62,6 +62,7 @@ class CompareView;
 class LockstepPlot;
 class NanInspectorView;
 class RunExportActions;
+class RunFeed;
 class ScalePlot;
 class ThroughputPlot;
 class UnderflowView;
@@ -122,7 +123,7 @@ public:
     QString errorText() const;
     QString statusDeviceText() const;
     bool isFollowingRun() const;
-    qint64 stepsShown() const { return stepsShown_; }
+    qint64 stepsShown() const;
     QList<QDockWidget*> docks() const { return docks_; }
 
 public Q_SLOTS:
@@ -168,8 +169,7 @@ private:
     void updateActions();
     void updateStatusForConfig(const RunConfig& config);
     void beginRunInViews(const RunContext& context);
-    void deliverSteps(const std::vector<StepMetrics>& steps);
-    void finishBatchInViews();
+    void showRunInfo(const nlohmann::json& record);
     void showError(const QString& message);
     void clearError();
     void stopFollowing();
@@ -180,11 +180,6 @@ private:
     void onResumed();
     void onFailed(const QString& message, bool inputError);
     void onRunEnded(const RunSummary& summary);
-    void pollFollower();
-    // endBatch false: the views redraw later (a complete run streamed in batches).
-    void deliverRecords(const std::vector<nlohmann::json>& records, bool endBatch = true);
-    void deliverRecord(const nlohmann::json& record);
-    void flushPendingSteps();
     void streamRunToViews(RunRecordReader& reader);
     void updateProgress(qint64 step);
 
@@ -203,7 +198,7 @@ private:
     UnderflowView* underflowView_ = nullptr;
     NanInspectorView* nanInspector_ = nullptr;
     std::optional<RunConfig> pendingRerun_;  // starts once the active run has ended
-    std::vector<RunObserver*> observers_;
+    RunFeed* feed_ = nullptr;  // feeds every run view (live, opened, followed)
     QList<QDockWidget*> docks_;
     QMenu* viewMenu_ = nullptr;
     QByteArray initialLayout_;
@@ -245,16 +240,10 @@ private:
     QPointer<QMessageBox> errorBox_;
 
     QString runDirectory_;
-    qint64 stepsShown_ = 0;
-    qint64 lastStep_ = 0;
     ProgressEstimator progress_;
     QElapsedTimer clock_;
     bool closeRequested_ = false;
 
-    std::unique_ptr<RunFollower> follower_;
-    bool followCaughtUp_ = false;
-    std::vector<StepMetrics> pendingSteps_;  // read, not yet handed to the views
-    QTimer followTimer_;
 };
 
 }  // namespace ampscope::ui

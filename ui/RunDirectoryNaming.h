@@ -1,9 +1,8 @@
 #pragma once
 // Where runs started from the window are recorded:
 //   <AppDataLocation>/runs/<yyyy-MM-ddTHH-mm-ss>-<name>
-// with <name> the config's name (or "<model>-<mode>"), reduced to characters that are
-// safe in any file system. A directory that already exists gets "-2", "-3", ... so that
-// a new run never lands in an old one (the writer would refuse it anyway).
+// The naming rule itself is core's (run/RunNaming.h), shared with the CLI; these are the
+// window's Qt-typed entry points to it.
 #include <QDateTime>
 #include <QString>
 

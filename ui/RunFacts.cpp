@@ -4,6 +4,7 @@
 
 #include "engine/SystemInfo.h"
 #include "engine/Versions.h"
+#include "run/EventSchema.h"
 
 namespace ampscope::ui {
 
@@ -38,6 +39,10 @@ std::string deviceText(const RunConfig& config) {
 
 int threadsFor(const RunConfig& config) {
     return config.threads > 0 ? config.threads : hardwareThreads();
+}
+
+bool isRecordedExecution(const std::string& how) {
+    return how.rfind(record_source::kRecordedExecution, 0) == 0;
 }
 
 }  // namespace ampscope::ui

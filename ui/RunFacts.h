@@ -26,4 +26,9 @@ std::string deviceText(const RunConfig& config);
 // Threads the engine will use: config.threads, or all cores when 0.
 int threadsFor(const RunConfig& config);
 
+// Was the run recorded from a user's PyTorch process (python/ampscope) rather than run
+// by the engine? The recorder's run_info.precision.execution opens with
+// record_source::kRecordedExecution (EventSchema.h), the one line the badge is given.
+bool isRecordedExecution(const std::string& how);
+
 }  // namespace ampscope::ui

@@ -4,22 +4,20 @@
 // histograms, underflow, NaN inspector) plug in by implementing it and registering with
 // MainWindow::addRunView.
 //
-// Contract (all calls on the GUI thread, in this order per run):
+// Contract (all calls on the GUI thread, in this order per run; RecordDispatcher makes
+// them, the same way for a live run, an opened run, a compared run and a report):
 //   beginRun once (forget the previous run), then any number of ticks, each being
-//   appendSteps / appendEpoch / takeSnapshot / takeRecord in stream order, then exactly
+//   appendSteps / appendEpoch / takeRecord in the run directory's order, then exactly
 //   one endOfBatch, where the view redraws (at most once per tick).
 // - appendSteps: steps in increasing step order; never called with an empty vector.
-// - takeSnapshot: the engine's latest probe snapshot (a view dynamic_casts to its type).
-// - takeRecord: run-directory records the window does not itself turn into steps or
-//   epochs (run_info with the layer list, probe records, scale records...), as written
-//   in events.jsonl.
+// - takeRecord: run-directory records other than steps, epochs, errors and framing
+//   (run_info with the layer list, probe records, scale records, records of types this
+//   build does not know...), as written in events.jsonl.
 #include <QString>
-#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "config/RunConfig.h"
-#include "engine/MetricStream.h"
 #include "engine/StepMetrics.h"
 
 namespace ampscope::ui {
@@ -37,7 +35,6 @@ public:
     virtual void beginRun(const RunContext& context) = 0;
     virtual void appendSteps(const std::vector<StepMetrics>& steps) = 0;
     virtual void appendEpoch(const EpochMetrics& epoch) { (void)epoch; }
-    virtual void takeSnapshot(const std::shared_ptr<const Snapshot>& snapshot) { (void)snapshot; }
     virtual void takeRecord(const nlohmann::json& record) { (void)record; }
     virtual void endOfBatch() = 0;
 };

@@ -1,6 +1,7 @@
 #pragma once
 // Turning run-directory records (core/run/EventSchema.md) back into the values the live
-// engine streams, so an opened run feeds the same views as a live one.
+// engine streams; forwards to core/run/StepRecordCodec.h, which decodes them. The live
+// and opened runs feed the same views.
 // Numbers written as null carry a "<key>_nonfinite" tag ("nan", "inf", "-inf"); a null
 // without a tag reads as NaN ("not finite or not measured"). Missing fields keep the
 // StepMetrics/EpochMetrics defaults, so records from older runs still load.

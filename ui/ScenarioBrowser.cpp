@@ -19,6 +19,7 @@
 #include "plots/LossPlot.h"
 #include "views/CompareView.h"
 #include "views/ComparedRun.h"
+#include "run/EventSchema.h"
 
 namespace ampscope::ui {
 
@@ -216,7 +217,7 @@ void ScenarioBrowser::onRunEnded(const QString& status) {
     compareRefresh_->stop();
     refreshComparedRuns();
     rows_.push_back({configs_[runIndex_].name, readSummary(window_->runDirectory())});
-    if (status != QLatin1String("finished")) {
+    if (status.toStdString() != run_status::kFinished) {
         running_ = false;  // stopped or failed: the rest of the scenario is not run
         return;
     }

@@ -9,7 +9,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <nlohmann/json.hpp>
-#include <map>
 #include <thread>
 
 #include "common/InputError.h"
@@ -17,16 +16,18 @@
 #include "config/ConfigValidation.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
-#include "engine/ComparisonMeans.h"
 #include "engine/CpuBlockCache.h"
 #include "engine/DeviceMemory.h"
 #include "engine/FaultInjector.h"
 #include "engine/LockstepRun.h"
 #include "engine/ProbeSession.h"
+#include "engine/RunAccounting.h"
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
+#include "engine/Watchpoints.h"
+#include "run/EventSchema.h"
+#include "run/RecordCodec.h"
 #include "run/RunWriter.h"
 
 namespace ampscope {
@@ -135,7 +136,7 @@ struct Engine::Impl {
     void fail(RunSummary& s, std::string message, bool inputError) {
         // torch errors carry a C++ backtrace after the first line; keep one line.
         if (auto nl = message.find('\n'); nl != std::string::npos) message.resize(nl);
-        s.status = "error";
+        s.status = run_status::kError;
         s.error = message;
         EngineEvent ev = makeEvent(EngineEvent::Kind::Error, s.steps, message);
         ev.inputError = inputError;
@@ -147,16 +148,19 @@ struct Engine::Impl {
         }
     }
 
-    // Writes a record to the run directory and hands it to live views; steps and
-    // epochs reach them as StepMetrics/EpochMetrics instead.
+    // Writes a record to the run directory and hands it to live views, in the same order;
+    // steps reach them as StepMetrics instead (pushStep).
     void record(const nlohmann::json& r) {
         if (writer) writer->append(r);
-        const auto type = r.find("type");
-        if (type != r.end() && *type != "step" && *type != "epoch") stream.pushRecord(r);
+        if (record_codec::typeOf(r) != event_type::kStep) stream.pushRecord(r);
     }
 
     void run();
-    void train(RunSummary& s, Clock::time_point wallStart);
+    void train(RunSummary& s);
+    c10::Device prepareRun(RunSummary& s);
+    void announceRun(const RunSummary& s, Trainer& trainer, const DataBundle& data, int64_t totalSteps);
+    void recordProbeResults(ProbeSession& probes, const std::shared_ptr<const ProbeSnapshot>& snapshot,
+                            RunAccounting& accounting, RunSummary& s);
 };
 
 void Engine::Impl::run() {
@@ -168,9 +172,9 @@ void Engine::Impl::run() {
     s.dataset = config.data.dataset;
     EngineState endState = EngineState::Finished;
     try {
-        train(s, wallStart);
-        if (stopping()) s.status = "stopped";
-        endState = s.status == "stopped" ? EngineState::Stopped : EngineState::Finished;
+        train(s);
+        if (stopping()) s.status = run_status::kStopped;
+        endState = s.status == run_status::kStopped ? EngineState::Stopped : EngineState::Finished;
     } catch (const InputError& e) {
         fail(s, e.what(), true);
         endState = EngineState::Failed;
@@ -196,7 +200,7 @@ void Engine::Impl::run() {
     if (writer) {
         // The disk, not the user's input: a failed write ends the run as an error.
         const auto writeFailed = [&](const std::exception& e) {
-            if (s.status != "error") {
+            if (s.status != run_status::kError) {
                 fail(s, e.what(), false);
                 endState = EngineState::Failed;
             }
@@ -231,7 +235,8 @@ void Engine::Impl::run() {
     endedSignal.notify_all();
 }
 
-void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
+// Threads, seed, device and the run directory: what a run sets before it loads anything.
+c10::Device Engine::Impl::prepareRun(RunSummary& s) {
     throwIfInvalid(config);
     const int threads = config.threads > 0 ? config.threads : hardwareThreads();
     // Debian's LibTorch starts with one intra-op thread; the run says how many it uses.
@@ -242,70 +247,78 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
     const c10::Device device = pickDevice(config.device);
     s.device = device.is_cuda() ? "cuda" : "cpu";
     s.deviceName = device.is_cuda() ? "CUDA device 0" : cpuModelName();
-
     if (!runDirectory.empty())
         writer = std::make_unique<RunWriter>(runDirectory, configToJson(config),
                                              nlohmann::json{{"device", s.device}, {"threads", threads}});
+    return device;
+}
 
+// What the run is, before its first step: the run_info record and the Started event.
+void Engine::Impl::announceRun(const RunSummary& s, Trainer& trainer, const DataBundle& data,
+                               int64_t totalSteps) {
+    const std::string description =
+        config.model.name + " (" + std::to_string(s.parameters) + " parameters) on " + data.description +
+        "; mode " + config.precision.mode + ": " + trainer.policy().execution.how + "; " + s.device + " (" +
+        s.deviceName + "), " + std::to_string(s.threads) + " threads";
+    record(runInfoRecord(description, s, trainer.model().layerNames(), totalSteps));
+    EngineEvent ev = makeEvent(EngineEvent::Kind::Started, 0);
+    ev.totalSteps = totalSteps;
+    ev.message = description;
+    stream.pushEvent(ev);
+}
+
+// After a step's own record: the fp32 shadow, the first non-finite value and the probe
+// records, each written and counted for the summary.
+void Engine::Impl::recordProbeResults(ProbeSession& probes, const std::shared_ptr<const ProbeSnapshot>& snapshot,
+                                      RunAccounting& accounting, RunSummary& s) {
+    if (auto shadow = probes.takeShadow()) {
+        accounting.countShadow(shadow->layers);
+        record(toJson(*shadow));
+    }
+    if (const auto& first = probes.newFirstNonFinite()) {
+        s.firstNonFinite = *first;
+        record(nonFiniteRecord(*first, probes.locator().framesAtFirstEvent()));
+    }
+    if (snapshot) {
+        for (const auto& r : probeRecords(*snapshot)) record(r);
+        accounting.countProbeStep(*snapshot);
+    }
+}
+
+void Engine::Impl::train(RunSummary& s) {
+    const c10::Device device = prepareRun(s);
     const DataBundle data = loadData(config.data, config.seed);
     // The seeded state the model is drawn from: lock-step B draws its weights from it too.
     const torch::Tensor initialRng = captureCpuRng();
     Trainer trainer(config, data, device);
-    const auto& policy = trainer.policy();
-    s.emulated = policy.execution.emulated;
-    s.execution = policy.execution.how;
+    s.emulated = trainer.policy().execution.emulated;
+    s.execution = trainer.policy().execution.how;
     s.parameters = trainer.model().parameterCount();
 
     BatchIterator batches(data.train, config.train.batch_size, true, config.seed);
-    const int64_t perEpoch = batches.batchesPerEpoch();
-    int64_t total = perEpoch * config.train.epochs;
+    int64_t total = batches.batchesPerEpoch() * config.train.epochs;
     if (config.train.max_steps > 0) total = std::min(total, config.train.max_steps);
+    announceRun(s, trainer, data, total);
 
-    const std::string description =
-        config.model.name + " (" + std::to_string(s.parameters) + " parameters) on " +
-        data.description + "; mode " + config.precision.mode + ": " + policy.execution.how + "; " +
-        s.device + " (" + s.deviceName + "), " + std::to_string(threads) + " threads";
-    record(runInfoRecord(description, s, trainer.model().layerNames(), total));
-    {
-        EngineEvent ev = makeEvent(EngineEvent::Kind::Started, 0);
-        ev.totalSteps = total;
-        ev.message = description;
-        stream.pushEvent(ev);
-    }
-
-    FaultInjector faults(config.faults, [&](const FaultConfig& f) {
-        record({{"type", "fault"}, {"step", f.step}, {"kind", f.kind}, {"layer", f.layer},
-                {"factor", f.factor}});
-    });
+    FaultInjector faults(config.faults, [&](const FaultConfig& f) { record(faultRecord(f)); });
     // Probes off entirely (no cadence, no locator) only when asked, to measure their cost.
     std::optional<ProbeSession> probes;
     if (config.probes.every > 0 || config.probes.locate_nonfinite != "off")
         probes.emplace(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
     else if (faults.hasFaults())
         trainer.setObserver(&faults);
-    struct UnderflowSums {
-        double flushed = 0, subnormal = 0, overflow = 0;
-        int64_t steps = 0;
-        bool exact = true;
-    };
-    std::map<std::string, UnderflowSums> underflowSums;
-    ComparisonMeans shadowMeans;
     std::optional<LockstepRun> lockstep;
     if (!config.lockstep.mode.empty()) lockstep.emplace(trainer, initialRng);
 
+    RunAccounting accounting;
     int64_t step = 0;
-    double trainSeconds = 0.0;
-    int64_t trainSamples = 0;
-    double lastEpochLoss = NAN;
-    std::vector<double> recentLosses;
     std::string stepText;
     bool stop = false;
     for (int64_t epoch = 1; epoch <= config.train.epochs && !stop && step < total; ++epoch) {
         const auto epochStart = Clock::now();
         batches.startEpoch(epoch);
         if (lockstep) lockstep->startEpoch();
-        double epochLossSum = 0.0;
-        int64_t epochLossCount = 0;
+        accounting.startEpoch();
         torch::Tensor x, y;
         while (step < total && batches.next(x, y)) {
             if (!awaitPermissionForStep(step)) {
@@ -327,21 +340,7 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
             m.step = step;
             m.epoch = epoch;
             m.samplesPerSecond = m.stepSeconds > 0 ? static_cast<double>(x.size(0)) / m.stepSeconds : 0.0;
-            trainSeconds += m.stepSeconds;
-            trainSamples += x.size(0);
-            if (std::isfinite(m.loss)) {
-                epochLossSum += m.loss;
-                ++epochLossCount;
-                recentLosses.push_back(m.loss);
-                if (recentLosses.size() > 50) recentLosses.erase(recentLosses.begin());
-            } else {
-                ++s.nonFiniteLosses;
-            }
-            if (m.stepSkipped) ++s.skippedSteps;
-            if (m.scaleChange == "backoff") ++s.scaleBackoffs;
-            if (m.scaleChange == "growth") ++s.scaleGrowths;
-            s.finalScale = trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0;
-            s.steps = step;
+            accounting.countStep(m, x.size(0), trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0, s);
             stream.pushStep(m);
             if (writer) {
                 // The per-step record, formatted into a reused buffer (no JSON object).
@@ -350,39 +349,14 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
                 writer->appendText(stepText);
             }
             if (lockstepRecord) record(toJson(*lockstepRecord));
-            if (auto shadow = probes ? probes->takeShadow() : std::nullopt) {
-                shadowMeans.add(shadow->layers);
-                record(toJson(*shadow));
+            const NonFiniteEvent* newFirst = nullptr;
+            if (probes) {
+                if (probes->newFirstNonFinite()) newFirst = &*probes->newFirstNonFinite();
+                recordProbeResults(*probes, snapshot, accounting, s);
             }
-            if (probes && probes->newFirstNonFinite()) {
-                const auto& first = probes->newFirstNonFinite();
-                s.firstNonFinite = *first;
-                record(nonFiniteRecord(*first, probes->locator().framesAtFirstEvent()));
-                if (config.probes.pause_on_nonfinite)
-                    pauseForWatchpoint("first non-finite value at " + first->layer + " (" + first->phase + ", " +
-                                       first->tensor + ")");
-            }
-            if (snapshot) {
-                for (const auto& r : probeRecords(*snapshot)) record(r);
-                for (const auto& layer : snapshot->layers) {
-                    if (!layer.hasParameters) continue;
-                    auto& u = underflowSums[layer.layer];
-                    u.flushed += layer.gradClasses.flushedFraction();
-                    u.subnormal += layer.gradClasses.subnormalFraction();
-                    u.overflow += layer.gradClasses.overflowFraction();
-                    u.exact = u.exact && layer.gradClasses.exact;
-                    ++u.steps;
-                    if (config.probes.pause_overflow_above > 0 &&
-                        layer.gradClasses.overflowFraction() > config.probes.pause_overflow_above)
-                        pauseForWatchpoint(layer.layer + ": " + std::to_string(layer.gradClasses.overflowFraction()) +
-                                           " of the scaled gradient overflows fp16");
-                }
-                stream.publishSnapshot(snapshot);
-            }
-            if (config.probes.pause_scale_below > 0 && trainer.scaler().enabled() &&
-                m.scaleAfter < config.probes.pause_scale_below)
-                pauseForWatchpoint("loss scale " + std::to_string(m.scaleAfter) + " fell below " +
-                                   std::to_string(config.probes.pause_scale_below));
+            for (const std::string& reason :
+                 watchpointsFired(config.probes, m, trainer.scaler().enabled(), newFirst, snapshot.get()))
+                pauseForWatchpoint(reason);
             if (writer) writer->flushIfDue();
         }
         if (stop) break;
@@ -394,49 +368,24 @@ void Engine::Impl::train(RunSummary& s, Clock::time_point wallStart) {
         EpochMetrics em;
         em.epoch = epoch;
         em.step = step;
-        em.trainLoss = epochLossCount ? epochLossSum / static_cast<double>(epochLossCount) : NAN;
+        em.trainLoss = accounting.epochTrainLoss();
         em.valLoss = eval.loss;
         em.valAccuracy = eval.accuracy;
         em.seconds = secondsSince(epochStart);
-        lastEpochLoss = em.trainLoss;
-        s.epochs = epoch;
-        s.valLoss = eval.loss;
-        s.valAccuracy = eval.accuracy;
+        accounting.endEpoch(em, s);
         record(epochRecord(em));
         if (writer) writer->flush();
         EngineEvent ev = makeEvent(EngineEvent::Kind::EpochEnded, step);
         ev.epoch = em;
         stream.pushEvent(ev);
     }
-    s.trainSeconds = trainSeconds;
-    s.probeOverhead = probes && trainSeconds > 0 ? probes->probeSeconds() / trainSeconds : 0.0;
-    for (const auto& name : trainer.model().layerNames()) {
-        auto it = underflowSums.find(name);
-        if (it == underflowSums.end() || it->second.steps == 0) continue;
-        const auto& u = it->second;
-        const double n = static_cast<double>(u.steps);
-        s.underflow.push_back({name, u.flushed / n, u.subnormal / n, u.overflow / n, u.steps, u.exact});
-    }
-    s.shadow = shadowMeans.means();
+    accounting.finish(trainer.model().layerNames(), s);
+    s.probeOverhead =
+        probes && accounting.trainSeconds() > 0 ? probes->probeSeconds() / accounting.trainSeconds() : 0.0;
     if (lockstep) s.lockstep = lockstep->summary();
-    s.samplesPerSecond = trainSeconds > 0 ? static_cast<double>(trainSamples) / trainSeconds : 0.0;
-    if (std::isfinite(lastEpochLoss)) {
-        s.finalTrainLoss = lastEpochLoss;
-    } else if (!recentLosses.empty()) {
-        double sum = 0;
-        for (double l : recentLosses) sum += l;
-        s.finalTrainLoss = sum / static_cast<double>(recentLosses.size());
-    } else {
-        s.finalTrainLoss = NAN;
-    }
-    if (s.epochs == 0) {
-        s.valLoss = NAN;
-        s.valAccuracy = NAN;
-    }
     // On CUDA the memory that matters is the GPU's: the caching allocator's peak (what
     // torch.cuda.max_memory_allocated reports); on the CPU the process's peak RSS.
     s.peakMemoryBytes = cudaPeakAllocatedBytes(device).value_or(peakResidentBytes());
-    (void)wallStart;
 }
 
 Engine::Engine(RunConfig config, std::string runDirectory) : impl_(std::make_unique<Impl>()) {

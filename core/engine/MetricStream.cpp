@@ -31,16 +31,12 @@ void MetricStream::pushStep(const StepMetrics& metrics) {
         dropped_ += static_cast<int64_t>(drop);
     }
     steps_.push_back(metrics);
+    lastStep_ = metrics.step;
 }
 
 void MetricStream::pushEvent(const EngineEvent& event) {
     std::lock_guard<std::mutex> lock(mutex_);
     events_.push_back(event);
-}
-
-void MetricStream::publishSnapshot(std::shared_ptr<const Snapshot> snapshot) {
-    std::lock_guard<std::mutex> lock(mutex_);
-    snapshot_ = std::move(snapshot);
 }
 
 void MetricStream::pushRecord(nlohmann::json record) {
@@ -50,7 +46,7 @@ void MetricStream::pushRecord(nlohmann::json record) {
         records_.erase(records_.begin(), records_.begin() + static_cast<std::ptrdiff_t>(drop));
         droppedRecords_ += static_cast<int64_t>(drop);
     }
-    records_.push_back(std::move(record));
+    records_.push_back({std::move(record), lastStep_});
 }
 
 DrainedMetrics MetricStream::drain() {
@@ -61,8 +57,6 @@ DrainedMetrics MetricStream::drain() {
     out.records.swap(records_);
     out.droppedRecords = droppedRecords_;
     droppedRecords_ = 0;
-    out.snapshot = std::move(snapshot_);
-    snapshot_.reset();
     out.droppedSteps = dropped_;
     dropped_ = 0;
     return out;

@@ -5,16 +5,15 @@
 //   The buffer is bounded: when a consumer does not drain, the oldest steps are
 //   dropped (and counted); the run directory still has every step.
 // - Lifecycle events are queued in order and never dropped (they are rare).
-// - Snapshots (histograms, maps) go to a latest-only slot (older ones are
-//   replaced; the run directory keeps them all).
-// - Records: every run-directory record other than "step" and "epoch" (probe
-//   results, scale changes, non-finite events, lock-step and shadow results),
-//   as written to events.jsonl, so that a live view reads exactly what it would
-//   read from the run directory. Bounded like the steps: when a consumer does not
-//   drain, the oldest half is dropped and counted.
+// - Records: every run-directory record other than "step" (run_info, epochs,
+//   probe results, scale changes, non-finite events, lock-step and shadow
+//   results), as written to events.jsonl, so that a live view reads exactly what
+//   it would read from the run directory. Each carries the number of the last
+//   step pushed before it, so a consumer can put steps and records back in the
+//   order the run directory has them. Bounded like the steps: when a consumer
+//   does not drain, the oldest half is dropped and counted.
 // Thread-safe: one producer, any number of drain() callers.
 #include <cstdint>
-#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <vector>
@@ -24,25 +23,25 @@
 
 namespace ampscope {
 
-struct Snapshot {
-    virtual ~Snapshot() = default;
-    int64_t step = 0;
+// A record as the run directory got it, and where it stands among the steps: after
+// step `afterStep` (0: before the first step).
+struct StreamedRecord {
+    nlohmann::json record;
+    int64_t afterStep = 0;
 };
 
 struct DrainedMetrics {
     std::vector<StepMetrics> steps;
     std::vector<EngineEvent> events;
-    std::vector<nlohmann::json> records;       // in the order they were written
-    std::shared_ptr<const Snapshot> snapshot;  // latest, or null if none since last drain
-    int64_t droppedSteps = 0;                  // dropped since the last drain
-    int64_t droppedRecords = 0;                // dropped since the last drain
+    std::vector<StreamedRecord> records;  // in the order they were written
+    int64_t droppedSteps = 0;             // dropped since the last drain
+    int64_t droppedRecords = 0;           // dropped since the last drain
 
     // Nothing at all since the last drain. Defined here, next to the fields, so that a
     // consumer deciding whether a drain is worth delivering cannot forget one (a drain
     // holding only records, e.g. a fault recorded while a slow step runs, is not empty).
     bool empty() const {
-        return steps.empty() && events.empty() && records.empty() && !snapshot && droppedSteps == 0 &&
-               droppedRecords == 0;
+        return steps.empty() && events.empty() && records.empty() && droppedSteps == 0 && droppedRecords == 0;
     }
 };
 
@@ -52,7 +51,6 @@ public:
 
     void pushStep(const StepMetrics& metrics);
     void pushEvent(const EngineEvent& event);
-    void publishSnapshot(std::shared_ptr<const Snapshot> snapshot);
     void pushRecord(nlohmann::json record);
 
     DrainedMetrics drain();
@@ -63,10 +61,10 @@ private:
     std::vector<StepMetrics> steps_;
     std::vector<EngineEvent> events_;
     size_t recordCapacity_;
-    std::vector<nlohmann::json> records_;
+    std::vector<StreamedRecord> records_;
     int64_t droppedRecords_ = 0;
-    std::shared_ptr<const Snapshot> snapshot_;
     int64_t dropped_ = 0;
+    int64_t lastStep_ = 0;  // the step number of the last step pushed
 };
 
 }  // namespace ampscope

@@ -1,12 +1,11 @@
 #pragma once
-// What one probe step measured, per layer, as plain values: the snapshot the
-// engine publishes to the UI (latest-only) and turns into events.jsonl records.
+// What one probe step measured, per layer, as plain values: what the engine turns
+// into events.jsonl records (probeRecords) and the run summary's underflow means.
 #include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "engine/MetricStream.h"
 #include "probes/ExponentHistogram.h"
 #include "probes/Fp16Classes.h"
 #include "probes/NonFiniteEvent.h"
@@ -35,7 +34,8 @@ struct LayerProbe {
     std::optional<LayerUpdateRatio> update;
 };
 
-struct ProbeSnapshot : Snapshot {
+struct ProbeSnapshot {
+    int64_t step = 0;
     double scale = 1.0;
     std::vector<LayerProbe> layers;  // in forward order
     double probeSeconds = 0.0;       // time the probes took on this step

@@ -1,39 +1,22 @@
 #include "engine/RunRecords.h"
 
-#include <chrono>
 #include <cmath>
 #include <ctime>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/BuildInfo.h"
+#include "config/RunConfig.h"
 #include "probes/ProbeRecords.h"
 #include "probes/StepAuditRecords.h"
+#include "run/EventSchema.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope {
+using namespace record_codec;
 namespace {
 
-// JSON has no NaN/Inf: write null, and say which in "<key>_nonfinite".
-void putNumber(nlohmann::json& record, const char* key, double value) {
-    if (std::isfinite(value)) {
-        record[key] = value;
-        return;
-    }
-    record[key] = nullptr;
-    record[std::string(key) + "_nonfinite"] = std::isnan(value) ? "nan" : (value > 0 ? "inf" : "-inf");
-}
-
-double getNumber(const nlohmann::json& record, const char* key, double fallback = 0.0) {
-    auto it = record.find(key);
-    if (it == record.end()) return fallback;
-    if (it->is_number()) return it->get<double>();
-    auto tag = record.find(std::string(key) + "_nonfinite");
-    if (tag != record.end() && tag->is_string()) {
-        const auto t = tag->get<std::string>();
-        if (t == "inf") return INFINITY;
-        if (t == "-inf") return -INFINITY;
-    }
-    return NAN;
-}
+constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 std::string isoTimeNow() {
     const std::time_t now = std::time(nullptr);
@@ -44,57 +27,95 @@ std::string isoTimeNow() {
     return buffer;
 }
 
+// The field lists (run/RecordCodec.h) of run_info, error, run_end and summary.json.
+
+// {"mode", "emulated", "execution"}: how the precision mode ran (run_info and summary).
+template <class V, class S>
+void visitPrecisionFacts(V& v, S& s) {
+    v.fieldOr("mode", s.mode, std::string());
+    v.fieldOr("emulated", s.emulated, false);
+    v.fieldOr("execution", s.execution, std::string());
+}
+const auto kPrecisionFacts = [](auto& v, auto& s) { visitPrecisionFacts(v, s); };
+
+struct RunInfo {
+    const std::string& description;
+    const RunSummary& facts;
+    const std::vector<std::string>& layers;
+    int64_t totalSteps;
+};
+
+template <class V>
+void visitRunInfo(V& v, const RunInfo& r) {
+    const RunSummary& f = r.facts;
+    v.type(event_type::kRunInfo);
+    v.writeOnly("total_steps", r.totalSteps);
+    v.writeOnly("description", r.description);
+    v.writeOnly("device", f.device);
+    v.writeOnly("device_name", f.deviceName);
+    v.writeOnly("threads", f.threads);
+    v.writeOnly("torch_version", f.torchVersion);
+    v.writeOnly("git_revision", std::string_view(build::kGitRevision));
+    v.object("precision", f, kPrecisionFacts);
+    v.writeOnly("model", f.model);
+    v.writeOnly("parameters", f.parameters);
+    v.writeOnly("layers", r.layers);
+}
+
+struct ErrorRecord {
+    int64_t step;
+    const std::string& message;
+    bool inputError;
+};
+
+template <class V>
+void visitError(V& v, const ErrorRecord& r) {
+    v.type(event_type::kError);
+    v.writeOnly("step", r.step);
+    v.writeOnly("message", r.message);
+    v.writeOnly("input_error", r.inputError);
+}
+
+struct RunEnd {
+    const std::string& status;
+    int64_t step;
+    std::string time;
+};
+
+template <class V>
+void visitRunEnd(V& v, const RunEnd& r) {
+    v.type(event_type::kRunEnd);
+    v.writeOnly("status", r.status);
+    v.writeOnly("step", r.step);
+    v.writeOnly("time", r.time);
+}
+
+template <class V, class F>
+void visitFault(V& v, F& f) {
+    v.type(event_type::kFault);
+    v.writeOnly("step", f.step);
+    v.writeOnly("kind", f.kind);
+    v.writeOnly("layer", f.layer);
+    v.writeOnly("factor", f.factor);
+}
+
 }  // namespace
 
-nlohmann::json runInfoRecord(const std::string& description, const RunSummary& f,
+nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
                              const std::vector<std::string>& layers, int64_t totalSteps) {
-    return {{"type", "run_info"},
-            {"total_steps", totalSteps},
-            {"description", description},
-            {"device", f.device},
-            {"device_name", f.deviceName},
-            {"threads", f.threads},
-            {"torch_version", f.torchVersion},
-            {"git_revision", build::kGitRevision},
-            {"precision", {{"mode", f.mode}, {"emulated", f.emulated}, {"execution", f.execution}}},
-            {"model", f.model},
-            {"parameters", f.parameters},
-            {"layers", layers}};
-}
-
-nlohmann::json stepRecord(const StepMetrics& m) {
-    nlohmann::json r = {{"type", "step"}, {"step", m.step}, {"epoch", m.epoch}};
-    putNumber(r, "loss", m.loss);
-    r["lr"] = m.lr;
-    putNumber(r, "grad_norm", m.gradNorm);
-    putNumber(r, "grad_norm_clipped", m.gradNormClipped);
-    r["step_seconds"] = m.stepSeconds;
-    r["samples_per_second"] = m.samplesPerSecond;
-    putNumber(r, "scale", m.scale);
-    putNumber(r, "scale_after", m.scaleAfter);
-    r["growth_tracker"] = m.growthTracker;
-    r["found_inf"] = m.foundInf;
-    r["step_skipped"] = m.stepSkipped;
-    if (!m.scaleChange.empty()) r["scale_change"] = m.scaleChange;
-    if (!m.firstNonFiniteLayer.empty()) r["first_nonfinite_layer"] = m.firstNonFiniteLayer;
-    return r;
-}
-
-nlohmann::json epochRecord(const EpochMetrics& e) {
-    nlohmann::json r = {{"type", "epoch"}, {"epoch", e.epoch}, {"step", e.step}};
-    putNumber(r, "train_loss", e.trainLoss);
-    putNumber(r, "val_loss", e.valLoss);
-    putNumber(r, "val_accuracy", e.valAccuracy);
-    r["seconds"] = e.seconds;
-    return r;
+    return encode(RunInfo{description, facts, layers, totalSteps}, [](auto& v, auto& r) { visitRunInfo(v, r); });
 }
 
 nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError) {
-    return {{"type", "error"}, {"step", step}, {"message", message}, {"input_error", inputError}};
+    return encode(ErrorRecord{step, message, inputError}, [](auto& v, auto& r) { visitError(v, r); });
 }
 
 nlohmann::json runEndRecord(const std::string& status, int64_t step) {
-    return {{"type", "run_end"}, {"status", status}, {"step", step}, {"time", isoTimeNow()}};
+    return encode(RunEnd{status, step, isoTimeNow()}, [](auto& v, auto& r) { visitRunEnd(v, r); });
+}
+
+nlohmann::json faultRecord(const FaultConfig& fault) {
+    return encode(fault, [](auto& v, auto& f) { visitFault(v, f); });
 }
 
 std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
@@ -120,7 +141,8 @@ std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
                                                      1.0, *layer.activationGradClasses}));
         if (layer.activationClasses)
             records.push_back(
-                toJson(UnderflowRecord{step, layer.layer, "activation", 1.0, *layer.activationClasses}));
+                toJson(UnderflowRecord{step, layer.layer, std::string(probe_kind::kActivation), 1.0,
+                                         *layer.activationClasses}));
         if (layer.update) records.push_back(toJson(UpdateRatioRecord{step, *layer.update}));
     }
     if (!snapshot.opDtypes.empty()) records.push_back(toJson(OpDtypesRecord{step, snapshot.opDtypes}));
@@ -134,163 +156,140 @@ nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<St
 
 namespace {
 
-// {"steps":..,"mean_rel_error_per_layer":{layer: x},"mean_cosine_per_layer":{layer: x}};
-// a layer without a finite step has null means.
-void putLayerMeans(nlohmann::json& j, const std::vector<LayerGradientSummary>& layers) {
-    nlohmann::json relError = nlohmann::json::object(), cosine = nlohmann::json::object();
-    nlohmann::json steps = nlohmann::json::object();
-    for (const auto& l : layers) {
-        relError[l.layer] = l.steps && std::isfinite(l.meanRelError) ? nlohmann::json(l.meanRelError) : nlohmann::json(nullptr);
-        cosine[l.layer] = l.steps && std::isfinite(l.meanCosine) ? nlohmann::json(l.meanCosine) : nlohmann::json(nullptr);
-        steps[l.layer] = l.steps;
-    }
-    j["mean_rel_error_per_layer"] = relError;
-    j["mean_cosine_per_layer"] = cosine;
-    j["steps_per_layer"] = steps;
+// One more per-layer object for layers the cosine object has listed: {layer: value}.
+template <class V, class L, class Write, class Read>
+void visitPerLayer(V& v, const char* key, L& layers, Write&& write, Read&& read) {
+    v.custom(
+        key, layers,
+        [&write](const std::vector<LayerGradientSummary>& written) {
+            json j = json::object();
+            for (const auto& l : written) j[l.layer] = write(l);
+            return j;
+        },
+        [&read](const json& j, auto& list, auto&) {
+            if (!j.is_object()) return;
+            for (auto& l : list)
+                if (const auto it = j.find(l.layer); it != j.end()) read(*it, l);
+        });
 }
 
-std::vector<LayerGradientSummary> layerMeansFromJson(const nlohmann::json& j) {
-    std::vector<LayerGradientSummary> layers;
-    const auto cosine = j.find("mean_cosine_per_layer");
-    if (cosine == j.end() || !cosine->is_object()) return layers;
-    const auto relError = j.find("mean_rel_error_per_layer");
-    const auto steps = j.find("steps_per_layer");
-    for (const auto& [layer, value] : cosine->items()) {
-        LayerGradientSummary l;
-        l.layer = layer;
-        l.meanCosine = value.is_number() ? value.get<double>() : NAN;
-        l.meanRelError = relError != j.end() && relError->is_object() && relError->contains(layer) &&
-                                 (*relError)[layer].is_number()
-                             ? (*relError)[layer].get<double>()
-                             : NAN;
-        l.steps = steps != j.end() && steps->is_object() && steps->contains(layer) &&
-                          (*steps)[layer].is_number_integer()
-                      ? (*steps)[layer].get<int64_t>()
-                      : 0;
-        layers.push_back(l);
-    }
-    return layers;
+// Per-layer means as three objects keyed by layer name: {"mean_rel_error_per_layer":
+// {layer: x}, "mean_cosine_per_layer": {layer: x}, "steps_per_layer": {layer: n}}; a
+// layer without a finite step has null means. The cosine object lists the layers.
+template <class V, class L>
+void visitLayerMeans(V& v, L& layers) {
+    v.custom(
+        "mean_cosine_per_layer", layers,
+        [](const std::vector<LayerGradientSummary>& written) {
+            json j = json::object();
+            for (const auto& l : written)
+                j[l.layer] = l.steps && std::isfinite(l.meanCosine) ? json(l.meanCosine) : json(nullptr);
+            return j;
+        },
+        [](const json& j, auto& read, auto&) {
+            if (!j.is_object()) return;
+            for (const auto& [layer, value] : j.items()) {
+                LayerGradientSummary l;
+                l.layer = layer;
+                l.meanCosine = value.is_number() ? value.template get<double>() : kNaN;
+                l.meanRelError = kNaN;
+                read.push_back(l);
+            }
+        });
+    visitPerLayer(
+        v, "mean_rel_error_per_layer", layers,
+        [](const LayerGradientSummary& l) {
+            return l.steps && std::isfinite(l.meanRelError) ? json(l.meanRelError) : json(nullptr);
+        },
+        [](const json& value, LayerGradientSummary& l) {
+            if (value.is_number()) l.meanRelError = value.get<double>();
+        });
+    visitPerLayer(
+        v, "steps_per_layer", layers, [](const LayerGradientSummary& l) { return json(l.steps); },
+        [](const json& value, LayerGradientSummary& l) {
+            if (value.is_number_integer()) l.steps = value.get<int64_t>();
+        });
 }
 
-nlohmann::json nonFiniteEventJson(const NonFiniteEvent& e) {
-    return {{"step", e.step}, {"layer", e.layer},     {"phase", e.phase},     {"tensor", e.tensor},
-            {"nan", e.nan},   {"pos_inf", e.posInf}, {"neg_inf", e.negInf}, {"numel", e.numel}};
+template <class V, class L>
+void visitLockstepSummary(V& v, L& l) {
+    v.fieldOr("mode", l.mode, std::string());
+    v.numberOr("final_loss", l.finalLoss, kNaN);
+    visitLayerMeans(v, l.layers);
 }
+
+// The first non-finite event as the summary states it (without how it was located).
+template <class V, class E>
+void visitFirstNonFinite(V& v, E& e) {
+    v.fieldOr("step", e.step, int64_t{0});
+    v.fieldOr("layer", e.layer, std::string());
+    v.fieldOr("phase", e.phase, std::string());
+    v.fieldOr("tensor", e.tensor, std::string());
+    v.fieldOr("nan", e.nan, int64_t{0});
+    v.fieldOr("pos_inf", e.posInf, int64_t{0});
+    v.fieldOr("neg_inf", e.negInf, int64_t{0});
+    v.fieldOr("numel", e.numel, int64_t{0});
+}
+
+template <class V, class U>
+void visitLayerUnderflow(V& v, U& u) {
+    v.fieldOr("layer", u.layer, std::string());
+    v.fieldOr("mean_flushed_fraction", u.flushedFraction, 0.0);
+    v.fieldOr("mean_subnormal_fraction", u.subnormalFraction, 0.0);
+    v.fieldOr("mean_overflow_fraction", u.overflowFraction, 0.0);
+    v.fieldOr("probe_steps", u.probeSteps, int64_t{0});
+    v.fieldOr("exact", u.exact, true);
+}
+
+// summary.json. Read leniently: a field an older build did not write keeps its default.
+template <class V, class S>
+void visitSummary(V& v, S& s) {
+    v.writeOnly("schema_version", kSummarySchemaVersion);
+    v.fieldOr("status", s.status, std::string());
+    v.fieldIfSet("error", s.error);
+    v.fieldOr("device", s.device, std::string());
+    v.fieldOr("device_name", s.deviceName, std::string());
+    v.fieldOr("threads", s.threads, 0);
+    v.fieldOr("torch_version", s.torchVersion, std::string());
+    v.writeOnly("ampscope_version", std::string_view(build::kVersion));
+    if (v.present("precision", true)) v.object("precision", s, kPrecisionFacts);
+    v.writeOnly("emulated", s.emulated);  // also at the top, for scripts
+    v.fieldOr("model", s.model, std::string());
+    v.fieldOr("dataset", s.dataset, std::string());
+    v.fieldOr("parameters", s.parameters, int64_t{0});
+    v.fieldOr("steps", s.steps, int64_t{0});
+    v.fieldOr("epochs", s.epochs, int64_t{0});
+    v.fieldOr("wall_seconds", s.wallSeconds, 0.0);
+    v.fieldOr("train_seconds", s.trainSeconds, 0.0);
+    v.fieldOr("samples_per_second", s.samplesPerSecond, 0.0);
+    v.fieldOr("peak_memory_bytes", s.peakMemoryBytes, int64_t{0});
+    v.fieldOr("skipped_steps", s.skippedSteps, int64_t{0});
+    v.fieldOr("scale_backoffs", s.scaleBackoffs, int64_t{0});
+    v.fieldOr("scale_growths", s.scaleGrowths, int64_t{0});
+    v.fieldOr("nonfinite_losses", s.nonFiniteLosses, int64_t{0});
+    v.nullableObject("first_nonfinite", s.firstNonFinite, [](auto& sub, auto& e) { visitFirstNonFinite(sub, e); });
+    v.listOr("underflow", s.underflow, [](auto& sub, auto& u) { visitLayerUnderflow(sub, u); });
+    v.fieldOr("probe_overhead", s.probeOverhead, 0.0);
+    if (v.present("shadow", !s.shadow.empty()))
+        v.object("shadow", s.shadow, [](auto& sub, auto& layers) { visitLayerMeans(sub, layers); });
+    v.optionalObject("lockstep", s.lockstep, [](auto& sub, auto& l) { visitLockstepSummary(sub, l); });
+    v.numberOr("final_train_loss", s.finalTrainLoss, 0.0);
+    v.numberOr("val_loss", s.valLoss, 0.0);
+    v.numberOr("val_accuracy", s.valAccuracy, 0.0);
+    v.numberOr("final_scale", s.finalScale, 1.0);
+}
+
+const auto kSummaryFields = [](auto& v, auto& s) { visitSummary(v, s); };
 
 }  // namespace
 
-nlohmann::json summaryToJson(const RunSummary& s) {
-    nlohmann::json j = {{"schema_version", kSummarySchemaVersion},
-                        {"status", s.status},
-                        {"device", s.device},
-                        {"device_name", s.deviceName},
-                        {"threads", s.threads},
-                        {"torch_version", s.torchVersion},
-                        {"ampscope_version", build::kVersion},
-                        {"precision", {{"mode", s.mode}, {"emulated", s.emulated}, {"execution", s.execution}}},
-                        {"emulated", s.emulated},
-                        {"model", s.model},
-                        {"dataset", s.dataset},
-                        {"parameters", s.parameters},
-                        {"steps", s.steps},
-                        {"epochs", s.epochs},
-                        {"wall_seconds", s.wallSeconds},
-                        {"train_seconds", s.trainSeconds},
-                        {"samples_per_second", s.samplesPerSecond},
-                        {"peak_memory_bytes", s.peakMemoryBytes},
-                        {"skipped_steps", s.skippedSteps},
-                        {"scale_backoffs", s.scaleBackoffs},
-                        {"scale_growths", s.scaleGrowths},
-                        {"nonfinite_losses", s.nonFiniteLosses}};
-    if (!s.error.empty()) j["error"] = s.error;
-    j["first_nonfinite"] = s.firstNonFinite ? nonFiniteEventJson(*s.firstNonFinite) : nlohmann::json(nullptr);
-    nlohmann::json underflow = nlohmann::json::array();
-    for (const auto& u : s.underflow)
-        underflow.push_back({{"layer", u.layer},
-                             {"mean_flushed_fraction", u.flushedFraction},
-                             {"mean_subnormal_fraction", u.subnormalFraction},
-                             {"mean_overflow_fraction", u.overflowFraction},
-                             {"probe_steps", u.probeSteps},
-                             {"exact", u.exact}});
-    j["underflow"] = underflow;
-    j["probe_overhead"] = s.probeOverhead;
-    if (!s.shadow.empty()) {
-        nlohmann::json shadow = nlohmann::json::object();
-        putLayerMeans(shadow, s.shadow);
-        j["shadow"] = shadow;
-    }
-    if (s.lockstep) {
-        nlohmann::json lockstep = {{"mode", s.lockstep->mode}};
-        putNumber(lockstep, "final_loss", s.lockstep->finalLoss);
-        putLayerMeans(lockstep, s.lockstep->layers);
-        j["lockstep"] = lockstep;
-    }
-    putNumber(j, "final_train_loss", s.finalTrainLoss);
-    putNumber(j, "val_loss", s.valLoss);
-    putNumber(j, "val_accuracy", s.valAccuracy);
-    putNumber(j, "final_scale", s.finalScale);
-    return j;
-}
+nlohmann::json summaryToJson(const RunSummary& s) { return encode(s, kSummaryFields); }
 
 RunSummary summaryFromJson(const nlohmann::json& j) {
+    if (!j.is_object()) throw RecordError("summary record: not a JSON object");
     RunSummary s;
-    s.status = j.value("status", "");
-    s.error = j.value("error", "");
-    s.device = j.value("device", "");
-    s.deviceName = j.value("device_name", "");
-    s.threads = j.value("threads", 0);
-    s.torchVersion = j.value("torch_version", "");
-    if (j.contains("precision") && j["precision"].is_object()) {
-        s.mode = j["precision"].value("mode", "");
-        s.emulated = j["precision"].value("emulated", false);
-        s.execution = j["precision"].value("execution", "");
-    }
-    s.model = j.value("model", "");
-    s.dataset = j.value("dataset", "");
-    s.parameters = j.value("parameters", int64_t{0});
-    s.steps = j.value("steps", int64_t{0});
-    s.epochs = j.value("epochs", int64_t{0});
-    s.wallSeconds = getNumber(j, "wall_seconds");
-    s.trainSeconds = getNumber(j, "train_seconds");
-    s.samplesPerSecond = getNumber(j, "samples_per_second");
-    s.peakMemoryBytes = j.value("peak_memory_bytes", int64_t{0});
-    s.finalTrainLoss = getNumber(j, "final_train_loss");
-    s.valLoss = getNumber(j, "val_loss");
-    s.valAccuracy = getNumber(j, "val_accuracy");
-    s.skippedSteps = j.value("skipped_steps", int64_t{0});
-    s.finalScale = getNumber(j, "final_scale", 1.0);
-    s.scaleBackoffs = j.value("scale_backoffs", int64_t{0});
-    s.scaleGrowths = j.value("scale_growths", int64_t{0});
-    s.nonFiniteLosses = j.value("nonfinite_losses", int64_t{0});
-    s.probeOverhead = getNumber(j, "probe_overhead");
-    if (auto it = j.find("underflow"); it != j.end() && it->is_array()) {
-        for (const auto& u : *it) {
-            if (!u.is_object()) continue;
-            s.underflow.push_back({u.value("layer", ""), getNumber(u, "mean_flushed_fraction"),
-                                   getNumber(u, "mean_subnormal_fraction"), getNumber(u, "mean_overflow_fraction"),
-                                   u.value("probe_steps", int64_t{0}), u.value("exact", true)});
-        }
-    }
-    if (auto it = j.find("shadow"); it != j.end() && it->is_object()) s.shadow = layerMeansFromJson(*it);
-    if (auto it = j.find("lockstep"); it != j.end() && it->is_object()) {
-        LockstepSummary l;
-        l.mode = it->value("mode", "");
-        l.finalLoss = getNumber(*it, "final_loss", NAN);
-        l.layers = layerMeansFromJson(*it);
-        s.lockstep = l;
-    }
-    if (auto it = j.find("first_nonfinite"); it != j.end() && it->is_object()) {
-        NonFiniteEvent e;
-        e.step = it->value("step", int64_t{0});
-        e.layer = it->value("layer", "");
-        e.phase = it->value("phase", "");
-        e.tensor = it->value("tensor", "");
-        e.nan = it->value("nan", int64_t{0});
-        e.posInf = it->value("pos_inf", int64_t{0});
-        e.negInf = it->value("neg_inf", int64_t{0});
-        e.numel = it->value("numel", int64_t{0});
-        s.firstNonFinite = e;
-    }
+    JsonReader reader(j, "summary", ReadRule::Lenient);
+    visitSummary(reader, s);
     return s;
 }
 

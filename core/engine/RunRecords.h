@@ -10,16 +10,19 @@
 #include "engine/RunSummary.h"
 #include "engine/StepMetrics.h"
 #include "probes/NonFiniteEvent.h"
+#include "run/StepRecordCodec.h"  // the step and epoch records
 
 namespace ampscope {
+
+struct FaultConfig;
 
 // After the writer's run_start: what runs, how the mode runs, the layer list.
 nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
                              const std::vector<std::string>& layers, int64_t totalSteps);
-nlohmann::json stepRecord(const StepMetrics& step);
-nlohmann::json epochRecord(const EpochMetrics& epoch);
 nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError);
 nlohmann::json runEndRecord(const std::string& status, int64_t step);
+// An injected fault fired.
+nlohmann::json faultRecord(const FaultConfig& fault);
 // The records of one probe step (histogram, underflow, update_ratio; see
 // core/probes/ProbeRecords.md), in layer order.
 std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot);

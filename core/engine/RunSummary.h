@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "probes/NonFiniteEvent.h"
+#include "run/EventSchema.h"
 
 namespace ampscope {
 
@@ -38,7 +39,7 @@ struct LockstepSummary {
 };
 
 struct RunSummary {
-    std::string status = "finished";  // finished | stopped | error
+    std::string status = std::string(run_status::kFinished);  // run_status::
     std::string error;                // one line when status == error
     std::string device = "cpu";       // cpu | cuda
     std::string deviceName;           // CPU model or GPU name

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "precision/ScaleUpdateRule.h"
+
 namespace ampscope {
 
 struct StepMetrics {
@@ -21,7 +23,7 @@ struct StepMetrics {
     int64_t growthTracker = 0;   // after this step's update
     bool foundInf = false;       // a gradient was non-finite
     bool stepSkipped = false;    // the optimizer step did not run
-    std::string scaleChange;     // "" | "backoff" | "growth"
+    ScaleChange scaleChange = ScaleChange::None;  // what this step's update() did to the scale
     std::string firstNonFiniteLayer;  // for a backoff: the layer whose gradient went non-finite first
 };
 

@@ -102,7 +102,7 @@ torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Ten
     const torch::Tensor out = kept ? output.to(torch::kFloat) : output;
     torch::Tensor loss;
     if (logSumLoss_)
-        loss = -torch::log(out.abs().sum());  // seed 002, E.6.2a
+        loss = -torch::log(out.abs().sum());  // a log of a tiny sum: fp32 keeps it finite
     else
         loss = classification_ ? torch::cross_entropy_loss(out, targets)
                                : torch::mse_loss(out, targets.to(out.scalar_type()));
@@ -187,7 +187,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
 
     const double clip = config_.optim.clip_norm;
     if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
-        // Seed 002's pitfall: the threshold is compared with the scaled norm.
+        // The pitfall: without unscaling, the threshold is compared with the scaled norm.
         const double scaledNorm = globalGradNorm();
         clipTo(clip, scaledNorm);
         m.gradNorm = scaledNorm / m.scale;
@@ -210,11 +210,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     }
     m.foundInf = scaler_->enabled() ? scaler_->foundInf() : !std::isfinite(m.gradNorm);
     if (scaler_->enabled() && scaler_->foundInf()) m.firstNonFiniteLayer = firstNonFiniteLayer();
-    switch (scaler_->update()) {
-        case ScaleChange::Backoff: m.scaleChange = "backoff"; break;
-        case ScaleChange::Growth: m.scaleChange = "growth"; break;
-        case ScaleChange::None: break;
-    }
+    m.scaleChange = scaler_->update();
     m.growthTracker = scaler_->enabled() ? scaler_->growthTracker() : 0;
     m.scaleAfter = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
 

@@ -1,7 +1,8 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/MetricStream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunRecords.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/StepRecordText.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/RunAccounting.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Watchpoints.cpp
   ${CMAKE_CURRENT_LIST_DIR}/SystemInfo.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Trainer.cpp

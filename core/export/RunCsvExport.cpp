@@ -11,14 +11,14 @@
 #include "common/InputError.h"
 #include "export/CsvWriter.h"
 #include "probes/ProbeRecords.h"
+#include "run/EventSchema.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope {
 namespace {
 
-constexpr std::string_view kNonFiniteSuffix = "_nonfinite";
-
 bool isFraming(const std::string& type) {
-    return type == "run_start" || type == "run_info" || type == "run_end";
+    return type == event_type::kRunStart || type == event_type::kRunInfo || type == event_type::kRunEnd;
 }
 
 // A record type as a file name: letters, digits and '_' only, so a strange type cannot
@@ -30,11 +30,11 @@ std::string fileStem(const std::string& type) {
 }
 
 bool isTagOf(const std::string& key, const nlohmann::json& record) {
-    if (key.size() <= kNonFiniteSuffix.size() ||
-        key.compare(key.size() - kNonFiniteSuffix.size(), kNonFiniteSuffix.size(),
-                    kNonFiniteSuffix) != 0)
+    if (key.size() <= record_codec::kNonFiniteSuffix.size() ||
+        key.compare(key.size() - record_codec::kNonFiniteSuffix.size(), record_codec::kNonFiniteSuffix.size(),
+                    record_codec::kNonFiniteSuffix) != 0)
         return false;
-    return record.contains(key.substr(0, key.size() - kNonFiniteSuffix.size()));
+    return record.contains(key.substr(0, key.size() - record_codec::kNonFiniteSuffix.size()));
 }
 
 // Where a record has them, these lead a flat table (JSON objects come back with sorted
@@ -74,7 +74,7 @@ public:
                 continue;
             }
             std::string tag;
-            if (auto t = record.find(columns_[i] + std::string(kNonFiniteSuffix));
+            if (auto t = record.find(columns_[i] + std::string(record_codec::kNonFiniteSuffix));
                 t != record.end() && t->is_string())
                 tag = t->get<std::string>();
             cells_[i] = csvCellFromJson(*it, tag);
@@ -181,12 +181,6 @@ struct TypeFile {
     std::optional<UnderflowTable> underflow;
 };
 
-std::string recordTypeOf(const nlohmann::json& record) {
-    auto it = record.find("type");
-    if (it == record.end() || !it->is_string()) return {};
-    return it->get<std::string>();
-}
-
 void writeJsonFile(const nlohmann::json& value, const std::string& path) {
     std::ofstream out(path, std::ios::trunc);
     if (!out) throw InputError(path + ": cannot be written");
@@ -207,16 +201,16 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
     std::vector<std::string> types;
     std::map<std::string, TypeFile> files;
     forEachRecord([&](const nlohmann::json& record) {
-        const std::string type = recordTypeOf(record);
+        const std::string type = record_codec::typeOf(record);
         if (type.empty() || isFraming(type)) return;
         auto [it, added] = files.try_emplace(type);
         if (added) types.push_back(type);
-        if (type != "histogram" && type != "underflow") it->second.flat.noteColumns(record);
+        if (type != probe_record_type::kHistogram && type != probe_record_type::kUnderflow) it->second.flat.noteColumns(record);
     });
     // steps and epochs always exist (with a header only when the run has none), so a
     // script can read them unconditionally.
-    for (const char* always : {"epoch", "step"})
-        if (files.try_emplace(always).second) types.insert(types.begin(), always);
+    for (const std::string_view always : {event_type::kEpoch, event_type::kStep})
+        if (files.try_emplace(std::string(always)).second) types.insert(types.begin(), std::string(always));
 
     std::error_code error;
     std::filesystem::create_directories(outDirectory, error);
@@ -229,11 +223,11 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
     std::set<std::string> usedNames;
     for (const std::string& type : types) {
         std::string name;
-        if (type == "step")
+        if (type == event_type::kStep)
             name = "steps.csv";
-        else if (type == "epoch")
+        else if (type == event_type::kEpoch)
             name = "epochs.csv";
-        else if (type == "histogram")
+        else if (type == probe_record_type::kHistogram)
             name = "histograms.csv";
         else
             name = fileStem(type) + ".csv";
@@ -243,9 +237,9 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
         const std::string path = (folder / name).string();
         TypeFile& file = files[type];
         file.name = name;
-        if (type == "histogram")
+        if (type == probe_record_type::kHistogram)
             file.histograms.emplace(path);
-        else if (type == "underflow")
+        else if (type == probe_record_type::kUnderflow)
             file.underflow.emplace(path);
         else
             file.flat.open(path);
@@ -254,7 +248,7 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
 
     // Pass 2: every record into its file.
     forEachRecord([&](const nlohmann::json& record) {
-        const std::string type = recordTypeOf(record);
+        const std::string type = record_codec::typeOf(record);
         if (type.empty() || isFraming(type)) return;
         TypeFile& file = files[type];
         if (file.histograms)
@@ -271,11 +265,11 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
                                                       : file.flat.close();
     }
 
-    const std::string configPath = (folder / "config.json").string();
+    const std::string configPath = (folder / kConfigFileName).string();
     writeJsonFile(run.config, configPath);
     result.files.push_back(configPath);
     if (run.summary) {
-        const std::string summaryPath = (folder / "summary.json").string();
+        const std::string summaryPath = (folder / kSummaryFileName).string();
         writeJsonFile(*run.summary, summaryPath);
         result.files.push_back(summaryPath);
     }

@@ -10,6 +10,8 @@
 #include "export/TfEvent.h"
 #include "export/TfRecordFile.h"
 #include "probes/ProbeRecords.h"
+#include "run/EventSchema.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope {
 namespace {
@@ -27,7 +29,7 @@ std::optional<double> numberField(const nlohmann::json& record, const std::strin
     if (it->is_boolean()) return it->get<bool>() ? 1.0 : 0.0;
     if (it->is_number()) return it->get<double>();
     if (!it->is_null()) return std::nullopt;
-    auto tag = record.find(key + "_nonfinite");
+    auto tag = record.find(record_codec::nonFiniteKey(key));
     if (tag == record.end() || !tag->is_string()) return std::nullopt;
     const std::string t = tag->get<std::string>();
     if (t == "nan") return NAN;
@@ -103,7 +105,7 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
     const nlohmann::json* record = nullptr;
     bool haveRecord = next(record);
     double startTime = -1.0;
-    if (haveRecord && record->value("type", "") == "run_start")
+    if (haveRecord && record_codec::typeOf(*record) == event_type::kRunStart)
         startTime = unixSecondsFromIsoUtc(record->value("time", ""));
     if (startTime < 0) startTime = static_cast<double>(std::time(nullptr));
 
@@ -131,13 +133,13 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
     int malformed = 0;
     for (; haveRecord; haveRecord = next(record)) {
         const nlohmann::json& r = *record;
-        const std::string type = r.value("type", "");
+        const std::string type = record_codec::typeOf(r);
         const auto step = r.find("step");
         if (step == r.end() || !step->is_number_integer()) continue;
         TfEvent event;
         event.step = step->get<int64_t>();
         try {
-            if (type == "step") {
+            if (type == event_type::kStep) {
                 if (auto seconds = numberField(r, "step_seconds");
                     seconds && std::isfinite(*seconds))
                     elapsed += *seconds;
@@ -149,7 +151,7 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                     event.values.push_back(
                         scalar((isScalerField(key) ? "amp/" : "train/") + key, *value));
                 }
-            } else if (type == "epoch") {
+            } else if (type == event_type::kEpoch) {
                 const std::pair<const char*, const char*> fields[] = {
                     {"train_loss", "epoch/train_loss"},
                     {"val_loss", "val/loss"},
@@ -157,14 +159,14 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                 for (const auto& [key, tag] : fields)
                     if (const auto value = numberField(r, key))
                         event.values.push_back(scalar(tag, *value));
-            } else if (type == "underflow") {
+            } else if (type == probe_record_type::kUnderflow) {
                 const UnderflowRecord u = underflowRecordFromJson(r);
                 if (u.multiplier != 1.0) continue;
                 const std::string prefix = "underflow/" + u.kind + "/" + u.layer + "/";
                 event.values.push_back(scalar(prefix + "flushed", u.counts.flushedFraction()));
                 event.values.push_back(scalar(prefix + "subnormal", u.counts.subnormalFraction()));
                 event.values.push_back(scalar(prefix + "overflow", u.counts.overflowFraction()));
-            } else if (type == "histogram") {
+            } else if (type == probe_record_type::kHistogram) {
                 const HistogramRecord h = histogramRecordFromJson(r);
                 TfValue value;
                 value.tag = "log2_abs_grad/" + h.kind + "/" + h.layer;
@@ -173,7 +175,7 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                     "fp16 flushes below -24, is subnormal below -14, overflows from 16";
                 value.histogram = log2Histogram(h.histogram);
                 event.values.push_back(std::move(value));
-            } else if (type == "update_ratio") {
+            } else if (type == probe_record_type::kUpdateRatio) {
                 const std::string layer = r.value("layer", "");
                 if (const auto ratio = numberField(r, "ratio"); ratio && !layer.empty())
                     event.values.push_back(scalar("update_ratio/" + layer, *ratio));

@@ -23,6 +23,8 @@
 #include <stdexcept>
 #include <string>
 
+#include "precision/Fp16Limits.h"
+
 #if defined(__CUDACC__)
 #define AMPSCOPE_HOST_DEVICE __host__ __device__
 #else
@@ -125,10 +127,7 @@ AMPSCOPE_HOST_DEVICE inline int histogramSlot(uint32_t bits) {
 }
 
 // --- the fp16 rule ---------------------------------------------------------------------
-// The limits of Fp16Classes.h (fp16:: there; static_assert in core).
-inline constexpr double kFp16FlushBound = 0x1p-25;             // |x| <= this rounds to 0
-inline constexpr double kFp16NormalBound = 0x1p-14 - 0x1p-25;  // |x| >= this rounds to a normal
-inline constexpr double kFp16OverflowBound = 65520.0;          // |x| >= this rounds to inf
+// The limits are precision/Fp16Limits.h's (fp16::kFlushBound, kNormalBound, kOverflowBound).
 
 // How one multiplier m is applied: either the limits move (m a power of two whose
 // moved limits are exact floats: exact, no product formed), or each value is
@@ -168,9 +167,9 @@ inline Fp16Plan planFp16(double multiplier) {
                                     std::to_string(multiplier));
     int exponent = 0;
     const bool powerOfTwo = std::frexp(multiplier, &exponent) == 0.5;
-    const double flush = kFp16FlushBound / multiplier;
-    const double normal = kFp16NormalBound / multiplier;
-    const double overflow = kFp16OverflowBound / multiplier;
+    const double flush = fp16::kFlushBound / multiplier;
+    const double normal = fp16::kNormalBound / multiplier;
+    const double overflow = fp16::kOverflowBound / multiplier;
     const auto exactFloat = [](double v) {
         const float f = static_cast<float>(v);
         return std::isfinite(f) && f > 0.0f && static_cast<double>(f) == v;
@@ -209,9 +208,9 @@ inline Fp16Plan planFp16(double multiplier) {
     if (!std::isfinite(p.factor) || p.factor == 0.0f)
         throw std::invalid_argument("fp16 classification: multiplier " +
                                     std::to_string(multiplier) + " is outside the fp32 range");
-    p.flushBound = static_cast<float>(kFp16FlushBound);
-    p.normalBound = static_cast<float>(kFp16NormalBound);
-    p.overflowBound = static_cast<float>(kFp16OverflowBound);
+    p.flushBound = static_cast<float>(fp16::kFlushBound);
+    p.normalBound = static_cast<float>(fp16::kNormalBound);
+    p.overflowBound = static_cast<float>(fp16::kOverflowBound);
     return p;
 }
 

@@ -21,7 +21,7 @@ private:
     torch::nn::Linear linear_{nullptr};
 };
 
-// conv (+ optional norm) (+ optional ReLU): seed 001's BasicBlock, or a plain conv.
+// conv (+ optional norm) (+ optional ReLU): deep_cnn's conv block, or a plain conv.
 class ConvLayer : public Layer {
 public:
     ConvLayer(int64_t in, int64_t out, int64_t kernel, int64_t stride, int64_t pad,

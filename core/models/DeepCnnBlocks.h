@@ -1,5 +1,5 @@
 #pragma once
-// Plain (no torch): seed 001's conv stack for deep_cnn, [in, out, kernel, stride, pad]
+// Plain (no torch): the conv stack of deep_cnn (a ResNet-like stack of conv/BatchNorm/ReLU blocks), [in, out, kernel, stride, pad]
 // per block. Shared by the model factory and by config validation's memory estimate.
 #include <array>
 #include <cstdint>

@@ -41,7 +41,7 @@ std::shared_ptr<LayeredModel> buildMlp(const ModelConfig& config, const std::vec
     return model;
 }
 
-// Seed 000's SimpleCNN on 1x28x28: conv 1->64, pool, relu; conv 64->128, pool,
+// The simple CNN on 1x28x28: conv 1->64, pool, relu; conv 64->128, pool,
 // relu; linear 128*7*7 -> 10.
 std::shared_ptr<LayeredModel> buildSimpleCnn(const ModelConfig& config,
                                              const std::vector<int64_t>& shape, int64_t outputs) {
@@ -83,7 +83,7 @@ std::shared_ptr<LayeredModel> buildDeepCnn(const ModelConfig& config, const std:
                         std::make_shared<ConvLayer>(b[0], b[1], b[2], b[3], b[4], norm, true));
     }
     model->addLayer("avgpool", std::make_shared<GlobalAvgPoolLayer>());
-    // Seed 001's classifier: three linears with no activation between them.
+    // deep_cnn's classifier: three linears with no activation between them.
     model->addLayer("fc1", std::make_shared<LinearLayer>(blocks.back()[1], 1000));
     model->addLayer("fc2", std::make_shared<LinearLayer>(1000, 1000));
     model->addLayer("fc3", std::make_shared<LinearLayer>(1000, outputs));
@@ -107,10 +107,10 @@ std::shared_ptr<LayeredModel> buildTransformer(const ModelConfig& config,
     return model;
 }
 
-// Seed 002's exercise E.6.2a: a head whose outputs are tiny (~1e-9) feeds a loss
+// The log-of-a-tiny-sum lesson: a head whose outputs are tiny (~1e-9) feeds a loss
 // -log(sum |x|). In fp32 the sum is small but positive; wherever fp16 holds the
 // head's output it flushes to zero, the sum is 0 and the loss is +inf. Keeping
-// "loss_head" in fp32 is the fix (the region seed 002 wraps in autocast(enabled=False)).
+// "loss_head" in fp32 is the fix (the region a PyTorch script wraps in autocast(enabled=False)).
 std::shared_ptr<LayeredModel> buildLogSum(const ModelConfig& config, const std::vector<int64_t>& shape) {
     auto model = std::make_shared<LayeredModel>();
     int64_t features = 1;
@@ -178,7 +178,7 @@ std::shared_ptr<LayeredModel> buildSoftmaxMlp(const ModelConfig& config, const s
 
 std::string resolvedNorm(const ModelConfig& config) {
     if (config.norm != "auto") return config.norm;
-    if (config.name == "deep_cnn") return "batch";  // seed 001's blocks carry BatchNorm
+    if (config.name == "deep_cnn") return "batch";  // deep_cnn's blocks carry BatchNorm
     if (config.name == "transformer") return "layer";
     return "none";
 }

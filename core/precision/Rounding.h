@@ -2,8 +2,8 @@
 // INTERNAL (includes torch). Rounding of fp32 values to the formats that real
 // low-precision hardware would hold, for emulation on CPUs without the kernels.
 //
-// - Half: nearest binary16, ties to even (exactly what x.to(kHalf) does):
-//   >= 65520 becomes inf, < 2^-25 becomes 0, [2^-24, 2^-14) is subnormal.
+// - Half: nearest binary16, ties to even (exactly what x.to(kHalf) does); where that
+//   flushes to 0, keeps a subnormal or overflows to inf is precision/Fp16Limits.h.
 // - BFloat16: nearest bfloat16 (x.to(kBFloat16)).
 // - Tf32: 10 explicit mantissa bits, round to nearest with ties away from zero
 //   (what the PTX conversion cvt.rna.tf32.f32 does); exponent range of fp32.

@@ -6,3 +6,11 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ComputePolicy.cpp)
 list(APPEND CORE_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ScaleUpdateRule.cpp)
 list(APPEND CORE_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/GradScaler.cpp)
+# formats/: the low-precision number formats (fp8, MX, NVFP4), see docs/low-precision-formats.md.
+list(APPEND CORE_PLAIN_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/formats/FormatTable.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/ScalarCodec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/ScalingRules.cpp)
+list(APPEND CORE_TORCH_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/formats/TensorQuantizers.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/FormatSweep.cpp)

@@ -3,83 +3,67 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/ProbeRecords.h"
-#include "probes/RecordFields.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope {
-using namespace record_fields;
+using namespace record_codec;
 
-json gradientComparisonToJson(const GradientComparison& c) {
-    json j = {{"layer", c.layer}};
-    putNumber(j, "rel_error", c.relError);
-    putNumber(j, "cosine", c.cosine);
-    j["lost"] = c.lost;
-    j["nonzero"] = c.nonzero;
-    j["elements"] = c.elements;
-    return j;
-}
-
-GradientComparison gradientComparisonFromJson(const json& j) {
-    constexpr std::string_view kWhat = "gradient comparison";
-    GradientComparison c;
-    c.layer = stringField(j, "layer", kWhat);
-    c.relError = numberField(j, "rel_error", kWhat);
-    c.cosine = numberField(j, "cosine", kWhat);
-    // Counts are optional on read: a lock-step writer may leave them out.
-    c.lost = j.contains("lost") ? intField(j, "lost", kWhat) : 0;
-    c.nonzero = j.contains("nonzero") ? intField(j, "nonzero", kWhat) : 0;
-    c.elements = j.contains("elements") ? intField(j, "elements", kWhat) : 0;
-    return c;
-}
+// The field lists (run/RecordCodec.h): each record's keys, written and read from here.
 
 namespace {
 
-json layersToJson(const std::vector<GradientComparison>& layers) {
-    json list = json::array();
-    for (const auto& c : layers) list.push_back(gradientComparisonToJson(c));
-    return list;
+constexpr std::string_view kComparison = "gradient comparison";
+
+template <class V, class C>
+void visitComparison(V& v, C& c) {
+    v.field("layer", c.layer);
+    v.number("rel_error", c.relError);
+    v.number("cosine", c.cosine);
+    // Counts are optional on read: a lock-step writer may leave them out.
+    v.fieldOr("lost", c.lost, int64_t{0});
+    v.fieldOr("nonzero", c.nonzero, int64_t{0});
+    v.fieldOr("elements", c.elements, int64_t{0});
 }
 
-std::vector<GradientComparison> layersFromJson(const json& list) {
-    std::vector<GradientComparison> layers;
-    for (const auto& entry : list) layers.push_back(gradientComparisonFromJson(entry));
-    return layers;
+const auto kComparisonFields = [](auto& v, auto& c) { visitComparison(v, c); };
+
+template <class V, class R>
+void visitShadow(V& v, R& r) {
+    v.type(probe_record_type::kShadow);
+    v.field("step", r.step);
+    v.list("layers", r.layers, kComparisonFields, kComparison);
 }
+
+template <class V, class R>
+void visitLockstep(V& v, R& r) {
+    v.type(probe_record_type::kLockstep);
+    v.field("step", r.step);
+    v.field("mode", r.mode);
+    v.number("loss", r.loss);
+    v.number("loss_diff", r.lossDiff);
+    v.field("skipped", r.skipped);
+    // Only probe steps compare gradients.
+    v.listIfSet("layers", r.layers, kComparisonFields, kComparison);
+}
+
+const auto kShadowFields = [](auto& v, auto& r) { visitShadow(v, r); };
+const auto kLockstepFields = [](auto& v, auto& r) { visitLockstep(v, r); };
 
 }  // namespace
 
-json toJson(const ShadowRecord& r) {
-    return {{"type", probe_record_type::kShadow}, {"step", r.step}, {"layers", layersToJson(r.layers)}};
+json gradientComparisonToJson(const GradientComparison& c) { return encode(c, kComparisonFields); }
+GradientComparison gradientComparisonFromJson(const json& j) {
+    return decode<GradientComparison>(j, kComparison, kComparisonFields);
 }
+
+json toJson(const ShadowRecord& r) { return encode(r, kShadowFields); }
+json toJson(const LockstepRecord& r) { return encode(r, kLockstepFields); }
 
 ShadowRecord shadowRecordFromJson(const json& j) {
-    constexpr std::string_view kWhat = probe_record_type::kShadow;
-    requireType(j, kWhat);
-    ShadowRecord r;
-    r.step = intField(j, "step", kWhat);
-    r.layers = layersFromJson(arrayField(j, "layers", kWhat));
-    return r;
+    return decode<ShadowRecord>(j, probe_record_type::kShadow, kShadowFields);
 }
-
-json toJson(const LockstepRecord& r) {
-    json j = {{"type", probe_record_type::kLockstep}, {"step", r.step}, {"mode", r.mode}};
-    putNumber(j, "loss", r.loss);
-    putNumber(j, "loss_diff", r.lossDiff);
-    j["skipped"] = r.skipped;
-    if (!r.layers.empty()) j["layers"] = layersToJson(r.layers);
-    return j;
-}
-
 LockstepRecord lockstepRecordFromJson(const json& j) {
-    constexpr std::string_view kWhat = probe_record_type::kLockstep;
-    requireType(j, kWhat);
-    LockstepRecord r;
-    r.step = intField(j, "step", kWhat);
-    r.mode = stringField(j, "mode", kWhat);
-    r.loss = numberField(j, "loss", kWhat);
-    r.lossDiff = numberField(j, "loss_diff", kWhat);
-    r.skipped = boolField(j, "skipped", kWhat);
-    if (j.contains("layers")) r.layers = layersFromJson(arrayField(j, "layers", kWhat));
-    return r;
+    return decode<LockstepRecord>(j, probe_record_type::kLockstep, kLockstepFields);
 }
 
 }  // namespace ampscope

@@ -39,10 +39,11 @@ double massBelowScaled(const ExponentHistogram& h, double shift, double limit) {
 }  // namespace
 
 Fp16ClassCounts estimateFromHistogram(const ExponentHistogram& histogram, double log2Multiplier) {
-    // Scaled-exponent limits of the classes (see the header for why -25, not -24).
-    constexpr double kSubnormalFrom = -25.0;
-    constexpr double kNormalFrom = -14.0;
-    constexpr double kOverflowFrom = 16.0;
+    // Scaled-exponent limits of the classes: bins below kFlushedAtOrBelowLog2 (-25, not
+    // the smallest subnormal's -24: see the header) flush, bins from kOverflowLog2 overflow.
+    constexpr double kSubnormalFrom = fp16::kFlushedAtOrBelowLog2;
+    constexpr double kNormalFrom = fp16::kSmallestNormalLog2;
+    constexpr double kOverflowFrom = fp16::kOverflowLog2;
 
     Fp16ClassCounts c;
     c.exact = false;

@@ -1,7 +1,7 @@
 #pragma once
 // Plain (no torch). How the elements of a tensor fare when rounded to IEEE
-// binary16 (round to nearest, ties to even, as x.to(kHalf) does), and the
-// exact fp16 limits that decide it.
+// binary16 (round to nearest, ties to even, as x.to(kHalf) does). The exact fp16
+// limits that decide it are precision/Fp16Limits.h (fp16::kFlushBound etc.).
 //
 // The classes partition the elements (they add up to total()):
 //   zero       exactly 0 (either sign) before rounding
@@ -20,18 +20,10 @@
 // when no fp32 value is in hand (real fp16 runs): see its contract below.
 #include <cstdint>
 
+#include "precision/Fp16Limits.h"
 #include "probes/ExponentHistogram.h"
 
 namespace ampscope {
-
-namespace fp16 {
-inline constexpr double kMax = 65504.0;                    // largest finite
-inline constexpr double kOverflowBound = 65520.0;          // |x| >= this rounds to inf
-inline constexpr double kMinNormal = 0x1p-14;              // 6.1e-5
-inline constexpr double kNormalBound = 0x1p-14 - 0x1p-25;  // |x| >= this rounds to a normal
-inline constexpr double kMinSubnormal = 0x1p-24;           // 6.0e-8
-inline constexpr double kFlushBound = 0x1p-25;             // |x| <= this rounds to 0
-}  // namespace fp16
 
 struct Fp16ClassCounts {
     int64_t zero = 0;

@@ -23,11 +23,6 @@ using Plan = probe_rules::Fp16Plan;
 
 Plan planFor(double multiplier) { return probe_rules::planFp16(multiplier); }
 
-// The rules header restates the fp16 limits for nvcc; they must be these.
-static_assert(probe_rules::kFp16FlushBound == fp16::kFlushBound);
-static_assert(probe_rules::kFp16NormalBound == fp16::kNormalBound);
-static_assert(probe_rules::kFp16OverflowBound == fp16::kOverflowBound);
-
 // Cumulative counters from which the classes follow by differences; every
 // test is a compare of fp32 bit patterns (for non-NaN magnitudes the integer
 // order is the float order), which the compiler can vectorise.

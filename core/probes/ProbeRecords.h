@@ -1,14 +1,14 @@
 #pragma once
 // Plain (no torch). The probe records of events.jsonl (described in
 // ProbeRecords.md next to this file): JSON building and parsing for the plain
-// result structs, so the UI, the CLI and reports read probe results without
+// result structs, each record declared once as a field list (ProbeRecords.cpp,
+// run/RecordCodec.h), so the UI, the CLI and reports read probe results without
 // torch. Every record has "type" and "step"; per-layer records have "layer".
 // Parsing is strict about what a record needs and ignores fields it does not
 // know; a malformed record throws ProbeRecordError naming the record type and
 // the field.
 #include <cstdint>
 #include <nlohmann/json_fwd.hpp>
-#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +18,7 @@
 #include "probes/NonFiniteEvent.h"
 #include "probes/TensorStats.h"
 #include "probes/UpdateRatio.h"
+#include "run/RecordError.h"
 
 namespace ampscope {
 
@@ -40,12 +41,11 @@ inline constexpr std::string_view kParamGradScaled =
     "param_grad_scaled";  // as backward produced them
 inline constexpr std::string_view kActivationGrad =
     "activation_grad";  // gradient at a layer output
+inline constexpr std::string_view kActivation = "activation";  // a layer's forward output
 }  // namespace probe_kind
 
-class ProbeRecordError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
+// A malformed probe record (run/RecordError.h: every record type throws the same).
+using ProbeRecordError = RecordError;
 
 struct HistogramRecord {
     int64_t step = 0;

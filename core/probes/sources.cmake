@@ -15,7 +15,6 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/NonFiniteLocator.cpp
   ${CMAKE_CURRENT_LIST_DIR}/UpdateRatioProbe.cpp)
 list(APPEND CORE_PLAIN_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/RecordFields.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ComparisonRecords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/StepAuditRecords.cpp)
 list(APPEND CORE_TORCH_SOURCES

@@ -28,11 +28,30 @@ inline constexpr std::string_view kFault = "fault";        // an injected fault 
 // The probe records' types live in probes/ProbeRecords.h; KnownRecordTypes.h
 // lists every type this build writes (and so reads).
 
+// Who produced a run's records: the "source" field of run_start, run_info (and of
+// its "precision" object) and summary.json. Absent means the engine (every run written
+// before the recorder existed). The Python recorder (python/ampscope, schema.py) writes
+// kPyTorchRecorder, and its run_info.precision.execution opens with kRecordedExecution,
+// which viewers show instead of REAL/EMULATED.
+inline constexpr std::string_view kSourceField = "source";
+namespace record_source {
+inline constexpr std::string_view kEngine = "engine";
+inline constexpr std::string_view kPyTorchRecorder = "pytorch_recorder";
+inline constexpr std::string_view kRecordedExecution = "recorded from a PyTorch run";
+}  // namespace record_source
+
 // run_end "status" values.
 namespace run_status {
 inline constexpr std::string_view kFinished = "finished";
 inline constexpr std::string_view kStopped = "stopped";
 inline constexpr std::string_view kError = "error";
 }  // namespace run_status
+
+// step "scale_change" values: what the loss scaler's update did (StepMetrics holds a
+// ScaleChange; the record codec alone turns it into these words).
+namespace scale_change_name {
+inline constexpr std::string_view kBackoff = "backoff";
+inline constexpr std::string_view kGrowth = "growth";
+}  // namespace scale_change_name
 
 }  // namespace ampscope

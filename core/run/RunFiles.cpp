@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <system_error>
 #include <unistd.h>
 
@@ -21,12 +22,10 @@ std::string errnoText(int error) {
     return std::generic_category().message(error);
 }
 
-int readWholeFile(const std::string& path, std::string& out) {
-    out.clear();
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        return errno;
-    }
+namespace {
+
+// Reads fd to its end into out and closes it. Returns 0, or the errno that stopped it.
+int readAllAndClose(int fd, std::string& out) {
     char chunk[1 << 16];
     for (;;) {
         const ssize_t got = ::read(fd, chunk, sizeof chunk);
@@ -45,6 +44,53 @@ int readWholeFile(const std::string& path, std::string& out) {
     }
     ::close(fd);
     return 0;
+}
+
+}  // namespace
+
+int openRunFile(const std::string& path, int& error) {
+    // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    if (fd < 0) {
+        error = errno;
+        return -1;
+    }
+    struct stat info {};
+    if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) {
+        ::close(fd);
+        error = kNotPlainFile;
+        return -1;
+    }
+    // Back to blocking reads (a plain file never blocks, but the flag is not ours to keep).
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    error = 0;
+    return fd;
+}
+
+int readRunFile(const std::string& path, std::string& out) {
+    out.clear();
+    int error = 0;
+    const int fd = openRunFile(path, error);
+    if (fd < 0) return error;
+    return readAllAndClose(fd, out);
+}
+
+std::string runFileErrorText(int error) {
+    if (error == ELOOP)
+        return "is a symbolic link; a run directory's files must be plain files inside it";
+    if (error == kNotPlainFile)
+        return "is not a plain file (a directory, FIFO or device); a run directory's files "
+               "must be plain files inside it";
+    return "cannot read (" + errnoText(error) + ")";
+}
+
+int readWholeFile(const std::string& path, std::string& out) {
+    out.clear();
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        return errno;
+    }
+    return readAllAndClose(fd, out);
 }
 
 int writeAll(int fd, const char* data, std::size_t size) {

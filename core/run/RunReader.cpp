@@ -4,6 +4,8 @@
 #include <cerrno>
 #include <climits>
 #include <fcntl.h>
+#include <filesystem>
+#include <stdexcept>
 #include <string_view>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -116,11 +118,11 @@ int schemaVersionOf(const nlohmann::json& version) {
 void readConfig(const std::string& dir, RunData& run) {
     const std::string path = joinPath(dir, kConfigFileName);
     std::string text;
-    if (const int error = runfiles::readWholeFile(path, text); error != 0) {
+    if (const int error = runfiles::readRunFile(path, text); error != 0) {
         if (error == ENOENT) {
             throw InputError(dir + ": missing config.json — not an AmpScope run directory");
         }
-        throw InputError(path + ": cannot read (" + errnoText(error) + ")");
+        throw InputError(path + ": " + runfiles::runFileErrorText(error));
     }
     try {
         run.config = nlohmann::json::parse(text);
@@ -160,8 +162,14 @@ void readConfig(const std::string& dir, RunData& run) {
 void readSummary(const std::string& dir, RunData& run, std::vector<std::string>& warnings) {
     const std::string name(kSummaryFileName);
     std::string text;
-    if (const int error = runfiles::readWholeFile(joinPath(dir, kSummaryFileName), text);
+    if (const int error = runfiles::readRunFile(joinPath(dir, kSummaryFileName), text);
         error != 0) {
+        if (error == ELOOP || error == runfiles::kNotPlainFile) {
+            // Not the writer's: it renames a plain file into place. Refused as the
+            // other files are, so a run can never read outside its own folder.
+            throw InputError(joinPath(dir, kSummaryFileName) + ": " +
+                             runfiles::runFileErrorText(error));
+        }
         if (error != ENOENT) {
             warnings.push_back(name + ": cannot read (" + errnoText(error) +
                                "); the run counts as incomplete");
@@ -223,11 +231,11 @@ RunRecordReader::RunRecordReader(const std::string& dir)
     refuseWhatIsNotADirectory(dir);
     readConfig(dir, data_);
     readSummary(dir, data_, summaryWarnings_);
-    fd_ = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    int error = 0;
+    fd_ = runfiles::openRunFile(path_, error);
     if (fd_ < 0) {
-        const int error = errno;
         if (error != ENOENT) {
-            throw InputError(path_ + ": cannot read (" + errnoText(error) + ")");
+            throw InputError(path_ + ": " + runfiles::runFileErrorText(error));
         }
         data_.warnings.push_back(kEvents + ": missing (no events recorded)");
         endOfFile_ = true;
@@ -377,7 +385,12 @@ bool RunFollower::openEvents() {
     if (fd_ >= 0) {
         return true;
     }
-    fd_ = ::open(eventsPath_.c_str(), O_RDONLY | O_CLOEXEC);
+    int error = 0;
+    fd_ = runfiles::openRunFile(eventsPath_, error);
+    if (fd_ < 0 && error != ENOENT) {
+        // Not a writer that has yet to start: a link or a FIFO put there by someone.
+        throw InputError(eventsPath_ + ": " + runfiles::runFileErrorText(error));
+    }
     return fd_ >= 0;
 }
 
@@ -494,6 +507,47 @@ void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
         warnings_.push_back(tornWarning(pending_.size()));
     }
     pending_.clear();
+}
+
+std::optional<std::string> readRunDirectoryFile(const std::string& dir, std::string_view name) {
+    if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
+        name.find('\0') != std::string_view::npos) {
+        throw std::invalid_argument("readRunDirectoryFile: not a plain file name: " +
+                                    std::string(name));
+    }
+    const std::string path = joinPath(dir, name);
+    std::string text;
+    if (const int error = runfiles::readRunFile(path, text); error != 0) {
+        if (error == ENOENT) return std::nullopt;
+        throw InputError(path + ": " + runfiles::runFileErrorText(error));
+    }
+    return text;
+}
+
+std::vector<std::string> rankRunDirectories(const std::string& dir) {
+    std::vector<std::pair<long long, std::string>> found;
+    std::error_code error;
+    for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
+         it.increment(error)) {
+        const std::string name = it->path().filename().string();
+        constexpr std::string_view kPrefix = "rank-";
+        if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+            name.size() > kPrefix.size() + 9)
+            continue;
+        const std::string digits = name.substr(kPrefix.size());
+        if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        std::error_code statError;
+        if (it->is_symlink(statError) || !it->is_directory(statError)) continue;
+        const std::string path = it->path().string();
+        struct stat info {};
+        if (::lstat(joinPath(path, kConfigFileName).c_str(), &info) != 0 || !S_ISREG(info.st_mode))
+            continue;
+        found.emplace_back(std::stoll(digits), path);
+    }
+    std::sort(found.begin(), found.end());
+    std::vector<std::string> paths;
+    for (auto& entry : found) paths.push_back(std::move(entry.second));
+    return paths;
 }
 
 }  // namespace ampscope

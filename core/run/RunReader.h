@@ -85,6 +85,19 @@ struct RunData {
 
 RunData readRunDirectory(const std::string& dir);
 
+// Reads one more file of a run directory (a scenario's narrative.md, say) under the
+// reader's rule for its own files: `name` is a plain file name (no '/', not "." or
+// "..", std::invalid_argument otherwise: the caller's bug), and DIR/name must be a plain
+// file inside DIR, never a symbolic link, FIFO or device (InputError naming it). Returns
+// nothing when the file does not exist.
+std::optional<std::string> readRunDirectoryFile(const std::string& dir, std::string_view name);
+
+// The rank directories of a run recorded under torch.distributed (the Python recorder
+// writes RUN/rank-0, RUN/rank-1, ...): the paths of dir's subdirectories named
+// rank-N (N a decimal number) that hold a config.json, ordered by N. Empty when dir
+// is itself a run, or holds no rank directory. Symbolic links are not followed.
+std::vector<std::string> rankRunDirectories(const std::string& dir);
+
 struct UnknownTypes;
 
 inline constexpr std::size_t kRunReadChunkBytes = 1u << 20;

@@ -2,7 +2,7 @@
 // The files of resources/scenarios/ as compiled into core (generated at build time
 // by EmbedScenarioFiles.cmake). Plain C++; the catalogue (ScenarioCatalogue.h) is
 // what the rest of the program uses, this is its raw material and what the test
-// comparing examples/scenarios/ with the built-ins reads.
+// comparing resources/scenarios/ with the built-ins reads.
 #include <string>
 #include <string_view>
 #include <vector>

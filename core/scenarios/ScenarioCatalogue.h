@@ -1,5 +1,5 @@
 #pragma once
-// The built-in teaching scenarios (issue 6): each is one or more run configs (the
+// The built-in teaching scenarios: each is one or more run configs (the
 // "problem" run and the "fixed" run, or the modes compared side by side) and a short
 // narrative saying what to look at, in which plot, why, and what the fix is.
 //
@@ -8,7 +8,8 @@
 //   (EmbeddedScenarioFiles.h): index.json lists the names in catalogue order; each
 //   NAME/scenario.json gives {"name", "summary", "runs": [RUN, ...]}; each run's
 //   config is NAME/RUN.json (a config.json as ampscope-cli runs it); the narrative is
-//   NAME/narrative.md. examples/scenarios/ holds the same files as editable copies.
+//   NAME/narrative.md. The package installs the same files as editable copies in
+//   /usr/share/ampscope/examples/scenarios/ (installer/Packaging.cmake).
 // - builtInScenarios() parses them once. Built-ins that do not parse or validate are
 //   a bug of this build: std::logic_error naming the file (tests catch it).
 // - scenarioNamed() throws InputError "unknown scenario 'x' (valid: a, b, ...)" for a

@@ -1,4 +1,4 @@
-// GUI replot benchmark (issue 5, "Performance"): the real widgets, offscreen.
+// GUI replot benchmark (README, "Performance"): the real widgets, offscreen.
 //   1. LossPlot holding 10^6 loss points: time of one UI tick (append 33 steps,
 //      endOfBatch, immediate replot) while following the run, and while panning.
 //   2. HeatmapPlot 500 steps x 96 bins: one tick = append a column, refresh, replot.

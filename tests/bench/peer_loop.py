@@ -5,11 +5,11 @@ way a user would write it, on the same data, model, optimizer, batch and threads
 Reads FashionMNIST from Debian's dataset-fashion-mnist files (gzip IDX; --data names
 another folder holding them), normalises with the training set's mean and std, and
 trains with Adam for --steps steps of --batch samples, reshuffling each epoch:
-  simple_cnn  seed 000: conv 1->64 3x3 pad 1, maxpool 2, relu; conv 64->128, maxpool 2,
+  simple_cnn  conv 1->64 3x3 pad 1, maxpool 2, relu; conv 64->128, maxpool 2,
               relu; linear 128*7*7 -> 10 (AmpScope's simple_cnn)
   mlp         flatten, linear 784 -> --hidden, relu, linear -> 10 (AmpScope's mlp
               with model.hidden=[H])
-  deep_cnn    seed 001's 14 conv blocks (conv, BatchNorm, ReLU), global average pool,
+  deep_cnn    14 conv blocks (conv, BatchNorm, ReLU), global average pool,
               three linears 1024->1000->1000->10 (AmpScope's deep_cnn)
 
 Modes, as torch.amp users write them:
@@ -75,7 +75,7 @@ class SmallMLP(nn.Module):
         return self.out(F.relu(self.fc1(torch.flatten(x, 1))))
 
 
-# Seed 001's blocks, [in, out, kernel, stride, pad] (core/models/DeepCnnBlocks.h).
+# deep_cnn's blocks, [in, out, kernel, stride, pad] (core/models/DeepCnnBlocks.h).
 DEEP_CNN_BLOCKS = [
     (1, 32, 3, 1, 1), (32, 64, 3, 1, 1), (64, 64, 2, 2, 0), (64, 128, 3, 1, 1),
     (128, 128, 3, 1, 1), (128, 128, 3, 1, 1), (128, 128, 2, 2, 0), (128, 256, 3, 1, 1),
@@ -91,7 +91,7 @@ class DeepCNN(nn.Module):
             layers += [nn.Conv2d(cin, cout, k, stride=stride, padding=pad), nn.BatchNorm2d(cout),
                        nn.ReLU()]
         self.features = nn.Sequential(*layers)
-        # Seed 001's classifier: three linears, no activation between them.
+        # deep_cnn's classifier: three linears, no activation between them.
         self.fc1 = nn.Linear(1024, 1000)
         self.fc2 = nn.Linear(1000, 1000)
         self.fc3 = nn.Linear(1000, 10)

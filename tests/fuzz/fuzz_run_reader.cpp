@@ -3,16 +3,23 @@
 // Input: parts separated by NUL bytes: events.jsonl, then config.json, then
 // summary.json. A missing part: events only -> a valid config and no summary;
 // events + config -> no summary. The last input byte also picks the follower's
-// maxBytes per poll, so partial lines split at every place.
+// maxBytes per poll, so partial lines split at every place. An optional fourth part
+// lays the three files out (run directories are untrusted input): its bytes 0..2 are
+// for events.jsonl, config.json and summary.json: 'l' a symbolic link to a plain file
+// outside the directory holding the part, 'p' a FIFO, 'd' a directory, anything else
+// the plain file itself.
 // Contract checked:
 // - readRunDirectory fails only with an InputError whose one-line what() names
-//   the directory;
+//   the directory; it always fails when a file present is not a plain file of its
+//   own (a link, FIFO or directory), and the follower then refuses it too, never
+//   reading through the link or blocking on the FIFO;
 // - with summary.json present, RunFollower yields exactly the records
 //   readRunDirectory loaded, in order (both settle a torn last line alike);
 //   without it, the follower's records are a prefix of the reader's, missing at
 //   most the last line (a partial line stays pending until its newline).
 #include <fcntl.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstddef>
@@ -40,8 +47,11 @@ const std::string& scratchDir() {
         auto* path = new std::string(std::string(base) + "/ampscope-fuzz-run-XXXXXX");
         if (!mkdtemp(path->data())) std::abort();
         std::atexit([] {
-            for (const char* name : {"/events.jsonl", "/config.json", "/summary.json"})
+            for (const char* name : {"/events.jsonl", "/config.json", "/summary.json"}) {
                 ::unlink((scratchDir() + name).c_str());
+                ::rmdir((scratchDir() + name).c_str());
+                ::unlink((scratchDir() + ".outside" + name).c_str());
+            }
             ::rmdir(scratchDir().c_str());
         });
         return path;
@@ -49,11 +59,7 @@ const std::string& scratchDir() {
     return *dir;
 }
 
-void put(const std::string& path, std::string_view bytes, bool present) {
-    if (!present) {
-        ::unlink(path.c_str());
-        return;
-    }
+void writeFile(const std::string& path, std::string_view bytes) {
     const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) std::abort();
     if (!bytes.empty() &&
@@ -62,13 +68,36 @@ void put(const std::string& path, std::string_view bytes, bool present) {
     ::close(fd);
 }
 
+// Puts dir/name in place as `layout` says ('l', 'p', 'd' or plain; see the top).
+void put(const std::string& dir, const char* name, std::string_view bytes, bool present,
+         char layout) {
+    const std::string path = dir + "/" + name;
+    ::unlink(path.c_str());
+    ::rmdir(path.c_str());
+    if (!present) return;
+    if (layout == 'l') {
+        const std::string outside = dir + ".outside/" + name;
+        ::mkdir((dir + ".outside").c_str(), 0755);
+        writeFile(outside, bytes);
+        if (::symlink(outside.c_str(), path.c_str()) != 0) std::abort();
+    } else if (layout == 'p') {
+        if (::mkfifo(path.c_str(), 0644) != 0) std::abort();
+    } else if (layout == 'd') {
+        if (::mkdir(path.c_str(), 0755) != 0) std::abort();
+    } else {
+        writeFile(path, bytes);
+    }
+}
+
+bool plainLayout(char layout) { return layout != 'l' && layout != 'p' && layout != 'd'; }
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view input(reinterpret_cast<const char*>(data), size);
     std::vector<std::string_view> parts;
     std::size_t start = 0;
-    while (parts.size() < 2) {
+    while (parts.size() < 3) {
         const std::size_t nul = input.find('\0', start);
         if (nul == std::string_view::npos) break;
         parts.push_back(input.substr(start, nul - start));
@@ -78,11 +107,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const std::string_view events = parts[0];
     const std::string_view config = parts.size() > 1 ? parts[1] : "{\"schema_version\": 1}";
     const bool hasSummary = parts.size() > 2;
+    const std::string_view layout = parts.size() > 3 ? parts[3] : std::string_view();
+    const auto layoutOf = [&](std::size_t i) { return i < layout.size() ? layout[i] : '-'; };
 
     const std::string& dir = scratchDir();
-    put(dir + "/events.jsonl", events, true);
-    put(dir + "/config.json", config, true);
-    put(dir + "/summary.json", hasSummary ? parts[2] : "", hasSummary);
+    put(dir, "events.jsonl", events, true, layoutOf(0));
+    put(dir, "config.json", config, true, layoutOf(1));
+    put(dir, "summary.json", hasSummary ? parts[2] : "", hasSummary, layoutOf(2));
+    const bool allPlain = plainLayout(layoutOf(0)) && plainLayout(layoutOf(1)) &&
+                          (!hasSummary || plainLayout(layoutOf(2)));
 
     ampscope::RunData run;
     try {
@@ -91,8 +124,19 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         const std::string what = error.what();
         FUZZ_CHECK(isOneLine(what), what);
         FUZZ_CHECK(what.rfind(dir, 0) == 0, what);
+        if (!plainLayout(layoutOf(0))) {
+            // The follower meets the same events.jsonl: refused, not read, not waited on.
+            try {
+                ampscope::RunFollower follower(dir);
+                follower.poll(64);
+                FUZZ_CHECK(false, "the follower read an events.jsonl that is not a plain file");
+            } catch (const InputError& followError) {
+                FUZZ_CHECK(isOneLine(followError.what()), followError.what());
+            }
+        }
         return 0;
     }
+    FUZZ_CHECK(allPlain, "a run directory whose files are not plain files of its own loaded");
     for (const std::string& warning : run.warnings) FUZZ_CHECK(isOneLine(warning), warning);
 
     const std::size_t maxBytes = size > 0 ? 1 + data[size - 1] % 64 : 1;

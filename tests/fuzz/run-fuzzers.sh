@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets (clang, ASan + UBSan) and runs each for SECONDS.
 #
 #   tests/fuzz/run-fuzzers.sh [SECONDS] [TARGET ...]    (default: 60 s, every target)
-#   tests/fuzz/run-fuzzers.sh 600                        the 10-minute run of issue 10
+#   tests/fuzz/run-fuzzers.sh 600                        a 10-minute run per target
 #
 # Each target starts from its seed corpus (tests/fuzz/corpus/TARGET, read only)
 # plus a working corpus in build-fuzz/work/TARGET that keeps what earlier runs

@@ -1,32 +1,17 @@
 #include "plots/HeatmapPlot.h"
 
-#include <QMouseEvent>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 #include <limits>
 
-#include "plots/PlotTooltip.h"
+#include "plots/PowerOfTwoText.h"
+#include "precision/Fp16Limits.h"
 
 namespace ampscope::ui {
 
 namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-QString superscript(qint64 value) {
-    static const QChar digits[10] = {QChar(0x2070), QChar(0x00B9), QChar(0x00B2), QChar(0x00B3),
-                                     QChar(0x2074), QChar(0x2075), QChar(0x2076), QChar(0x2077),
-                                     QChar(0x2078), QChar(0x2079)};
-    QString text;
-    const QString plain = QString::number(value);
-    for (QChar c : plain) text += c == QLatin1Char('-') ? QChar(0x207B) : digits[c.digitValue()];
-    return text;
-}
-
-QString powerOfTwoLabel(double exponent) {
-    return QStringLiteral("2") + superscript(static_cast<qint64>(std::llround(exponent)));
-}
 
 // A viridis-like ramp: dark blue for few elements to yellow for many; readable in grey.
 QCPColorGradient countGradient() {
@@ -44,15 +29,11 @@ QCPColorGradient countGradient() {
 
 }  // namespace
 
-HeatmapPlot::HeatmapPlot(QWidget* parent) : QCustomPlot(parent) {
+HeatmapPlot::HeatmapPlot(QWidget* parent) : InteractivePlot(parent) {
     setObjectName(QStringLiteral("heatmap"));
-    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
     // QCustomPlot::axisRect() means "the first axis rect in the layout", which becomes the
     // named-rows strip once there is one: keep the map's own rect by pointer.
     mapRect_ = axisRect();
-    mapRect_->setRangeDrag(Qt::Horizontal | Qt::Vertical);
-    mapRect_->setRangeZoom(Qt::Horizontal | Qt::Vertical);
-    setMouseTracking(true);
     setMinimumSize(300, 200);
 
     colorMap_ = new QCPColorMap(xAxis, yAxis);
@@ -175,7 +156,7 @@ void HeatmapPlot::updateYTicks() {
     const int every = layout_.valueBins > 40 ? 8 : (layout_.valueBins > 16 ? 4 : 1);
     for (int row = 0; row < layout_.valueBins; ++row) {
         const double y = layout_.firstBinY + row;
-        if (std::fmod(std::abs(y), every) == 0.0) ticker->addTick(y, powerOfTwoLabel(y));
+        if (std::fmod(std::abs(y), every) == 0.0) ticker->addTick(y, powerOfTwoText(y));
     }
     if (!namedRowsRect_)
         for (int i = 0; i < layout_.extraRows.size(); ++i)
@@ -477,8 +458,8 @@ void HeatmapPlot::clearOverlays() {
 }
 
 void HeatmapPlot::showFp16Limits(double log2Scale) {
-    const double limits[3] = {kFp16SmallestSubnormalLog2, kFp16SmallestNormalLog2,
-                              kFp16OverflowLog2};
+    const double limits[3] = {fp16::kFlushedAtOrBelowLog2, fp16::kSmallestNormalLog2,
+                              fp16::kOverflowLog2};
     if (fp16Bands_.empty()) {
         const double bottom = layout_.firstBinY;
         const double top = valueBinsTopY();
@@ -489,7 +470,7 @@ void HeatmapPlot::showFp16Limits(double log2Scale) {
         fp16Bands_.push_back(
             addBand(limits[2], top, tr("fp16 overflow (inf)"), QColor(220, 50, 50, 40)));
     }
-    const QString scaleText = powerOfTwoLabel(log2Scale);
+    const QString scaleText = powerOfTwoText(log2Scale);
     if (fp16ScaledLines_.empty()) {
         for (double limit : limits)
             fp16ScaledLines_.push_back(addLine(limit - log2Scale, QString(), QColor(20, 90, 200)));
@@ -497,11 +478,31 @@ void HeatmapPlot::showFp16Limits(double log2Scale) {
     for (int i = 0; i < 3; ++i) {
         moveOverlay(fp16ScaledLines_[static_cast<std::size_t>(i)], limits[i] - log2Scale);
         overlays_[fp16ScaledLines_[static_cast<std::size_t>(i)]].label->setText(
-            tr("%1 \u00F7 scale %2").arg(powerOfTwoLabel(limits[i]), scaleText));
+            tr("%1 \u00F7 scale %2").arg(powerOfTwoText(limits[i]), scaleText));
     }
 }
 
-QString HeatmapPlot::hoverText(QPoint pixel) const {
+void HeatmapPlot::setPlaceholder(const QString& text) {
+    if (!placeholder_) {
+        placeholder_ = new QCPItemText(this);
+        placeholder_->setClipAxisRect(mapRect_);
+        placeholder_->position->setAxisRect(mapRect_);
+        placeholder_->position->setType(QCPItemPosition::ptAxisRectRatio);
+        placeholder_->position->setCoords(0.5, 0.5);
+        placeholder_->setPositionAlignment(Qt::AlignCenter);
+        placeholder_->setColor(QColor(90, 90, 90));
+        placeholder_->setBrush(QColor(255, 255, 255, 220));
+        placeholder_->setPadding(QMargins(6, 3, 6, 3));
+    }
+    placeholder_->setText(text);
+    placeholder_->setVisible(!text.isEmpty());
+}
+
+QString HeatmapPlot::placeholderText() const {
+    return placeholder_ && placeholder_->visible() ? placeholder_->text() : QString();
+}
+
+QString HeatmapPlot::tooltipText(QPoint pixel) const {
     const int column = columnAt(xAxis->pixelToCoord(pixel.x()));
     int row = -1;
     if (mapRect_->rect().contains(pixel)) {
@@ -526,22 +527,6 @@ QString HeatmapPlot::hoverText(QPoint pixel) const {
     text += QStringLiteral("\n") + where;
     text += tr("\n%1: %2").arg(layout_.colourLabel, QString::number(value(column, row), 'g', 6));
     return text;
-}
-
-void HeatmapPlot::mouseMoveEvent(QMouseEvent* event) {
-    QCustomPlot::mouseMoveEvent(event);
-    if (event->buttons() != Qt::NoButton) return;
-    showPlotTooltip(this, event, hoverText(event->position().toPoint()));
-}
-
-void HeatmapPlot::mouseDoubleClickEvent(QMouseEvent* event) {
-    QCustomPlot::mouseDoubleClickEvent(event);
-    if (event->button() == Qt::LeftButton) resetView();
-}
-
-void HeatmapPlot::leaveEvent(QEvent* event) {
-    QCustomPlot::leaveEvent(event);
-    QToolTip::hideText();
 }
 
 }  // namespace ampscope::ui

@@ -25,14 +25,14 @@
 // - Overlays: horizontal lines and bands at y values in row units, each with a label
 //   at the right edge; they can be moved (the fp16 limits shifted by log2(scale) move
 //   with the scale) and removed. showFp16Limits() places the fp16 facts.
-// - Like the time-series plots: zoom/pan, double click resets, tooltip with the exact
-//   cell value, one queued replot per refresh().
+// - The mouse as in every plot (InteractivePlot): zoom/pan, double click resets, the
+//   tooltip gives the exact cell value. One queued replot per refresh().
 #include <QStringList>
 #include <cstdint>
 #include <map>
 #include <vector>
 
-#include "plots/QCustomPlotInclude.h"
+#include "plots/InteractivePlot.h"
 
 namespace ampscope::ui {
 
@@ -45,15 +45,9 @@ struct HeatmapLayout {
     int capacity = 500;
 };
 
-class HeatmapPlot : public QCustomPlot {
+class HeatmapPlot : public InteractivePlot {
     Q_OBJECT
 public:
-    // fp16 facts in log2 units: smallest subnormal 2^-24, smallest normal 2^-14, and
-    // 2^16, where values round to inf (max finite 65504 < 2^16).
-    static constexpr double kFp16SmallestSubnormalLog2 = -24.0;
-    static constexpr double kFp16SmallestNormalLog2 = -14.0;
-    static constexpr double kFp16OverflowLog2 = 16.0;
-
     explicit HeatmapPlot(QWidget* parent = nullptr);
 
     void configure(const HeatmapLayout& layout);
@@ -97,24 +91,27 @@ public:
     double overlayY(int id) const;      // a line's y, a band's lower y
     double overlayHighY(int id) const;  // a band's upper y (a line's y)
 
-    // Bands for fp16's underflow (< 2^-24), subnormal ([2^-24, 2^-14)) and overflow
-    // (>= 2^16) ranges, and dashed lines at the same limits minus log2(scale): where an
-    // unscaled gradient lands on a limit once multiplied by the loss scale. Calling it
-    // again moves the scaled lines.
+    // Bands for fp16's flush-to-0 (bins below -25: |x| <= 2^-25 rounds to 0, bin -25 rounds
+    // up to 2^-24), subnormal (up to 2^-14) and overflow (from 2^16) ranges, the same limits
+    // as the probe views draw (precision/Fp16Limits.h), and dashed lines at the same limits
+    // minus log2(scale): where an unscaled gradient lands on a limit once multiplied by the
+    // loss scale. Calling it again moves the scaled lines.
     void showFp16Limits(double log2Scale);
 
-    QString hoverText(QPoint pixel) const;
+    // A line in the middle of the map that says why it is empty (probes off, nothing
+    // recorded yet); an empty text hides it. Made on the first call, so that it is drawn
+    // over the overlays added before.
+    void setPlaceholder(const QString& text);
+    QString placeholderText() const;
+
+    // The cell under the mouse: its step, bin or row name, and exact value.
+    QString tooltipText(QPoint pixel) const override;
     QCPColorMap* colorMap() const { return colorMap_; }
     QCPColorMap* namedRowsMap() const { return namedRowsMap_; }
     QCPColorScale* colorScale() const { return colorScale_; }
 
 public Q_SLOTS:
-    void resetView();
-
-protected:
-    void mouseMoveEvent(QMouseEvent* event) override;
-    void leaveEvent(QEvent* event) override;
-    void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void resetView() override;
 
 private:
     struct Overlay {
@@ -143,6 +140,7 @@ private:
     HeatmapLayout layout_;
     QCPColorMap* colorMap_ = nullptr;
     QCPColorScale* colorScale_ = nullptr;
+    QCPItemText* placeholder_ = nullptr;
     QCPMarginGroup* marginGroup_ = nullptr;
     std::vector<std::vector<double>> columns_;  // averaged values per column
     std::vector<int64_t> steps_;                // last step merged into each column

@@ -69,11 +69,11 @@ void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
         log2Scale_->append(x, log2Scale);
         tracker_->append(x, static_cast<double>(m.growthTracker));
         if (m.stepSkipped) skippedSteps_.append(x, 1.0);
-        if (m.scaleChange == "backoff") {
+        if (m.scaleChange == ampscope::ScaleChange::Backoff) {
             if (backoffs_.size() < kMaxListedChanges)
                 backoffs_.push_back({m.step, m.scale, m.scaleAfter, m.firstNonFiniteLayer});
             backoffMarks_->append(x, log2Scale);
-        } else if (m.scaleChange == "growth") {
+        } else if (m.scaleChange == ampscope::ScaleChange::Growth) {
             if (growths_.size() < kMaxListedChanges)
                 growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
             growthMarks_->append(x, log2Scale);

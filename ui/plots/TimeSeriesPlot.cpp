@@ -2,44 +2,25 @@
 
 #include <QAction>
 #include <QMenu>
-#include <QMouseEvent>
-#include <QToolTip>
 #include <algorithm>
 #include <cmath>
 
+#include "plots/LegendRow.h"
 #include "plots/PlotExport.h"
-#include "plots/PlotTooltip.h"
 
 namespace ampscope::ui {
 
-TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : QCustomPlot(parent) {
-    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
-    axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
-    axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : InteractivePlot(parent) {
     // Antialiasing a long line while dragging is what makes panning feel slow.
     setNoAntialiasingOnDrag(true);
     setPlottingHints(QCP::phFastPolylines | QCP::phCacheLabels);
-    setMouseTracking(true);
     setMinimumSize(260, 170);
 
     xAxis->setLabel(QStringLiteral("training step"));
     xAxis->setRange(0, 100);
     // The legend sits in its own row above the plot: inside it would hide live data.
-    legend->setVisible(true);
-    QFont legendFont = font();
-    legendFont.setPointSizeF(std::max(7.0, legendFont.pointSizeF() * 0.9));
-    legend->setFont(legendFont);
-    legend->setBrush(Qt::NoBrush);
-    legend->setBorderPen(Qt::NoPen);
-    legend->setFillOrder(QCPLayoutGrid::foColumnsFirst);
-    legend->setWrap(3);
-    legend->setRowSpacing(0);
-    legend->setColumnSpacing(12);
-    legend->setMargins(QMargins(4, 2, 4, 0));
-    axisRect()->insetLayout()->take(legend);
-    plotLayout()->insertRow(0);
-    plotLayout()->addElement(0, 0, legend);
-    plotLayout()->setRowStretchFactor(0, 0.001);
+    placeLegendInRow(*this, 0, 3, 2);
+    legend->setRowSpacing(0);  // its rows packed: up to three of them on a short dock
     plotLayout()->setRowSpacing(0);
 
     placeholder_ = new QCPItemText(this);
@@ -206,25 +187,9 @@ void TimeSeriesPlot::showContextMenu(const QPoint& position) {
     menu.exec(mapToGlobal(position));
 }
 
-void TimeSeriesPlot::mouseMoveEvent(QMouseEvent* event) {
-    QCustomPlot::mouseMoveEvent(event);
-    if (event->buttons() != Qt::NoButton) return;
-    const QPoint pixel = event->position().toPoint();
-    if (!axisRect()->rect().contains(pixel)) {
-        QToolTip::hideText();
-        return;
-    }
-    showPlotTooltip(this, event, hoverText(xAxis->pixelToCoord(pixel.x()), pixel));
-}
-
-void TimeSeriesPlot::mouseDoubleClickEvent(QMouseEvent* event) {
-    QCustomPlot::mouseDoubleClickEvent(event);
-    if (event->button() == Qt::LeftButton) resetView();
-}
-
-void TimeSeriesPlot::leaveEvent(QEvent* event) {
-    QCustomPlot::leaveEvent(event);
-    QToolTip::hideText();
+QString TimeSeriesPlot::tooltipText(QPoint pixel) const {
+    if (!axisRect()->rect().contains(pixel)) return QString();
+    return hoverText(xAxis->pixelToCoord(pixel.x()), pixel);
 }
 
 }  // namespace ampscope::ui

@@ -10,7 +10,8 @@
 //   graphs, and asks for one rpQueuedReplot.
 // - The user zooms (wheel) and pans (drag) both axes; doing so stops following the run
 //   until "Reset view" (context menu, double click, or resetView()) restores it.
-// - Hovering shows a tooltip with exact values, written by hoverText() of the subclass.
+// - Hovering shows a tooltip with exact values, written by hoverText() of the subclass
+//   (the mouse itself: InteractivePlot).
 // - The context menu has Reset view, the subclass's extra actions and Save image…
 // - While there is no data, a placeholder line in the middle says why the plot is empty.
 #include <QString>
@@ -18,7 +19,7 @@
 #include <vector>
 
 #include "RunObserver.h"
-#include "plots/QCustomPlotInclude.h"
+#include "plots/InteractivePlot.h"
 #include "plots/SeriesGraph.h"
 
 class QAction;
@@ -26,7 +27,7 @@ class QMenu;
 
 namespace ampscope::ui {
 
-class TimeSeriesPlot : public QCustomPlot, public RunObserver {
+class TimeSeriesPlot : public InteractivePlot, public RunObserver {
     Q_OBJECT
 public:
     explicit TimeSeriesPlot(QWidget* parent = nullptr);
@@ -41,9 +42,11 @@ public:
 
     // The text the tooltip would show with the mouse at x = `step` (empty: none).
     virtual QString hoverText(double step, QPoint pixel) const = 0;
+    // Inside the plot area: hoverText() of the step under the mouse; outside: none.
+    QString tooltipText(QPoint pixel) const final;
 
 public Q_SLOTS:
-    void resetView();
+    void resetView() override;
 
 protected:
     // Creates a graph on the given axes and the SeriesGraph that feeds it.
@@ -67,9 +70,6 @@ protected:
     static QCPRange paddedRange(double low, double high, bool logarithmic);
     static QString formatValue(double value);
 
-    void mouseMoveEvent(QMouseEvent* event) override;
-    void mouseDoubleClickEvent(QMouseEvent* event) override;
-    void leaveEvent(QEvent* event) override;
     // Lays out, then shortens a y label longer than the plot is high: it is drawn centred
     // on the axis, and a longer one would run over the legend row above the plot.
     void updateLayout() override;

@@ -1,13 +1,14 @@
 #include "report/ReportRun.h"
 
 #include <QDir>
-#include <QFile>
 #include <QFileInfo>
 #include <cmath>
 
 #include "engine/RunRecords.h"
 #include "engine/StepRecordText.h"
+#include "run/EventSchema.h"
 #include "run/RunReader.h"
+#include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
 namespace {
@@ -56,7 +57,7 @@ class ResultsFromEvents {
 public:
     void take(const nlohmann::json& e) {
         const std::string type = e.value("type", "");
-        if (type == "step") {
+        if (type == event_type::kStep) {
             r_.steps = std::max<int64_t>(r_.steps, e.value("step", int64_t{0}));
             if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
                 r_.finalTrainLoss = loss;
@@ -71,7 +72,7 @@ public:
                 seconds_ += *stepSeconds;
                 samples_ += *stepSeconds * *rate;
             }
-        } else if (type == "epoch") {
+        } else if (type == event_type::kEpoch) {
             r_.valLoss = number(e, "val_loss");
             r_.valAccuracy = number(e, "val_accuracy");
         }
@@ -91,8 +92,9 @@ private:
 };
 
 QString readNarrative(const QString& directory, const nlohmann::json& config) {
-    QFile file(directory + QStringLiteral("/narrative.md"));
-    if (file.open(QIODevice::ReadOnly)) return QString::fromUtf8(file.readAll());
+    // Under the reader's rule for a run directory's files: a link is refused (InputError).
+    if (const auto narrative = readRunDirectoryFile(directory.toStdString(), "narrative.md"))
+        return QString::fromStdString(*narrative);
     if (const QString top = text(config, "narrative"); !top.isEmpty()) return top;
     if (config.is_object() && config.contains("scenario"))
         return text(config["scenario"], "narrative");
@@ -105,6 +107,11 @@ QString compactValue(const nlohmann::json& value) {
 }
 
 }  // namespace
+
+bool ReportRun::recorded() const {
+    return source == QLatin1String(record_source::kPyTorchRecorder.data(),
+                                   static_cast<qsizetype>(record_source::kPyTorchRecorder.size()));
+}
 
 ReportRun loadReportRun(const QString& directory) {
     const QString cleaned = QDir::cleanPath(directory);
@@ -127,14 +134,18 @@ ReportRun loadReportRun(const QString& directory) {
         if (first && type == "run_start") {
             run.startTime = text(e, "time");
             run.ampscopeVersion = text(e, "ampscope_version");
+            run.source = text(e, kSourceField.data());
         }
         first = false;
         if (!complete) fromEvents.take(e);
-        if (type == "run_info") {
+        if (type == event_type::kRunInfo) {
             run.device = text(e, "device");
             run.deviceName = text(e, "device_name");
             run.threads = e.value("threads", 0);
             run.torchVersion = text(e, "torch_version");
+            run.cudaVersion = text(e, "cuda_version");
+            if (const QString source = text(e, kSourceField.data()); !source.isEmpty())
+                run.source = source;
             run.model = text(e, "model");
             run.parameters = e.value("parameters", int64_t{0});
             if (e.contains("precision")) {
@@ -142,7 +153,7 @@ ReportRun loadReportRun(const QString& directory) {
                 run.emulated = e["precision"].value("emulated", false);
                 run.execution = text(e["precision"], "execution");
             }
-        } else if (type == "nonfinite" && !run.nonFinite) {
+        } else if (type == probe_record_type::kNonFinite && !run.nonFinite) {
             try {
                 run.nonFinite = nonFiniteRecordFromJson(e);
             } catch (const std::exception& error) {

@@ -51,6 +51,11 @@ struct ReportRun {
     QString mode;
     bool emulated = false;
     QString execution;  // how the mode ran, one line
+    // Who wrote the records (EventSchema.h kSourceField): empty for the engine,
+    // record_source::kPyTorchRecorder for a run recorded by the Python package.
+    QString source;
+    QString cudaVersion;  // a recorded run's CUDA (empty: none, or the engine's run)
+    bool recorded() const;
     QString model;
     QString dataset;
     int64_t parameters = 0;

@@ -11,6 +11,7 @@
 #include "report/RunReplay.h"
 #include "views/GradientHistogramView.h"
 #include "views/UnderflowView.h"
+#include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
 
@@ -37,7 +38,7 @@ ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QW
         context, run.directory.toStdString(), {loss_, scale_, histograms_, underflow_},
         [&](const nlohmann::json& e) {
             const std::string type = e.value("type", "");
-            if (type == "histogram") {
+            if (type == probe_record_type::kHistogram) {
                 hasHistograms_ = true;
                 const QString layer = QString::fromStdString(e.value("layer", ""));
                 const std::string kind = e.value("kind", "");
@@ -45,7 +46,7 @@ ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QW
                     scaledLayers_ << layer;
                 if (kind == probe_kind::kParamGrad && !unscaledLayers_.contains(layer))
                     unscaledLayers_ << layer;
-            } else if (type == "underflow" && e.value("kind", "") == probe_kind::kParamGradScaled &&
+            } else if (type == probe_record_type::kUnderflow && e.value("kind", "") == probe_kind::kParamGradScaled &&
                        e.value("multiplier", 1.0) == 1.0) {
                 hasUnderflow_ = true;
                 try {

@@ -1,6 +1,10 @@
 #include "report/ReportText.h"
 
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QTextDocument>
+#include <QTextFragment>
+#include <QUrl>
 #include <cmath>
 
 #include "common/Text.h"
@@ -23,6 +27,10 @@ QString number(const std::optional<double>& value, int significant = 4) {
 
 QString precisionText(const ReportRun& run) {
     if (run.mode.isEmpty()) return kUnknown;
+    // A recorded run is neither the lab's real nor its emulated mode: PyTorch ran it,
+    // and its execution line says so ("recorded from a PyTorch run: PyTorch ..., CUDA ...").
+    if (run.recorded())
+        return run.mode + (run.execution.isEmpty() ? QString() : QStringLiteral(" — ") + run.execution);
     QString text =
         run.mode + (run.emulated ? QStringLiteral(" (emulated)") : QStringLiteral(" (real)"));
     if (!run.execution.isEmpty()) text += QStringLiteral(": ") + run.execution;
@@ -37,7 +45,12 @@ QString machineText(const ReportRun& run) {
                                              : QStringLiteral(" (%1)").arg(run.deviceName));
     if (run.threads > 0)
         parts << QStringLiteral("%1 thread%2").arg(run.threads).arg(run.threads == 1 ? "" : "s");
-    if (!run.torchVersion.isEmpty()) parts << QStringLiteral("LibTorch %1").arg(run.torchVersion);
+    if (run.recorded()) {
+        if (!run.torchVersion.isEmpty()) parts << QStringLiteral("PyTorch %1").arg(run.torchVersion);
+        if (!run.cudaVersion.isEmpty()) parts << QStringLiteral("CUDA %1").arg(run.cudaVersion);
+    } else if (!run.torchVersion.isEmpty()) {
+        parts << QStringLiteral("LibTorch %1").arg(run.torchVersion);
+    }
     if (!run.ampscopeVersion.isEmpty())
         parts << QStringLiteral("AmpScope %1").arg(run.ampscopeVersion);
     return parts.isEmpty() ? kUnknown : parts.join(QStringLiteral(", "));
@@ -71,6 +84,62 @@ QString table(const QStringList& header, const std::vector<QStringList>& rows) {
 }
 
 }  // namespace
+
+bool isAllowedLink(const QString& href) {
+    const QString target = href.trimmed();
+    if (target.startsWith(QLatin1Char('#'))) return true;  // an anchor in the same page
+    // An allow-list: javascript:, data:, file:, vbscript:, relative paths (which resolve
+    // next to the report, or into the run directory) and anything unparsable are out.
+    const QUrl url(target, QUrl::StrictMode);
+    if (!url.isValid()) return false;
+    const QString scheme = url.scheme().toLower();
+    if (scheme == QLatin1String("mailto")) return !url.path().isEmpty();
+    return (scheme == QLatin1String("http") || scheme == QLatin1String("https")) &&
+           !url.host().isEmpty();
+}
+
+void setUntrustedMarkdown(QTextDocument& document, const QString& markdown) {
+    // No raw HTML: <script>, <img onerror=...>, <a href="javascript:..."> written as HTML
+    // in the Markdown become plain text.
+    document.setMarkdown(markdown, QTextDocument::MarkdownFeatures(
+                                       QTextDocument::MarkdownDialectGitHub |
+                                       QTextDocument::MarkdownNoHTML));
+    // Then links and images, which Markdown itself makes: collected first, then changed
+    // from the end back, so that earlier positions stay valid.
+    struct Change {
+        int position = 0;
+        int length = 0;
+        bool image = false;
+        QTextCharFormat format;
+    };
+    std::vector<Change> changes;
+    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
+        for (auto it = block.begin(); !it.atEnd(); ++it) {
+            const QTextFragment fragment = it.fragment();
+            const QTextCharFormat format = fragment.charFormat();
+            if (format.isImageFormat())
+                changes.push_back({fragment.position(), fragment.length(), true, format});
+            else if (format.isAnchor() && !isAllowedLink(format.anchorHref()))
+                changes.push_back({fragment.position(), fragment.length(), false, format});
+        }
+    }
+    for (auto change = changes.rbegin(); change != changes.rend(); ++change) {
+        QTextCursor cursor(&document);
+        cursor.setPosition(change->position);
+        cursor.setPosition(change->position + change->length, QTextCursor::KeepAnchor);
+        QTextCharFormat plain = change->format;
+        plain.setAnchor(false);
+        plain.setAnchorHref(QString());
+        if (change->image) {
+            // An image would be fetched by whoever opens the report (a tracking pixel, a
+            // file: URL read into a PDF): its name stays as text.
+            const QString name = change->format.toImageFormat().name();
+            cursor.insertText(QStringLiteral("[image: %1]").arg(name), QTextCharFormat());
+        } else {
+            cursor.setCharFormat(plain);
+        }
+    }
+}
 
 QString styleSheet() {
     return QStringLiteral(
@@ -240,7 +309,7 @@ QString resultsTableHtml(const ReportRun& run) {
 QString narrativeHtml(const ReportRun& run) {
     if (run.narrativeMarkdown.trimmed().isEmpty()) return {};
     QTextDocument document;
-    document.setMarkdown(run.narrativeMarkdown);
+    setUntrustedMarkdown(document, run.narrativeMarkdown);
     QString body = document.toHtml();
     // Only the body: the report has its own head and styles.
     const int start = body.indexOf(QStringLiteral("<body"));

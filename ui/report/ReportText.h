@@ -5,6 +5,7 @@
 // not known are written "—"; a run without summary.json is marked INCOMPLETE.
 #include <QDateTime>
 #include <QString>
+#include <QTextDocument>
 #include <vector>
 
 #include "report/ReportRun.h"
@@ -22,6 +23,13 @@ QString resultsTableHtml(const ReportRun& run);
 QString narrativeHtml(const ReportRun& run);     // empty: no narrative
 QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
 QString warningsHtml(const ReportRun& run);      // empty: no warnings
+
+// A run directory is untrusted input (it travels from clusters and bug reports), so
+// its Markdown is read without raw HTML, with links only to http(s) hosts, mailto: and
+// in-page anchors (others keep their text, lose the link) and with images replaced by
+// their names. The report's narrative and any view showing a run's Markdown use these.
+bool isAllowedLink(const QString& href);
+void setUntrustedMarkdown(QTextDocument& document, const QString& markdown);
 
 // One results row's value as text, as the results table writes it (for tests).
 QString resultValue(const ReportRun& run, const QString& row);

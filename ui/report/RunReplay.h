@@ -1,8 +1,7 @@
 #pragma once
-// Feeding a recorded run's records to views, the way MainWindow feeds an opened run
-// directory (RunObserver.h): steps batched between other records, epochs as epochs,
-// run_info and probe records through takeRecord, framing and error records not at all.
-// Used to build a report's plots offscreen from the same views the window shows.
+// Feeding a recorded run's records to views through the window's RecordDispatcher (the
+// same calls, order and rules as an opened run in the window). Used to build a report's
+// plots offscreen from the same views the window shows.
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>

@@ -14,7 +14,7 @@
 
 #include "run/RunReader.h"
 #include "views/ComparedRun.h"
-#include "views/RunOverlayPlot.h"
+#include "plots/RunOverlayPlot.h"
 
 namespace ampscope::ui {
 
@@ -78,6 +78,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
 }
 
 bool CompareView::addRun(const QString& directory, QString* error, const QString& name) {
+    // A run recorded under torch.distributed: one directory per rank, all compared.
+    const std::vector<std::string> ranks = rankRunDirectories(QDir::cleanPath(directory).toStdString());
+    if (!ranks.empty()) {
+        for (const std::string& rank : ranks) {
+            const QString rankDirectory = QString::fromStdString(rank);
+            if (!addRun(rankDirectory, error, QFileInfo(rankDirectory).fileName())) return false;
+        }
+        return true;
+    }
     try {
         // Refuses what is not a run (config.json read, no events held).
         (void)RunRecordReader(QDir::cleanPath(directory).toStdString());
@@ -124,6 +133,7 @@ void CompareView::rebuild() {
     loss_->clearRuns();
     scale_->clearRuns();
     underflow_->clearRuns();
+    std::vector<int64_t> nonFiniteSteps(static_cast<std::size_t>(directories_.size()), -1);
     for (int i = 0; i < directories_.size(); ++i) {
         ComparedRun run;
         try {
@@ -131,9 +141,28 @@ void CompareView::rebuild() {
         } catch (const std::exception&) {
             continue;  // it loaded when added; a run deleted since simply drops out
         }
+        nonFiniteSteps[static_cast<std::size_t>(i)] = run.firstNonFiniteStep;
         loss_->addRun(run.legend, run.losses.xs(), run.losses.ys());
         scale_->addRun(run.legend, run.log2Scales.xs(), run.log2Scales.ys());
         underflow_->addRun(run.legend, run.flushed.xs(), run.flushed.ys());
+    }
+    // Which run (which rank, for a distributed run) went non-finite first, in the list.
+    int64_t first = -1;
+    firstNonFiniteRun_ = 0;
+    for (std::size_t i = 0; i < nonFiniteSteps.size(); ++i) {
+        const int64_t step = nonFiniteSteps[i];
+        if (step >= 0 && (first < 0 || step < first)) {
+            first = step;
+            firstNonFiniteRun_ = static_cast<int>(i);
+        }
+    }
+    for (int i = 0; i < list_->count() && i < directories_.size(); ++i) {
+        QString text = names_[i].isEmpty() ? QFileInfo(directories_[i]).fileName() : names_[i];
+        const int64_t step = nonFiniteSteps[static_cast<std::size_t>(i)];
+        if (step >= 0)
+            text += step == first ? tr(" · first non-finite, step %1").arg(step)
+                                  : tr(" · non-finite at step %1").arg(step);
+        list_->item(i)->setText(text);
     }
 }
 

@@ -25,6 +25,8 @@ public:
     // Adds a run directory (complete or still being written: what is there now), shown
     // as `name` (empty: the directory's name).
     bool addRun(const QString& directory, QString* error, const QString& name = QString());
+    // The index of the run that went non-finite first, 0 when none did (or none listed).
+    int firstNonFiniteRun() const { return firstNonFiniteRun_; }
     void removeRun(int index);
     void clearRuns();
     void refresh();
@@ -45,6 +47,7 @@ private:
 
     QStringList directories_;
     QStringList names_;
+    int firstNonFiniteRun_ = 0;
     QListWidget* list_ = nullptr;
     RunOverlayPlot* loss_ = nullptr;
     RunOverlayPlot* scale_ = nullptr;

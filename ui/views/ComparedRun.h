@@ -4,8 +4,11 @@
 // mean flushed fraction of its scaled parameter gradients per probe step, bounded
 // (DecimatedSeries keeps each bucket's extremes) so that a 10^6-step run compares in the
 // memory of a short one. Reads a complete run or one still being written (what is there
-// now); throws the reader's error for a directory that is not a run.
+// now); throws the reader's error for a directory that is not a run. The legend says
+// where the run first went non-finite, so ranks of one distributed run show which went
+// first.
 #include <QString>
+#include <cstdint>
 
 #include "plots/DecimatedSeries.h"
 
@@ -15,6 +18,7 @@ struct ComparedRun {
     QString legend;  // "name (mode)"
     DecimatedSeries losses, log2Scales;
     DecimatedSeries flushed;  // mean over the layers, per probe step
+    int64_t firstNonFiniteStep = -1;  // the step of its nonfinite record; -1: none
 };
 
 // name: the legend's run name; empty: the directory's name.

@@ -13,10 +13,12 @@
 
 #include "RunRecordParsing.h"
 #include "plots/HeatmapPlot.h"
+#include "precision/Fp16Limits.h"
 #include "probes/ProbeRecords.h"
-#include "views/Fp16Limits.h"
-#include "views/HistogramSlicePlot.h"
-#include "views/PowerOfTwoText.h"
+#include "views/ChooserRow.h"
+#include "plots/HistogramSlicePlot.h"
+#include "plots/PowerOfTwoText.h"
+#include "run/EventSchema.h"
 
 namespace ampscope::ui {
 
@@ -32,6 +34,11 @@ QString seriesKey(const QString& kind, const QString& layer) {
 
 QString kindName(std::string_view kind) {
     return QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()));
+}
+
+// The weight of a histogram when its series is thinned: steps with NaN/Inf stay in view.
+double nonFiniteElements(const ExponentHistogram& h) {
+    return static_cast<double>(h.nan + h.posInf + h.negInf);
 }
 
 }  // namespace
@@ -69,19 +76,9 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
         tr("Unscaled: the gradients the optimizer sees (fp32). Scaled: multiplied by the loss "
            "scale, as backward produced them in fp16. Activation gradients: what arrives at the "
            "layer's output in backward."));
-    noteLabel_ = new QLabel(this);
-    noteLabel_->setObjectName(QStringLiteral("histogramNote"));
-    noteLabel_->setWordWrap(true);
-    noteLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Layer:"), this));
-    controls->addWidget(layerBox_);
-    controls->addSpacing(8);
-    controls->addWidget(new QLabel(tr("Gradients:"), this));
-    controls->addWidget(kindBox_);
-    controls->addSpacing(8);
-    controls->addWidget(noteLabel_, 1);
+    noteLabel_ = makeDockNote(this, QStringLiteral("histogramNote"));
+    QHBoxLayout* controls = makeChooserRow(
+        this, {{tr("Layer:"), layerBox_}, {tr("Gradients:"), kindBox_}}, noteLabel_);
 
     heatmap_ = new HeatmapPlot(this);
     heatmap_->setObjectName(QStringLiteral("gradient-histogram"));
@@ -95,16 +92,17 @@ GradientHistogramView::GradientHistogramView(QWidget* parent) : QWidget(parent) 
     // The bands reach the ends of the value rows; their names sit at the edges that face
     // the data, so they stay in view when the map shows only where the data is.
     bandIds_.push_back(
-        heatmap_->addBand(kMinExponent, fp16_log2::kFlushedAtOrBelow, QString(), kFlushFill));
-    bandIds_.push_back(heatmap_->addBand(fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal,
+        heatmap_->addBand(kMinExponent, fp16::kFlushedAtOrBelowLog2, QString(), kFlushFill));
+    bandIds_.push_back(heatmap_->addBand(fp16::kFlushedAtOrBelowLog2, fp16::kSmallestNormalLog2,
                                          QString(), kSubnormalFill));
     bandIds_.push_back(
-        heatmap_->addBand(fp16_log2::kOverflow, kMaxExponent + 1, QString(), kFlushFill));
-    addBandName(fp16_log2::kFlushedAtOrBelow, Qt::AlignTop,
-                tr("fp16 \u2192 0 (\u2264 2\u207B\u00B2\u2075)"), kFlushFill);
-    addBandName(fp16_log2::kSmallestNormal, Qt::AlignTop, tr("fp16 subnormal"), kSubnormalFill);
-    addBandName(fp16_log2::kOverflow, Qt::AlignBottom, tr("fp16 \u2192 inf (\u2265 65520)"),
+        heatmap_->addBand(fp16::kOverflowLog2, kMaxExponent + 1, QString(), kFlushFill));
+    addBandName(fp16::kFlushedAtOrBelowLog2, Qt::AlignTop,
+                tr("fp16 \u2192 0 (\u2264 %1)").arg(powerOfTwoText(fp16::kFlushedAtOrBelowLog2)),
                 kFlushFill);
+    addBandName(fp16::kSmallestNormalLog2, Qt::AlignTop, tr("fp16 subnormal"), kSubnormalFill);
+    addBandName(fp16::kOverflowLog2, Qt::AlignBottom,
+                tr("fp16 \u2192 inf (\u2265 %1)").arg(fp16::kOverflowBound), kFlushFill);
     connect(heatmap_, &QCustomPlot::mousePress, this,
             [this](QMouseEvent* event) { pressPixel_ = event->position().toPoint(); });
     connect(heatmap_, &QCustomPlot::mouseRelease, this, &GradientHistogramView::onHeatmapClick);
@@ -185,8 +183,7 @@ void GradientHistogramView::beginRun(const RunContext& context) {
     probesEvery_ = context.config.probes.every;
     layers_.clear();
     series_.clear();
-    scaleSteps_.clear();
-    scales_.clear();
+    scaleChanges_.clear();
     lastStep_ = 0;
     heatmapStale_ = false;
     following_ = true;
@@ -202,43 +199,16 @@ void GradientHistogramView::appendSteps(const std::vector<StepMetrics>& steps) {
         if (m.step <= lastStep_) continue;
         lastStep_ = m.step;
         // Only the steps where the scale changed: it holds until the next change.
-        const bool same = !scales_.empty() && (m.scale == scales_.back() ||
-                                               (std::isnan(m.scale) && std::isnan(scales_.back())));
-        if (same) continue;
-        if (scaleSteps_.size() >= kMaxKeptScaleChanges) {
-            // A scale that changes on (nearly) every step: keep every second change.
-            for (std::size_t i = 0; 2 * i < scaleSteps_.size(); ++i) {
-                scaleSteps_[i] = scaleSteps_[2 * i];
-                scales_[i] = scales_[2 * i];
-            }
-            scaleSteps_.resize((scaleSteps_.size() + 1) / 2);
-            scales_.resize(scaleSteps_.size());
-        }
-        scaleSteps_.push_back(m.step);
-        scales_.push_back(m.scale);
+        const bool same =
+            !scaleChanges_.empty() && (m.scale == scaleChanges_.back() ||
+                                       (std::isnan(m.scale) && std::isnan(scaleChanges_.back())));
+        if (!same) *scaleChanges_.entryFor(m.step) = m.scale;  // m.step is a new last step
     }
-}
-
-void GradientHistogramView::thinOut(Series& s) {
-    // Of each neighbouring pair keep the histogram with more non-finite elements (the
-    // first when equal): the kept ones are still real steps, and NaN/Inf stay in view.
-    const auto nonFinite = [](const ExponentHistogram& h) { return h.nan + h.posInf + h.negInf; };
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < s.steps.size(); i += 2) {
-        std::size_t pick = i;
-        if (i + 1 < s.steps.size() && nonFinite(s.histograms[i + 1]) > nonFinite(s.histograms[i]))
-            pick = i + 1;
-        s.steps[kept] = s.steps[pick];
-        if (kept != pick) s.histograms[kept] = std::move(s.histograms[pick]);
-        ++kept;
-    }
-    s.steps.resize(kept);
-    s.histograms.resize(kept);
 }
 
 void GradientHistogramView::takeRecord(const nlohmann::json& record) {
     const std::string type = recordType(record);
-    if (type == "run_info") {
+    if (type == event_type::kRunInfo) {
         layersChanged_ |= layers_.takeRunInfo(record);
         return;
     }
@@ -254,15 +224,16 @@ void GradientHistogramView::takeRecord(const nlohmann::json& record) {
     const QString kind = QString::fromStdString(parsed.kind);
     layersChanged_ |= layers_.add(layer);
     const QString key = seriesKey(kind, layer);
-    Series& s = series_[key];
-    if (!s.steps.empty() && parsed.step <= s.steps.back()) return;  // out of order: a replay
-    if (s.steps.size() >= kMaxKeptProbeSteps) {
-        thinOut(s);
-        // The heatmap's columns index the kept records: redraw it from what is left.
-        if (key == seriesKey(this->kind(), this->layer())) heatmapStale_ = true;
-    }
-    s.steps.push_back(parsed.step);
-    s.histograms.push_back(std::move(parsed.histogram));
+    HistogramSeries& s =
+        series_.try_emplace(key, kMaxKeptProbeSteps, nonFiniteElements).first->second;
+    const int thinningsBefore = s.thinnings();
+    bool opened = false;
+    ExponentHistogram* slot = s.entryFor(parsed.step, &opened);
+    if (!opened) return;  // a step this series already has or is past: a replay
+    *slot = std::move(parsed.histogram);
+    // The heatmap's columns index the kept records: redraw it from what is left.
+    if (s.thinnings() != thinningsBefore && key == seriesKey(this->kind(), this->layer()))
+        heatmapStale_ = true;
     dataChanged_ = true;
 }
 
@@ -312,9 +283,9 @@ void GradientHistogramView::setKind(const QString& kind) {
     if (index >= 0) kindBox_->setCurrentIndex(index);
 }
 
-const GradientHistogramView::Series* GradientHistogramView::shownSeries() const {
+const GradientHistogramView::HistogramSeries* GradientHistogramView::shownSeries() const {
     auto it = series_.find(seriesKey(kind(), layer()));
-    return it == series_.end() || it->second.steps.empty() ? nullptr : &it->second;
+    return it == series_.end() || it->second.empty() ? nullptr : &it->second;
 }
 
 void GradientHistogramView::rebuildLayerChooser() {
@@ -369,11 +340,11 @@ void GradientHistogramView::rebuildHeatmap() {
 }
 
 void GradientHistogramView::appendNewColumns() {
-    const Series* s = shownSeries();
+    const HistogramSeries* s = shownSeries();
     if (!s) return;
-    for (; shownColumns_ < s->steps.size(); ++shownColumns_) {
-        const ExponentHistogram& h = s->histograms[shownColumns_];
-        heatmap_->appendColumn(s->steps[shownColumns_], columnOf(h));
+    for (; shownColumns_ < s->size(); ++shownColumns_) {
+        const ExponentHistogram& h = s->entry(shownColumns_);
+        heatmap_->appendColumn(s->step(shownColumns_), columnOf(h));
         for (int i = 0; i < kExponentBins; ++i) {
             if (h.counts[static_cast<std::size_t>(i)] == 0) continue;
             lowestBin_ = std::min(lowestBin_, kMinExponent + i);
@@ -387,8 +358,8 @@ void GradientHistogramView::appendNewColumns() {
 void GradientHistogramView::updateFocusRange() {
     // The bins that hold data, and every limit drawn (the bands' edges, the dashed lines),
     // with a little room; the whole -64..32 range squeezes the data into a strip.
-    double low = fp16_log2::kFlushedAtOrBelow - 6.0;  // room for the band's name
-    double high = fp16_log2::kOverflow + 3.0;
+    double low = fp16::kFlushedAtOrBelowLog2 - 6.0;  // room for the band's name
+    double high = fp16::kOverflowLog2 + 3.0;
     if (lowestBin_ <= highestBin_) {
         low = std::min(low, lowestBin_ - 3.0);
         high = std::max(high, highestBin_ + 4.0);
@@ -401,14 +372,14 @@ void GradientHistogramView::updateFocusRange() {
 }
 
 double GradientHistogramView::scaleAt(int64_t step) const {
-    auto it = std::upper_bound(scaleSteps_.begin(), scaleSteps_.end(), step);
-    if (it == scaleSteps_.begin()) return 1.0;
-    return scales_[static_cast<std::size_t>(std::distance(scaleSteps_.begin(), it) - 1)];
+    const std::ptrdiff_t index = scaleChanges_.indexAtOrBefore(step);
+    return index < 0 ? 1.0 : scaleChanges_.entry(static_cast<std::size_t>(index));
 }
 
 void GradientHistogramView::updateLimitLines() {
     const bool unscaled = kind() == kindName(probe_kind::kParamGrad);
-    const double scale = scales_.empty() ? 1.0 : scales_.back();  // the latest step's
+    // The latest step's scale.
+    const double scale = scaleChanges_.empty() ? 1.0 : scaleChanges_.back();
     const bool usable = std::isfinite(scale) && scale > 0.0;
     const double log2Scale = usable ? std::log2(scale) : 0.0;
     const bool show = unscaled && usable && log2Scale != 0.0;
@@ -417,8 +388,8 @@ void GradientHistogramView::updateLimitLines() {
         scaledLineIds_.clear();
     }
     if (show && scaledLineIds_.empty()) {
-        const double limits[3] = {fp16_log2::kFlushedAtOrBelow, fp16_log2::kSmallestNormal,
-                                  fp16_log2::kOverflow};
+        const double limits[3] = {fp16::kFlushedAtOrBelowLog2, fp16::kSmallestNormalLog2,
+                                  fp16::kOverflowLog2};
         for (double limit : limits)
             scaledLineIds_.push_back(heatmap_->addLine(
                 limit - log2Scale,
@@ -459,8 +430,8 @@ std::vector<std::pair<double, double>> GradientHistogramView::bandYs() const {
 }
 
 void GradientHistogramView::updateSlider() {
-    const Series* s = shownSeries();
-    const int count = s ? static_cast<int>(s->steps.size()) : 0;
+    const HistogramSeries* s = shownSeries();
+    const int count = s ? static_cast<int>(s->size()) : 0;
     updatingControls_ = true;
     const std::optional<int64_t> wanted = selectedStep_;
     stepSlider_->setEnabled(count > 1);
@@ -469,16 +440,14 @@ void GradientHistogramView::updateSlider() {
         stepSlider_->setValue(stepSlider_->maximum());
     } else {
         // The probe step at or before the one chosen (the first, if none is).
-        auto it = std::upper_bound(s->steps.begin(), s->steps.end(), *wanted);
-        const int index =
-            it == s->steps.begin() ? 0 : static_cast<int>(std::distance(s->steps.begin(), it)) - 1;
-        stepSlider_->setValue(index);
+        const std::ptrdiff_t index = std::max<std::ptrdiff_t>(0, s->indexAtOrBefore(*wanted));
+        stepSlider_->setValue(static_cast<int>(index));
     }
     updatingControls_ = false;
 }
 
 void GradientHistogramView::updateSlice() {
-    const Series* s = shownSeries();
+    const HistogramSeries* s = shownSeries();
     if (!s) {
         selectedStep_.reset();
         stepLabel_->setText(QString());
@@ -488,8 +457,8 @@ void GradientHistogramView::updateSlice() {
         return;
     }
     const auto index = static_cast<std::size_t>(
-        std::clamp(stepSlider_->value(), 0, static_cast<int>(s->steps.size()) - 1));
-    const int64_t step = s->steps[index];
+        std::clamp(stepSlider_->value(), 0, static_cast<int>(s->size()) - 1));
+    const int64_t step = s->step(index);
     selectedStep_ = step;
     stepLabel_->setText(following_ ? tr("step %1 (newest)").arg(step) : tr("step %1").arg(step));
     if (slice_->hasSlice() && slice_->step() == step && !sliceStale_) return;
@@ -497,7 +466,7 @@ void GradientHistogramView::updateSlice() {
     slice.step = step;
     slice.layer = layer();
     slice.kindText = kindText(kind());
-    slice.histogram = s->histograms[index];
+    slice.histogram = s->entry(index);
     const double scale = scaleAt(step);
     if (kind() == kindName(probe_kind::kParamGrad) && std::isfinite(scale) && scale > 0.0 &&
         scale != 1.0)
@@ -533,20 +502,7 @@ QString GradientHistogramView::heatmapPlaceholderText() const {
 }
 
 void GradientHistogramView::updatePlaceholder() {
-    if (!placeholder_) {
-        placeholder_ = new QCPItemText(heatmap_);
-        placeholder_->setClipAxisRect(heatmap_->xAxis->axisRect());
-        placeholder_->position->setAxisRect(heatmap_->xAxis->axisRect());
-        placeholder_->position->setType(QCPItemPosition::ptAxisRectRatio);
-        placeholder_->position->setCoords(0.5, 0.5);
-        placeholder_->setPositionAlignment(Qt::AlignCenter);
-        placeholder_->setColor(QColor(90, 90, 90));
-        placeholder_->setBrush(QColor(255, 255, 255, 220));
-        placeholder_->setPadding(QMargins(6, 3, 6, 3));
-    }
-    const QString text = heatmapPlaceholderText();
-    placeholder_->setText(text);
-    placeholder_->setVisible(!text.isEmpty());
+    heatmap_->setPlaceholder(heatmapPlaceholderText());
 }
 
 void GradientHistogramView::onHeatmapClick(QMouseEvent* event) {

@@ -9,11 +9,11 @@
 // - A RunObserver: "histogram" records (core/probes/ProbeRecords.md) come through
 //   takeRecord, the loss scale of every step through appendSteps, the layer list from
 //   run_info's "layers" (and any layer a record names). Of every layer and kind up to
-//   kMaxKeptProbeSteps records are kept (one row of counts per probe step; when full,
-//   every second one is dropped, keeping of each pair the one with more NaN/Inf, and the
-//   heatmap is redrawn from what is left), so choosing another layer or kind rebuilds
-//   the heatmap from them; a tick appends only the new columns of what is shown and
-//   redraws once, in endOfBatch. The heatmap caps its columns (HeatmapPlot). The loss
+//   kMaxKeptProbeSteps records are kept in a ProbeSeriesStore (one histogram per probe
+//   step; when full it is thinned by its rule, weighing each step by its NaN/Inf
+//   elements, and the heatmap is redrawn from what is left), so choosing another layer
+//   or kind rebuilds the heatmap from them; a tick appends only the new columns of what
+//   is shown and redraws once, in endOfBatch. The heatmap caps its columns (HeatmapPlot). The loss
 //   scale is kept as the steps where it changed.
 // - Rows: bin k of log2|g| (k = -64..32) holds [2^k, 2^(k+1)); elements below 2^-64 are
 //   counted in the lowest bin and those at or above 2^33 in the highest.
@@ -38,12 +38,12 @@
 #include "RunObserver.h"
 #include "probes/ExponentHistogram.h"
 #include "views/LayerOrder.h"
+#include "views/ProbeSeriesStore.h"
 
 class QComboBox;
 class QLabel;
 class QSlider;
 class QMouseEvent;
-class QCPItemText;
 
 namespace ampscope::ui {
 
@@ -54,8 +54,8 @@ class GradientHistogramView : public QWidget, public RunObserver {
     Q_OBJECT
 public:
     // Records kept per layer and kind; when full, neighbouring pairs are thinned to one
-    // (thinOut), so a 10^6-step run costs what 2 x this many probe steps do. The run
-    // directory keeps them all.
+    // (ProbeSeriesStore), so a 10^6-step run costs what 2 x this many probe steps do. The
+    // run directory keeps them all.
     static constexpr std::size_t kMaxKeptProbeSteps = 1024;
     // Loss-scale changes kept for the "limit / scale" lines (thinned the same way).
     static constexpr std::size_t kMaxKeptScaleChanges = 65536;
@@ -94,12 +94,9 @@ public:
     static QStringList namedRows();
 
 private:
-    struct Series {
-        std::vector<int64_t> steps;
-        std::vector<ExponentHistogram> histograms;
-    };
+    using HistogramSeries = ProbeSeriesStore<ExponentHistogram>;
 
-    const Series* shownSeries() const;
+    const HistogramSeries* shownSeries() const;
     void rebuildLayerChooser();
     void chooseDefaultLayer();
     void rebuildHeatmap();
@@ -114,7 +111,6 @@ private:
     void onHeatmapClick(QMouseEvent* event);
     double scaleAt(int64_t step) const;
     static std::vector<double> columnOf(const ExponentHistogram& histogram);
-    static void thinOut(Series& series);
 
     HeatmapPlot* heatmap_ = nullptr;
     HistogramSlicePlot* slice_ = nullptr;
@@ -123,12 +119,12 @@ private:
     QSlider* stepSlider_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* noteLabel_ = nullptr;
-    QCPItemText* placeholder_ = nullptr;
 
     LayerOrder layers_;
-    std::map<QString, Series> series_;  // key: kind + '/' + layer
-    std::vector<int64_t> scaleSteps_;   // steps where the loss scale changed, increasing
-    std::vector<double> scales_;        // the scale from each of them on
+    std::map<QString, HistogramSeries> series_;  // key: kind + '/' + layer
+    // The loss scale from each step where it changed on (thinned by the store's rule
+    // with no weight: every second change).
+    ProbeSeriesStore<double> scaleChanges_{kMaxKeptScaleChanges};
     int64_t lastStep_ = 0;              // the latest step seen
     bool heatmapStale_ = false;         // the shown series was thinned out
     std::size_t shownColumns_ = 0;      // records of the shown series in the heatmap

@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/ComparisonRecords.h"
+#include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
 
@@ -56,7 +57,7 @@ QCPGraph* LockstepPlot::cosineGraph(const std::string& layer) const {
 }
 
 void LockstepPlot::takeRecord(const nlohmann::json& record) {
-    if (record.value("type", std::string()) != "lockstep") return;
+    if (record.value("type", std::string()) != probe_record_type::kLockstep) return;
     LockstepRecord r;
     try {
         r = lockstepRecordFromJson(record);

@@ -12,13 +12,16 @@
 #include <nlohmann/json.hpp>
 
 #include "RunRecordParsing.h"
+#include "run/EventSchema.h"
+#include "precision/Fp16Limits.h"
 #include "probes/Fp16Classes.h"
+#include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
 
 namespace {
 
-const QString kActivation = QStringLiteral("activation");
+const QString kActivation = QString::fromUtf8(probe_kind::kActivation.data(), probe_kind::kActivation.size());
 const QString kGradient = QStringLiteral("gradient");
 const QString kLoss = QStringLiteral("loss");
 const QString kNonFiniteStat = QStringLiteral("NaN/Inf");
@@ -127,6 +130,7 @@ void NanInspectorView::beginRun(const RunContext& context) {
     record_.reset();
     rows_.clear();
     keptInFp32_.clear();
+    recordedRun_ = false;
     for (const auto& name : context.config.precision.keep_fp32)
         keptInFp32_ << QString::fromStdString(name);
     locateMode_ = context.config.probes.locate_nonfinite;
@@ -138,8 +142,9 @@ void NanInspectorView::beginRun(const RunContext& context) {
 
 void NanInspectorView::takeRecord(const nlohmann::json& record) {
     const std::string type = recordType(record);
-    if (type == "run_info") {
+    if (type == event_type::kRunInfo) {
         dirty_ |= layers_.takeRunInfo(record);
+        recordedRun_ = record.value(std::string(kSourceField), std::string()) == record_source::kPyTorchRecorder;
         return;
     }
     if (type != probe_record_type::kNonFinite || record_) return;  // the first one counts
@@ -316,8 +321,9 @@ void NanInspectorView::fillTable() {
                 item->setBackground(nonFiniteTint());
             } else if (!countsRow && std::isfinite(value) && std::abs(value) >= fp16::kMax) {
                 item->setBackground(fp16RangeTint());
-                item->setToolTip(tr("%1: at or beyond fp16's largest finite value 65504")
-                                     .arg(QString::number(value, 'g', 17)));
+                item->setToolTip(tr("%1: at or beyond fp16's largest finite value %2")
+                                     .arg(QString::number(value, 'g', 17))
+                                     .arg(fp16::kMax));
             }
             table_->setItem(r, c, item);
         }
@@ -337,8 +343,9 @@ void NanInspectorView::fillTable() {
             ? tr("No statistics frames were kept before the event (probes.ring_steps).")
             : tr("The last %1 steps up to the event: statistics of the finite elements; "
                  "red = holds NaN/Inf, strong red = the first hit, orange = beyond fp16's "
-                 "65504, \u2014 = no finite element.")
-                  .arg(frames.size()));
+                 "%2, \u2014 = no finite element.")
+                  .arg(frames.size())
+                  .arg(fp16::kMax));
     scrollToLayer(culprit);
 }
 
@@ -379,6 +386,14 @@ void NanInspectorView::updateButton() {
         rerunButton_->setToolTip(
             tr("The loss is not a layer (and autocast computes it in fp32 "
                "already): look at the layer that feeds it"));
+    } else if (recordedRun_) {
+        // The lab did not train this run: the fix belongs in the user's script.
+        rerunButton_->setText(tr("Keep %1 in fp32 in your script").arg(layer));
+        rerunButton_->setEnabled(false);
+        rerunButton_->setToolTip(
+            tr("This run was recorded from a PyTorch script, so the lab cannot rerun it: run "
+               "%1 outside torch.autocast (or cast its input to float32) there")
+                .arg(layer));
     } else if (keptInFp32_.contains(layer)) {
         rerunButton_->setText(tr("%1 is already kept in fp32").arg(layer));
         rerunButton_->setEnabled(false);

@@ -94,6 +94,7 @@ private:
     QStringList keptInFp32_;
     std::string locateMode_ = "replay";  // probes.locate_nonfinite of the run shown
     bool running_ = false;  // a run began (beginRun) in this view
+    bool recordedRun_ = false;  // recorded from a PyTorch run: the lab cannot rerun it
     bool dirty_ = false;
     bool announced_ = false;
 };

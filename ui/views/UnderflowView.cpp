@@ -13,8 +13,12 @@
 
 #include "RunRecordParsing.h"
 #include "plots/HeatmapPlot.h"
+#include "plots/PowerOfTwoText.h"
+#include "plots/UnderflowFractionPlot.h"
+#include "precision/Fp16Limits.h"
 #include "probes/ProbeRecords.h"
-#include "views/UnderflowFractionPlot.h"
+#include "views/ChooserRow.h"
+#include "run/EventSchema.h"
 
 namespace ampscope::ui {
 
@@ -22,10 +26,20 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr int kLayersCheckedAtFirst = 6;           // more lines than this are a tangle
-const char* const kActivationKind = "activation";  // forward outputs (emulated fp16 only)
 
 QString kindName(std::string_view kind) {
     return QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size()));
+}
+
+// The weight of a probe step when a kind's steps are thinned: how much fp16 lost there
+// (flushed, subnormal, overflowed or non-finite fractions over all layers), so that the
+// worst moments stay in view.
+double lostToFp16(const std::map<QString, Fp16ClassCounts>& layers) {
+    double sum = 0.0;
+    for (const auto& [layer, c] : layers)
+        sum += c.flushedFraction() + c.subnormalFraction() + c.overflowFraction() +
+               c.nonFiniteFraction();
+    return sum;
 }
 
 }  // namespace
@@ -39,29 +53,22 @@ UnderflowView::UnderflowView(QWidget* parent) : QWidget(parent) {
     fractionBox_->addItem(tr("subnormal"), static_cast<int>(Fraction::Subnormal));
     fractionBox_->addItem(tr("overflowed to inf"), static_cast<int>(Fraction::Overflow));
     fractionBox_->setToolTip(
-        tr("Flushed: non-zero before rounding to fp16, 0 after (|x| \u2264 2\u207B\u00B2\u2075). "
-           "Subnormal: rounds to a non-zero value below 2\u207B\u00B9\u2074 (fewer bits). "
-           "Overflowed: finite before, \u00B1inf after (|x| \u2265 65520)."));
+        tr("Flushed: non-zero before rounding to fp16, 0 after (|x| \u2264 %1). "
+           "Subnormal: rounds to a non-zero value below %2 (fewer bits). "
+           "Overflowed: finite before, \u00B1inf after (|x| \u2265 %3).")
+            .arg(powerOfTwoText(fp16::kFlushedAtOrBelowLog2),
+                 powerOfTwoText(fp16::kSmallestNormalLog2))
+            .arg(fp16::kOverflowBound));
     tensorBox_ = new QComboBox(this);
     tensorBox_->setObjectName(QStringLiteral("underflowTensor"));
     tensorBox_->addItem(tr("scaled parameter gradients"), kindName(probe_kind::kParamGradScaled));
     tensorBox_->addItem(tr("activation gradients (emulated fp16)"),
                         kindName(probe_kind::kActivationGrad));
     tensorBox_->addItem(tr("activations, forward (emulated fp16)"),
-                        QString::fromLatin1(kActivationKind));
-    noteLabel_ = new QLabel(this);
-    noteLabel_->setObjectName(QStringLiteral("underflowNote"));
-    noteLabel_->setWordWrap(true);
-    noteLabel_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
-
-    auto* controls = new QHBoxLayout;
-    controls->addWidget(new QLabel(tr("Fraction:"), this));
-    controls->addWidget(fractionBox_);
-    controls->addSpacing(8);
-    controls->addWidget(new QLabel(tr("of the:"), this));
-    controls->addWidget(tensorBox_);
-    controls->addSpacing(8);
-    controls->addWidget(noteLabel_, 1);
+                        kindName(probe_kind::kActivation));
+    noteLabel_ = makeDockNote(this, QStringLiteral("underflowNote"));
+    QHBoxLayout* controls = makeChooserRow(
+        this, {{tr("Fraction:"), fractionBox_}, {tr("of the:"), tensorBox_}}, noteLabel_);
 
     heatmap_ = new HeatmapPlot(this);
     heatmap_->setObjectName(QStringLiteral("underflow-map"));
@@ -91,16 +98,6 @@ UnderflowView::UnderflowView(QWidget* parent) : QWidget(parent) {
     main->addLayout(controls);
     main->addWidget(splitter, 1);
 
-    placeholder_ = new QCPItemText(heatmap_);
-    placeholder_->setClipAxisRect(heatmap_->xAxis->axisRect());
-    placeholder_->position->setAxisRect(heatmap_->xAxis->axisRect());
-    placeholder_->position->setType(QCPItemPosition::ptAxisRectRatio);
-    placeholder_->position->setCoords(0.5, 0.5);
-    placeholder_->setPositionAlignment(Qt::AlignCenter);
-    placeholder_->setColor(QColor(90, 90, 90));
-    placeholder_->setBrush(QColor(255, 255, 255, 220));
-    placeholder_->setPadding(QMargins(6, 3, 6, 3));
-
     connect(fractionBox_, &QComboBox::currentIndexChanged, this, [this] {
         if (!updatingControls_) rebuildRows();
     });
@@ -124,7 +121,7 @@ void UnderflowView::beginRun(const RunContext& context) {
 
 void UnderflowView::takeRecord(const nlohmann::json& record) {
     const std::string type = recordType(record);
-    if (type == "run_info") {
+    if (type == event_type::kRunInfo) {
         dirty_ |= layers_.takeRunInfo(record);
         if (record.contains("precision") && record["precision"].is_object())
             emulated_ = record["precision"].value("emulated", false);
@@ -141,49 +138,19 @@ void UnderflowView::takeRecord(const nlohmann::json& record) {
     if (parsed.multiplier != 1.0) return;  // a "what if" count, not what happened
     const QString kind = QString::fromStdString(parsed.kind);
     const QString layer = QString::fromStdString(parsed.layer);
-    KindData& d = data_[kind];
-    if (d.steps.empty() || parsed.step > d.steps.back()) {
-        if (d.steps.size() >= kMaxKeptProbeSteps) {
-            thinOut(d);
-            // The plots' columns index the kept steps: redraw them from what is left.
-            if (kind == tensorKind()) replotNeeded_ = true;
-        }
-        d.steps.push_back(parsed.step);
-        d.byStep.emplace_back();
-    } else if (parsed.step < d.steps.back()) {
-        return;  // steps come in order; an older one is a replay
-    }
-    d.byStep.back()[layer] = parsed.counts;
+    KindData& d = data_.try_emplace(kind, kMaxKeptProbeSteps, lostToFp16).first->second;
+    const int thinningsBefore = d.thinnings();
+    StepCounts* reported = d.entryFor(parsed.step);
+    if (!reported) return;  // steps come in order; an older one is a replay
+    // The plots' columns index the kept steps: redraw them from what is left.
+    if (d.thinnings() != thinningsBefore && kind == tensorKind()) replotNeeded_ = true;
+    (*reported)[layer] = parsed.counts;
     layers_.add(layer);
     QStringList& withData = layersWithData_[kind];
     if (!withData.contains(layer)) {
         withData << layer;
         if (kind == tensorKind()) dirty_ = true;
     }
-}
-
-void UnderflowView::thinOut(KindData& data) {
-    // Of each neighbouring pair of steps keep the one where fp16 lost more (flushed,
-    // subnormal, overflowed or non-finite elements over all layers; the first when equal),
-    // so the worst moments stay in view. Every kept step is complete: a later one came.
-    const auto lost = [](const std::map<QString, Fp16ClassCounts>& layers) {
-        double sum = 0.0;
-        for (const auto& [layer, c] : layers)
-            sum += c.flushedFraction() + c.subnormalFraction() + c.overflowFraction() +
-                   c.nonFiniteFraction();
-        return sum;
-    };
-    std::size_t kept = 0;
-    for (std::size_t i = 0; i < data.steps.size(); i += 2) {
-        std::size_t pick = i;
-        if (i + 1 < data.steps.size() && lost(data.byStep[i + 1]) > lost(data.byStep[i]))
-            pick = i + 1;
-        data.steps[kept] = data.steps[pick];
-        if (kept != pick) data.byStep[kept] = std::move(data.byStep[pick]);
-        ++kept;
-    }
-    data.steps.resize(kept);
-    data.byStep.resize(kept);
 }
 
 void UnderflowView::endOfBatch() {
@@ -300,9 +267,9 @@ void UnderflowView::rebuildPlots() {
 }
 
 bool UnderflowView::stepComplete(const KindData& data, std::size_t index) const {
-    if (index + 1 < data.steps.size()) return true;  // a later step came: nothing more will
+    if (index + 1 < data.size()) return true;  // a later step came: nothing more will
     for (const QString& layer : rows_)
-        if (!data.byStep[index].count(layer)) return false;
+        if (!data.entry(index).count(layer)) return false;
     return true;
 }
 
@@ -311,9 +278,9 @@ void UnderflowView::appendCompleteSteps() {
     if (!data || rows_.isEmpty()) return;
     const Fraction which = fraction();
     const int n = static_cast<int>(rows_.size());
-    for (; shownSteps_ < data->steps.size() && stepComplete(*data, shownSteps_); ++shownSteps_) {
-        const auto& reported = data->byStep[shownSteps_];
-        const int64_t step = data->steps[shownSteps_];
+    for (; shownSteps_ < data->size() && stepComplete(*data, shownSteps_); ++shownSteps_) {
+        const StepCounts& reported = data->entry(shownSteps_);
+        const int64_t step = data->step(shownSteps_);
         std::vector<double> column(static_cast<std::size_t>(n), kNaN);
         for (int r = 0; r < n; ++r) {
             const auto it = reported.find(rows_[r]);
@@ -342,10 +309,10 @@ void UnderflowView::updateLogScale() {
     const Fraction which = fraction();
     for (std::size_t i = 0; i < shownSteps_; ++i)
         for (int r = 0; r < rows_.size(); ++r) {
-            const auto it = data->byStep[i].find(rows_[r]);
-            if (it == data->byStep[i].end()) continue;
+            const auto it = data->entry(i).find(rows_[r]);
+            if (it == data->entry(i).end()) continue;
             const double value = fractionOf(it->second, which);
-            linePlot_->append(r, static_cast<double>(data->steps[i]),
+            linePlot_->append(r, static_cast<double>(data->step(i)),
                               wanted && value <= 0.0 ? kNaN : value);
         }
 }
@@ -363,13 +330,12 @@ void UnderflowView::updateEmptyTexts() {
     else if (rows_.isEmpty())
         why = tr("No underflow counts yet: the probes run at step 1 and every %1 steps")
                   .arg(probesEvery_);
-    placeholder_->setText(why);
-    placeholder_->setVisible(!why.isEmpty());
+    heatmap_->setPlaceholder(why);
     linePlot_->setEmptyText(
         shownSteps_ == 0 ? (why.isEmpty() ? tr("Waiting for a probe step…") : why) : QString());
     bool exact = true;
-    if (const KindData* data = shownData(); data && !data->byStep.empty())
-        for (const auto& [layer, counts] : data->byStep.back()) exact = exact && counts.exact;
+    if (const KindData* data = shownData(); data && !data->empty())
+        for (const auto& [layer, counts] : data->back()) exact = exact && counts.exact;
     const QString how = exact ? tr("counted exactly") : tr("estimated from the histograms");
     noteLabel_->setText(tr("Fraction of each layer's elements %1 when rounded to fp16, per probe "
                            "step (%2).")

@@ -16,8 +16,9 @@
 //   (or a later step arrived), so a tick that splits a step's records leaves no hole.
 // - Changing the fraction or the tensor rebuilds both plots from the kept records (one
 //   small struct per layer and probe step, at most kMaxKeptProbeSteps steps per tensor
-//   kind: when full, of each neighbouring pair the step where fp16 lost more is kept and
-//   the plots are redrawn from them); a tick appends only new steps.
+//   kind in a ProbeSeriesStore: when full it is thinned by its rule, weighing each step
+//   by how much fp16 lost there, and the plots are redrawn from what is left); a tick
+//   appends only new steps.
 // - The line plot's y axis is logarithmic once the values shown span more than two
 //   decades (zeros are gaps there); linear from 0 otherwise.
 #include <QString>
@@ -30,11 +31,11 @@
 #include "RunObserver.h"
 #include "probes/Fp16Classes.h"
 #include "views/LayerOrder.h"
+#include "views/ProbeSeriesStore.h"
 
 class QComboBox;
 class QLabel;
 class QListWidget;
-class QCPItemText;
 
 namespace ampscope::ui {
 
@@ -46,9 +47,9 @@ class UnderflowView : public QWidget, public RunObserver {
 public:
     enum class Fraction { Flushed, Subnormal, Overflow };
 
-    // Probe steps kept per tensor kind; when full, every second one is dropped (thinOut),
-    // so a 10^6-step run costs what 2 x this many probe steps do. The run directory keeps
-    // them all.
+    // Probe steps kept per tensor kind; when full, neighbouring pairs are thinned to one
+    // (ProbeSeriesStore), so a 10^6-step run costs what 2 x this many probe steps do. The
+    // run directory keeps them all.
     static constexpr std::size_t kMaxKeptProbeSteps = 2048;
 
     explicit UnderflowView(QWidget* parent = nullptr);
@@ -81,13 +82,11 @@ public:
     QListWidget* layerList() const { return layerList_; }
 
 private:
-    struct KindData {
-        std::vector<int64_t> steps;                              // probe steps, increasing
-        std::vector<std::map<QString, Fp16ClassCounts>> byStep;  // what each layer reported
-    };
+    // What each layer reported at one probe step.
+    using StepCounts = std::map<QString, Fp16ClassCounts>;
+    using KindData = ProbeSeriesStore<StepCounts>;
 
     const KindData* shownData() const;
-    static void thinOut(KindData& data);
     QString fractionName() const;
     void rebuildRows();
     void rebuildPlots();
@@ -103,7 +102,6 @@ private:
     QComboBox* tensorBox_ = nullptr;
     QListWidget* layerList_ = nullptr;
     QLabel* noteLabel_ = nullptr;
-    QCPItemText* placeholder_ = nullptr;
 
     LayerOrder layers_;
     std::map<QString, KindData> data_;               // by record kind

@@ -1,0 +1,95 @@
+#include "WindowArguments.h"
+
+#include <cerrno>
+#include <cstdlib>
+
+#include "OptionReader.h"
+#include "common/InputError.h"
+
+namespace ampscope::app {
+
+const char* windowUsage() {
+    return "usage: ampscope [--config FILE | --scenario NAME | --open-run RUN_DIR] [--headless]\n"
+           "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N] [--show-dock ID]]\n"
+           "                [--version] [--help]\n"
+           "  --config FILE       start with this config (headless: run it)\n"
+           "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
+           "                      run it); names: ampscope-cli scenarios\n"
+           "  --open-run RUN_DIR  open a recorded run directory in the window (with --screenshot:\n"
+           "                      grab the window once the run is shown, print how long opening\n"
+           "                      took, exit)\n"
+           "  --headless          no window: run in the terminal --config's run, --scenario's runs,\n"
+           "                      or else the default comparison, the amp-sanity scenario\n"
+           "                      (FashionMNIST, simple CNN: fp32, fp16 + dynamic scaler, bf16)\n"
+           "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp>-<name> (default: runs)\n"
+           "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
+           "  --after-steps N     steps before --screenshot grabs the window (default 50)\n"
+           "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
+           "                      scale, throughput, memory, histograms, underflow, nanInspector\n"
+           "Without a display (no DISPLAY or WAYLAND_DISPLAY) ampscope runs headless.\n"
+           "Exit codes: 0 done, 2 bad input, 1 internal error, 130 interrupted.\n";
+}
+
+namespace {
+
+long long positiveCount(const std::string& option, const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end || errno == ERANGE || value < 1)
+        throw InputError(option + ": expected a positive integer (got '" + text + "')");
+    return value;
+}
+
+void checkCombinations(const WindowRequest& request) {
+    const bool screenshot = !request.screenshotPath.empty();
+    if (!request.scenario.empty() && !request.configPath.empty())
+        throw InputError("give --config FILE or --scenario NAME, not both");
+    if (!request.openRun.empty() && (!request.scenario.empty() || !request.configPath.empty()))
+        throw InputError("--open-run shows a recorded run; drop --config/--scenario");
+    if (!request.openRun.empty() && request.headless)
+        throw InputError("--open-run needs the window; drop --headless");
+    if (screenshot && request.headless) throw InputError("--screenshot needs the window; drop --headless");
+    if (!screenshot && !request.showDock.empty())
+        throw InputError("--show-dock picks the dock for --screenshot; give --screenshot PNG too");
+}
+
+}  // namespace
+
+WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
+    WindowRequest request;
+    std::string afterSteps;
+    for (OptionReader options(args, 0); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        if (options.isFlag({"--help", "-h"})) {
+            request.command = WindowRequest::Command::Help;
+            return request;
+        }
+        if (options.isFlag({"--version"})) {
+            request.command = WindowRequest::Command::Version;
+            return request;
+        }
+        if (options.isFlag({"--headless"})) {
+            request.headless = true;
+        } else if (options.takeValue({"--out", "-o"}, request.runsParent)) {
+        } else if (options.takeValue({"--config"}, request.configPath)) {
+        } else if (options.takeValue({"--scenario"}, request.scenario)) {
+        } else if (options.takeValue({"--open-run"}, request.openRun)) {
+        } else if (options.takeValue({"--screenshot"}, request.screenshotPath)) {
+        } else if (options.takeValue({"--after-steps"}, afterSteps)) {
+            request.afterSteps = positiveCount("--after-steps", afterSteps);
+        } else if (options.takeValue({"--show-dock"}, request.showDock)) {
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError("unknown option '" + a + "' (see ampscope --help)");
+        } else {
+            throw InputError("unexpected argument '" + a + "' (options take their values after them; see "
+                             "ampscope --help)");
+        }
+    }
+    checkCombinations(request);
+    if (!afterSteps.empty() && request.screenshotPath.empty())
+        throw InputError("--after-steps counts the steps before --screenshot; give --screenshot PNG too");
+    return request;
+}
+
+}  // namespace ampscope::app

@@ -1,0 +1,262 @@
+#include "precision/formats/TensorQuantizers.h"
+
+#include <cmath>
+#include <limits>
+#include <stdexcept>
+
+#include "precision/Rounding.h"
+
+namespace ampscope {
+
+namespace {
+
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+// 2^k as fp64 for integer k in [-1022, 1023].
+torch::Tensor powerOfTwoDouble(const torch::Tensor& k) {
+    return ((k.to(torch::kInt64) + 1023) * (int64_t{1} << 52)).view(torch::kDouble);
+}
+
+// floor(log2 |v|) of fp32 normals from the exponent bits; fp32 subnormals and
+// zero give -127, which every caller clamps or treats as "below every format".
+torch::Tensor floorLog2(const torch::Tensor& magnitude) {
+    return magnitude.contiguous().view(torch::kInt32).div(1 << 23, "floor") - 127;
+}
+
+torch::Tensor uniformsFor(const torch::Tensor& x, const QuantizeOptions& options) {
+    if (!options.generator) return {};
+    // On x's device: a CUDA tensor needs a CUDA generator.
+    return torch::rand(x.sizes(), *options.generator, torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
+}
+
+float finiteAmax(const torch::Tensor& x) {
+    if (x.numel() == 0) return 0.0f;
+    return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
+}
+
+QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& overflowed) {
+    QuantizationStats s;
+    s.elements = x.numel();
+    if (s.elements == 0) return s;
+    const auto finite = torch::isfinite(x);
+    s.nonFinite = s.elements - finite.sum().item<int64_t>();
+    auto nonZero = (x != 0).logical_and_(finite);
+    s.nonZero = nonZero.sum().item<int64_t>();
+    s.underflowed = nonZero.logical_and_(q == 0).sum().item<int64_t>();
+    s.saturated = overflowed.defined() ? overflowed.sum().item<int64_t>() : 0;
+    // Errors in double, over the elements finite before and after.
+    const auto neither = torch::isfinite(q).logical_and_(finite).logical_not_();
+    auto signal = x.to(torch::kDouble).masked_fill_(neither, 0.0);
+    s.squaredError = q.to(torch::kDouble).masked_fill_(neither, 0.0).sub_(signal).square_().sum().item<double>();
+    s.squaredSignal = signal.square_().sum().item<double>();
+    s.amax = x.abs().masked_fill_(finite.logical_not(), 0.0f).max().item<float>();
+    return s;
+}
+
+// [lead, K] -> [lead, K / block, block], the last dimension padded with zeros.
+struct Blocks {
+    torch::Tensor values;  // [lead, blocks, blockSize]
+    int64_t lastDim = 1;
+    int64_t padding = 0;
+};
+
+Blocks toBlocks(const torch::Tensor& x, int64_t blockSize) {
+    Blocks b;
+    b.lastDim = x.dim() == 0 ? 1 : x.size(-1);
+    const int64_t lead = b.lastDim == 0 ? 0 : x.numel() / b.lastDim;
+    b.padding = (blockSize - b.lastDim % blockSize) % blockSize;
+    auto rows = x.reshape({lead, b.lastDim});
+    if (b.padding) rows = torch::constant_pad_nd(rows, {0, b.padding}, 0);
+    b.values = rows.reshape({lead, (b.lastDim + b.padding) / blockSize, blockSize});
+    return b;
+}
+
+torch::Tensor fromBlocks(const torch::Tensor& blocked, const Blocks& b, at::IntArrayRef sizes) {
+    return blocked.reshape({blocked.size(0), b.lastDim + b.padding}).narrow(1, 0, b.lastDim).reshape(sizes);
+}
+
+void countBlockExponents(QuantizationStats& s, const torch::Tensor& exponents, const torch::Tensor& counted) {
+    const auto chosen = exponents.masked_select(counted).to(torch::kInt64);
+    if (chosen.numel() == 0) return;
+    const int64_t low = chosen.min().item<int64_t>();
+    const auto bins = torch::bincount(chosen - low).cpu();
+    const auto* counts = bins.data_ptr<int64_t>();
+    for (int64_t i = 0; i < bins.numel(); ++i)
+        if (counts[i]) s.blockScaleExponents[static_cast<int>(low + i)] = counts[i];
+}
+
+// The block formats' common end: blocks holding NaN/Inf decode to NaN, and the
+// statistics, with the outlier count from the blocked layout.
+QuantizedTensor finishBlocks(const torch::Tensor& x, const Blocks& blocks, torch::Tensor quantized,
+                             const torch::Tensor& overflowed, const QuantizeOptions& options) {
+    const auto finiteBlock = torch::isfinite(blocks.values).all(-1, true);
+    quantized = torch::where(finiteBlock, quantized, torch::full_like(quantized, kNan));
+    QuantizedTensor out;
+    out.values = fromBlocks(quantized, blocks, x.sizes());
+    if (!options.collectStats) return out;
+    out.stats = measure(x, out.values, fromBlocks(overflowed, blocks, x.sizes()));
+    const auto zeroed = (blocks.values != 0) & (quantized == 0);
+    const auto blockSurvives = quantized.abs().amax(-1, true) > 0;
+    out.stats.crushedByOutlier = (zeroed & blockSurvives & finiteBlock).sum().item<int64_t>();
+    out.stats.blocks = blocks.values.size(0) * blocks.values.size(1);
+    return out;
+}
+
+}  // namespace
+
+torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, OverflowPolicy overflow,
+                            const torch::Tensor& uniforms, torch::Tensor* overflowed) {
+    const FormatDescription& d = describe(format);
+    if (format == NumberFormat::E8M0) throw std::invalid_argument("e8m0 holds scales, not elements");
+    if (format == NumberFormat::E2M1 && overflow == OverflowPolicy::NonSaturating)
+        throw std::invalid_argument("e2m1 has neither Inf nor NaN: it always saturates");
+    if (format == NumberFormat::Bf16 && uniforms.defined())
+        throw std::invalid_argument("stochastic rounding to bf16 is not offered");
+    const auto x = values.to(torch::kFloat).contiguous();
+    const auto maxFinite = static_cast<float>(d.maxFinite);
+    const auto infinite = torch::isinf(x);
+    torch::Tensor rounded;
+    if ((format == NumberFormat::Fp16 || format == NumberFormat::Bf16) && !uniforms.defined()) {
+        // IEEE nearest even by torch's own casts (precision/Rounding.h): overflow is Inf.
+        rounded = roundTo(x, format == NumberFormat::Fp16 ? Rounding::Half : Rounding::BFloat16);
+        if (overflowed) *overflowed = torch::isinf(rounded).logical_and_(torch::isfinite(x));
+        if (overflow == OverflowPolicy::Saturate) rounded.clamp_(-maxFinite, maxFinite);
+        return rounded;
+    }
+    // |x| = m * 2^(e - M) with e its exponent (at least emin): round m to an
+    // integer, nearest even or stochastically, and scale back. Both scalings are
+    // by powers of two, built from the exponent field f = e + 127 of |x| (clamped
+    // to [emin + 127, 254], so NaN and Inf take 254 and stay NaN and Inf), and exact.
+    const auto magnitude = x.abs();
+    auto field = magnitude.view(torch::kInt32).__rshift__(23).clamp_(d.minExponent() + 127, 254);
+    const auto down = ((d.mantissaBits + 254) - field).mul_(1 << 23).view(torch::kFloat);  // 2^(M - e)
+    const auto up = field.sub_(d.mantissaBits).mul_(1 << 23).view(torch::kFloat);          // 2^(e - M)
+    auto units = magnitude.mul(down);
+    if (uniforms.defined()) {
+        const auto below = units.floor();
+        const auto roundUp = uniforms.to(torch::kFloat).reshape(units.sizes()) < units.sub_(below);
+        units = below.add_(roundUp.to(torch::kFloat));
+    } else {
+        units.round_();  // half to even
+    }
+    rounded = units.mul_(up);  // |x| rounded, exponent unbounded above
+    if (overflowed) *overflowed = (rounded > maxFinite).logical_and_(infinite.logical_not());
+    if (overflow == OverflowPolicy::Saturate) {
+        rounded.clamp_max_(maxFinite);  // overflows and Inf; NaN stays NaN
+    } else if (!d.hasInf()) {
+        // e4m3: overflow and Inf are NaN (e2m1 refused above).
+        rounded.masked_fill_(rounded > maxFinite, kNan);
+    }  // with Inf: an overflow is rounded past maxFinite; make it Inf below
+    if (overflow == OverflowPolicy::NonSaturating && d.hasInf())
+        rounded.masked_fill_(rounded > maxFinite, INFINITY);
+    return rounded.copysign_(x);
+}
+
+QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options) {
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    torch::Tensor over;
+    QuantizedTensor out;
+    out.values = roundElements(x32, format, options.overflow, uniformsFor(x32, options),
+                               options.collectStats ? &over : nullptr);
+    if (options.collectStats) {
+        out.stats = measure(x32, out.values, over);
+        out.stats.scale = 1.0;
+        out.stats.scaleAmax = out.stats.amax;
+    }
+    return out;
+}
+
+QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, float scale,
+                                  const QuantizeOptions& options) {
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    torch::Tensor over;
+    const auto rounded = roundElements(x32 * scale, format, options.overflow, uniformsFor(x32, options),
+                                       options.collectStats ? &over : nullptr);
+    QuantizedTensor out;
+    // Dequantized with the reciprocal, as the recipes keep scale_inv = 1 / scale.
+    out.values = rounded * (1.0f / scale);
+    if (options.collectStats) {
+        out.stats = measure(x32, out.values, over);
+        out.stats.scale = scale;
+    }
+    return out;
+}
+
+QuantizedTensor quantizeCurrentScaling(const torch::Tensor& x, NumberFormat format, int margin,
+                                       const QuantizeOptions& options) {
+    const float amax = finiteAmax(x.to(torch::kFloat));
+    auto out = quantizeWithScale(x, format, perTensorScale(amax, format, margin), options);
+    out.stats.scaleAmax = amax;
+    return out;
+}
+
+QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& scaling, NumberFormat format,
+                                       const QuantizeOptions& options) {
+    auto out = quantizeWithScale(x, format, scaling.scale(), options);
+    out.stats.scaleAmax = scaling.scaleAmax();
+    scaling.record(finiteAmax(x.to(torch::kFloat)));
+    return out;
+}
+
+QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScaleRule rule,
+                           const QuantizeOptions& options) {
+    if (element != NumberFormat::E4M3 && element != NumberFormat::E5M2 && element != NumberFormat::E2M1)
+        throw std::invalid_argument("MX elements are e4m3, e5m2 or e2m1");
+    const FormatDescription& d = describe(element);
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    const Blocks blocks = toBlocks(x32, kMxBlockSize);
+    const auto& xb = blocks.values;
+    const auto u = uniformsFor(x32, options);
+    const auto ub = u.defined() ? toBlocks(u, kMxBlockSize).values : torch::Tensor();
+
+    const auto amax = torch::where(torch::isfinite(xb), xb.abs(), torch::zeros_like(xb)).amax(-1, true);
+    // mxScaleExponent() on every block: floor(log2 amax) - emax, one up for rceil
+    // when amax > maxFinite * 2^e (compared in fp64, exactly), clamped to e8m0.
+    auto e = floorLog2(amax) - d.maxExponent();
+    if (rule == MxScaleRule::Rceil)
+        e = e + (amax.to(torch::kDouble) > d.maxFinite * powerOfTwoDouble(e)).to(torch::kInt32);
+    e = e.clamp(kE8m0MinExponent, kE8m0MaxExponent);
+    const auto scale = powerOfTwoDouble(e).to(torch::kFloat);  // 2^-127 is an exact fp32 subnormal
+
+    torch::Tensor over;
+    // Elements saturate: the MX specification clamps them to the element's largest value.
+    const auto rounded =
+        roundElements(xb / scale, element, OverflowPolicy::Saturate, ub, options.collectStats ? &over : nullptr);
+    auto out = finishBlocks(x32, blocks, rounded * scale, over, options);
+    if (options.collectStats) countBlockExponents(out.stats, e, (amax > 0) & torch::isfinite(xb).all(-1, true));
+    return out;
+}
+
+QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options) {
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    const Blocks blocks = toBlocks(x32, kNvfp4BlockSize);
+    const auto& xb = blocks.values;
+    const auto u = uniformsFor(x32, options);
+    const auto ub = u.defined() ? toBlocks(u, kNvfp4BlockSize).values : torch::Tensor();
+
+    const float tensorAmax = finiteAmax(x32);
+    const float tensorScale = nvfp4TensorScale(tensorAmax);
+    const auto e2m1Max = static_cast<float>(describe(NumberFormat::E2M1).maxFinite);
+    const auto blockAmax = torch::where(torch::isfinite(xb), xb.abs(), torch::zeros_like(xb)).amax(-1, true);
+    const auto blockScale =
+        roundElements(blockAmax / e2m1Max / tensorScale, NumberFormat::E4M3, OverflowPolicy::Saturate);
+    const auto total = blockScale * tensorScale;
+    const auto usable = total > 0;
+    // A block whose scale rounded to 0 holds zeros (of the elements' signs).
+    const auto scaled =
+        torch::where(usable, xb / torch::where(usable, total, torch::ones_like(total)), xb * 0.0f);
+    torch::Tensor over;
+    const auto rounded =
+        roundElements(scaled, NumberFormat::E2M1, OverflowPolicy::Saturate, ub, options.collectStats ? &over : nullptr);
+    auto out = finishBlocks(x32, blocks, rounded * total, over, options);
+    if (options.collectStats) {
+        out.stats.scale = tensorScale;
+        out.stats.scaleAmax = tensorAmax;
+        const auto finiteBlock = torch::isfinite(xb).all(-1, true);
+        countBlockExponents(out.stats, floorLog2(blockScale), (blockScale > 0) & finiteBlock);
+        out.stats.zeroScaleBlocks = ((blockAmax > 0) & (blockScale == 0) & finiteBlock).sum().item<int64_t>();
+    }
+    return out;
+}
+
+}  // namespace ampscope

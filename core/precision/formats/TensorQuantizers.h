@@ -1,0 +1,66 @@
+#pragma once
+// INTERNAL (includes torch). Fake quantization: fp32 in, the values the
+// format would hold (dequantized) out, fp32, same shape, with the statistics of
+// QuantizationStats.h. Vectorised torch ops; ScalarCodec.h is the reference
+// they are tested against bit for bit (tests/test_formats.cpp).
+//
+// Element rounding is the scalar codec's: nearest even (or stochastic), overflow
+// saturating by default. Blocks (MX: 32, NVFP4: 16) run along the last
+// dimension, the reduction dimension of a matmul's operand; a last dimension
+// that is not a multiple of the block is padded with zeros (which change no
+// block's amax). A block holding NaN or Inf decodes to NaN throughout (the MX
+// specification's rule for a NaN scale); per-tensor formats keep NaN as NaN and
+// saturate Inf like any overflow.
+//
+// Stochastic rounding (options.generator set) draws one uniform per element of
+// the input, torch::rand(x.sizes(), generator), in element order, and rounds the
+// elements with it; scales are always rounded to nearest.
+#include <optional>
+
+#include <torch/torch.h>
+
+#include "precision/formats/QuantizationStats.h"
+#include "precision/formats/ScalarCodec.h"
+#include "precision/formats/ScalingRules.h"
+
+namespace ampscope {
+
+struct QuantizeOptions {
+    OverflowPolicy overflow = OverflowPolicy::Saturate;
+    std::optional<at::Generator> generator;  // set: stochastic rounding of the elements
+    bool collectStats = true;
+};
+
+struct QuantizedTensor {
+    torch::Tensor values;  // dequantized, fp32
+    QuantizationStats stats;
+};
+
+// The elements rounded to `format` without any scale (fp16, bf16, e4m3, e5m2,
+// e2m1; not e8m0). uniforms: empty for nearest, else one draw per element.
+// overflowed (optional out): finite elements that rounded past maxFinite.
+torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, OverflowPolicy overflow,
+                            const torch::Tensor& uniforms = {}, torch::Tensor* overflowed = nullptr);
+
+// Plain cast to a format (no scale): what fp16/bf16 casts do to a tensor.
+QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options = {});
+
+// Per-tensor fp8 with a given scale: values * scale, cast, times 1/scale.
+// stats.scaleAmax is left for the caller (the amax the scale came from).
+QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, float scale,
+                                  const QuantizeOptions& options = {});
+// Current scaling: the scale from the tensor's own amax.
+QuantizedTensor quantizeCurrentScaling(const torch::Tensor& x, NumberFormat format, int margin = 0,
+                                       const QuantizeOptions& options = {});
+// Delayed scaling: the scale from the history; the tensor's amax joins it after.
+QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& scaling,
+                                       NumberFormat format, const QuantizeOptions& options = {});
+
+// MXFP8 (element e4m3 or e5m2) and MXFP4 (e2m1): blocks of 32, e8m0 scales.
+QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScaleRule rule,
+                           const QuantizeOptions& options = {});
+
+// NVFP4: blocks of 16 e2m1 elements, e4m3 block scales, an fp32 tensor scale.
+QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options = {});
+
+}  // namespace ampscope

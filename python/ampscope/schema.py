@@ -1,0 +1,84 @@
+"""The run-directory vocabulary the recorder writes, as the C++ core defines it.
+
+Each name here mirrors one definition of the core, so a reader of either side finds
+the other: core/run/EventSchema.h (file names, record types, schema version, the
+`source` values), core/run/RunWriter.h (flush cadence), core/probes/ProbeRecords.h
+(probe record types and kinds), core/kernels/ProbeElementRules.h (histogram range and
+slot layout, fp16 limits). tests/python/test_probe_definitions.py checks the probe
+rules against the core on the same tensors.
+"""
+
+EVENTS_SCHEMA_VERSION = 1   # kEventsSchemaVersion
+CONFIG_SCHEMA_VERSION = 1   # kConfigSchemaVersion
+SUMMARY_SCHEMA_VERSION = 1  # kSummarySchemaVersion
+
+CONFIG_FILE = "config.json"
+EVENTS_FILE = "events.jsonl"
+SUMMARY_FILE = "summary.json"
+
+# RunWriter::kFlushBytes and kFlushInterval: the buffer goes to the file when it holds
+# this many bytes, or when this much time passed since the last write (checked after
+# every step), so a killed job loses at most the last 200 ms of records.
+FLUSH_BYTES = 64 * 1024
+FLUSH_INTERVAL_SECONDS = 0.200
+
+# The "source" field (EventSchema.h, record_source): who produced the records.
+SOURCE_FIELD = "source"
+SOURCE_RECORDER = "pytorch_recorder"
+# What viewers say instead of REAL/EMULATED for such a run (the window's badge reads
+# run_info.precision.execution; RunFacts.h recognises this opening).
+RECORDED_EXECUTION = "recorded from a PyTorch run"
+
+# Record types (event_type and probe_record_type).
+RUN_START = "run_start"
+RUN_INFO = "run_info"
+STEP = "step"
+EPOCH = "epoch"
+ERROR = "error"
+RUN_END = "run_end"
+HISTOGRAM = "histogram"
+UNDERFLOW = "underflow"
+NONFINITE = "nonfinite"
+UPDATE_RATIO = "update_ratio"
+MEMORY = "memory"
+
+# Histogram / underflow kinds (probe_kind).
+PARAM_GRAD = "param_grad"
+PARAM_GRAD_SCALED = "param_grad_scaled"
+ACTIVATION_GRAD = "activation_grad"
+
+# run_end statuses (run_status).
+FINISHED = "finished"
+STOPPED = "stopped"
+STATUS_ERROR = "error"
+
+# nonfinite.located_by: the recorder's own per-step checks found it.
+LOCATED_BY_CHECK = "check"
+
+# Exponent histogram (probe_rules): floor(log2|x|) bins MIN..MAX, then below, above,
+# zero, NaN, +Inf, -Inf: 103 slots, the layout of the core's histogram_slot.
+MIN_EXPONENT = -64
+MAX_EXPONENT = 32
+EXPONENT_BINS = MAX_EXPONENT - MIN_EXPONENT + 1  # 97
+SLOT_BELOW = EXPONENT_BINS
+SLOT_ABOVE = EXPONENT_BINS + 1
+SLOT_ZERO = EXPONENT_BINS + 2
+SLOT_NAN = EXPONENT_BINS + 3
+SLOT_POS_INF = EXPONENT_BINS + 4
+SLOT_NEG_INF = EXPONENT_BINS + 5
+HISTOGRAM_SLOTS = EXPONENT_BINS + 6  # 103
+
+# fp16 classes (Fp16Classes.h): limits of round-to-nearest-even into binary16.
+FP16_FLUSH_BOUND = 2.0 ** -25                   # |x| <= this rounds to 0 (the tie goes to even)
+FP16_NORMAL_BOUND = 2.0 ** -14 - 2.0 ** -25     # |x| >= this rounds to a normal
+FP16_OVERFLOW_BOUND = 65520.0                   # |x| >= this rounds to inf
+# Class slots, in the order of probe_rules' kClass*: +Inf and -Inf apart, added up
+# into the record's "inf".
+CLASS_ZERO, CLASS_FLUSHED, CLASS_SUBNORMAL, CLASS_NORMAL, CLASS_OVERFLOW = range(5)
+CLASS_NAN, CLASS_POS_INF, CLASS_NEG_INF = 5, 6, 7
+CLASS_SLOTS = 8
+
+# NonFiniteLocator's default ring of stats frames kept for the first-NaN record.
+FRAME_CAPACITY = 16
+
+PRECISION_MODES = ("fp32", "tf32", "fp16", "bf16", "fp16-pure", "bf16-pure")

@@ -1,0 +1,94 @@
+// Cost of the format emulation per element against a plain fp32 copy (x.clone()),
+// on gradient-like tensors [rows, 1024] on the CPU: each quantizer without and with
+// its statistics, and the whole format sweep. Times are medians of --repeats.
+//
+//   format_cost_bench [--repeats 20] [--threads N] [--smoke]
+//
+// --smoke: a small tensor and 3 repeats; proves it runs and prints every row.
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "precision/formats/FormatSweep.h"
+#include "precision/formats/TensorQuantizers.h"
+
+using namespace ampscope;
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double medianSeconds(int repeats, const std::function<void()>& run) {
+    std::vector<double> times;
+    run();  // warm-up: allocator
+    for (int i = 0; i < repeats; ++i) {
+        const auto start = Clock::now();
+        run();
+        times.push_back(std::chrono::duration<double>(Clock::now() - start).count());
+    }
+    std::sort(times.begin(), times.end());
+    return times[times.size() / 2];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+    int repeats = 20;
+    int threads = 1;
+    bool smoke = false;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--smoke")) smoke = true;
+        else if (!std::strcmp(argv[i], "--repeats") && i + 1 < argc) repeats = std::atoi(argv[++i]);
+        else if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[++i]);
+        else {
+            std::fprintf(stderr, "usage: format_cost_bench [--repeats N] [--threads N] [--smoke]\n");
+            return 2;
+        }
+    }
+    if (smoke) repeats = 3;
+    torch::set_num_threads(threads);
+    torch::manual_seed(0);
+    const int64_t rows = smoke ? 16 : 1024;
+    const auto x = torch::randn({rows, 1024}) * 1e-3f;
+    const double n = static_cast<double>(x.numel());
+
+    QuantizeOptions fast;
+    fast.collectStats = false;
+    QuantizeOptions measured;
+    QuantizeOptions stochastic;
+    stochastic.collectStats = false;
+    stochastic.generator = at::detail::createCPUGenerator(1);
+    DelayedScaling delayed(NumberFormat::E4M3);
+
+    struct Row { const char* name; std::function<void()> run; };
+    const std::vector<Row> rowsToTime = {
+        {"fp32 copy", [&] { (void)x.clone(); }},
+        {"fp16 cast", [&] { (void)quantizeUnscaled(x, NumberFormat::Fp16, fast); }},
+        {"e4m3 current", [&] { (void)quantizeCurrentScaling(x, NumberFormat::E4M3, 0, fast); }},
+        {"e4m3 delayed", [&] { (void)quantizeDelayedScaling(x, delayed, NumberFormat::E4M3, fast); }},
+        {"e5m2 current", [&] { (void)quantizeCurrentScaling(x, NumberFormat::E5M2, 0, fast); }},
+        {"mxfp8 floor", [&] { (void)quantizeMx(x, NumberFormat::E4M3, MxScaleRule::Floor, fast); }},
+        {"mxfp4 floor", [&] { (void)quantizeMx(x, NumberFormat::E2M1, MxScaleRule::Floor, fast); }},
+        {"nvfp4", [&] { (void)quantizeNvfp4(x, fast); }},
+        {"nvfp4 stochastic", [&] { (void)quantizeNvfp4(x, stochastic); }},
+        {"e4m3 current + stats", [&] { (void)quantizeCurrentScaling(x, NumberFormat::E4M3, 0, measured); }},
+        {"mxfp4 floor + stats", [&] { (void)quantizeMx(x, NumberFormat::E2M1, MxScaleRule::Floor, measured); }},
+        {"nvfp4 + stats", [&] { (void)quantizeNvfp4(x, measured); }},
+        {"format sweep (7 formats)", [&] { (void)sweepFormats(x); }},
+    };
+    std::printf("| bench | elements | quantizer | ns/element | x fp32 copy |\n|---|---|---|---|---|\n");
+    double copy = 0;
+    for (const Row& row : rowsToTime) {
+        const double seconds = medianSeconds(repeats, row.run);
+        if (copy == 0) copy = seconds;
+        std::printf("| format cost | %lld | %s | %.2f | %.1f |\n", static_cast<long long>(x.numel()), row.name,
+                    seconds / n * 1e9, seconds / copy);
+    }
+    return 0;
+}

@@ -1,0 +1,80 @@
+#pragma once
+// RecordDispatcher: the one way run records reach the views (RunObserver.h). A live run
+// (MetricStream drains), an opened or followed run directory, a run in the Compare dock
+// and a report's offscreen views all go through it, so every view sees the same calls
+// in the same order whatever the source.
+//
+// One rule per kind of record:
+// - "step": gathered and handed over with appendSteps in batches, before the next other
+//   record and at every flush; a step record without an integer "step" is malformed.
+// - "epoch": appendEpoch, after the steps before it.
+// - "run_info": the runInfo hook (the status bar), then takeRecord (views want its
+//   layer list).
+// - "error": the error hook only; a view never sees it.
+// - "run_start", "run_end": framing; the steps and the summary say what the run did.
+// - malformed (not an object, or no string "type"): counted, delivered nowhere.
+// - any other type, known or not: takeRecord. Views pick the types they know, so a run
+//   written by a newer AmpScope (or recorded from a PyTorch run) opens in an older one.
+//
+// Order: the run directory's. A live drain holds steps and records apart; each record
+// says after which step it was written (StreamedRecord), which puts them back in order.
+#include <cstdint>
+#include <functional>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <vector>
+
+#include "RunObserver.h"
+#include "engine/MetricStream.h"
+#include "engine/StepMetrics.h"
+#include "run/RunReader.h"
+
+namespace ampscope::ui {
+
+class RecordDispatcher {
+public:
+    struct Hooks {
+        std::function<void(const nlohmann::json& runInfo)> runInfo;
+        std::function<void(const std::string& message)> error;
+    };
+
+    // The observers are read at every call, so views registered later are fed too.
+    explicit RecordDispatcher(const std::vector<RunObserver*>& observers, Hooks hooks = {});
+
+    // beginRun on every view; the counts start again.
+    void beginRun(const RunContext& context);
+    // One record of a run directory, in the directory's order.
+    void take(const nlohmann::json& record);
+    // A step read without JSON (parseStepRecordText): the same as its step record.
+    void takeStep(StepMetrics step);
+    // What a live run's stream held since the last drain, in the run directory's order.
+    void takeDrained(const DrainedMetrics& drained);
+    // Hands the gathered steps to the views (a caller bounding its memory per read).
+    void flushSteps();
+    // flushSteps, then endOfBatch on every view: they redraw.
+    void endBatch();
+
+    int64_t stepsDelivered() const { return stepsDelivered_; }
+    int64_t lastStep() const { return lastStep_; }
+    int64_t malformedRecords() const { return malformed_; }
+
+private:
+    const std::vector<RunObserver*>& observers_;
+    Hooks hooks_;
+    std::vector<StepMetrics> pendingSteps_;
+    int64_t stepsDelivered_ = 0;
+    int64_t lastStep_ = 0;
+    int64_t malformed_ = 0;
+};
+
+// Every record a run directory's reader has left, in order, through the dispatcher: step
+// lines read without JSON (parseStepRecordText: nearly all of a run), the gathered steps
+// handed over after each read of batchRecords, so the views' memory is bounded, not a
+// vector's. alsoSee, when set, sees every record that is not a step line; afterBatch runs
+// after each read (a window shows its progress there). Does not call endBatch.
+void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
+                        const std::function<void(const nlohmann::json&)>& alsoSee = {},
+                        const std::function<void()>& afterBatch = {},
+                        std::size_t batchRecords = 16384);
+
+}  // namespace ampscope::ui

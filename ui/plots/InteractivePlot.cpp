@@ -1,0 +1,31 @@
+#include "plots/InteractivePlot.h"
+
+#include <QMouseEvent>
+#include <QToolTip>
+
+namespace ampscope::ui {
+
+InteractivePlot::InteractivePlot(QWidget* parent) : QCustomPlot(parent) {
+    setInteractions(QCP::iRangeDrag | QCP::iRangeZoom);
+    axisRect()->setRangeDrag(Qt::Horizontal | Qt::Vertical);
+    axisRect()->setRangeZoom(Qt::Horizontal | Qt::Vertical);
+    // Move events without a button held: the tooltip follows the mouse.
+    setMouseTracking(true);
+}
+
+void InteractivePlot::mouseMoveEvent(QMouseEvent* event) {
+    QCustomPlot::mouseMoveEvent(event);
+    if (event->buttons() != Qt::NoButton) return;  // a drag pans; no tooltip meanwhile
+    const QString text = tooltipText(event->position().toPoint());
+    if (text.isEmpty())
+        QToolTip::hideText();
+    else
+        QToolTip::showText(event->globalPosition().toPoint(), text, this);
+}
+
+void InteractivePlot::mouseDoubleClickEvent(QMouseEvent* event) {
+    QCustomPlot::mouseDoubleClickEvent(event);
+    if (event->button() == Qt::LeftButton) resetView();
+}
+
+}  // namespace ampscope::ui
