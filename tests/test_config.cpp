@@ -234,7 +234,8 @@ private Q_SLOTS:
                          "synthetic_samples"}));
         QCOMPARE(keysOf(document["model"]),
                  sorted({"name", "hidden", "activation", "norm", "blocks", "patch", "dim",
-                         "heads", "depth", "mlp_ratio"}));
+                         "heads", "depth", "mlp_ratio", "path", "file_bytes", "sha256",
+                         "probe_modules", "probe_depth"}));
         QCOMPARE(keysOf(document["precision"]), sorted({"mode", "scaler", "keep_fp32", "emulate"}));
         QCOMPARE(keysOf(document["precision"]["scaler"]),
                  sorted({"kind", "init_scale", "growth_factor", "backoff_factor",
@@ -243,7 +244,7 @@ private Q_SLOTS:
                  sorted({"name", "lr", "momentum", "weight_decay", "beta1", "beta2", "eps",
                          "clip_norm", "clip_after_unscale"}));
         QCOMPARE(keysOf(document["train"]),
-                 sorted({"epochs", "max_steps", "batch_size", "eval_batch_size"}));
+                 sorted({"epochs", "max_steps", "batch_size", "eval_batch_size", "loss"}));
         QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
                          "pause_scale_below"}));
 
@@ -341,6 +342,21 @@ private Q_SLOTS:
             {"must divide model.dim (64)", "(got 5)"});
         row("depth low", R"({"model": {"depth": 0}})", "model.depth", {"[1, 64]"});
         row("depth high", R"({"model": {"depth": 65}})", "model.depth", {"[1, 64]"});
+        row("torchscript needs path", R"({"model": {"name": "torchscript"}})", "model.path",
+            {"torchscript model needs the path"});
+        row("sha256 not hex", R"({"model": {"sha256": "abc"}})", "model.sha256",
+            {"64 lowercase hex digits", "\"abc\""});
+        row("probe_modules empty name", R"({"model": {"probe_modules": ["fc1", ""]}})",
+            "model.probe_modules[1]", {"module name"});
+        row("probe_depth negative", R"({"model": {"probe_depth": -1}})", "model.probe_depth",
+            {"[0, 64]"});
+        row("probe_modules and probe_depth",
+            R"({"model": {"probe_modules": ["fc1"], "probe_depth": 2}})", "model.probe_depth",
+            {"not both"});
+        row("loss unknown", R"({"train": {"loss": "hinge"}})", "train.loss",
+            {"must be one of auto, cross_entropy, mse, model", "\"hinge\""});
+        row("loss model on a zoo model", R"({"train": {"loss": "model"}})", "train.loss",
+            {"torchscript model whose forward returns the loss", "\"simple_cnn\""});
         row("mlp_ratio low", R"({"model": {"mlp_ratio": 0}})", "model.mlp_ratio", {"[1, 16]"});
         row("mlp_ratio high", R"({"model": {"mlp_ratio": 17}})", "model.mlp_ratio", {"[1, 16]"});
         // 784*65536 + 63*65536^2 + 65536*10 = about 2.7e11 weights.

@@ -128,14 +128,32 @@ nlohmann::json loadConfigDocument(const std::string& path) {
     }
 }
 
+namespace {
+
+// A file a config names (model.path, data.path) is found relative to the config
+// file's folder, so a folder holding a config and its model can be moved or shared.
+void resolveAgainst(const std::string& configPath, std::string& named) {
+    if (named.empty() || std::filesystem::path(named).is_absolute()) return;
+    std::error_code error;
+    const auto folder = std::filesystem::absolute(configPath, error).parent_path();
+    if (error) return;
+    named = (folder / named).lexically_normal().string();
+}
+
+}  // namespace
+
 RunConfig loadConfigFile(const std::string& path) {
     const json document = loadConfigDocument(path);
+    RunConfig config;
     try {
-        return configFromJson(document);
+        config = configFromJson(document);
     } catch (const InputError& error) {
         // Name the file too: "FILE: optim.lr: must be in (0, 10] (got 100)".
         throw InputError(path + ": " + error.what());
     }
+    resolveAgainst(path, config.model.path);
+    resolveAgainst(path, config.data.path);
+    return config;
 }
 
 void saveConfigFile(const RunConfig& config, const std::string& path) {

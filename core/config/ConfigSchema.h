@@ -34,6 +34,11 @@ void visitModel(V& v, Model& model) {
     v.field("heads", model.heads);
     v.field("depth", model.depth);
     v.field("mlp_ratio", model.mlp_ratio);
+    v.field("path", model.path);
+    v.field("file_bytes", model.file_bytes);
+    v.field("sha256", model.sha256);
+    v.field("probe_modules", model.probe_modules);
+    v.field("probe_depth", model.probe_depth);
 }
 
 template <class V, class Scaler>
@@ -72,6 +77,7 @@ void visitTrain(V& v, Train& train) {
     v.field("max_steps", train.max_steps);
     v.field("batch_size", train.batch_size);
     v.field("eval_batch_size", train.eval_batch_size);
+    v.field("loss", train.loss);
 }
 
 template <class V, class Probes>

@@ -19,7 +19,12 @@ const std::vector<std::string>& allowedDatasets() {
 const std::vector<std::string>& allowedModels() {
     static const std::vector<std::string> values = {"mlp", "simple_cnn", "deep_cnn",
                                                     "transformer", "log_sum", "batchnorm_mlp",
-                                                    "mlp_manual_softmax", "mlp_library_softmax"};
+                                                    "mlp_manual_softmax", "mlp_library_softmax",
+                                                    "torchscript"};
+    return values;
+}
+const std::vector<std::string>& allowedLosses() {
+    static const std::vector<std::string> values = {"auto", "cross_entropy", "mse", "model"};
     return values;
 }
 const std::vector<std::string>& allowedModes() {
@@ -223,6 +228,25 @@ void checkBlocks(Checker& check, const ModelConfig& model) {
     }
 }
 
+// The fields of a user's TorchScript model (the file itself is checked when loaded).
+void checkScriptModel(Checker& check, const ModelConfig& model) {
+    if (model.name == "torchscript" && model.path.empty())
+        check.add("model.path", "the torchscript model needs the path of its file (a .pt "
+                                "saved from torch.jit.trace or torch.jit.script)");
+    check.atLeast("model.file_bytes", model.file_bytes, int64_t{0});
+    const bool hex = std::all_of(model.sha256.begin(), model.sha256.end(), [](char c) {
+        return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    });
+    if (!model.sha256.empty() && (model.sha256.size() != 64 || !hex))
+        check.add("model.sha256", "must be 64 lowercase hex digits (got " + quoted(model.sha256) + ")");
+    for (std::size_t i = 0; i < model.probe_modules.size(); ++i)
+        if (model.probe_modules[i].empty())
+            check.add(indexed("model.probe_modules", i), "must be a module name (got \"\")");
+    check.inRange("model.probe_depth", model.probe_depth, 0, 64);
+    if (!model.probe_modules.empty() && model.probe_depth > 0)
+        check.add("model.probe_depth", "use model.probe_modules or model.probe_depth, not both");
+}
+
 void checkModel(Checker& check, const ModelConfig& model) {
     check.oneOf("model.name", model.name, allowedModels());
 
@@ -256,6 +280,7 @@ void checkModel(Checker& check, const ModelConfig& model) {
                                      ") (got " + std::to_string(model.heads) + ")");
     check.inRange("model.depth", model.depth, 1, 64);
     check.inRange("model.mlp_ratio", model.mlp_ratio, 1, 16);
+    checkScriptModel(check, model);
 }
 
 void checkPrecision(Checker& check, const PrecisionConfig& precision) {
@@ -292,6 +317,7 @@ void checkTrain(Checker& check, const TrainConfig& train) {
     check.atLeast("train.max_steps", train.max_steps, int64_t{0});
     check.inRange("train.batch_size", train.batch_size, 1, kMaxWidth);
     check.inRange("train.eval_batch_size", train.eval_batch_size, 1, kMaxWidth);
+    check.oneOf("train.loss", train.loss, allowedLosses());
 }
 
 void checkProbes(Checker& check, const ProbeConfig& probes) {
@@ -352,6 +378,9 @@ std::vector<FieldProblem> validateConfig(const RunConfig& config) {
     checkProbes(check, config.probes);
     checkLockstep(check, config.lockstep);
     checkFaults(check, config.faults);
+    if (config.train.loss == "model" && config.model.name != "torchscript")
+        check.add("train.loss", "\"model\" is for a torchscript model whose forward returns the "
+                                "loss (model.name is " + quoted(config.model.name) + ")");
     if (check.problems.empty()) checkActivationMemory(check, config);
     return check.problems;
 }

@@ -42,6 +42,7 @@ const std::vector<std::string>& allowedDevices();
 const std::vector<std::string>& allowedValidationModes();  // data.validation
 const std::vector<std::string>& allowedActivations();
 const std::vector<std::string>& allowedNorms();
+const std::vector<std::string>& allowedLosses();  // train.loss
 const std::vector<int64_t>& allowedPatchSizes();  // transformer patch: divisors of 28
 
 }  // namespace ampscope

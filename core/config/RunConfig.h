@@ -41,6 +41,16 @@ struct ModelConfig {
     int64_t heads = 4;
     int64_t depth = 2;
     int64_t mlp_ratio = 2;
+    // torchscript: the user's model file (relative paths resolve against the config
+    // file's folder; a run's config.json holds the absolute path), and what the run
+    // found there: its size and SHA-256. A sha256 given in a config must match the file.
+    std::string path;
+    int64_t file_bytes = 0;
+    std::string sha256;
+    // Which submodules are probed layers: qualified names, or every module at one depth
+    // (1 = the model's children); neither: the modules that hold parameters.
+    std::vector<std::string> probe_modules;
+    int64_t probe_depth = 0;
 };
 
 struct ScalerConfig {
@@ -82,6 +92,10 @@ struct TrainConfig {
     int64_t max_steps = 0;  // 0 = no limit beyond epochs
     int64_t batch_size = 128;
     int64_t eval_batch_size = 1000;
+    // auto: cross_entropy for class targets, mse for float targets (log_sum: its own);
+    // cross_entropy | mse | model (the model's forward takes (inputs, targets) and
+    // returns the loss).
+    std::string loss = "auto";
 };
 
 struct ProbeConfig {

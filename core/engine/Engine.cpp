@@ -26,6 +26,7 @@
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
 #include "engine/Watchpoints.h"
+#include "models/ModelFileIdentity.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
 #include "run/RunWriter.h"
@@ -238,6 +239,10 @@ void Engine::Impl::run() {
 // Threads, seed, device and the run directory: what a run sets before it loads anything.
 c10::Device Engine::Impl::prepareRun(RunSummary& s) {
     throwIfInvalid(config);
+    // config.json names the user's model file by absolute path, size and SHA-256 (the
+    // engine's own config stays as given: the window may be reading it).
+    RunConfig resolved = config;
+    identifyModelFile(resolved.model);
     const int threads = config.threads > 0 ? config.threads : hardwareThreads();
     // Debian's LibTorch starts with one intra-op thread; the run says how many it uses.
     at::set_num_threads(threads);
@@ -248,7 +253,7 @@ c10::Device Engine::Impl::prepareRun(RunSummary& s) {
     s.device = device.is_cuda() ? "cuda" : "cpu";
     s.deviceName = device.is_cuda() ? "CUDA device 0" : cpuModelName();
     if (!runDirectory.empty())
-        writer = std::make_unique<RunWriter>(runDirectory, configToJson(config),
+        writer = std::make_unique<RunWriter>(runDirectory, configToJson(resolved),
                                              nlohmann::json{{"device", s.device}, {"threads", threads}});
     return device;
 }
@@ -285,12 +290,29 @@ void Engine::Impl::recordProbeResults(ProbeSession& probes, const std::shared_pt
     }
 }
 
+namespace {
+
+// A fault aimed at a layer the model does not have would never fire: refused by name.
+void checkFaultLayers(const std::vector<FaultConfig>& faults, const TrainableModel& model) {
+    for (size_t i = 0; i < faults.size(); ++i) {
+        const std::string& layer = faults[i].layer;
+        if (layer.empty() || model.hasLayer(layer)) continue;
+        std::string names;
+        for (const auto& name : model.layerNames()) names += (names.empty() ? "" : ", ") + name;
+        throw InputError("faults[" + std::to_string(i) + "].layer: no layer named \"" + layer +
+                         "\" (layers: " + names + ")");
+    }
+}
+
+}  // namespace
+
 void Engine::Impl::train(RunSummary& s) {
     const c10::Device device = prepareRun(s);
     const DataBundle data = loadData(config.data, config.seed);
     // The seeded state the model is drawn from: lock-step B draws its weights from it too.
     const torch::Tensor initialRng = captureCpuRng();
     Trainer trainer(config, data, device);
+    checkFaultLayers(config.faults, trainer.model());
     s.emulated = trainer.policy().execution.emulated;
     s.execution = trainer.policy().execution.how;
     s.parameters = trainer.model().parameterCount();

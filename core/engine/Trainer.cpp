@@ -10,6 +10,7 @@
 
 #include "common/InputError.h"
 #include "models/ModelFactory.h"
+#include "models/TorchScriptModel.h"
 #include "precision/Autocast.h"
 
 namespace ampscope {
@@ -56,34 +57,35 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
     shape_.input_shape = data.input_shape;
     shape_.description = data.description;
     classification_ = data.task == "classification";
-    logSumLoss_ = config.model.name == "log_sum";
-    const int64_t outputs = classification_ ? data.num_classes : 1;
-    model_ = buildModel(config.model, data.input_shape, outputs);
-    for (const auto& name : config.precision.keep_fp32) {
-        if (name != "loss" && !model_->hasLayer(name))
-            throw InputError("precision.keep_fp32: no layer named \"" + name +
-                             "\" (layers: " + joined(model_->layerNames()) + ", loss)");
+    if (config.model.name == "torchscript") {
+        model_ = TorchScriptModel::load(config.model, device_, config.train.loss == "model");
+    } else {
+        const int64_t outputs = classification_ ? data.num_classes : 1;
+        model_ = std::make_shared<ZooModel>(buildModel(config.model, data.input_shape, outputs));
     }
-    model_->to(device_);
+    chooseLoss(data);
+    keepLayersInFp32();
+    model_->moveTo(device_);
     if (policy_.pureWeights) {
         // Pure modes hold the weights themselves in half; kept layers stay fp32.
         for (size_t i = 0; i < model_->layerCount(); ++i)
-            if (!policy_.keeps(model_->layerName(i))) model_->layer(i).to(policy_.lowDtype);
+            if (!policy_.keeps(model_->layerName(i))) model_->layerTo(i, policy_.lowDtype);
     }
     if (policy_.pureEmulated) {
         torch::NoGradGuard noGrad;
         for (size_t i = 0; i < model_->layerCount(); ++i) {
             if (policy_.keeps(model_->layerName(i))) continue;
-            for (auto& p : model_->layer(i).parameters()) p.copy_(roundTo(p, policy_.pureRounding));
+            for (auto& p : model_->layerParameters(i)) p.copy_(roundTo(p, policy_.pureRounding));
         }
     }
     policy_.registerLayers(model_->layerNames());
     for (size_t i = 0; i < model_->layerCount(); ++i) {
-        for (auto& p : model_->layer(i).parameters()) {
+        for (auto& p : model_->layerParameters(i)) {
             parameters_.push_back(p);
             parameterLayers_.push_back(i);
         }
     }
+    if (config.model.name == "torchscript" && data.train.inputs.defined()) checkModelFitsData(data);
     optimizer_ = makeOptimizer(config.optim, parameters_);
     const auto& s = config.precision.scaler;
     const auto kind = resolveScalerKind(config.precision);
@@ -95,17 +97,115 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
                                            ScaleUpdateRule{s.growth_factor, s.backoff_factor, s.growth_interval});
 }
 
+void Trainer::chooseLoss(const DataBundle& data) {
+    const std::string& loss = config_.train.loss;
+    const std::string targets = classification_ ? "class targets" : "float targets";
+    if (loss == "model") {
+        loss_ = LossKind::Model;
+    } else if (loss == "cross_entropy") {
+        if (!classification_)
+            throw InputError("train.loss: cross_entropy needs class targets (integers); " +
+                             data.description + " has float targets (use mse)");
+        loss_ = LossKind::CrossEntropy;
+    } else if (loss == "mse") {
+        if (classification_)
+            throw InputError("train.loss: mse needs float targets of the output's shape; " +
+                             data.description + " has class targets (use cross_entropy)");
+        loss_ = LossKind::Mse;
+    } else if (config_.model.name == "log_sum") {
+        loss_ = LossKind::LogSum;
+    } else {
+        loss_ = classification_ ? LossKind::CrossEntropy : LossKind::Mse;
+    }
+}
+
+void Trainer::keepLayersInFp32() {
+    // keep_fp32 names layers, or (a user's model) a module around some: its layers are
+    // kept too, so every view that asks "is this layer kept?" agrees with the run.
+    for (const auto& name : config_.precision.keep_fp32) {
+        if (name == "loss") continue;
+        const auto layers = model_->layersWithin(name);
+        if (layers.empty())
+            throw InputError("precision.keep_fp32: no layer named \"" + name +
+                             "\" (layers: " + joined(model_->layerNames()) + ", loss)");
+        policy_.keepFp32.insert(layers.begin(), layers.end());
+        policy_.keepFp32.insert(name);  // the module itself, for the ops directly in it
+    }
+}
+
+void Trainer::checkModelFitsData(const DataBundle& data) {
+    const int64_t n = std::min<int64_t>(3, data.train.size());
+    if (n < 1) return;
+    torch::NoGradGuard noGrad;
+    model_->setTraining(false);
+    const auto x = data.train.inputs.slice(0, 0, n).to(device_);
+    const auto y = data.train.targets.slice(0, 0, n).to(device_);
+    auto shapeText = [](const torch::Tensor& t) {
+        std::string text = "[";
+        for (int64_t d = 0; d < t.dim(); ++d) text += (d ? ", " : "") + std::to_string(t.size(d));
+        return text + "]";
+    };
+    const std::string file = "model.path: " + config_.model.path + ": ";
+    torch::Tensor out;
+    try {
+        std::optional<AutocastScope> autocast;
+        if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
+        auto input = x;
+        if (policy_.pureWeights && input.is_floating_point()) input = input.to(policy_.lowDtype);
+        out = loss_ == LossKind::Model ? model_->forwardLoss(input, y, policy_, nullptr)
+                                       : model_->forward(input, policy_, nullptr);
+    } catch (const InputError& error) {
+        model_->setTraining(true);
+        throw InputError(std::string(error.what()) + " (on " + std::to_string(n) +
+                         " training samples of shape " + shapeText(x) + ")");
+    }
+    model_->setTraining(true);
+    const std::string gives = "forward gives " + shapeText(out) + " for inputs " + shapeText(x);
+    if (loss_ == LossKind::Model) {
+        if (out.dim() != 0)
+            throw InputError(file + "forward(inputs, targets) gives " + shapeText(out) +
+                             "; train.loss \"model\" needs the scalar loss");
+    } else if (loss_ == LossKind::CrossEntropy) {
+        if (out.dim() != 2 || out.size(0) != n || out.size(1) < data.num_classes)
+            throw InputError(file + gives + "; cross_entropy needs [" + std::to_string(n) + ", classes] with " +
+                             std::to_string(data.num_classes) + " classes or more");
+    } else if (loss_ == LossKind::Mse) {
+        if (out.sizes() != y.sizes())
+            throw InputError(file + gives + "; mse needs the targets' shape " + shapeText(y));
+    }
+    if (!out.is_floating_point())
+        throw InputError(file + gives + " of " + std::string(c10::toString(out.scalar_type())) +
+                         "; a loss needs floating-point outputs");
+}
+
+torch::Tensor Trainer::forwardLoss(const torch::Tensor& x, const torch::Tensor& y, LayerObserver* observer) {
+    if (loss_ != LossKind::Model) return computeLoss(model_->forward(x, policy_, observer), y);
+    // The model's own loss: "loss" in keep_fp32 cannot reach inside it; the pure-mode
+    // rounding of the loss applies as to any loss.
+    auto loss = model_->forwardLoss(x, y, policy_, observer);
+    if (policy_.pureRounding != Rounding::None && !policy_.keeps("loss"))
+        loss = roundWithGradient(loss, policy_.pureRounding, policy_.pureRounding);
+    return loss;
+}
+
 torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Tensor& targets) {
     const bool kept = policy_.keeps("loss");
     std::optional<AutocastScope> fp32Region;
     if (kept && policy_.realAutocast) fp32Region.emplace(device_.type(), policy_.lowDtype, false);
     const torch::Tensor out = kept ? output.to(torch::kFloat) : output;
     torch::Tensor loss;
-    if (logSumLoss_)
-        loss = -torch::log(out.abs().sum());  // a log of a tiny sum: fp32 keeps it finite
-    else
-        loss = classification_ ? torch::cross_entropy_loss(out, targets)
-                               : torch::mse_loss(out, targets.to(out.scalar_type()));
+    switch (loss_) {
+        case LossKind::LogSum:
+            loss = -torch::log(out.abs().sum());  // a log of a tiny sum: fp32 keeps it finite
+            break;
+        case LossKind::CrossEntropy:
+            loss = torch::cross_entropy_loss(out, targets);
+            break;
+        case LossKind::Mse:
+        case LossKind::Model:
+            loss = torch::mse_loss(out, targets.to(out.scalar_type()));
+            break;
+    }
     if (policy_.pureRounding != Rounding::None && !kept)
         loss = roundWithGradient(loss, policy_.pureRounding, policy_.pureRounding);
     return loss;
@@ -162,8 +262,7 @@ double Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double 
     {
         std::optional<AutocastScope> autocast;
         if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
-        const auto output = model_->forward(x, policy_, observer_);
-        loss = computeLoss(output, y);
+        loss = forwardLoss(x, y, observer_);
     }
     if (lossFactor != 1.0) loss = loss * lossFactor;
     if (probe_) probe_->afterLoss(loss);
@@ -176,7 +275,7 @@ double Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double 
 StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
     StepMetrics m;
     applyDeviceMathMode();
-    model_->train();
+    model_->setTraining(true);
     for (auto& p : parameters_) p.mutable_grad().reset();
 
     lastInputs_ = inputs.to(device_);
@@ -228,7 +327,7 @@ void Trainer::reportStepChecked(const StepMetrics& m) {
 
 void Trainer::replayForwardBackward() {
     applyDeviceMathMode();
-    model_->train();
+    model_->setTraining(true);
     for (auto& p : parameters_) p.mutable_grad().reset();
     const double scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
     forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, scale);
@@ -252,7 +351,7 @@ void Trainer::applyDeviceMathMode() const {
 
 double Trainer::computeGradients(const torch::Tensor& inputs, const torch::Tensor& targets) {
     applyDeviceMathMode();
-    model_->train();
+    model_->setTraining(true);
     for (auto& p : parameters_) p.mutable_grad().reset();
     auto x = inputs.to(device_);
     if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
@@ -260,7 +359,7 @@ double Trainer::computeGradients(const torch::Tensor& inputs, const torch::Tenso
     {
         std::optional<AutocastScope> autocast;
         if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
-        loss = computeLoss(model_->forward(x, policy_), targets.to(device_));
+        loss = forwardLoss(x, targets.to(device_), nullptr);
     }
     loss.backward();
     return loss.detach().to(torch::kFloat).item<double>();
@@ -308,29 +407,32 @@ Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize,
                              const std::function<bool()>& cancelled) {
     torch::NoGradGuard noGrad;
     applyDeviceMathMode();
-    model_->eval();
+    model_->setTraining(false);
     double lossSum = 0.0;
     int64_t correct = 0, count = 0;
     const int64_t n = data.size();
     for (int64_t start = 0; start < n; start += batchSize) {
         if (cancelled && cancelled()) {
-            model_->train();
+            model_->setTraining(true);
             return {std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::quiet_NaN()};
         }
         const int64_t end = std::min(n, start + batchSize);
         auto x = data.inputs.slice(0, start, end).to(device_);
         auto y = data.targets.slice(0, start, end).to(device_);
         if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
-        torch::Tensor output;
-        {
-            std::optional<AutocastScope> autocast;
-            if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
-            output = model_->forward(x, policy_).to(torch::kFloat);
-        }
         const auto batch = end - start;
-        if (logSumLoss_) {
+        std::optional<AutocastScope> autocast;
+        if (policy_.realAutocast) autocast.emplace(device_.type(), policy_.lowDtype, true);
+        if (loss_ == LossKind::Model) {
+            lossSum += model_->forwardLoss(x, y, policy_, nullptr).to(torch::kFloat).item<double>() * batch;
+            count += batch;
+            continue;
+        }
+        const auto output = model_->forward(x, policy_, nullptr).to(torch::kFloat);
+        autocast.reset();
+        if (loss_ == LossKind::LogSum) {
             lossSum += -torch::log(output.abs().sum()).item<double>() * batch;
-        } else if (classification_) {
+        } else if (loss_ == LossKind::CrossEntropy) {
             lossSum += torch::cross_entropy_loss(output, y).item<double>() * batch;
             correct += output.argmax(1).eq(y).sum().item<int64_t>();
         } else {
@@ -338,10 +440,10 @@ Evaluation Trainer::evaluate(const TensorDataset& data, int64_t batchSize,
         }
         count += batch;
     }
-    model_->train();
+    model_->setTraining(true);
     Evaluation e;
     e.loss = count ? lossSum / static_cast<double>(count) : 0.0;
-    e.accuracy = classification_ && !logSumLoss_ && count ? static_cast<double>(correct) / static_cast<double>(count)
+    e.accuracy = loss_ == LossKind::CrossEntropy && count ? static_cast<double>(correct) / static_cast<double>(count)
                                           : std::numeric_limits<double>::quiet_NaN();
     return e;
 }

@@ -17,7 +17,7 @@
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
 #include "engine/StepMetrics.h"
-#include "models/LayeredModel.h"
+#include "models/TrainableModel.h"
 #include "precision/ComputePolicy.h"
 #include "precision/GradScaler.h"
 
@@ -77,8 +77,8 @@ public:
     Evaluation evaluate(const TensorDataset& data, int64_t batchSize,
                         const std::function<bool()>& cancelled = {});
 
-    LayeredModel& model() { return *model_; }
-    const LayeredModel& model() const { return *model_; }
+    TrainableModel& model() { return *model_; }
+    const TrainableModel& model() const { return *model_; }
     const ComputePolicy& policy() const { return policy_; }
     const GradScaler& scaler() const { return *scaler_; }
     const std::vector<torch::Tensor>& parameters() const { return parameters_; }
@@ -102,6 +102,15 @@ public:
     void scaleNextLoss(double factor) { nextLossFactor_ = factor; }
 
 private:
+    enum class LossKind { CrossEntropy, Mse, LogSum, Model };
+
+    void chooseLoss(const DataBundle& data);
+    void keepLayersInFp32();
+    // A user's model meets the data: a forward on a few training samples, so a shape
+    // that does not fit the loss is refused before the run starts.
+    void checkModelFitsData(const DataBundle& data);
+    // Forward and loss under the precision policy (autocast is the caller's).
+    torch::Tensor forwardLoss(const torch::Tensor& x, const torch::Tensor& y, LayerObserver* observer);
     torch::Tensor computeLoss(const torch::Tensor& output, const torch::Tensor& targets);
     // Forward (under the precision policy), loss times lossFactor, backward of the loss
     // times the scale; returns the loss read to the host.
@@ -118,8 +127,8 @@ private:
     c10::Device device_;
     ComputePolicy policy_;
     bool classification_ = true;
-    bool logSumLoss_ = false;
-    std::shared_ptr<LayeredModel> model_;
+    LossKind loss_ = LossKind::CrossEntropy;
+    std::shared_ptr<TrainableModel> model_;
     std::unique_ptr<torch::optim::Optimizer> optimizer_;
     std::unique_ptr<GradScaler> scaler_;
     std::vector<torch::Tensor> parameters_;
