@@ -10,6 +10,7 @@
 
 #include "common/Text.h"
 #include "engine/Engine.h"
+#include "probes/NonFiniteText.h"
 #include "run/EventSchema.h"
 #include "run/StepRecordCodec.h"
 
@@ -210,6 +211,7 @@ void printSummary(const RunSummary& s, const std::string& runDirectory, std::FIL
             std::fprintf(out, "                mean gradient cosine A vs B: %s\n",
                          cosines(s.lockstep->layers).c_str());
     }
+    if (s.firstNonFinite) std::fprintf(out, "first NaN/Inf   %s\n", describeFirstNonFinite(*s.firstNonFinite).c_str());
     if (!runDirectory.empty()) std::fprintf(out, "run directory   %s\n", runDirectory.c_str());
 }
 

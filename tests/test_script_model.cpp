@@ -16,6 +16,8 @@
 #include "engine/Trainer.h"
 #include "models/TorchScriptModel.h"
 #include "precision/Fp16Limits.h"
+#include "probes/FirstNonFiniteOp.h"
+#include "probes/NonFiniteText.h"
 
 using namespace ampscope;
 
@@ -279,6 +281,72 @@ private Q_SLOTS:
         } catch (const InputError& e) {
             QVERIFY2(QString(e.what()).contains("forward takes 2 inputs"), e.what());
         }
+    }
+
+    // The first op whose output is not finite, by name, module and phase.
+    void firstNonFiniteOpInForward() {
+        auto model = TorchScriptModel::load(scriptConfig("log_head.pt").model, torch::kCPU, false);
+        const ComputePolicy policy = makeComputePolicy(PrecisionConfig{}, torch::kCPU);
+        torch::manual_seed(2);
+        torch::NoGradGuard noGrad;
+        FirstNonFiniteOp watch;
+        const auto out = model->forward(torch::full({2, 4}, -100.0), policy, nullptr);
+        QVERIFY(!torch::isfinite(out).all().item<bool>());
+        NonFiniteEvent event;  // what the layer checks found: NaN, in the forward
+        event.layer = std::string(kLossLayerName);
+        event.phase = "forward";
+        event.nan = 1;
+        const auto first = watch.explaining(event);
+        QVERIFY(first.has_value());
+        QCOMPARE(first->op, std::string("aten::log"));
+        QCOMPARE(first->module, std::string("act"));
+        QCOMPARE(first->phase, std::string("forward"));
+    }
+
+    void firstNonFiniteOpInBackward() {
+        auto model = TorchScriptModel::load(scriptConfig("sqrt_head.pt").model, torch::kCPU, false);
+        const ComputePolicy policy = makeComputePolicy(PrecisionConfig{}, torch::kCPU);
+        // Zero weights and bias: fc gives exactly 0, sqrt(0) = 0 is finite, and its
+        // gradient 1 / (2 sqrt(0)) is +Inf: the first non-finite value is in backward.
+        {
+            torch::NoGradGuard noGrad;
+            for (auto& p : model->parameters()) p.zero_();
+        }
+        FirstNonFiniteOp watch;
+        const auto out = model->forward(torch::ones({2, 4}), policy, nullptr);
+        out.sum().backward();
+        NonFiniteEvent found;
+        found.layer = "fc";
+        found.phase = "backward";
+        found.posInf = 1;
+        const auto first = watch.explaining(found);
+        QVERIFY(first.has_value());
+        QCOMPARE(first->phase, std::string("backward"));
+        QVERIFY(first->inf);
+        // An event with NaNs in the forward has no op to explain it here.
+        found.phase = "forward";
+        found.nan = 1;
+        QVERIFY(!watch.explaining(found).has_value());
+        QVERIFY2(first->node.find("SqrtBackward") != std::string::npos, first->node.c_str());
+        QVERIFY(first->module.empty());
+
+        NonFiniteEvent event;
+        event.step = 4;
+        event.layer = "fc";
+        event.phase = "backward";
+        event.tensor = "gradient";
+        event.posInf = 3;
+        event.numel = 6;
+        event.op = first->op;
+        event.opPhase = first->phase;
+        event.opNode = first->node;
+        event.locatedBy = "replay";
+        const QString text = QString::fromStdString(describeFirstNonFinite(event));
+        QVERIFY2(text.startsWith("step 4: 3 +Inf of 6 in the gradient of fc (backward); first op " +
+                                 QString::fromStdString(first->op) + " in " +
+                                 QString::fromStdString(first->node) + " (backward)"),
+                 qPrintable(text));
+        QVERIFY2(text.endsWith("; found by replaying the step"), qPrintable(text));
     }
 
     void badFiles_data() {

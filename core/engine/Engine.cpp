@@ -28,6 +28,7 @@
 #include "engine/Watchpoints.h"
 #include "models/ModelFileIdentity.h"
 #include "run/EventSchema.h"
+#include "run/ModelModulesRecord.h"
 #include "run/RecordCodec.h"
 #include "run/RunWriter.h"
 
@@ -93,6 +94,7 @@ struct Engine::Impl {
     std::condition_variable endedSignal;
 
     std::unique_ptr<RunWriter> writer;
+    ModelConfig modelFile;  // the model as config.json names it (a user's file: path, SHA-256)
 
     void setState(EngineState s) {
         std::lock_guard<std::mutex> lock(mutex);
@@ -243,6 +245,7 @@ c10::Device Engine::Impl::prepareRun(RunSummary& s) {
     // engine's own config stays as given: the window may be reading it).
     RunConfig resolved = config;
     identifyModelFile(resolved.model);
+    modelFile = resolved.model;
     const int threads = config.threads > 0 ? config.threads : hardwareThreads();
     // Debian's LibTorch starts with one intra-op thread; the run says how many it uses.
     at::set_num_threads(threads);
@@ -266,6 +269,8 @@ void Engine::Impl::announceRun(const RunSummary& s, Trainer& trainer, const Data
         "; mode " + config.precision.mode + ": " + trainer.policy().execution.how + "; " + s.device + " (" +
         s.deviceName + "), " + std::to_string(s.threads) + " threads";
     record(runInfoRecord(description, s, trainer.model().layerNames(), totalSteps));
+    if (const auto* modules = trainer.model().moduleTree())
+        record(toJson(ModelModulesRecord{modelFile.path, modelFile.sha256, *modules}));
     EngineEvent ev = makeEvent(EngineEvent::Kind::Started, 0);
     ev.totalSteps = totalSteps;
     ev.message = description;

@@ -1,5 +1,7 @@
 #include "engine/ProbeSession.h"
 
+#include "probes/FirstNonFiniteOp.h"
+
 #include <array>
 
 #include "engine/DeviceMemory.h"
@@ -159,10 +161,18 @@ void ProbeSession::stepChecked(bool nonFinite) {
             if (session.probeStep_ && session.emulatedRounding_) session.trainer_.policy().setRoundingObserver(&session);
         }
     } endReplay{*this};
+    FirstNonFiniteOp watch;  // the replay alone pays for checking every op
     replay_.run();
     const auto hit = locator_.endStep();
     if (hit) {
         takeFirstEvent(hit, nonfinite_located_by::kReplay);
+        const auto firstOp = newFirst_ ? watch.explaining(*newFirst_) : std::nullopt;
+        if (firstOp) {
+            newFirst_->op = firstOp->op;
+            newFirst_->opPhase = firstOp->phase;
+            newFirst_->opModule = firstOp->module;
+            newFirst_->opNode = firstOp->node;
+        }
     } else if (!replayMissedStep_) {
         // Not reproduced: a kernel that does not give the same result twice (some GPU
         // reductions). The checks run on every step from the next one until one hits.

@@ -229,6 +229,10 @@ void visitFirstNonFinite(V& v, E& e) {
     v.fieldOr("pos_inf", e.posInf, int64_t{0});
     v.fieldOr("neg_inf", e.negInf, int64_t{0});
     v.fieldOr("numel", e.numel, int64_t{0});
+    v.fieldIfSet("op", e.op);
+    v.fieldIfSet("op_phase", e.opPhase);
+    v.fieldIfSet("op_module", e.opModule);
+    v.fieldIfSet("op_node", e.opNode);
 }
 
 template <class V, class U>

@@ -71,9 +71,4 @@ torch::Tensor ScriptRunContext::moduleOutput(torch::Tensor y) {
     return y;
 }
 
-std::string ScriptRunContext::currentLayer() const {
-    const long index = frames_.back()->innermostLayer;
-    return index >= 0 ? modules_.layers[static_cast<size_t>(index)] : std::string();
-}
-
 }  // namespace ampscope

@@ -50,8 +50,8 @@ public:
     // Operands and results of a matmul/conv op inside the current submodule.
     const LayerCompute& compute() const { return frames_.back()->compute; }
 
-    // The innermost probed layer the interpreter is in ("" outside every layer).
-    std::string currentLayer() const;
+    // The innermost submodule the interpreter is in, qualified ("" for the model itself).
+    const std::string& currentModule() const { return frames_.back()->path; }
 
 private:
     struct Frame {

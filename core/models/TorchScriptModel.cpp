@@ -277,4 +277,21 @@ void TorchScriptModel::layerTo(size_t index, c10::ScalarType dtype) {
 
 const std::vector<ScriptModuleInfo>& TorchScriptModel::modules() const { return impl_->modules; }
 
+std::vector<ScriptModuleInfo> inspectTorchScriptFile(const std::string& path,
+                                                     const std::vector<std::string>& probeModules,
+                                                     int64_t probeDepth) {
+    ModelConfig config;
+    config.name = "torchscript";
+    config.path = path;
+    config.probe_modules = probeModules;
+    config.probe_depth = probeDepth;
+    // Both arities are models; the window shows the tree of either.
+    try {
+        return TorchScriptModel::load(config, c10::Device(c10::kCPU), false)->modules();
+    } catch (const InputError& e) {
+        if (std::string(e.what()).find("forward takes 2 inputs") == std::string::npos) throw;
+        return TorchScriptModel::load(config, c10::Device(c10::kCPU), true)->modules();
+    }
+}
+
 }  // namespace ampscope

@@ -20,18 +20,10 @@
 #include <vector>
 
 #include "config/RunConfig.h"
+#include "models/ScriptModuleInfo.h"
 #include "models/TrainableModel.h"
 
 namespace ampscope {
-
-// One submodule of a loaded model, for the window's module tree and the records.
-struct ScriptModuleInfo {
-    std::string name;        // qualified ("" for the model itself)
-    std::string type;        // the Python class name ("Linear", "Block")
-    int64_t parameters = 0;  // elements of the parameters it holds itself
-    int depth = 0;           // 0 for the model itself
-    bool probed = false;
-};
 
 class TorchScriptModel : public TrainableModel {
 public:
@@ -58,6 +50,7 @@ public:
     void layerTo(size_t index, c10::ScalarType dtype) override;
 
     const std::vector<ScriptModuleInfo>& modules() const;
+    const std::vector<ScriptModuleInfo>* moduleTree() const override { return &modules(); }
 
 private:
     struct Impl;

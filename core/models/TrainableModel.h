@@ -12,6 +12,7 @@
 #include <torch/torch.h>
 
 #include "models/LayeredModel.h"
+#include "models/ScriptModuleInfo.h"
 #include "precision/ComputePolicy.h"
 
 namespace ampscope {
@@ -48,6 +49,9 @@ public:
     virtual void moveTo(const c10::Device& device) = 0;
     // Pure modes hold a layer's weights (and floating buffers) in the low dtype.
     virtual void layerTo(size_t index, c10::ScalarType dtype) = 0;
+
+    // A user's model: its module tree (for the model_modules record); null otherwise.
+    virtual const std::vector<ScriptModuleInfo>* moduleTree() const { return nullptr; }
 };
 
 // The zoo's models, as the trainer sees them.

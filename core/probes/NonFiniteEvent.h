@@ -46,6 +46,12 @@ struct NonFiniteEvent {
     // nonfinite_located_by; runs written before the field was recorded checked every step.
     std::string locatedBy = std::string(nonfinite_located_by::kCheck);
     int64_t replayMissedStep = 0;  // a step whose replay found nothing (0: none)
+    // Found by a replay: the first operator whose output was not finite
+    // (probes/FirstNonFiniteOp.h); empty when not known.
+    std::string op;          // "aten::div"
+    std::string opPhase;     // nonfinite_phase
+    std::string opModule;    // the module it ran in (a TorchScript model's forward), or ""
+    std::string opNode;      // the autograd node it ran in (backward), or ""
 
     bool operator==(const NonFiniteEvent& other) const = default;
 };

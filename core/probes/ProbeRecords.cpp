@@ -116,6 +116,10 @@ void visitNonFinite(V& v, R& r) {
     // Runs written before events said how they were found checked every step.
     v.fieldOr("located_by", e.locatedBy, std::string(nonfinite_located_by::kCheck));
     v.fieldOr("replay_missed_step", e.replayMissedStep, int64_t{0});
+    v.fieldIfSet("op", e.op);
+    v.fieldIfSet("op_phase", e.opPhase);
+    v.fieldIfSet("op_module", e.opModule);
+    v.fieldIfSet("op_node", e.opNode);
     v.listOr("frames", r.frames, [](auto& sub, auto& f) { visitStatsFrame(sub, f); }, kStatsFrame);
 }
 

@@ -5,7 +5,8 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TensorStats.cpp
   ${CMAKE_CURRENT_LIST_DIR}/UpdateRatio.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ProbeRecords.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/ProbeRecords.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/NonFiniteText.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classifier.cpp
@@ -13,6 +14,7 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/TensorStatsProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ProbeReadout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/NonFiniteLocator.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/FirstNonFiniteOp.cpp
   ${CMAKE_CURRENT_LIST_DIR}/UpdateRatioProbe.cpp)
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ComparisonRecords.cpp

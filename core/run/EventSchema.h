@@ -24,6 +24,8 @@ inline constexpr std::string_view kError = "error";
 inline constexpr std::string_view kRunEnd = "run_end";
 inline constexpr std::string_view kRunInfo = "run_info";  // the engine's facts after run_start
 inline constexpr std::string_view kFault = "fault";        // an injected fault fired
+// A user's TorchScript model: its file and module tree (run/ModelModulesRecord.h).
+inline constexpr std::string_view kModelModules = "model_modules";
 }  // namespace event_type
 // The probe records' types live in probes/ProbeRecords.h; KnownRecordTypes.h
 // lists every type this build writes (and so reads).

@@ -10,7 +10,7 @@ namespace ampscope {
 const std::vector<std::string_view>& knownRecordTypes() {
     static const std::vector<std::string_view> types = {
         event_type::kRunStart,         event_type::kRunInfo,          event_type::kStep,
-        event_type::kEpoch,            event_type::kFault,            event_type::kError,
+        event_type::kEpoch,            event_type::kFault,            event_type::kModelModules,            event_type::kError,
         event_type::kRunEnd,           probe_record_type::kHistogram, probe_record_type::kUnderflow,
         probe_record_type::kNonFinite, probe_record_type::kUpdateRatio, probe_record_type::kShadow,
         probe_record_type::kLockstep,  probe_record_type::kOpDtypes,  probe_record_type::kMemory};

@@ -1,5 +1,6 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/KnownRecordTypes.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ModelModulesRecord.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunFiles.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunNaming.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunReader.cpp

@@ -92,6 +92,29 @@ class WantsCuda(nn.Module):
         return self.fc(x.flatten(1)) + torch.zeros(10, device=torch.device("cuda"))
 
 
+class Log(nn.Module):
+    def forward(self, x):
+        return torch.log(x)
+
+
+class Sqrt(nn.Module):
+    def forward(self, x):
+        return torch.sqrt(x)
+
+
+class NonFiniteHead(nn.Module):
+    """fc -> act: log (NaN in forward for a negative value) or sqrt (an infinite
+    gradient in backward at 0), in a submodule without parameters of its own."""
+
+    def __init__(self, act):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+        self.act = act
+
+    def forward(self, x):
+        return self.act(self.fc(x))
+
+
 class NoForward(nn.Module):
     def __init__(self):
         super().__init__()
@@ -113,6 +136,8 @@ def main():
     torch.jit.trace(FiveClasses(), image).save(os.path.join(out, "five_classes.pt"))
     torch.jit.script(WantsCuda()).save(os.path.join(out, "wants_cuda.pt"))
     torch.jit.script(NoForward()).save(os.path.join(out, "no_forward.pt"))
+    torch.jit.script(NonFiniteHead(Log())).save(os.path.join(out, "log_head.pt"))
+    torch.jit.script(NonFiniteHead(Sqrt())).save(os.path.join(out, "sqrt_head.pt"))
     torch.save(SimpleCnn(), os.path.join(out, "pickled_module.pt"))
     torch.save(SimpleCnn(), os.path.join(out, "legacy_pickle.pt"), _use_new_zipfile_serialization=False)
     with open(os.path.join(out, "not_a_model.pt"), "w") as f:

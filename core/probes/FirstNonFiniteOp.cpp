@@ -1,0 +1,119 @@
+#include "probes/FirstNonFiniteOp.h"
+
+#include <cstring>
+
+#include <ATen/record_function.h>
+#include <torch/torch.h>
+
+#include "models/ScriptRunContext.h"
+
+namespace ampscope {
+
+namespace {
+
+struct WatchState {
+    bool active = false;
+    bool checking = false;        // the check's own ops are not watched
+    int backwardDepth = 0;
+    std::string backwardNode;
+    int insertedDepth = 0;        // inside an op of the graph pass (ampscope::...)
+    std::string insertedOp;
+    std::vector<NonFiniteOp> hits;
+};
+
+thread_local WatchState watch;
+
+bool isInserted(const char* name) { return std::strncmp(name, "ampscope::", 10) == 0; }
+
+// Allocations hand out memory before anything is written to it: whatever bits they
+// show (NaN among them) are no result of the model.
+bool allocatesOnly(const char* name) {
+    return std::strstr(name, "empty") != nullptr || std::strcmp(name, "aten::resize_") == 0;
+}
+
+
+// "autograd::engine::evaluate_function: MulBackward0" -> "MulBackward0"
+std::string nodeName(const char* name) {
+    const std::string text = name;
+    const auto colon = text.rfind(": ");
+    return colon == std::string::npos ? text : text.substr(colon + 2);
+}
+
+std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
+    if (!watch.active || watch.checking) return nullptr;
+    if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+        if (watch.backwardDepth++ == 0) watch.backwardNode = nodeName(fn.name());
+    } else if (isInserted(fn.name())) {
+        if (watch.insertedDepth++ == 0) watch.insertedOp = fn.name();
+    }
+    return nullptr;
+}
+
+// Whether the op's floating outputs hold a NaN, an Inf.
+std::pair<bool, bool> nonFinite(const std::vector<c10::IValue>& outputs) {
+    bool nan = false, inf = false;
+    for (const auto& value : outputs) {
+        if (!value.isTensor()) continue;
+        const auto& t = value.toTensor();
+        if (!t.defined() || !t.is_floating_point() || t.numel() == 0) continue;
+        nan = nan || t.isnan().any().item<bool>();
+        inf = inf || t.isinf().any().item<bool>();
+    }
+    return {nan, inf};
+}
+
+void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
+    if (!watch.active || watch.checking) return;
+    if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+        --watch.backwardDepth;
+        return;
+    }
+    const bool inserted = isInserted(fn.name());
+    if (inserted) --watch.insertedDepth;
+    if (watch.hits.size() >= FirstNonFiniteOp::kMaxHits || allocatesOnly(fn.name())) return;
+    watch.checking = true;
+    const auto [nan, inf] = nonFinite(fn.outputs());
+    watch.checking = false;
+    if (!nan && !inf) return;
+    NonFiniteOp op;
+    // An op inside an inserted one (a rounding's cast) is named by the inserted op.
+    op.op = !inserted && watch.insertedDepth > 0 ? watch.insertedOp : std::string(fn.name());
+    const bool backward = watch.backwardDepth > 0;
+    op.phase = std::string(backward ? nonfinite_phase::kBackward : nonfinite_phase::kForward);
+    if (backward) op.node = watch.backwardNode;
+    if (!backward)
+        if (auto* context = currentScriptRunContext())
+            op.module = context->currentModule().empty() ? kRootLayerName : context->currentModule();
+    op.nan = nan;
+    op.inf = inf;
+    watch.hits.push_back(std::move(op));
+}
+
+}  // namespace
+
+FirstNonFiniteOp::FirstNonFiniteOp() {
+    watch = WatchState{};
+    watch.active = true;
+    handle_ = at::addThreadLocalCallback(
+        at::RecordFunctionCallback(&onStart, &onEnd)
+            .needsOutputs(true)
+            .scopes({at::RecordScope::FUNCTION, at::RecordScope::BACKWARD_FUNCTION}));
+}
+
+FirstNonFiniteOp::~FirstNonFiniteOp() {
+    at::removeCallback(handle_);
+    watch.active = false;
+}
+
+const std::vector<NonFiniteOp>& FirstNonFiniteOp::hits() const { return watch.hits; }
+
+std::optional<NonFiniteOp> FirstNonFiniteOp::explaining(const NonFiniteEvent& event) const {
+    // A loss event is the forward's: the loss is computed before backward starts.
+    const std::string phase = event.layer == kLossLayerName ? std::string(nonfinite_phase::kForward) : event.phase;
+    const bool wantNan = event.nan > 0;
+    for (const auto& hit : watch.hits)
+        if (hit.phase == phase && (wantNan ? hit.nan : hit.inf)) return hit;
+    return std::nullopt;
+}
+
+}  // namespace ampscope

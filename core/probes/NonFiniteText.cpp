@@ -1,0 +1,47 @@
+#include "probes/NonFiniteText.h"
+
+namespace ampscope {
+
+namespace {
+
+std::string counts(const NonFiniteEvent& e) {
+    std::string text;
+    auto add = [&](int64_t n, const char* what) {
+        if (n > 0) text += (text.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+    };
+    add(e.nan, "NaN");
+    add(e.posInf, "+Inf");
+    add(e.negInf, "-Inf");
+    if (text.empty()) text = "non-finite values";
+    if (e.numel > 0) text += " of " + std::to_string(e.numel);
+    return text;
+}
+
+// The ops the TorchScript graph pass inserts, in words.
+std::string opInWords(const std::string& op) {
+    if (op == "ampscope::op_result") return "the rounding of a matmul/conv result (" + op + ")";
+    if (op == "ampscope::operand" || op == "ampscope::operand_optional")
+        return "the rounding of a matmul/conv operand (" + op + ")";
+    if (op == "ampscope::leave_module") return "the module's output: pure-mode rounding or an injected fault (" + op + ")";
+    return op;
+}
+
+}  // namespace
+
+std::string describeFirstNonFinite(const NonFiniteEvent& e) {
+    std::string text = "step " + std::to_string(e.step) + ": " + counts(e) + " in ";
+    if (e.layer == kLossLayerName)
+        text += "the loss";
+    else
+        text += "the " + e.tensor + " of " + e.layer + " (" + e.phase + ")";
+    if (!e.op.empty()) {
+        text += "; first op " + opInWords(e.op);
+        if (!e.opModule.empty()) text += " in " + e.opModule;
+        if (!e.opNode.empty()) text += " in " + e.opNode;
+        text += " (" + e.opPhase + ")";
+    }
+    if (e.locatedBy == nonfinite_located_by::kReplay) text += "; found by replaying the step";
+    return text;
+}
+
+}  // namespace ampscope
