@@ -57,7 +57,7 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
     shape_.description = data.description;
     classification_ = data.task == "classification";
     logSumLoss_ = config.model.name == "log_sum";
-    const int64_t outputs = classification_ ? data.num_classes : 1;
+    const int64_t outputs = modelOutputs(data);  // classes, or values per regression sample
     model_ = buildModel(config.model, data.input_shape, outputs);
     for (const auto& name : config.precision.keep_fp32) {
         if (name != "loss" && !model_->hasLayer(name))
