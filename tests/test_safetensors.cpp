@@ -439,10 +439,13 @@ private Q_SLOTS:
         QTest::newRow("numel overflow")
             << safetensors("{" + entry("x", "F32", "[4294967296,4294967296,4294967296]", 0, 4) + "}",
                            QByteArray(4, 0))
-            << "tensor \"x\": shape [4294967296, 4294967296, 4294967296] of F32 is more than 2^63 bytes";
+            << "tensor \"x\": shape [4294967296, 4294967296, 4294967296] of F32: its dimensions multiply past 2^63 bytes";
         QTest::newRow("numel 2^64 (wraps to 0 unchecked)")
             << safetensors("{" + entry("x", "U8", "[4294967296,4294967296]", 0, 0) + "}")
-            << "tensor \"x\": shape [4294967296, 4294967296] of U8 is more than 2^63 bytes";
+            << "tensor \"x\": shape [4294967296, 4294967296] of U8: its dimensions multiply past 2^63 bytes";
+        QTest::newRow("huge dimensions around a zero")
+            << safetensors("{" + entry("x", "F32", "[4294967296,0,4294967296]", 0, 0) + "}")
+            << "tensor \"x\": shape [4294967296, 0, 4294967296] of F32: its dimensions multiply past 2^63 bytes";
         QTest::newRow("__metadata__ not an object")
             << safetensors("{\"__metadata__\":[1]}")
             << "__metadata__ must be an object of strings (got [1])";

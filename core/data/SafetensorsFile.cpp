@@ -264,14 +264,19 @@ void SafetensorsFile::readHeader() {
             fail(tensor + offsetText + " reach beyond the data (" + std::to_string(dataBytes) +
                  " bytes after the header)");
 
-        // numel x element size, refused past int64 (torch's sizes) instead of wrapping.
+        // numel x element size, refused past int64 (torch's sizes) instead of wrapping. Zero
+        // dimensions are left out of the check, so that no partial product of the shape, in
+        // any order, can overflow either ([2^40, 2^40, 0] is refused, as the reference does).
         uint64_t bytes = entry.elementSize;
-        bool overflow = false;
-        for (const int64_t dim : entry.shape)
-            overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes);
+        bool overflow = false, empty = false;
+        for (const int64_t dim : entry.shape) {
+            if (dim == 0) empty = true;
+            else overflow = overflow || __builtin_mul_overflow(bytes, static_cast<uint64_t>(dim), &bytes);
+        }
         if (overflow || bytes > kInt64Max)
             fail(tensor + "shape " + shapeText(entry.shape) + " of " + entry.dtype +
-                 " is more than 2^63 bytes");
+                 ": its dimensions multiply past 2^63 bytes");
+        if (empty) bytes = 0;
         if (bytes != entry.byteCount())
             fail(tensor + "shape " + shapeText(entry.shape) + " of " + entry.dtype + " is " +
                  std::to_string(bytes) + " bytes but " + offsetText + " hold " +

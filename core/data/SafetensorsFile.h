@@ -25,8 +25,8 @@
 //      * every entry is an object with a string dtype, a shape of integers >= 0 and
 //        data_offsets [begin, end] of integers with begin <= end <= the data's size; other
 //        keys in an entry are ignored (as serde ignores them);
-//      * shape x the dtype's size equals end - begin, and fits in int64 (numel overflow is
-//        an error, not a wrap-around);
+//      * shape x the dtype's size equals end - begin, and the non-zero dimensions times the
+//        size fit in int64 (numel overflow is an error, not a wrap-around);
 //      * the ranges, sorted by offset, tile the data buffer: each begins where the previous
 //        ends, the first at 0, the last at the end of the file. An overlap names both
 //        tensors; a gap or trailing bytes name the bytes nobody owns;
