@@ -430,6 +430,10 @@ private Q_SLOTS:
         QTest::newRow("a gap before the first tensor")
             << safetensors("{" + entry("a", "F32", "[1]", 4, 8) + "}", QByteArray(8, 0))
             << "data bytes [0, 4) belong to no tensor (safetensors stores tensors back to back)";
+        QTest::newRow("a name twice (the last one counts)")
+            << safetensors("{" + entry("a", "F32", "[1]", 0, 4) + "," + entry("a", "F32", "[1]", 4, 8) + "}",
+                           QByteArray(8, 0))
+            << "data bytes [0, 4) belong to no tensor (safetensors stores tensors back to back)";
         QTest::newRow("trailing bytes")
             << safetensors("{" + x4 + "}", QByteArray(6, 0))
             << "data bytes [4, 6) belong to no tensor (safetensors stores tensors back to back)";
