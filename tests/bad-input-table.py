@@ -14,6 +14,7 @@ SECTIONS = [
     ("config file", "Config files", "`ampscope-cli run $TMP/config.json --out $TMP/run` with the file holding the bad part."),
     ("command line", "Command-line arguments", "`$CONFIG` is a valid config, `$OUT` a fresh directory."),
     ("IDX file", "IDX files", "`data.dataset` `mnist_idx`, `data.path` a directory of crafted files (40 images of 4x4, `validation` `split` unless the row says `test`). The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`."),
+    ("safetensors file", "Safetensors files", "`data.dataset` `tensors`, `data.path` a crafted file holding `x` (F32 [40, 4]) and `y` (I64 [40]), `validation` `split`. The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`. The reader's own checks, one row per kind of bad file with its exact line, are in `tests/test_safetensors.cpp`."),
     ("output directory", "Output directory and disk", "`--out` that cannot be written, and a disk that fills while training."),
     ("kill -9", "kill -9 mid-run", "ampscope-cli on spirals (100000 epochs) killed with SIGKILL at a random moment after `run_start` reached the disk; the directory then read with `readRunDirectory`: every step 1..N present, no unreadable line, no `summary.json`."),
     ("run directory", "Run directories", "`readRunDirectory($TMP/run)` (core/run/RunReader.h; no CLI command reads run directories yet). Refused: an `InputError` whose text starts with the path. Loaded: the warnings, one line each, naming the file."),
@@ -103,8 +104,9 @@ def main():
   under ASan + UBSan, and `test_engine` and `test_metric_stream` under TSan.
   Options and suppressions: `tests/sanitizers/`.
 - `tests/fuzz/run-fuzzers.sh SECONDS` builds the libFuzzer targets with clang
-  (config files, `--set`, IDX raw and gzip, run directories with a live
-  follower cross-checked against the reader) and runs each for SECONDS; CI
+  (config files, `--set`, IDX raw and gzip, safetensors headers and ranges,
+  run directories with a live follower cross-checked against the reader) and
+  runs each for SECONDS; CI
   runs 60 s each. A finding goes to `tests/fuzz/regressions/TARGET/`, which
   `test_fuzz_replay` replays in every build.
 """)

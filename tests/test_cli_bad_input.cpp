@@ -126,6 +126,25 @@ QByteArray goodLabels() {
     return idx({kSamples}, labels);
 }
 
+// A safetensors file from its header text and data: the 8-byte little-endian length first.
+QByteArray safetensorsFile(const QByteArray& header, const QByteArray& data) {
+    QByteArray bytes;
+    for (int i = 0; i < 8; ++i)
+        bytes.append(static_cast<char>((static_cast<uint64_t>(header.size()) >> (8 * i)) & 0xff));
+    return bytes + header + data;
+}
+
+// The header of the tensors rows: x (F32 [40, 4], 640 bytes) then y (I64 [40], 320 bytes),
+// with the parts a row breaks as arguments.
+QByteArray tensorsHeader(const QByteArray& xDtype = "F32", const QByteArray& xShape = "[40,4]",
+                         const QByteArray& yShape = "[40]", uint64_t yBegin = 640,
+                         uint64_t yEnd = 960) {
+    return "{\"__metadata__\":{\"format\":\"pt\"},\"x\":{\"dtype\":\"" + xDtype +
+           "\",\"shape\":" + xShape + ",\"data_offsets\":[0,640]},\"y\":{\"dtype\":\"I64\","
+           "\"shape\":" + yShape + ",\"data_offsets\":[" + QByteArray::number(qulonglong(yBegin)) +
+           "," + QByteArray::number(qulonglong(yEnd)) + "]}}";
+}
+
 const char* kImages = "train-images-idx3-ubyte";
 const char* kLabels = "train-labels-idx1-ubyte";
 
@@ -296,6 +315,10 @@ private Q_SLOTS:
         QTest::newRow("newer schema_version")
             << "{\"schema_version\": 2}"
             << "schema_version: 2 is newer than this AmpScope understands (1)";
+        QTest::newRow("tensors without a validation pair, validation test")
+            << "{\"data\": {\"dataset\": \"tensors\", \"path\": \"d.safetensors\", \"inputs\": "
+               "\"x\", \"targets\": \"y\"}}"
+            << "data.val_inputs: validation \"test\" needs the validation pair";
         QTest::newRow("mnist_idx without data.path") << "{\"data\": {\"dataset\": \"mnist_idx\"}}"
                                                      << "data.path: must name the directory";
         QTest::newRow("nested 100000 levels deep (was a crash)")
@@ -578,6 +601,93 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(r.err), qPrintable(r.err));
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
         if (!named.isEmpty()) QVERIFY2(r.err.contains(named), qPrintable(r.err));
+
+        // Recorded too: the run directory loads, ends with the same error, and says so.
+        const RunData run = readRunDirectory(out.toStdString());
+        QVERIFY(run.complete);
+        QCOMPARE(QString::fromStdString(run.summary->value("status", "")), QString("error"));
+        bool recorded = false;
+        for (const auto& record : run.events)
+            if (record.value("type", "") == "error")
+                recorded = r.err.contains(QString::fromStdString(record.value("message", "")));
+        QVERIFY2(recorded, "the error is not in events.jsonl");
+    }
+
+    // ---- safetensors files ------------------------------------------------------------
+    // data.dataset tensors on a crafted file. As with IDX files the engine has opened the
+    // run directory when the data fails, so the error is recorded there too.
+    void safetensorsFiles_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("header length beyond the file")
+            << "length" << "header length 999999 is beyond the file (1116 bytes)";
+        QTest::newRow("header not JSON")
+            << "json" << "header is not JSON (byte 45 of the header: syntax error while parsing value";
+        QTest::newRow("unknown dtype") << "dtype" << "tensor \"x\": unknown dtype \"F24\"";
+        QTest::newRow("offsets overlapping")
+            << "overlap" << "tensors \"x\" (bytes [0, 640)) and \"y\" (bytes [600, 920)) overlap";
+        QTest::newRow("offsets beyond the data")
+            << "beyond"
+            << "tensor \"y\": data_offsets [640, 960] reach beyond the data (900 bytes after the header)";
+        QTest::newRow("shape and byte count disagree")
+            << "shape" << "tensor \"x\": shape [40, 5] of F32 is 800 bytes but data_offsets [0, 640] hold 640";
+        QTest::newRow("inputs and targets with different sample counts")
+            << "count" << "data.targets: tensor \"y\" holds 39 samples but \"x\" (data.inputs) holds 40";
+        QTest::newRow("a name that is not in the file")
+            << "name" << "data.inputs: no tensor \"images\" (the file holds \"x\", \"y\")";
+        QTest::newRow("a tensor of a dtype AmpScope does not read (F64 inputs)")
+            << "f64" << "data.inputs: tensor \"x\" is F64; inputs must be F32, F16, BF16 or U8";
+    }
+    void safetensorsFiles() {
+        QFETCH(QString, kind);
+        QFETCH(QString, mentions);
+        QTemporaryDir tmp;
+        const QString file = tmp.filePath("data.safetensors");
+        const QByteArray data = noise(960, 11);
+        QString inputs = "x";
+        if (kind == "length") {
+            QByteArray bytes = safetensorsFile(tensorsHeader(), data);
+            bytes.replace(0, 8, QByteArray("\x3f\x42\x0f\0\0\0\0\0", 8));  // 999999
+            writeBytes(file, bytes);
+        } else if (kind == "json") {
+            QByteArray header = tensorsHeader();
+            header.replace("\"F32\"", "F32");  // a bare word where a string belongs
+            writeBytes(file, safetensorsFile(header, data));
+        } else if (kind == "dtype") {
+            writeBytes(file, safetensorsFile(tensorsHeader("F24"), data));
+        } else if (kind == "overlap") {
+            writeBytes(file, safetensorsFile(tensorsHeader("F32", "[40,4]", "[40]", 600, 920), data));
+        } else if (kind == "beyond") {
+            writeBytes(file, safetensorsFile(tensorsHeader(), data.left(900)));
+        } else if (kind == "shape") {
+            writeBytes(file, safetensorsFile(tensorsHeader("F32", "[40,5]"), data));
+        } else if (kind == "count") {
+            writeBytes(file, safetensorsFile(tensorsHeader("F32", "[40,4]", "[39]", 640, 952),
+                                             data.left(952)));
+        } else if (kind == "name") {
+            writeBytes(file, safetensorsFile(tensorsHeader(), data));
+            inputs = "images";
+        } else if (kind == "f64") {
+            writeBytes(file, safetensorsFile(tensorsHeader("F64", "[40,2]"), data));
+        } else {
+            QFAIL("unknown kind");
+        }
+
+        const QString config =
+            QString("{\"threads\": 1, \"data\": {\"dataset\": \"tensors\", \"path\": \"%1\", "
+                    "\"inputs\": \"%2\", \"targets\": \"y\", \"validation\": \"split\", "
+                    "\"val_fraction\": 0.25}, \"model\": {\"name\": \"mlp\", \"hidden\": [8]},"
+                    " \"train\": {\"epochs\": 1, \"batch_size\": 8}}")
+                .arg(file, inputs);
+        writeBytes(tmp.filePath("config.json"), config.toUtf8());
+        const QString out = tmp.filePath("run");
+        const CliResult r = runCli({"run", tmp.filePath("config.json"), "--out", out, "--quiet"});
+        note("safetensors file", QTest::currentDataTag(), QString::number(r.exitCode), r.err,
+             tmp.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.startsWith("ampscope-cli: " + file + ": "), qPrintable(r.err));
+        QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
 
         // Recorded too: the run directory loads, ends with the same error, and says so.
         const RunData run = readRunDirectory(out.toStdString());

@@ -75,6 +75,10 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(a.data.subset, b.data.subset);
     QCOMPARE(a.data.normalize, b.data.normalize);
     QCOMPARE(a.data.synthetic_samples, b.data.synthetic_samples);
+    QCOMPARE(qs(a.data.inputs), qs(b.data.inputs));
+    QCOMPARE(qs(a.data.targets), qs(b.data.targets));
+    QCOMPARE(qs(a.data.val_inputs), qs(b.data.val_inputs));
+    QCOMPARE(qs(a.data.val_targets), qs(b.data.val_targets));
 
     QCOMPARE(qs(a.model.name), qs(b.model.name));
     QVERIFY(a.model.hidden == b.model.hidden);
@@ -136,6 +140,10 @@ RunConfig nonDefaultConfig() {
     c.data.subset = 5000;
     c.data.normalize = false;
     c.data.synthetic_samples = 2048;
+    c.data.inputs = "x \"train\"";  // tensor names are any text a JSON key can be
+    c.data.targets = "y/ünï";
+    c.data.val_inputs = "xv";
+    c.data.val_targets = "yv";
     c.model.name = "deep_cnn";
     c.model.hidden = {512, 64, 32};
     c.model.activation = "gelu";
@@ -231,7 +239,7 @@ private Q_SLOTS:
         QCOMPARE(keysOf(document["lockstep"]), sorted({"mode"}));
         QCOMPARE(keysOf(document["data"]),
                  sorted({"dataset", "path", "validation", "val_fraction", "subset", "normalize",
-                         "synthetic_samples"}));
+                         "synthetic_samples", "inputs", "targets", "val_inputs", "val_targets"}));
         QCOMPARE(keysOf(document["model"]),
                  sorted({"name", "hidden", "activation", "norm", "blocks", "patch", "dim",
                          "heads", "depth", "mlp_ratio", "path", "file_bytes", "sha256",
@@ -290,9 +298,35 @@ private Q_SLOTS:
         row("threads high", R"({"threads": 1025})", "threads", {"[0, 1024]", "(got 1025)"});
 
         row("dataset", R"({"data": {"dataset": "cifar"}})", "data.dataset",
-            {"must be one of fashion_mnist, mnist_idx, spirals, tiny_gradients", "\"cifar\""});
+            {"must be one of fashion_mnist, mnist_idx, spirals, tiny_gradients, tensors",
+             "\"cifar\""});
         row("mnist_idx needs path", R"({"data": {"dataset": "mnist_idx"}})", "data.path",
             {"mnist_idx"});
+        const std::string tensors = R"("dataset": "tensors", "path": "d.safetensors", )";
+        row("tensors needs path",
+            R"({"data": {"dataset": "tensors", "inputs": "x", "targets": "y", "validation": "split"}})",
+            "data.path", {"must name the .safetensors file when data.dataset is tensors"});
+        row("tensors needs inputs",
+            "{\"data\": {" + tensors + R"("targets": "y", "validation": "split"}})", "data.inputs",
+            {"must name the tensor of training inputs", "(got \"\")"});
+        row("tensors needs targets",
+            "{\"data\": {" + tensors + R"("inputs": "x", "validation": "split"}})", "data.targets",
+            {"must name the tensor of training targets"});
+        row("tensors: validation test needs the val pair",
+            "{\"data\": {" + tensors + R"("inputs": "x", "targets": "y"}})", "data.val_inputs",
+            {"validation \"test\" needs the validation pair", "or use validation \"split\""});
+        row("tensors: val_inputs without val_targets",
+            "{\"data\": {" + tensors + R"("inputs": "x", "targets": "y", "val_inputs": "xv"}})",
+            "data.val_targets", {"must name the validation targets"});
+        row("tensors: val_targets without val_inputs",
+            "{\"data\": {" + tensors + R"("inputs": "x", "targets": "y", "val_targets": "yv"}})",
+            "data.val_inputs", {"must name the validation inputs"});
+        row("tensors: split beside a val pair",
+            "{\"data\": {" + tensors +
+                R"("inputs": "x", "targets": "y", "val_inputs": "xv", "val_targets": "yv", "validation": "split"}})",
+            "data.val_inputs", {"would ignore the validation pair", "(got \"xv\")"});
+        row("inputs not a string", R"({"data": {"inputs": 3}})", "data.inputs",
+            {"expected a string", "(got 3)"});
         row("validation", R"({"data": {"validation": "val"}})", "data.validation",
             {"must be one of test, split", "\"val\""});
         row("val_fraction 0", R"({"data": {"val_fraction": 0}})", "data.val_fraction",
@@ -461,6 +495,12 @@ private Q_SLOTS:
         QTest::newRow("mnist_idx with path")
             << R"({"data": {"dataset": "mnist_idx", "path": "/x"}})";
         QTest::newRow("val_fraction 0.5") << R"({"data": {"val_fraction": 0.5}})";
+        QTest::newRow("tensors split")
+            << R"({"data": {"dataset": "tensors", "path": "d.safetensors", "inputs": "x", "targets": "y", "validation": "split"}})";
+        QTest::newRow("tensors with a val pair")
+            << R"({"data": {"dataset": "tensors", "path": "d.safetensors", "inputs": "x", "targets": "y", "val_inputs": "xv", "val_targets": "yv"}})";
+        // The tensor names belong to the tensors set only; other sets ignore them.
+        QTest::newRow("names on another set") << R"({"data": {"dataset": "spirals", "inputs": "x"}})";
         QTest::newRow("lr 10") << R"({"optim": {"lr": 10}})";
         QTest::newRow("momentum 0") << R"({"optim": {"momentum": 0}})";
         QTest::newRow("weight_decay 1") << R"({"optim": {"weight_decay": 1}})";

@@ -30,6 +30,7 @@
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "data/IdxReader.h"
+#include "data/SafetensorsFile.h"
 #include "fuzz/FuzzSupport.h"
 #include "run/RunReader.h"
 
@@ -49,6 +50,11 @@ namespace replay_idx {
 #include "fuzz/fuzz_idx.cpp"
 #undef LLVMFuzzerTestOneInput
 }  // namespace replay_idx
+namespace replay_safetensors {
+#define LLVMFuzzerTestOneInput replaySafetensors
+#include "fuzz/fuzz_safetensors.cpp"
+#undef LLVMFuzzerTestOneInput
+}  // namespace replay_safetensors
 namespace replay_run_reader {
 #define LLVMFuzzerTestOneInput replayRunReader
 #include "fuzz/fuzz_run_reader.cpp"
@@ -98,6 +104,7 @@ private Q_SLOTS:
         QTest::newRow("config_override") << "config_override";
         QTest::newRow("idx") << "idx";
         QTest::newRow("run_reader") << "run_reader";
+        QTest::newRow("safetensors") << "safetensors";
     }
     void corpusAndRegressions() {
         QFETCH(QString, target);
@@ -105,12 +112,23 @@ private Q_SLOTS:
         Harness harness = target == "config" ? replay_config::replayConfig
                           : target == "config_override"
                               ? replay_config_override::replayConfigOverride
-                          : target == "idx" ? replay_idx::replayIdx
-                                            : replay_run_reader::replayRunReader;
+                          : target == "idx"         ? replay_idx::replayIdx
+                          : target == "safetensors" ? replay_safetensors::replaySafetensors
+                                                    : replay_run_reader::replayRunReader;
         const int seeds = replayDirectory(root + "corpus/" + target, harness);
         const int regressions = replayDirectory(root + "regressions/" + target, harness);
         qInfo("%s: %d seeds, %d regressions replayed", qPrintable(target), seeds, regressions);
         QVERIFY2(seeds > 0, "no seed corpus found (AMPSCOPE_SOURCE_DIR?)");
+    }
+
+    // The safetensors seeds start near the format: "valid" must open, or the fuzzer would
+    // mutate a file that fails its first check.
+    void safetensorsSeedIsValid() {
+        const std::string seed =
+            ampscope::test::sourceDir() + "/tests/fuzz/corpus/safetensors/valid";
+        const ampscope::SafetensorsFile file(seed);
+        QCOMPARE(file.entries().size(), std::size_t{8});
+        QCOMPARE(file.metadata().at("format"), std::string("pt"));
     }
 
     // ---- deep nesting: crashed (stack overflow) before the limit ----------------------

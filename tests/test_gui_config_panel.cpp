@@ -31,6 +31,10 @@ RunConfig unusualConfig() {
     c.data.synthetic_samples = 777;
     c.data.validation = "split";  // not shown
     c.data.val_fraction = 0.125;  // not shown
+    c.data.inputs = "x";          // not shown (the tensors set's names)
+    c.data.targets = "y";         // not shown
+    c.data.val_inputs = "xv";     // not shown
+    c.data.val_targets = "yv";    // not shown
     c.model.name = "mlp";
     c.model.hidden = {31, 17, 5};  // not shown
     c.precision.mode = "fp16-pure";
@@ -215,6 +219,14 @@ private Q_SLOTS:
         c.data.path = "/nonexistent/idx";
         panel.setConfig(c);
         QVERIFY(panel.datasetNote().contains("does not exist"));
+        // The tensors set names one file.
+        c.data.dataset = "tensors";
+        c.data.path = "/nonexistent/batches.safetensors";
+        panel.setConfig(c);
+        QCOMPARE(panel.datasetNote(), QString("/nonexistent/batches.safetensors does not exist."));
+        c.data.path = QCoreApplication::applicationFilePath().toStdString();  // a file that exists
+        panel.setConfig(c);
+        QVERIFY2(panel.datasetNote().isEmpty(), qPrintable(panel.datasetNote()));
     }
 
     void readOnlyWhileARunTrains() {

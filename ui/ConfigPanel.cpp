@@ -4,6 +4,7 @@
 #include <QComboBox>
 #include <QDir>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QGroupBox>
 #include <QHBoxLayout>
@@ -207,8 +208,10 @@ void ConfigPanel::buildForm() {
     QFormLayout* data = addSection(tr("Data"));
     datasetCombo_ =
         addChoice(data, tr("Dataset"), QStringLiteral("data.dataset"),
-                  tr("data.dataset: fashion_mnist and mnist_idx read IDX files; "
-                     "spirals and tiny_gradients are generated"),
+                  tr("data.dataset: fashion_mnist and mnist_idx read IDX files; tensors reads "
+                     "your own samples from a .safetensors file (the tensors named by "
+                     "data.inputs and data.targets in the config); spirals and tiny_gradients "
+                     "are generated"),
                   allowedDatasets(), [](RunConfig& c) -> std::string& { return c.data.dataset; });
     {
         auto* row = new QWidget(data->parentWidget());
@@ -220,14 +223,15 @@ void ConfigPanel::buildForm() {
         browse->setObjectName(QStringLiteral("browseDataPath"));
         rowLayout->addWidget(dataPathEdit_, 1);
         rowLayout->addWidget(browse);
-        data->addRow(tr("IDX directory"), row);
+        data->addRow(tr("Data path"), row);
         connect(dataPathEdit_, &QLineEdit::textChanged, this, &ConfigPanel::revalidate);
         connect(browse, &QPushButton::clicked, this, &ConfigPanel::chooseDataDirectory);
         QLineEdit* edit = dataPathEdit_;
         addField(
             {QStringLiteral("data.path"), edit,
              tr("data.path: the directory holding the four MNIST-format IDX files "
-                "(.gz or raw); empty means the Debian location for fashion_mnist"),
+                "(.gz or raw), empty meaning the Debian location for fashion_mnist; for "
+                "tensors, the .safetensors file"),
              [edit](const RunConfig& c) { edit->setText(QString::fromStdString(c.data.path)); },
              [edit](RunConfig& c) {
                  c.data.path = edit->text().toStdString();
@@ -432,7 +436,10 @@ void ConfigPanel::updateNotes() {
     const RunConfig c = config();
     const QString path = QString::fromStdString(c.data.path);
     QString note;
-    if ((c.data.dataset == "fashion_mnist" || c.data.dataset == "mnist_idx") && !path.isEmpty()) {
+    if (c.data.dataset == "tensors" && !path.isEmpty()) {
+        if (!QFileInfo(path).isFile()) note = tr("%1 does not exist.").arg(path);
+    } else if ((c.data.dataset == "fashion_mnist" || c.data.dataset == "mnist_idx") &&
+               !path.isEmpty()) {
         if (!QDir(path).exists())
             note = tr("%1 does not exist.").arg(path);
         else if (!hasIdxFiles(path))
@@ -456,8 +463,13 @@ void ConfigPanel::updateNotes() {
 void ConfigPanel::chooseDataDirectory() {
     const QString start =
         dataPathEdit_->text().isEmpty() ? fashionMnistDirectory_ : dataPathEdit_->text();
+    // The tensors set reads one file; the IDX sets read a directory of four.
     const QString chosen =
-        QFileDialog::getExistingDirectory(this, tr("Directory with MNIST-format IDX files"), start);
+        config().data.dataset == "tensors"
+            ? QFileDialog::getOpenFileName(this, tr("Safetensors file with your samples"), start,
+                                           tr("Safetensors (*.safetensors);;All files (*)"))
+            : QFileDialog::getExistingDirectory(this, tr("Directory with MNIST-format IDX files"),
+                                                start);
     if (!chosen.isEmpty()) dataPathEdit_->setText(chosen);
 }
 

@@ -20,6 +20,10 @@ void visitData(V& v, Data& data) {
     v.field("subset", data.subset);
     v.field("normalize", data.normalize);
     v.field("synthetic_samples", data.synthetic_samples);
+    v.field("inputs", data.inputs);
+    v.field("targets", data.targets);
+    v.field("val_inputs", data.val_inputs);
+    v.field("val_targets", data.val_targets);
 }
 
 template <class V, class Model>

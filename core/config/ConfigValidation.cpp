@@ -13,7 +13,7 @@ namespace ampscope {
 
 const std::vector<std::string>& allowedDatasets() {
     static const std::vector<std::string> values = {"fashion_mnist", "mnist_idx", "spirals",
-                                                    "tiny_gradients"};
+                                                    "tiny_gradients", "tensors"};
     return values;
 }
 const std::vector<std::string>& allowedModels() {
@@ -169,6 +169,35 @@ void checkTop(Checker& check, const RunConfig& config) {
     check.inRange("threads", config.threads, 0, 1024);
 }
 
+// data.dataset "tensors": which tensors of the file make the sets. Whether the file holds
+// them is the loader's to say (core/data/TensorsDataset.cpp), like every file check.
+void checkTensorsData(Checker& check, const DataConfig& data) {
+    if (data.path.empty())
+        check.add("data.path", "must name the .safetensors file when data.dataset is tensors "
+                               "(got \"\")");
+    if (data.inputs.empty())
+        check.add("data.inputs", "must name the tensor of training inputs in data.path (got \"\")");
+    if (data.targets.empty())
+        check.add("data.targets",
+                  "must name the tensor of training targets in data.path (got \"\")");
+    const bool valInputs = !data.val_inputs.empty(), valTargets = !data.val_targets.empty();
+    if (valInputs && !valTargets)
+        check.add("data.val_targets", "must name the validation targets when data.val_inputs "
+                                      "is set (got \"\")");
+    if (valTargets && !valInputs)
+        check.add("data.val_inputs", "must name the validation inputs when data.val_targets is "
+                                     "set (got \"\")");
+    if (data.validation == "test" && !valInputs && !valTargets)
+        check.add("data.val_inputs",
+                  "validation \"test\" needs the validation pair data.val_inputs and "
+                  "data.val_targets; name them, or use validation \"split\" (got \"\")");
+    if (data.validation == "split" && (valInputs || valTargets))
+        check.add("data.val_inputs",
+                  "validation \"split\" holds out data.val_fraction of data.inputs and would "
+                  "ignore the validation pair; clear data.val_inputs and data.val_targets, or "
+                  "use validation \"test\" (got " + quoted(data.val_inputs) + ")");
+}
+
 void checkData(Checker& check, const DataConfig& data) {
     check.oneOf("data.dataset", data.dataset, allowedDatasets());
     if (data.dataset == "mnist_idx" && data.path.empty())
@@ -178,6 +207,7 @@ void checkData(Checker& check, const DataConfig& data) {
     check.inRange("data.val_fraction", data.val_fraction, 0.0, Bound::Open, 0.5, Bound::Closed);
     check.atLeast("data.subset", data.subset, int64_t{0});
     check.inRange("data.synthetic_samples", data.synthetic_samples, 16, 10000000);
+    if (data.dataset == "tensors") checkTensorsData(check, data);
 }
 
 double mlpParameters(const ModelConfig& model) {

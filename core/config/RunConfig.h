@@ -13,10 +13,11 @@ namespace ampscope {
 inline constexpr int kConfigSchemaVersion = 1;
 
 struct DataConfig {
-    // fashion_mnist | mnist_idx | spirals | tiny_gradients
+    // fashion_mnist | mnist_idx | spirals | tiny_gradients | tensors
     std::string dataset = "fashion_mnist";
     // Directory holding the four MNIST-format IDX files (gz or raw). Empty means
-    // the Debian dataset-fashion-mnist location for fashion_mnist.
+    // the Debian dataset-fashion-mnist location for fashion_mnist. For tensors: the
+    // .safetensors file (required).
     std::string path;
     // "test": validate on the test files; "split": hold out val_fraction of train.
     std::string validation = "test";
@@ -24,6 +25,13 @@ struct DataConfig {
     int64_t subset = 0;           // 0 = all training samples, else the first N after shuffling
     bool normalize = true;        // image sets: (x/255 - mean) / std of the training images
     int64_t synthetic_samples = 4096;  // size of spirals / tiny_gradients sets
+    // tensors: names of tensors in the file data.path. inputs and targets are the
+    // training pair (required); val_inputs and val_targets the validation pair, both or
+    // neither (validation "test" needs them, "split" holds val_fraction out instead).
+    std::string inputs;
+    std::string targets;
+    std::string val_inputs;
+    std::string val_targets;
 };
 
 struct ModelConfig {

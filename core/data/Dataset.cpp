@@ -1,16 +1,18 @@
 #include "data/Dataset.h"
 
-#include <ATen/CPUGeneratorImpl.h>
-
-#include <cmath>
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 
 #include "common/InputError.h"
+#include "config/ConfigText.h"
+#include "config/ConfigValidation.h"
 #include "data/MnistFiles.h"
 #include "data/PixelConversion.h"
+#include "data/SampleSplits.h"
 #include "data/SeedStreams.h"
 #include "data/SyntheticData.h"
+#include "data/TensorsDataset.h"
 
 namespace ampscope {
 namespace {
@@ -31,39 +33,6 @@ std::string shortNumber(double value) {
     return text;
 }
 
-torch::Generator generatorFor(uint64_t seed, SeedStream stream) {
-    return at::make_generator<at::CPUGeneratorImpl>(deriveSeed(seed, stream));
-}
-
-// A pair of tensors indexed together along dim 0, whatever they hold (uint8 pixels
-// before conversion, floats after).
-struct Rows {
-    torch::Tensor inputs;
-    torch::Tensor targets;
-    int64_t size() const { return inputs.size(0); }
-    Rows select(const torch::Tensor& index) const {
-        return {inputs.index_select(0, index), targets.index_select(0, index)};
-    }
-};
-
-struct Split {
-    Rows train;
-    Rows val;
-};
-
-// Shuffles with the split stream and holds out round(fraction * N) rows as val.
-Split holdOut(const Rows& all, double fraction, uint64_t seed) {
-    const int64_t total = all.size();
-    const auto held = static_cast<int64_t>(std::llround(fraction * double(total)));
-    if (held < 1 || held >= total)
-        throw InputError("data.val_fraction: " + shortNumber(fraction) + " of " +
-                         std::to_string(total) + " samples holds out " + std::to_string(held) +
-                         "; train and val must each keep at least one sample");
-    torch::Generator generator = generatorFor(seed, SeedStream::ValidationSplit);
-    const torch::Tensor order = torch::randperm(total, generator, torch::kInt64);
-    return {all.select(order.narrow(0, held, total - held)), all.select(order.narrow(0, 0, held))};
-}
-
 void checkValidationMode(const DataConfig& config) {
     if (config.validation != "test" && config.validation != "split")
         throw InputError("data.validation: must be \"test\" or \"split\" (got \"" +
@@ -73,20 +42,6 @@ void checkValidationMode(const DataConfig& config) {
                          shortNumber(config.val_fraction) + ")");
     if (config.subset < 0)
         throw InputError("data.subset: must be >= 0 (got " + std::to_string(config.subset) + ")");
-}
-
-// Keeps the first `subset` training rows of a seeded shuffle; returns the note for the
-// description ("" when nothing was dropped).
-std::string applySubset(Rows& train, int64_t subset, uint64_t seed) {
-    const int64_t total = train.size();
-    if (subset <= 0) return "";
-    if (subset >= total)
-        return " (subset " + std::to_string(subset) + " >= " + std::to_string(total) +
-               ": all kept)";
-    torch::Generator generator = generatorFor(seed, SeedStream::TrainSubset);
-    const torch::Tensor order = torch::randperm(total, generator, torch::kInt64);
-    train = train.select(order.narrow(0, 0, subset));
-    return " (subset of " + std::to_string(total) + ")";
 }
 
 DataBundle loadImages(const DataConfig& config, uint64_t seed) {
@@ -198,10 +153,26 @@ DataBundle loadData(const DataConfig& config, uint64_t seed) {
         return loadImages(config, seed);
     if (config.dataset == "spirals" || config.dataset == "tiny_gradients")
         return loadSynthetic(config, seed);
-    throw InputError(
-        "data.dataset: must be one of fashion_mnist, mnist_idx, spirals, "
-        "tiny_gradients (got \"" +
-        config.dataset + "\")");
+    if (config.dataset == "tensors") return loadTensors(config, seed);
+    throw InputError("data.dataset: must be one of " + config_text::joined(allowedDatasets()) +
+                     " (got \"" + config.dataset + "\")");
+}
+
+int64_t modelOutputs(const DataBundle& data) {
+    if (data.task == "classification") return data.num_classes;
+    const torch::Tensor& targets = data.train.targets;
+    if (targets.dim() <= 1) return 1;
+    if (targets.dim() > 2) {
+        std::string shape;
+        for (int64_t d = 1; d < targets.dim(); ++d)
+            shape += (d > 1 ? "x" : "") + std::to_string(targets.size(d));
+        throw InputError("data.targets: " + shape +
+                         " regression values per sample; the built-in models end in a linear "
+                         "layer, so store the targets flat as [N, " +
+                         std::to_string(targets.numel() / std::max<int64_t>(targets.size(0), 1)) +
+                         "]");
+    }
+    return targets.size(1);
 }
 
 }  // namespace ampscope

@@ -39,24 +39,29 @@ PixelStats pixelStats(const torch::Tensor& pixels) {
     return stats;
 }
 
-torch::Tensor pixelsToFloat(const torch::Tensor& pixels, const PixelStats& stats) {
-    const torch::Tensor bytes = pixels.contiguous();
-    TORCH_CHECK(bytes.scalar_type() == torch::kUInt8 && bytes.dim() == 3,
-                "pixelsToFloat expects uint8 [N, H, W]");
-    // A constant image set has std 0; dividing by it would turn every pixel into NaN.
+torch::Tensor bytesToFloat(const torch::Tensor& bytes, const PixelStats& stats) {
+    const torch::Tensor in = bytes.contiguous();
+    TORCH_CHECK(in.scalar_type() == torch::kUInt8, "bytesToFloat expects uint8");
+    // A constant set has std 0; dividing by it would turn every value into NaN.
     const double scale = stats.std > 0 ? stats.std : 1.0;
     std::array<float, 256> table{};
     for (size_t v = 0; v < 256; ++v)
         table[v] = static_cast<float>((v / 255.0 - stats.mean) / scale);
 
-    torch::Tensor out =
-        torch::empty({bytes.size(0), 1, bytes.size(1), bytes.size(2)}, torch::kFloat32);
-    const uint8_t* in = bytes.data_ptr<uint8_t>();
+    torch::Tensor out = torch::empty(in.sizes(), torch::kFloat32);
+    const uint8_t* source = in.data_ptr<uint8_t>();
     float* dst = out.data_ptr<float>();
-    at::parallel_for(0, bytes.numel(), kGrain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) dst[i] = table[in[i]];
+    at::parallel_for(0, in.numel(), kGrain, [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin; i < end; ++i) dst[i] = table[source[i]];
     });
     return out;
+}
+
+torch::Tensor pixelsToFloat(const torch::Tensor& pixels, const PixelStats& stats) {
+    TORCH_CHECK(pixels.scalar_type() == torch::kUInt8 && pixels.dim() == 3,
+                "pixelsToFloat expects uint8 [N, H, W]");
+    // Inserting the channel dimension keeps the result contiguous (a view, no copy).
+    return bytesToFloat(pixels, stats).unsqueeze(1);
 }
 
 }  // namespace ampscope

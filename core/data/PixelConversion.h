@@ -6,9 +6,10 @@
 //  - pixelStats: mean and population std of pixel/255 over every pixel of a uint8
 //    tensor, computed exactly from a 256-bin histogram (no float accumulation drift
 //    on 47 million pixels).
-//  - pixelsToFloat: uint8 [N, H, W] -> contiguous float32 [N, 1, H, W] holding
-//    (pixel/255 - mean) / std, in one pass through a 256-entry lookup table. With
-//    mean 0 and std 1 the values are pixel/255 in [0, 1].
+//  - bytesToFloat: uint8 of any shape -> contiguous float32 of the same shape holding
+//    (byte/255 - mean) / std, in one pass through a 256-entry lookup table. With mean 0
+//    and std 1 the values are byte/255 in [0, 1]. A std of 0 (a constant set) divides by 1.
+//  - pixelsToFloat: the same for images, uint8 [N, H, W] -> float32 [N, 1, H, W].
 #include <torch/torch.h>
 
 namespace ampscope {
@@ -19,6 +20,7 @@ struct PixelStats {
 };
 
 PixelStats pixelStats(const torch::Tensor& pixels);
+torch::Tensor bytesToFloat(const torch::Tensor& bytes, const PixelStats& stats);
 torch::Tensor pixelsToFloat(const torch::Tensor& pixels, const PixelStats& stats);
 
 }  // namespace ampscope

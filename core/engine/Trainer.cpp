@@ -56,11 +56,13 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
     shape_.num_classes = data.num_classes;
     shape_.input_shape = data.input_shape;
     shape_.description = data.description;
+    // No samples, but the targets' shape: a twin sizes its output from it.
+    if (data.train.targets.defined()) shape_.train.targets = data.train.targets.slice(0, 0, 0);
     classification_ = data.task == "classification";
     if (config.model.name == "torchscript") {
         model_ = TorchScriptModel::load(config.model, device_, config.train.loss == "model");
     } else {
-        const int64_t outputs = classification_ ? data.num_classes : 1;
+        const int64_t outputs = modelOutputs(data);  // classes, or values per regression sample
         model_ = std::make_shared<ZooModel>(buildModel(config.model, data.input_shape, outputs));
     }
     chooseLoss(data);

@@ -15,7 +15,7 @@ set -eu
 cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 [ $# -gt 0 ] && shift
-targets=${*:-config config_override idx run_reader}
+targets=${*:-config config_override idx run_reader safetensors}
 build=${FUZZ_BUILD:-build-fuzz}
 jobs=${FUZZ_JOBS:-1}
 niceness=${FUZZ_NICE:-19}
