@@ -1,5 +1,6 @@
 // ampscope-cli as a user runs it: exit codes, one-line errors naming the field
 // or file, and the run directory a finished run leaves.
+#include <QtCore/QCryptographicHash>
 #include <QtCore/QProcess>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
@@ -214,6 +215,60 @@ private Q_SLOTS:
         QVERIFY(r.out.contains("first non-finite gradient in fc1"));
         QVERIFY(r.out.contains("first non-finite gradient in out"));
         QVERIFY(r.out.contains("final 512, 3 skipped steps, 3 backoffs, 2 growths"));
+    }
+
+    // A user's TorchScript model with a NaN injected into a named submodule: the summary
+    // names the module, the step and the phase; config.json names the file by SHA-256;
+    // the run holds the module tree and the first-NaN record with the op.
+    void ownModelNaNIsLocatedByName() {
+        const QString fixtures = qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES");
+        if (!QFile::exists(fixtures + "/residual_mlp.pt"))
+            QSKIP("no TorchScript fixtures (python3-torch writes them)");
+        QTemporaryDir dir;
+        // A relative model.path: found next to the config.
+        QVERIFY(QFile::copy(fixtures + "/residual_mlp.pt", dir.filePath("mynet.pt")));
+        const QString path = writeConfig(dir, "own.json", R"({"threads": 1,
+            "model": {"name": "torchscript", "path": "mynet.pt"},
+            "data": {"subset": 512}, "train": {"max_steps": 12, "batch_size": 32},
+            "precision": {"mode": "fp16"},
+            "faults": [{"step": 7, "kind": "nan_activation", "layer": "blocks.1.fc1"}]})");
+        const QString out = dir.filePath("run");
+        const auto r = runCli({"run", path, "--out", out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString summary = r.out.section("first NaN/Inf   ", 1).section('\n', 0, 0);
+        QVERIFY2(summary.startsWith("step 7: 1 NaN of 2048 in the activation of blocks.1.fc1 (forward)"),
+                 qPrintable(r.out));
+        QVERIFY2(summary.contains("first op") && summary.contains("in blocks.1.fc1 (forward)"), qPrintable(summary));
+
+        std::ifstream configFile((out + "/config.json").toStdString());
+        const auto config = nlohmann::json::parse(configFile);
+        QCOMPARE(QString::fromStdString(config["model"]["path"].get<std::string>()), dir.filePath("mynet.pt"));
+        QCOMPARE(config["model"]["file_bytes"].get<int64_t>(), QFileInfo(dir.filePath("mynet.pt")).size());
+        QFile model(dir.filePath("mynet.pt"));
+        QVERIFY(model.open(QIODevice::ReadOnly));
+        const QString sha = QCryptographicHash::hash(model.readAll(), QCryptographicHash::Sha256).toHex();
+        QCOMPARE(QString::fromStdString(config["model"]["sha256"].get<std::string>()), sha);
+
+        bool tree = false, located = false;
+        std::ifstream events((out + "/events.jsonl").toStdString());
+        for (std::string line; std::getline(events, line);) {
+            const auto record = nlohmann::json::parse(line);
+            if (record["type"] == "model_modules") {
+                tree = true;
+                QCOMPARE(record["sha256"].get<std::string>(), sha.toStdString());
+                bool probed = false;
+                for (const auto& m : record["modules"])
+                    if (m["name"] == "blocks.1.fc1") probed = m["probed"].get<bool>();
+                QVERIFY(probed);
+            }
+            if (record["type"] == "nonfinite") {
+                located = true;
+                QCOMPARE(record["layer"].get<std::string>(), std::string("blocks.1.fc1"));
+                QCOMPARE(record["op_module"].get<std::string>(), std::string("blocks.1.fc1"));
+            }
+        }
+        QVERIFY(tree);
+        QVERIFY(located);
     }
 
     void versionPrintsLibraries() {

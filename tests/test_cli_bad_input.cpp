@@ -700,6 +700,72 @@ private Q_SLOTS:
         QVERIFY2(recorded, "the error is not in events.jsonl");
     }
 
+    // ---- TorchScript model files -----------------------------------------------------
+    // model.name torchscript on the files a user might pass (tests/tools/
+    // export_script_models.py writes them), and configs that do not fit the model.
+    void modelFiles_data() {
+        QTest::addColumn<QString>("file");
+        QTest::addColumn<QString>("extra");  // more config, merged into the model run's
+        QTest::addColumn<QString>("mentions");
+        QTest::newRow("file missing") << "missing.pt" << "" << "model.path: $FIX/missing.pt: no such file";
+        QTest::newRow("a text file") << "not_a_model.pt" << ""
+                                     << "not a TorchScript archive (not a zip file)";
+        QTest::newRow("torch.save() of a whole module")
+            << "pickled_module.pt" << ""
+            << "a torch.save() archive of a module or its weights, not TorchScript; export it with "
+               "torch.jit.trace(model, example_input) or torch.jit.script(model), then .save(path)";
+        QTest::newRow("a legacy torch.save() pickle") << "legacy_pickle.pt" << ""
+                                                     << "a Python pickle (torch.save), not TorchScript";
+        QTest::newRow("an archive without forward") << "no_forward.pt" << ""
+                                                    << "the TorchScript module has no forward method";
+        QTest::newRow("code that needs CUDA on a CPU run")
+            << "wants_cuda.pt" << "" << "its code puts tensors on cuda and this run is on the CPU";
+        QTest::newRow("output shape does not fit the targets")
+            << "five_classes.pt" << ""
+            << "forward gives [3, 5] for inputs [3, 1, 28, 28]; cross_entropy needs [3, classes] with 10 "
+               "classes or more";
+        QTest::newRow("targets of the wrong dtype for the loss (mse on class targets)")
+            << "residual_mlp.pt" << R"("train": {"loss": "mse"})" << "train.loss: mse needs float targets";
+        QTest::newRow("train.loss model on a forward of one input")
+            << "simple_cnn.pt" << R"("train": {"loss": "model"})" << "forward takes 1 input";
+        QTest::newRow("a probed module the model does not have")
+            << "residual_mlp.pt" << R"("model": {"probe_modules": ["blocks.2"]})"
+            << "model.probe_modules: no module named \"blocks.2\"";
+        QTest::newRow("keep_fp32 names no module of the model")
+            << "residual_mlp.pt" << R"("precision": {"keep_fp32": ["encoder"]})"
+            << "precision.keep_fp32: no layer named \"encoder\"";
+        QTest::newRow("a fault aimed at no layer of the model")
+            << "residual_mlp.pt" << R"("faults": [{"step": 2, "kind": "nan_grad", "layer": "blocks.1"}])"
+            << "faults[0].layer: no layer named \"blocks.1\"";
+        QTest::newRow("the file changed since the run that recorded its SHA-256")
+            << "residual_mlp.pt" << R"("model": {"sha256": "0000000000000000000000000000000000000000000000000000000000000000"})"
+            << "model.sha256: $FIX/residual_mlp.pt has SHA-256 ";
+    }
+    void modelFiles() {
+        QFETCH(QString, file);
+        QFETCH(QString, extra);
+        QFETCH(QString, mentions);
+        const QString fixtures = qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES");
+        if (!QFile::exists(fixtures + "/simple_cnn.pt"))
+            QSKIP("no TorchScript fixtures (python3-torch writes them)");
+        QTemporaryDir tmp;
+        nlohmann::json config = nlohmann::json::parse(
+            R"({"threads": 1, "data": {"subset": 64}, "train": {"max_steps": 3, "batch_size": 16},
+                "probes": {"every": 0}})");
+        config["model"] = {{"name", "torchscript"}, {"path", (fixtures + "/" + file).toStdString()}};
+        if (!extra.isEmpty()) config.merge_patch(nlohmann::json::parse("{" + extra.toStdString() + "}"));
+        writeBytes(tmp.filePath("config.json"), QByteArray::fromStdString(config.dump()));
+        const QString out = tmp.filePath("run");
+        const CliResult r = runCli({"run", tmp.filePath("config.json"), "--out", out, "--quiet"});
+        QString line = r.err;
+        line.replace(fixtures, "$FIX");
+        note("TorchScript model file", QTest::currentDataTag(), QString::number(r.exitCode), line,
+             tmp.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(line.contains(mentions), qPrintable(line));
+    }
+
     // ---- output directories -----------------------------------------------------------
     void outputDirectories_data() {
         QTest::addColumn<QString>("out");

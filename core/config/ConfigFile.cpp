@@ -101,6 +101,23 @@ std::string readWholeFile(const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// A file a config names is found relative to the config file's folder.
+void resolveAgainst(const std::string& configPath, json& document, const char* section) {
+    if (!document.is_object() || !document.contains(section) || !document[section].is_object()) return;
+    json& node = document[section];
+    if (!node.contains("path") || !node["path"].is_string()) return;
+    const std::string named = node["path"].get<std::string>();
+    if (named.empty() || std::filesystem::path(named).is_absolute()) return;
+    std::error_code error;
+    const auto folder = std::filesystem::absolute(configPath, error).parent_path();
+    if (error) return;
+    node["path"] = (folder / named).lexically_normal().string();
+}
+
+}  // namespace
+
 nlohmann::json loadConfigDocument(const std::string& path) {
     const std::string text = readWholeFile(path);
     try {
@@ -113,6 +130,8 @@ nlohmann::json loadConfigDocument(const std::string& path) {
                              " levels (line " + std::to_string(line) + ", column " +
                              std::to_string(column) + ")");
         }
+        resolveAgainst(path, document, "model");
+        resolveAgainst(path, document, "data");
         return document;
     } catch (const json::parse_error& error) {
         // error.byte counts from 1 and points at the character that broke the parse.
@@ -128,32 +147,14 @@ nlohmann::json loadConfigDocument(const std::string& path) {
     }
 }
 
-namespace {
-
-// A file a config names (model.path, data.path) is found relative to the config
-// file's folder, so a folder holding a config and its model can be moved or shared.
-void resolveAgainst(const std::string& configPath, std::string& named) {
-    if (named.empty() || std::filesystem::path(named).is_absolute()) return;
-    std::error_code error;
-    const auto folder = std::filesystem::absolute(configPath, error).parent_path();
-    if (error) return;
-    named = (folder / named).lexically_normal().string();
-}
-
-}  // namespace
-
 RunConfig loadConfigFile(const std::string& path) {
     const json document = loadConfigDocument(path);
-    RunConfig config;
     try {
-        config = configFromJson(document);
+        return configFromJson(document);
     } catch (const InputError& error) {
         // Name the file too: "FILE: optim.lr: must be in (0, 10] (got 100)".
         throw InputError(path + ": " + error.what());
     }
-    resolveAgainst(path, config.model.path);
-    resolveAgainst(path, config.data.path);
-    return config;
 }
 
 void saveConfigFile(const RunConfig& config, const std::string& path) {

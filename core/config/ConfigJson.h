@@ -34,7 +34,10 @@ nlohmann::ordered_json configToOrderedJson(const RunConfig& config);
 RunConfig configFromJson(const nlohmann::json& document);
 
 RunConfig loadConfigFile(const std::string& path);
-nlohmann::json loadConfigDocument(const std::string& path);  // parsed, not yet validated
+// Parsed, not yet validated; the files it names (model.path, data.path), when relative,
+// already made relative to the config file's folder, so a folder holding a config and
+// its model can be moved or shared. Overrides applied after it stay as given.
+nlohmann::json loadConfigDocument(const std::string& path);
 void saveConfigFile(const RunConfig& config, const std::string& path);
 
 // Applies "key.path=value" to a config document (before configFromJson). The

@@ -23,7 +23,7 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "probe-cadence", "replay-cost", "long-run", "gui"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui"]
 
 
 def cpu_name():
@@ -102,6 +102,9 @@ def main():
     if "mode-cost" not in skip:
         rows += json_rows([python, os.path.join(HERE, "mode_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "mode_cost.py")
+    if "own-model" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "own_model_cost.py"), "--cli", cli, "--json",
+                           *threads, *size], "own_model_cost.py")
     if "probe-cadence" not in skip:
         rows += json_rows([python, os.path.join(HERE, "probe_cadence.py"), "--cli", cli, "--json",
                            *threads, *size], "probe_cadence.py")
