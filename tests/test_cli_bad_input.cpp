@@ -73,6 +73,20 @@ void note(const QString& section, const QString& input, const QString& exit, QSt
 
 // ---- files -------------------------------------------------------------------------
 
+// A run that failed on its data after the engine opened the run directory: the
+// directory loads, says status error, and holds the error the CLI printed.
+void verifyErrorRecorded(const QString& out, const QString& printed) {
+    const RunData run = readRunDirectory(out.toStdString());
+    QVERIFY(run.complete);
+    QCOMPARE(QString::fromStdString(run.summary->value("status", "")), QString("error"));
+    bool recorded = false;
+    for (const auto& record : run.events)
+        if (record.value("type", "") == "error")
+            recorded = printed.contains(QString::fromStdString(record.value("message", "")));
+    QVERIFY2(recorded, "the error is not in events.jsonl");
+}
+
+
 void writeBytes(const QString& path, const QByteArray& bytes) {
     QFile file(path);
     QVERIFY2(file.open(QIODevice::WriteOnly | QIODevice::Truncate), qPrintable(path));
@@ -603,14 +617,7 @@ private Q_SLOTS:
         if (!named.isEmpty()) QVERIFY2(r.err.contains(named), qPrintable(r.err));
 
         // Recorded too: the run directory loads, ends with the same error, and says so.
-        const RunData run = readRunDirectory(out.toStdString());
-        QVERIFY(run.complete);
-        QCOMPARE(QString::fromStdString(run.summary->value("status", "")), QString("error"));
-        bool recorded = false;
-        for (const auto& record : run.events)
-            if (record.value("type", "") == "error")
-                recorded = r.err.contains(QString::fromStdString(record.value("message", "")));
-        QVERIFY2(recorded, "the error is not in events.jsonl");
+        verifyErrorRecorded(out, r.err);
     }
 
     // ---- safetensors files ------------------------------------------------------------
@@ -690,14 +697,7 @@ private Q_SLOTS:
         QVERIFY2(r.err.contains(mentions), qPrintable(r.err));
 
         // Recorded too: the run directory loads, ends with the same error, and says so.
-        const RunData run = readRunDirectory(out.toStdString());
-        QVERIFY(run.complete);
-        QCOMPARE(QString::fromStdString(run.summary->value("status", "")), QString("error"));
-        bool recorded = false;
-        for (const auto& record : run.events)
-            if (record.value("type", "") == "error")
-                recorded = r.err.contains(QString::fromStdString(record.value("message", "")));
-        QVERIFY2(recorded, "the error is not in events.jsonl");
+        verifyErrorRecorded(out, r.err);
     }
 
     // ---- TorchScript model files -----------------------------------------------------

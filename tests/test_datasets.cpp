@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "DataLoadSupport.h"
 #include "common/InputError.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
@@ -92,16 +93,7 @@ DataConfig mnistConfig(const std::string& dir) {
     return config;
 }
 
-QString loadError(const DataConfig& config) {
-    try {
-        loadData(config, 0);
-    } catch (const InputError& error) {
-        return QString::fromStdString(error.what());
-    } catch (const std::exception& error) {
-        return QStringLiteral("NOT AN InputError: ") + QString::fromStdString(error.what());
-    }
-    return {};
-}
+using ampscope::test::loadError;
 
 // Population statistics, as the normalisation uses them.
 double meanOf(const torch::Tensor& t) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "DataLoadSupport.h"
 #include "TestSupport.h"
 #include "common/InputError.h"
 #include "data/Dataset.h"
@@ -138,16 +139,7 @@ DataConfig tensorsConfig(const std::string& path) {
     return config;
 }
 
-QString loadError(const DataConfig& config) {
-    try {
-        loadData(config, 0);
-    } catch (const InputError& error) {
-        return QString::fromStdString(error.what());
-    } catch (const std::exception& error) {
-        return QStringLiteral("NOT AN InputError: ") + QString::fromStdString(error.what());
-    }
-    return {};
-}
+using ampscope::test::loadError;
 
 std::string pythonWithTorch() {
     for (const std::string& candidate :
