@@ -65,7 +65,7 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
         const int64_t outputs = modelOutputs(data);  // classes, or values per regression sample
         model_ = std::make_shared<ZooModel>(buildModel(config.model, data.input_shape, outputs));
     }
-    chooseLoss(data);
+    chooseLoss();
     keepLayersInFp32();
     model_->moveTo(device_);
     if (policy_.pureWeights) {
@@ -99,20 +99,19 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
                                            ScaleUpdateRule{s.growth_factor, s.backoff_factor, s.growth_interval});
 }
 
-void Trainer::chooseLoss(const DataBundle& data) {
+void Trainer::chooseLoss() {
     const std::string& loss = config_.train.loss;
-    const std::string targets = classification_ ? "class targets" : "float targets";
     if (loss == "model") {
         loss_ = LossKind::Model;
     } else if (loss == "cross_entropy") {
         if (!classification_)
-            throw InputError("train.loss: cross_entropy needs class targets (integers); " +
-                             data.description + " has float targets (use mse)");
+            throw InputError("train.loss: cross_entropy needs class targets (integers); data.dataset " +
+                             config_.data.dataset + " has float targets (use mse)");
         loss_ = LossKind::CrossEntropy;
     } else if (loss == "mse") {
         if (classification_)
-            throw InputError("train.loss: mse needs float targets of the output's shape; " +
-                             data.description + " has class targets (use cross_entropy)");
+            throw InputError("train.loss: mse needs float targets of the output's shape; data.dataset " +
+                             config_.data.dataset + " has class targets (use cross_entropy)");
         loss_ = LossKind::Mse;
     } else if (config_.model.name == "log_sum") {
         loss_ = LossKind::LogSum;

@@ -104,7 +104,7 @@ public:
 private:
     enum class LossKind { CrossEntropy, Mse, LogSum, Model };
 
-    void chooseLoss(const DataBundle& data);
+    void chooseLoss();
     void keepLayersInFp32();
     // A user's model meets the data: a forward on a few training samples, so a shape
     // that does not fit the loss is refused before the run starts.
