@@ -43,6 +43,7 @@
 #include "views/GradientHistogramView.h"
 #include "views/CompareView.h"
 #include "views/LockstepPlot.h"
+#include "views/ModuleTreeView.h"
 #include "views/NanInspectorView.h"
 #include "views/UnderflowView.h"
 #include "scenarios/ScenarioCatalogue.h"
@@ -310,6 +311,9 @@ void MainWindow::buildDocks() {
         updateActions();
     });
     connect(configPanel_, &ConfigPanel::validityChanged, this, &MainWindow::updateActions);
+    // The panel's module tree shows each run's model_modules record too: an opened run's
+    // tree comes from its records, never from loading its model file.
+    feed_->addView(configPanel_->moduleTree());
 
     lossPlot_ = new LossPlot(this);
     scalePlot_ = new ScalePlot(this);
@@ -493,6 +497,11 @@ void MainWindow::setConfig(const RunConfig& config) {
 bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     try {
         configPanel_->setConfig(ampscope::loadConfigFile(path.toStdString()));
+        // The user named this config (--config, Open config…): its model file is loaded
+        // for the module tree; one that cannot be used is shown at its field, not refused.
+        configPanel_->inspectModelFile();
+        configureDock_->show();
+        configureDock_->raise();
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
@@ -586,7 +595,9 @@ void MainWindow::replotAllNow() {
 }
 
 bool MainWindow::startRunWith(bool singleStep) {
-    if (bridge_->isActive() || !configPanel_->isValid()) return false;
+    if (bridge_->isActive()) return false;
+    configPanel_->settleModelFile();  // a model path typed but not yet confirmed
+    if (!configPanel_->isValid()) return false;
     clearError();
     const RunConfig config = configPanel_->config();
     const QString directory = newRunDirectory(options_.runsRoot, config);
