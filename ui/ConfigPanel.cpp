@@ -609,7 +609,10 @@ void ConfigPanel::modelPathEdited() {
 }
 
 void ConfigPanel::setModelFile(const QString& path) {
+    // Validated once, with the file loaded: the new path is not "valid" in between.
+    loading_ = true;
     modelPathEdit_->setText(path);
+    loading_ = false;
     inspectModelFile();
 }
 

@@ -314,6 +314,9 @@ void MainWindow::buildDocks() {
     // The panel's module tree shows each run's model_modules record too: an opened run's
     // tree comes from its records, never from loading its model file.
     feed_->addView(configPanel_->moduleTree());
+    connect(configPanel_->moduleTree(), &ModuleTreeView::modulesChanged, this, [this] {
+        QTimer::singleShot(0, this, &MainWindow::fitConfigureDockToModules);  // once laid out
+    });
 
     lossPlot_ = new LossPlot(this);
     scalePlot_ = new ScalePlot(this);
@@ -438,6 +441,19 @@ void MainWindow::showEvent(QShowEvent* event) {
     if (shownOnce_) return;
     shownOnce_ = true;
     if (!layoutRestored_) applyDefaultDockSizes();
+    QTimer::singleShot(0, this, &MainWindow::fitConfigureDockToModules);
+}
+
+void MainWindow::fitConfigureDockToModules() {
+    // A user's model's module tree reads whole in the Configure dock: the dock widens for
+    // it (up to 2/5 of the window, the plots keep the rest), and never narrows.
+    ModuleTreeView* tree = configPanel_->moduleTree();
+    if (!isVisible() || !tree->isVisible() || tree->isEmpty() || configureDock_->isFloating()) return;
+    const int missing = tree->preferredWidth() - tree->width();
+    if (missing <= 0) return;
+    const int wanted = std::min(configureDock_->width() + missing, width() * 2 / 5);
+    if (wanted > configureDock_->width())
+        resizeDocks({configureDock_}, {wanted}, Qt::Horizontal);
 }
 
 QDockWidget* MainWindow::addRunView(const QString& id, const QString& title, QWidget* widget,

@@ -8,6 +8,7 @@
 #include <QUrl>
 #include <cmath>
 
+#include "RunFacts.h"
 #include "common/Text.h"
 
 namespace ampscope::ui::report_text {
@@ -395,14 +396,9 @@ QString nanDiagnosisHtml(const ReportRun& run) {
                 .arg(e.posInf)
                 .arg(e.negInf)
                 .arg(e.numel);
-    if (!e.op.empty())
-        html += QStringLiteral("<p>First operator with a non-finite output: <b>%1</b>%2 (%3).</p>")
-                    .arg(esc(QString::fromStdString(e.op)),
-                         e.opModule.empty()
-                             ? QString()
-                             : QStringLiteral(" in module <b>%1</b>")
-                                   .arg(esc(QString::fromStdString(e.opModule))),
-                         esc(QString::fromStdString(e.opPhase.empty() ? e.phase : e.opPhase)));
+    if (const std::string words = firstOperatorText(e); !words.empty())
+        html += QStringLiteral("<p>First operator with a non-finite output: %1.</p>")
+                    .arg(esc(QString::fromStdString(words)));
     if (e.locatedBy == nonfinite_located_by::kReplay)
         html += QStringLiteral("<p class=\"note\">Found by running step %1 again with every layer "
                                "checked; the earlier columns are probe steps.</p>")

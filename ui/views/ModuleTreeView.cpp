@@ -4,6 +4,7 @@
 #include <QLabel>
 #include <QLocale>
 #include <QPainter>
+#include <QScrollBar>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
@@ -77,12 +78,13 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QWidget(parent) {
     tree_->setIndentation(12);
     QHeaderView* header = tree_->header();
     header->setStretchLastSection(false);
-    // The names get the room; the other columns are as wide as what they hold.
-    header->setSectionResizeMode(kModuleColumn, QHeaderView::Stretch);
-    header->setSectionResizeMode(kTypeColumn, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(kParametersColumn, QHeaderView::ResizeToContents);
-    header->setSectionResizeMode(kProbedColumn, QHeaderView::ResizeToContents);
+    // Every column as wide as what it holds, so no name is elided ("blocks.1.f..." could
+    // be any of several); the Module column takes the room left (fitColumns), and a
+    // narrow dock scrolls sideways instead.
+    header->setSectionResizeMode(QHeaderView::Interactive);
     header->setMinimumSectionSize(24);
+    tree_->setHorizontalScrollBarPolicy(Qt::ScrollBarAsNeeded);
+    tree_->setTextElideMode(Qt::ElideNone);
     connect(tree_, &QTreeWidget::itemClicked, this, [this](QTreeWidgetItem* item) {
         if (item) Q_EMIT moduleActivated(item->data(kModuleColumn, kLayerRole).toString());
     });
@@ -144,6 +146,32 @@ void ModuleTreeView::fill() {
         open.push_back(item);
     }
     tree_->expandAll();
+    fitColumns();
+    updateGeometry();
+}
+
+void ModuleTreeView::fitColumns() {
+    for (int c = 0; c < tree_->columnCount(); ++c) tree_->resizeColumnToContents(c);
+    contentWidth_ = 0;
+    for (int c = 0; c < tree_->columnCount(); ++c) contentWidth_ += tree_->columnWidth(c);
+    int others = 0;
+    for (int c = kTypeColumn; c < tree_->columnCount(); ++c) others += tree_->columnWidth(c);
+    const int room = tree_->viewport()->width() - others;
+    if (room > tree_->columnWidth(kModuleColumn)) tree_->setColumnWidth(kModuleColumn, room);
+}
+
+int ModuleTreeView::preferredWidth() const {
+    return contentWidth_ + 2 * tree_->frameWidth() + tree_->verticalScrollBar()->sizeHint().width() + 4;
+}
+
+QSize ModuleTreeView::sizeHint() const {
+    const QSize base = QWidget::sizeHint();
+    return {modules_.empty() ? base.width() : preferredWidth(), base.height()};
+}
+
+void ModuleTreeView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitColumns();
 }
 
 QTreeWidgetItem* ModuleTreeView::itemFor(const QString& layer) const {
@@ -176,6 +204,7 @@ bool ModuleTreeView::highlightModule(const QString& layer, const QString& why) {
         parent->setExpanded(true);
     tree_->setCurrentItem(item);
     item->setSelected(true);
+    fitColumns();  // bold is wider
     tree_->scrollToItem(item, QAbstractItemView::PositionAtCenter);
     return true;
 }

@@ -52,6 +52,10 @@ public:
     // The Python type of a layer name, empty when unknown.
     QString typeOf(const QString& layer) const;
     QString caption() const;
+    // The width that shows every column whole (names are never elided: a module is
+    // found by its name); the Module column takes any room beyond it.
+    int preferredWidth() const;
+    QSize sizeHint() const override;
 
     QTreeWidget* tree() const { return tree_; }
 
@@ -68,13 +72,18 @@ Q_SIGNALS:
     // The tree was filled or emptied.
     void modulesChanged();
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
+    void fitColumns();
     void fill();
     void applyPendingHighlight();
 
     QLabel* caption_ = nullptr;
     QTreeWidget* tree_ = nullptr;
     std::vector<ScriptModuleInfo> modules_;
+    int contentWidth_ = 0;  // the columns as wide as what they hold (fitColumns)
     QString highlighted_;
     QString pendingCulprit_;  // from the run's nonfinite record, marked at endOfBatch
     QString pendingWhy_;

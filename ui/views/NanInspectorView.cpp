@@ -12,6 +12,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "RunFacts.h"
 #include "RunRecordParsing.h"
 #include "views/ModuleTreeView.h"
 #include "run/EventSchema.h"
@@ -166,9 +167,12 @@ void NanInspectorView::showModuleTree(bool show) {
     moduleTree_->setVisible(show);
     layerList_->setVisible(!show);
     if (show) {
-        // Qualified names, a type and two narrow columns: wider than the flat list.
-        const int total = std::max(splitter_->width(), 600);
-        const int treeWidth = std::clamp(total * 2 / 5, 260, 420);
+        // Qualified names, a type and two narrow columns: wider than the flat list, but
+        // the statistics keep at least half the dock.
+        // (The splitter may not be laid out yet: the table, stretching, takes what a wider
+        // dock adds later.)
+        const int treeWidth = std::clamp(moduleTree_->preferredWidth(), 240, 480);
+        const int total = std::max(splitter_->width(), treeWidth + 320);
         splitter_->setSizes({0, treeWidth, total - treeWidth});
     }
 }
@@ -271,17 +275,9 @@ void NanInspectorView::showFoundEvent() {
     // Found by a replay: the first operator whose output was not finite (it may sit in a
     // module below the probed layer, which is where the search for a cause starts).
     QString op;
-    if (!e.op.empty()) {
-        QString in = e.opModule.empty()
-                         ? QString()
-                         : tr(" in module <b>%1</b>")
-                               .arg(QString::fromStdString(e.opModule).toHtmlEscaped());
-        if (!e.opNode.empty())
-            in += tr(" in %1").arg(QString::fromStdString(e.opNode).toHtmlEscaped());
-        op = tr("<br>First operator with a non-finite output: <b>%1</b>%2 (%3)")
-                 .arg(QString::fromStdString(e.op).toHtmlEscaped(), in,
-                      phaseText(e.opPhase.empty() ? e.phase : e.opPhase));
-    }
+    if (const std::string words = firstOperatorText(e); !words.empty())
+        op = tr("<br>First operator with a non-finite output: %1")
+                 .arg(QString::fromStdString(words).toHtmlEscaped());
     header_->setText(
         tr("<b style='color:#b71c1c'>First non-finite value:</b> step <b>%1</b> \u00B7 %2 \u00B7 "
            "%3 \u00B7 %4 \u00B7 <b>%5</b> of %6 elements")
