@@ -337,6 +337,7 @@ void ConfigPanel::buildForm() {
     scriptRows_ << modelNote_;
     moduleTree_ = new ModuleTreeView(model->parentWidget());
     moduleTree_->setObjectName(QStringLiteral("configModuleTree"));
+    moduleTree_->setHeightForRows(16);
     model->addRow(moduleTree_);
     scriptRows_ << moduleTree_;
     // Filled by a run's record too (the window feeds the tree): the note says which.

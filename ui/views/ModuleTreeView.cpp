@@ -75,7 +75,11 @@ ModuleTreeView::ModuleTreeView(QWidget* parent) : QWidget(parent) {
     tree_->setEditTriggers(QAbstractItemView::NoEditTriggers);
     tree_->setUniformRowHeights(true);
     tree_->setAlternatingRowColors(true);
-    tree_->setIndentation(12);
+    tree_->setIndentation(10);
+    // The model itself is the one root and stays open: no expander for it, one
+    // indentation less for every name.
+    tree_->setRootIsDecorated(false);
+    tree_->setItemsExpandable(true);
     QHeaderView* header = tree_->header();
     header->setStretchLastSection(false);
     // Every column as wide as what it holds, so no name is elided ("blocks.1.f..." could
@@ -147,7 +151,28 @@ void ModuleTreeView::fill() {
     }
     tree_->expandAll();
     fitColumns();
+    fitHeight();
     updateGeometry();
+}
+
+void ModuleTreeView::setHeightForRows(int maxRows) {
+    heightRows_ = maxRows;
+    fitHeight();
+}
+
+void ModuleTreeView::fitHeight() {
+    if (heightRows_ <= 0) return;
+    int rows = 0;
+    for (QTreeWidgetItemIterator it(tree_); *it && rows < heightRows_; ++it) ++rows;
+    // The drawn row once laid out; before that, the delegate's estimate.
+    const QTreeWidgetItem* top = tree_->topLevelItem(0);
+    const int drawn = top ? tree_->visualItemRect(top).height() : 0;
+    const int rowHeight =
+        drawn > 0 ? drawn : static_cast<QAbstractItemView*>(tree_)->sizeHintForRow(0);
+    // Room for a sideways scroll bar: a narrow dock scrolls the columns rather than
+    // eliding names.
+    tree_->setFixedHeight(tree_->header()->sizeHint().height() + std::max(rows, 3) * rowHeight +
+                          2 * tree_->frameWidth() + tree_->horizontalScrollBar()->sizeHint().height());
 }
 
 void ModuleTreeView::fitColumns() {
@@ -172,6 +197,7 @@ QSize ModuleTreeView::sizeHint() const {
 void ModuleTreeView::resizeEvent(QResizeEvent* event) {
     QWidget::resizeEvent(event);
     fitColumns();
+    fitHeight();
 }
 
 QTreeWidgetItem* ModuleTreeView::itemFor(const QString& layer) const {

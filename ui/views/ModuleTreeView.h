@@ -55,6 +55,9 @@ public:
     // The width that shows every column whole (names are never elided: a module is
     // found by its name); the Module column takes any room beyond it.
     int preferredWidth() const;
+    // In a form (the Configure panel): the tree is as tall as its rows, up to maxRows,
+    // instead of taking what its layout gives it. 0: what the layout gives (the default).
+    void setHeightForRows(int maxRows);
     QSize sizeHint() const override;
 
     QTreeWidget* tree() const { return tree_; }
@@ -77,13 +80,15 @@ protected:
 
 private:
     void fitColumns();
+    void fitHeight();
     void fill();
     void applyPendingHighlight();
 
     QLabel* caption_ = nullptr;
     QTreeWidget* tree_ = nullptr;
     std::vector<ScriptModuleInfo> modules_;
-    int contentWidth_ = 0;  // the columns as wide as what they hold (fitColumns)
+    int contentWidth_ = 0;
+    int heightRows_ = 0;  // the columns as wide as what they hold (fitColumns)
     QString highlighted_;
     QString pendingCulprit_;  // from the run's nonfinite record, marked at endOfBatch
     QString pendingWhy_;
