@@ -86,6 +86,9 @@ private Q_SLOTS:
                                       "data.path",
                                       "data.synthetic_samples",
                                       "model.name",
+                                      "model.path",
+                                      "model.probe_modules",
+                                      "model.probe_depth",
                                       "precision.mode",
                                       "precision.keep_fp32",
                                       "precision.scaler.kind",
@@ -118,6 +121,29 @@ private Q_SLOTS:
         panel.setConfig(RunConfig{});
         QCOMPARE(QString::fromStdString(configToJson(panel.config()).dump()),
                  QString::fromStdString(configToJson(RunConfig{}).dump()));
+    }
+
+    // A user's model: its file's recorded identity survives as long as the path does.
+    void roundTripsATorchScriptModelsFields() {
+        ConfigPanel panel;
+        RunConfig original = unusualConfig();
+        original.model.name = "torchscript";
+        original.model.path = "/models/my net.pt";
+        original.model.file_bytes = 150564;
+        original.model.sha256 = std::string(64, 'c');
+        original.model.probe_modules = {"blocks.0", "blocks.1.fc2"};
+        panel.setConfig(original);
+        QCOMPARE(QString::fromStdString(configToJson(panel.config()).dump()),
+                 QString::fromStdString(configToJson(original).dump()));
+        original.model.probe_modules.clear();
+        original.model.probe_depth = 2;
+        panel.setConfig(original);
+        QCOMPARE(QString::fromStdString(configToJson(panel.config()).dump()),
+                 QString::fromStdString(configToJson(original).dump()));
+        // Another file: the identity was the previous one's.
+        edit(panel, "model.path")->setText("/models/other.pt");
+        QVERIFY(panel.config().model.sha256.empty());
+        QCOMPARE(panel.config().model.file_bytes, int64_t{0});
     }
 
     void editsReachTheConfig() {

@@ -1,5 +1,6 @@
 #include "ConfigPanel.h"
 
+#include <QApplication>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QDir>
@@ -17,7 +18,9 @@
 #include <limits>
 
 #include "RunFacts.h"
+#include "models/ScriptModuleInfo.h"
 #include "run/RunNaming.h"
+#include "views/ModuleTreeView.h"
 
 namespace ampscope::ui {
 
@@ -46,6 +49,17 @@ std::vector<std::string> splitNames(const QString& text) {
     for (const QString& part : text.split(QLatin1Char(',')))
         names.push_back(part.trimmed().toStdString());
     return names;
+}
+
+// A core error names its field first ("model.path: /x.pt: no such file"): that field, and
+// the rest as the message; anything else is the file's.
+FieldProblem modelFileProblem(const std::string& what) {
+    std::string line = what.substr(0, what.find('\n'));
+    for (const char* field : {"model.path", "model.probe_modules", "model.probe_depth"}) {
+        const std::string prefix = std::string(field) + ": ";
+        if (line.compare(0, prefix.size(), prefix) == 0) return {field, line.substr(prefix.size())};
+    }
+    return {"model.path", line};
 }
 
 bool hasIdxFiles(const QString& directory) {
@@ -248,9 +262,86 @@ void ConfigPanel::buildForm() {
     data->addRow(datasetNote_);
 
     QFormLayout* model = addSection(tr("Model"));
+    modelForm_ = model;
     addChoice(model, tr("Model"), QStringLiteral("model.name"),
-              tr("model.name: the layer list probes look between"), allowedModels(),
-              [](RunConfig& c) -> std::string& { return c.model.name; });
+              tr("model.name: the layer list probes look between; torchscript trains your own "
+                 "model from a TorchScript file"),
+              allowedModels(), [](RunConfig& c) -> std::string& { return c.model.name; });
+    {
+        auto* row = new QWidget(model->parentWidget());
+        auto* rowLayout = new QHBoxLayout(row);
+        rowLayout->setContentsMargins(0, 0, 0, 0);
+        modelPathEdit_ = new QLineEdit(row);
+        modelPathEdit_->setPlaceholderText(tr("mynet.pt, saved by torch.jit.trace or script"));
+        browseModel_ = new QPushButton(tr("TorchScript file…"), row);
+        browseModel_->setObjectName(QStringLiteral("browseModelPath"));
+        rowLayout->addWidget(modelPathEdit_, 1);
+        rowLayout->addWidget(browseModel_);
+        model->addRow(tr("Model file"), row);
+        scriptRows_ << row;
+        connect(modelPathEdit_, &QLineEdit::textChanged, this, &ConfigPanel::revalidate);
+        // Typed by hand: loaded once confirmed, never on every keystroke (a half-typed
+        // path could name another file, and loading one runs its code).
+        connect(modelPathEdit_, &QLineEdit::textEdited, this, &ConfigPanel::modelPathEdited);
+        connect(modelPathEdit_, &QLineEdit::returnPressed, this, &ConfigPanel::inspectModelFile);
+        connect(modelPathEdit_, &QLineEdit::editingFinished, this, &ConfigPanel::settleModelFile);
+        connect(browseModel_, &QPushButton::clicked, this, &ConfigPanel::chooseModelFile);
+        QLineEdit* edit = modelPathEdit_;
+        addField({QStringLiteral("model.path"), edit,
+                  tr("model.path: your TorchScript file (torch.jit.trace or torch.jit.script, "
+                     "then .save()); loading it runs the code inside it, so pick only models "
+                     "you trust"),
+                  [edit](const RunConfig& c) { edit->setText(QString::fromStdString(c.model.path)); },
+                  [this, edit](RunConfig& c) {
+                      c.model.path = edit->text().toStdString();
+                      // The recorded identity was the previous file's.
+                      if (c.model.path != base_.model.path) {
+                          c.model.sha256.clear();
+                          c.model.file_bytes = 0;
+                      }
+                      return QString();
+                  }});
+    }
+    {
+        QLineEdit* probe = addLineEdit(model, tr("Probe modules"));
+        probe->setPlaceholderText(tr("default: modules holding parameters"));
+        scriptRows_ << probe;
+        addField({QStringLiteral("model.probe_modules"), probe,
+                  tr("model.probe_modules: qualified module names to probe as layers, comma "
+                     "separated (e.g. blocks.0, blocks.1); empty: the modules that hold "
+                     "parameters of their own"),
+                  [probe](const RunConfig& c) { probe->setText(joined(c.model.probe_modules)); },
+                  [probe](RunConfig& c) {
+                      c.model.probe_modules = splitNames(probe->text());
+                      return QString();
+                  }});
+        QLineEdit* depth = addInteger(model, tr("Probe depth"), QStringLiteral("model.probe_depth"),
+                                      tr("model.probe_depth: probe every module at this depth "
+                                         "(1 = the model's children); 0 = off"),
+                                      [](RunConfig& c) -> int64_t& { return c.model.probe_depth; });
+        scriptRows_ << depth;
+        // Which modules are probed is the loaded model's to say: ask it again.
+        for (QLineEdit* field : {probe, depth})
+            connect(field, &QLineEdit::editingFinished, this, [this] {
+                const RunConfig c = config();
+                if (modelFileLoaded() && (c.model.probe_modules != loadedProbeModules_ ||
+                                          c.model.probe_depth != loadedProbeDepth_))
+                    inspectModelFile();
+            });
+    }
+    modelNote_ = new QLabel(model->parentWidget());
+    modelNote_->setObjectName(QStringLiteral("modelNote"));
+    modelNote_->setWordWrap(true);
+    modelNote_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    model->addRow(modelNote_);
+    scriptRows_ << modelNote_;
+    moduleTree_ = new ModuleTreeView(model->parentWidget());
+    moduleTree_->setObjectName(QStringLiteral("configModuleTree"));
+    moduleTree_->setHeightForRows(16);
+    model->addRow(moduleTree_);
+    scriptRows_ << moduleTree_;
+    // Filled by a run's record too (the window feeds the tree): the note says which.
+    connect(moduleTree_, &ModuleTreeView::modulesChanged, this, &ConfigPanel::updateModelRows);
 
     QFormLayout* precision = addSection(tr("Precision"));
     modeCombo_ =
@@ -363,6 +454,13 @@ void ConfigPanel::setConfig(const RunConfig& config) {
     loading_ = true;
     for (const Field& field : fields_) field.load(config);
     loading_ = false;
+    modelPathTyped_ = false;
+    // Never loads the model file (this may be an opened run's config); what was loaded
+    // for this very path stays shown.
+    if (QString::fromStdString(config.model.path) != loadedPath_) {
+        loadedPath_.clear();
+        modelError_.clear();
+    }
     revalidate();
 }
 
@@ -392,6 +490,9 @@ void ConfigPanel::revalidate() {
         for (const FieldProblem& q : parseProblems) unparsed |= q.field == p.field;
         if (!unparsed) problems_.push_back(p);
     }
+    // The model file as loading it found it: a file that cannot be used blocks Start.
+    if (modelFileLoaded() && !modelError_.isEmpty())
+        problems_.push_back(modelFileProblem(modelError_.toStdString()));
     markFields();
     updateNotes();
     Q_EMIT configChanged();
@@ -458,6 +559,110 @@ void ConfigPanel::updateNotes() {
     const ModeExecution execution = executionFor(c);
     executionNote_->setText((execution.emulated ? tr("Emulated: ") : tr("Real: ")) +
                             QString::fromStdString(execution.how));
+    updateModelRows();
+}
+
+bool ConfigPanel::modelFileLoaded() const {
+    const RunConfig c = config();
+    return c.model.name == "torchscript" && !loadedPath_.isEmpty() && !modelPathTyped_ &&
+           QString::fromStdString(c.model.path) == loadedPath_;
+}
+
+void ConfigPanel::updateModelRows() {
+    if (!modelForm_) return;
+    const RunConfig c = config();
+    const bool script = c.model.name == "torchscript";
+    for (QWidget* row : scriptRows_) modelForm_->setRowVisible(row, script);
+    if (!script) return;
+    QString note;
+    bool bad = false;
+    if (c.model.path.empty()) {
+        note = tr("Pick your TorchScript file: its modules show here. Loading a TorchScript file "
+                  "runs the code inside it: pick only models you trust.");
+    } else if (modelPathTyped_) {
+        note = tr("Press Enter to load this file and show its modules.");
+    } else if (modelFileLoaded() && !modelError_.isEmpty()) {
+        note = modelError_;
+        bad = true;
+    } else if (modelFileLoaded()) {
+        note.clear();  // the tree's caption says what it shows
+    } else if (!moduleTree_->isEmpty()) {
+        note = tr("Not loaded here: the tree is the run's record. Press Enter in the path or "
+                  "pick the file to load it.");
+    } else {
+        note = tr("Not loaded yet (a TorchScript file runs code when loaded): press Enter in "
+                  "the path or pick the file to show its modules.");
+    }
+    modelNote_->setText(note);
+    modelNote_->setStyleSheet(bad ? QStringLiteral("color: #b71c1c; font-weight: bold;")
+                                  : QStringLiteral("color: #555555;"));
+    modelForm_->setRowVisible(modelNote_, !note.isEmpty());
+    modelForm_->setRowVisible(moduleTree_, !moduleTree_->isEmpty());
+}
+
+QString ConfigPanel::modelNote() const {
+    return config().model.name == "torchscript" ? modelNote_->text() : QString();
+}
+
+void ConfigPanel::modelPathEdited() {
+    modelPathTyped_ = true;
+    updateModelRows();
+}
+
+void ConfigPanel::setModelFile(const QString& path) {
+    // Validated once, with the file loaded: the new path is not "valid" in between.
+    loading_ = true;
+    modelPathEdit_->setText(path);
+    loading_ = false;
+    inspectModelFile();
+}
+
+void ConfigPanel::settleModelFile() {
+    if (modelPathTyped_) inspectModelFile();
+}
+
+void ConfigPanel::inspectModelFile() {
+    modelPathTyped_ = false;
+    const RunConfig c = config();
+    if (c.model.name != "torchscript" || c.model.path.empty()) {
+        loadedPath_.clear();
+        modelError_.clear();
+        revalidate();
+        return;
+    }
+    loadedPath_ = QString::fromStdString(c.model.path);
+    loadedProbeModules_ = c.model.probe_modules;
+    loadedProbeDepth_ = c.model.probe_depth;
+    modelError_.clear();
+    QApplication::setOverrideCursor(Qt::WaitCursor);
+    try {
+        const std::vector<ScriptModuleInfo> modules =
+            inspectTorchScriptFile(c.model.path, c.model.probe_modules, c.model.probe_depth);
+        int probed = 0;
+        for (const ScriptModuleInfo& m : modules) probed += m.probed ? 1 : 0;
+        moduleTree_->setModules(modules, tr("%1: %2 modules, %3 probed as layers")
+                                             .arg(QFileInfo(loadedPath_).fileName())
+                                             .arg(modules.size())
+                                             .arg(probed));
+    } catch (const std::exception& e) {
+        // One line (core's message names the file); the tree of an earlier file would
+        // pass for this one's.
+        const QString what = QString::fromUtf8(e.what());
+        modelError_ = what.left(what.indexOf(QLatin1Char('\n')) < 0 ? what.size()
+                                                                    : what.indexOf(QLatin1Char('\n')));
+        moduleTree_->clear();
+    }
+    QApplication::restoreOverrideCursor();
+    revalidate();
+}
+
+void ConfigPanel::chooseModelFile() {
+    const QString current = modelPathEdit_->text();
+    const QString chosen = QFileDialog::getOpenFileName(
+        this, tr("Your model, saved as TorchScript"),
+        current.isEmpty() ? QDir::currentPath() : QFileInfo(current).absolutePath(),
+        tr("TorchScript (*.pt *.pth *.ts);;All files (*)"));
+    if (!chosen.isEmpty()) setModelFile(chosen);
 }
 
 void ConfigPanel::chooseDataDirectory() {
@@ -493,6 +698,7 @@ void ConfigPanel::setEditable(bool editable) {
     for (const Field& field : fields_) field.widget->setEnabled(editable);
     if (auto* browse = findChild<QPushButton*>(QStringLiteral("browseDataPath")))
         browse->setEnabled(editable);
+    browseModel_->setEnabled(editable);
     if (auto* reset = findChild<QPushButton*>(QStringLiteral("resetConfig")))
         reset->setEnabled(editable);
 }

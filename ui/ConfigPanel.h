@@ -14,6 +14,19 @@
 //   the window disables Start while isValid() is false.
 // - The dataset row says when FashionMNIST is not installed where the engine looks for
 //   it by default, and what to do about it.
+// - model.name "torchscript" (a user's model): a "Model file" row (model.path, with a
+//   "TorchScript file…" picker), the probe fields and the module tree (ModuleTreeView)
+//   show; for the built-in models they are hidden. Loading a TorchScript file runs the
+//   code inside it, so the panel loads one only when the user names it: picked in the
+//   dialog (or setModelFile), typed and confirmed (Enter, leaving the field, or Start:
+//   settleModelFile), or in a config the user opened (the window calls
+//   inspectModelFile). setConfig() alone never loads one (an opened run's config, the
+//   last session's): the tree then comes from the run's model_modules record, or the
+//   note under the path says how to load it.
+// - A file that cannot be used is a problem of model.path (its one-line message, also
+//   shown under the path), so the window keeps Start disabled until it is fixed.
+// - A new model.path drops model.sha256 and model.file_bytes: they described the file a
+//   run's config.json named, and the engine refuses a file whose SHA-256 differs.
 #include <QString>
 #include <QWidget>
 #include <functional>
@@ -27,8 +40,11 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QCheckBox;
+class QPushButton;
 
 namespace ampscope::ui {
+
+class ModuleTreeView;
 
 class ConfigPanel : public QWidget {
     Q_OBJECT
@@ -52,6 +68,19 @@ public:
     QString problemsText() const;
     QString datasetNote() const;
     QStringList fieldPaths() const;
+
+    // A user's TorchScript model. setModelFile: as if picked in the dialog (shown and
+    // loaded). inspectModelFile: loads model.path as it stands, for a config the user
+    // opened. settleModelFile: loads a path typed but not confirmed yet (before Start).
+    void setModelFile(const QString& path);
+    void inspectModelFile();
+    void settleModelFile();
+    ModuleTreeView* moduleTree() const { return moduleTree_; }
+    // The one line saying why the model file cannot be used (empty: it can, or not loaded).
+    QString modelFileError() const { return modelError_; }
+    QString modelNote() const;
+    // The tree shows the file model.path names now, loaded by this panel.
+    bool modelFileLoaded() const;
 
     // While a run trains, its config is fixed: the form is read-only.
     void setEditable(bool editable);
@@ -90,6 +119,9 @@ private:
     void markFields();
     void updateNotes();
     void chooseDataDirectory();
+    void chooseModelFile();
+    void updateModelRows();
+    void modelPathEdited();
     RunConfig collect(std::vector<FieldProblem>* parseProblems) const;
 
     RunConfig base_;
@@ -107,6 +139,19 @@ private:
     QLabel* executionNote_ = nullptr;
     QLabel* problemsLabel_ = nullptr;
     QWidget* formHost_ = nullptr;
+
+    // The user's model: the rows shown only for torchscript, and what loading gave.
+    QFormLayout* modelForm_ = nullptr;
+    QList<QWidget*> scriptRows_;
+    QLineEdit* modelPathEdit_ = nullptr;
+    QPushButton* browseModel_ = nullptr;
+    QLabel* modelNote_ = nullptr;
+    ModuleTreeView* moduleTree_ = nullptr;
+    QString loadedPath_;                // model.path when it was loaded ("" = none)
+    std::vector<std::string> loadedProbeModules_;
+    int64_t loadedProbeDepth_ = 0;
+    QString modelError_;               // what loading loadedPath_ said ("" = fine)
+    bool modelPathTyped_ = false;       // edited by hand since the last load
 };
 
 }  // namespace ampscope::ui

@@ -43,6 +43,7 @@
 #include "views/GradientHistogramView.h"
 #include "views/CompareView.h"
 #include "views/LockstepPlot.h"
+#include "views/ModuleTreeView.h"
 #include "views/NanInspectorView.h"
 #include "views/UnderflowView.h"
 #include "scenarios/ScenarioCatalogue.h"
@@ -310,6 +311,12 @@ void MainWindow::buildDocks() {
         updateActions();
     });
     connect(configPanel_, &ConfigPanel::validityChanged, this, &MainWindow::updateActions);
+    // The panel's module tree shows each run's model_modules record too: an opened run's
+    // tree comes from its records, never from loading its model file.
+    feed_->addView(configPanel_->moduleTree());
+    connect(configPanel_->moduleTree(), &ModuleTreeView::modulesChanged, this, [this] {
+        QTimer::singleShot(0, this, &MainWindow::fitConfigureDockToModules);  // once laid out
+    });
 
     lossPlot_ = new LossPlot(this);
     scalePlot_ = new ScalePlot(this);
@@ -434,6 +441,19 @@ void MainWindow::showEvent(QShowEvent* event) {
     if (shownOnce_) return;
     shownOnce_ = true;
     if (!layoutRestored_) applyDefaultDockSizes();
+    QTimer::singleShot(0, this, &MainWindow::fitConfigureDockToModules);
+}
+
+void MainWindow::fitConfigureDockToModules() {
+    // A user's model's module tree reads whole in the Configure dock: the dock widens for
+    // it (up to 2/5 of the window, the plots keep the rest), and never narrows.
+    ModuleTreeView* tree = configPanel_->moduleTree();
+    if (!isVisible() || !tree->isVisible() || tree->isEmpty() || configureDock_->isFloating()) return;
+    const int missing = tree->preferredWidth() - tree->width();
+    if (missing <= 0) return;
+    const int wanted = std::min(configureDock_->width() + missing, width() * 2 / 5);
+    if (wanted > configureDock_->width())
+        resizeDocks({configureDock_}, {wanted}, Qt::Horizontal);
 }
 
 QDockWidget* MainWindow::addRunView(const QString& id, const QString& title, QWidget* widget,
@@ -493,6 +513,11 @@ void MainWindow::setConfig(const RunConfig& config) {
 bool MainWindow::loadConfigFile(const QString& path, QString* error) {
     try {
         configPanel_->setConfig(ampscope::loadConfigFile(path.toStdString()));
+        // The user named this config (--config, Open config…): its model file is loaded
+        // for the module tree; one that cannot be used is shown at its field, not refused.
+        configPanel_->inspectModelFile();
+        configureDock_->show();
+        configureDock_->raise();
         return true;
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
@@ -586,7 +611,9 @@ void MainWindow::replotAllNow() {
 }
 
 bool MainWindow::startRunWith(bool singleStep) {
-    if (bridge_->isActive() || !configPanel_->isValid()) return false;
+    if (bridge_->isActive()) return false;
+    configPanel_->settleModelFile();  // a model path typed but not yet confirmed
+    if (!configPanel_->isValid()) return false;
     clearError();
     const RunConfig config = configPanel_->config();
     const QString directory = newRunDirectory(options_.runsRoot, config);

@@ -164,6 +164,7 @@ private:
     void buildDocks();
     void buildScenarioBrowser();
     void applyDefaultDockSizes();
+    void fitConfigureDockToModules();
     void restoreSettings();
     void saveSettings();
     void updateActions();

@@ -5,6 +5,7 @@
 #include "RunRecordParsing.h"
 #include "engine/StepRecordText.h"
 #include "run/EventSchema.h"
+#include "run/ModelModulesRecord.h"
 
 namespace ampscope::ui {
 
@@ -37,6 +38,13 @@ void RecordDispatcher::take(const nlohmann::json& record) {
     if (type == event_type::kEpoch) {
         if (auto epoch = epochFromRecord(record))
             for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
+        return;
+    }
+    if (type == event_type::kModelModules) {
+        if (const auto modules = modelModulesFromJson(record))
+            for (RunObserver* observer : observers_) observer->takeModelModules(*modules);
+        else
+            ++malformed_;
         return;
     }
     if (type == event_type::kError) {

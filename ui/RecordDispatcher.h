@@ -10,6 +10,9 @@
 // - "epoch": appendEpoch, after the steps before it.
 // - "run_info": the runInfo hook (the status bar), then takeRecord (views want its
 //   layer list).
+// - "model_modules": read once (modelModulesFromJson) and handed to every view as
+//   takeModelModules; one that does not read is malformed. Views get the user's module
+//   tree from the record, never by loading the model file.
 // - "error": the error hook only; a view never sees it.
 // - "run_start", "run_end": framing; the steps and the summary say what the run did.
 // - malformed (not an object, or no string "type"): counted, delivered nowhere.

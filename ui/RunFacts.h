@@ -5,6 +5,7 @@
 
 #include "config/RunConfig.h"
 #include "precision/PrecisionMode.h"
+#include "probes/NonFiniteEvent.h"
 
 namespace ampscope::ui {
 
@@ -30,5 +31,11 @@ int threadsFor(const RunConfig& config);
 // by the engine? The recorder's run_info.precision.execution opens with
 // record_source::kRecordedExecution (EventSchema.h), the one line the badge is given.
 bool isRecordedExecution(const std::string& how);
+
+// The first operator whose output was not finite, in core's words (describeFirstNonFinite:
+// the lab's own inserted ops are explained there), with its module and phase:
+// "the module's output: ... (ampscope::leave_module) in blocks.1.fc1 (forward)". Empty
+// when the event does not name one (found without a replay, or an older run).
+std::string firstOperatorText(const NonFiniteEvent& event);
 
 }  // namespace ampscope::ui

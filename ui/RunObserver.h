@@ -7,18 +7,24 @@
 // Contract (all calls on the GUI thread, in this order per run; RecordDispatcher makes
 // them, the same way for a live run, an opened run, a compared run and a report):
 //   beginRun once (forget the previous run), then any number of ticks, each being
-//   appendSteps / appendEpoch / takeRecord in the run directory's order, then exactly
-//   one endOfBatch, where the view redraws (at most once per tick).
+//   appendSteps / appendEpoch / takeModelModules / takeRecord in the run directory's
+//   order, then exactly one endOfBatch, where the view redraws (at most once per tick).
 // - appendSteps: steps in increasing step order; never called with an empty vector.
-// - takeRecord: run-directory records other than steps, epochs, errors and framing
-//   (run_info with the layer list, probe records, scale records, records of types this
-//   build does not know...), as written in events.jsonl.
+// - takeModelModules: a user's TorchScript model's module tree (the model_modules record,
+//   read once by the dispatcher for every view), right after run_info.
+// - takeRecord: run-directory records other than steps, epochs, model_modules, errors and
+//   framing (run_info with the layer list, probe records, scale records, records of types
+//   this build does not know...), as written in events.jsonl.
 #include <QString>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "config/RunConfig.h"
 #include "engine/StepMetrics.h"
+
+namespace ampscope {
+struct ModelModulesRecord;
+}
 
 namespace ampscope::ui {
 
@@ -35,6 +41,7 @@ public:
     virtual void beginRun(const RunContext& context) = 0;
     virtual void appendSteps(const std::vector<StepMetrics>& steps) = 0;
     virtual void appendEpoch(const EpochMetrics& epoch) { (void)epoch; }
+    virtual void takeModelModules(const ModelModulesRecord& record) { (void)record; }
     virtual void takeRecord(const nlohmann::json& record) { (void)record; }
     virtual void endOfBatch() = 0;
 };

@@ -7,6 +7,7 @@
 #include "engine/RunRecords.h"
 #include "engine/StepRecordText.h"
 #include "run/EventSchema.h"
+#include "run/ModelModulesRecord.h"
 #include "run/RunReader.h"
 #include "probes/ProbeRecords.h"
 
@@ -101,6 +102,29 @@ QString readNarrative(const QString& directory, const nlohmann::json& config) {
     return {};
 }
 
+// config.json's model section says which file (it holds the absolute path, size and
+// SHA-256 the engine found); the record says what was in it.
+std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config,
+                                           const std::optional<ModelModulesRecord>& modules) {
+    const nlohmann::json model =
+        config.is_object() && config.contains("model") ? config["model"] : nlohmann::json();
+    if (text(model, "name") != QLatin1String("torchscript") && !modules) return std::nullopt;
+    ReportModelFile file;
+    file.path = text(model, "path");
+    file.sha256 = text(model, "sha256");
+    if (model.is_object()) {
+        const auto bytes = model.find("file_bytes");
+        if (bytes != model.end() && bytes->is_number_integer()) file.bytes = bytes->get<int64_t>();
+    }
+    if (modules) {
+        if (file.path.isEmpty()) file.path = QString::fromStdString(modules->path);
+        if (file.sha256.isEmpty()) file.sha256 = QString::fromStdString(modules->sha256);
+        file.modules = modules->modules;
+        file.hasModuleRecord = true;
+    }
+    return file;
+}
+
 QString compactValue(const nlohmann::json& value) {
     if (value.is_string()) return QString::fromStdString(value.get<std::string>());
     return QString::fromStdString(value.dump());
@@ -121,6 +145,7 @@ ReportRun loadReportRun(const QString& directory) {
     run.directory = cleaned;
     run.title = QFileInfo(cleaned).fileName();
     ResultsFromEvents fromEvents;
+    std::optional<ModelModulesRecord> modules;
     bool first = true;
     // With a summary the results come from it, and the step lines (nearly all of a run)
     // only need recognising, not parsing into JSON.
@@ -161,6 +186,10 @@ ReportRun loadReportRun(const QString& directory) {
                                     "events.jsonl: a nonfinite record does not read (%1)")
                                     .arg(QString::fromUtf8(error.what()));
             }
+        } else if (type == event_type::kModelModules && !modules) {
+            modules = modelModulesFromJson(e);
+            if (!modules)
+                run.warnings << QStringLiteral("events.jsonl: a model_modules record does not read");
         } else if (type == "error") {
             run.errorMessage = text(e, "message");
         }
@@ -203,6 +232,7 @@ ReportRun loadReportRun(const QString& directory) {
     if (run.model.isEmpty() && run.config.contains("model"))
         run.model = text(run.config["model"], "name");
     run.narrativeMarkdown = readNarrative(cleaned, run.config);
+    run.modelFile = modelFileOf(run.config, modules);
     return run;
 }
 

@@ -12,6 +12,9 @@
 //   loss, skipped steps and scale changes counted), and the report says so.
 // - Narrative hook: RUN_DIR/narrative.md (Markdown) when present, else a string
 //   "narrative" in config.json (top level, or under "scenario"). Empty when none.
+// - A user's TorchScript model: the file (path, size, SHA-256) from config.json's model
+//   section, the module tree from the model_modules record (the record's path and
+//   SHA-256 when config.json lacks them). The model file itself is never opened.
 #include <QString>
 #include <QStringList>
 #include <nlohmann/json.hpp>
@@ -19,6 +22,7 @@
 #include <vector>
 
 #include "engine/RunSummary.h"
+#include "models/ScriptModuleInfo.h"
 #include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
@@ -35,6 +39,15 @@ struct ReportResults {
     std::optional<double> finalScale;
     int64_t scaleBackoffs = 0;
     int64_t scaleGrowths = 0;
+};
+
+// The user's model file a TorchScript run trained, as the run recorded it.
+struct ReportModelFile {
+    QString path;
+    int64_t bytes = 0;  // 0: not recorded
+    QString sha256;
+    std::vector<ScriptModuleInfo> modules;  // the model_modules record's (pre-order)
+    bool hasModuleRecord = false;
 };
 
 struct ReportRun {
@@ -65,6 +78,7 @@ struct ReportRun {
     ReportResults results;
     std::vector<LayerUnderflowSummary> underflow;  // summary.json's per-layer means
     std::optional<NonFiniteRecord> nonFinite;
+    std::optional<ReportModelFile> modelFile;  // a TorchScript model's run only
     QString narrativeMarkdown;
     // The records are not kept (a long run does not fit): the plots stream them again
     // from `directory` (ReportRunViews.h).

@@ -1,5 +1,6 @@
 #include "report/ReportText.h"
 
+#include <QLocale>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QTextDocument>
@@ -7,6 +8,7 @@
 #include <QUrl>
 #include <cmath>
 
+#include "RunFacts.h"
 #include "common/Text.h"
 
 namespace ampscope::ui::report_text {
@@ -65,6 +67,20 @@ QString statusText(const ReportRun& run) {
         return QStringLiteral("ended with an error: ") +
                (run.errorMessage.isEmpty() ? kUnknown : run.errorMessage);
     return run.status.isEmpty() ? kUnknown : run.status;
+}
+
+// The layer name of a TorchScript model's own parameters (its root module's).
+const QString kModelItself = QStringLiteral("(model)");
+
+QString moduleName(const ScriptModuleInfo& module) {
+    return module.name.empty() ? kModelItself : QString::fromStdString(module.name);
+}
+
+QString moduleType(const ReportRun& run, const QString& layer) {
+    if (!run.modelFile) return {};
+    for (const ScriptModuleInfo& module : run.modelFile->modules)
+        if (moduleName(module) == layer) return QString::fromStdString(module.type);
+    return {};
 }
 
 QString table(const QStringList& header, const std::vector<QStringList>& rows) {
@@ -282,9 +298,21 @@ QString runFactsHtml(const ReportRun& run, bool comparison) {
                         : run.model + (run.parameters > 0
                                            ? QStringLiteral(" (%1 parameters)").arg(run.parameters)
                                            : QString())});
+    if (run.modelFile) {
+        // Which file exactly: a report travels further than the model does.
+        const ReportModelFile& file = *run.modelFile;
+        rows.push_back({QStringLiteral("Model file"), file.path.isEmpty() ? kUnknown : file.path});
+        rows.push_back({QStringLiteral("File size"),
+                        file.bytes > 0 ? QStringLiteral("%1 (%2 bytes)")
+                                             .arg(QString::fromStdString(formatBytes(file.bytes)))
+                                             .arg(file.bytes)
+                                       : kUnknown});
+        rows.push_back({QStringLiteral("SHA-256"), file.sha256.isEmpty() ? kUnknown : file.sha256});
+    }
     rows.push_back({QStringLiteral("Dataset"), run.dataset.isEmpty() ? kUnknown : run.dataset});
     html += QStringLiteral("<h3>Run</h3>") +
             table({QStringLiteral("Fact"), QStringLiteral("Value")}, rows);
+    html += probedModulesHtml(run);
     const QStringList config = configSummaryLines(run.config);
     if (!config.isEmpty()) {
         html += QStringLiteral("<h3>Config</h3><p class=\"config\">");
@@ -292,6 +320,28 @@ QString runFactsHtml(const ReportRun& run, bool comparison) {
         html += QStringLiteral("</p>");
     }
     return html;
+}
+
+QString probedModulesHtml(const ReportRun& run) {
+    if (!run.modelFile) return {};
+    const ReportModelFile& file = *run.modelFile;
+    if (!file.hasModuleRecord)
+        return QStringLiteral("<p class=\"note\">The run recorded no module tree (no "
+                              "model_modules record).</p>");
+    std::vector<QStringList> rows;
+    for (const ScriptModuleInfo& module : file.modules)
+        if (module.probed)
+            rows.push_back({moduleName(module), QString::fromStdString(module.type),
+                            QLocale(QLocale::English).toString(static_cast<qlonglong>(module.parameters))});
+    QString html = QStringLiteral("<h3>Probed modules</h3><p class=\"note\">%1 of the model's %2 "
+                                  "modules were the run's layers (probed; the names "
+                                  "precision.keep_fp32 and faults take).</p>")
+                       .arg(rows.size())
+                       .arg(file.modules.size());
+    if (rows.empty()) return html;
+    return html + table({QStringLiteral("Module"), QStringLiteral("Type"),
+                         QStringLiteral("Parameters (its own)")},
+                        rows);
 }
 
 QString resultsTableHtml(const ReportRun& run) {
@@ -327,16 +377,28 @@ QString nanDiagnosisHtml(const ReportRun& run) {
         return html + QStringLiteral("<p>No non-finite value was located in this run.</p>");
     }
     const NonFiniteEvent& e = run.nonFinite->event;
+    const QString layer = QString::fromStdString(e.layer);
+    const QString type = moduleType(run, layer);
+    // A TorchScript model's layers are its modules, named as named_modules() names them.
+    const QString where = e.layer == kLossLayerName ? QStringLiteral("the <b>loss</b>")
+                          : run.modelFile
+                              ? QStringLiteral("module <b>%1</b>%2")
+                                    .arg(esc(layer), type.isEmpty() ? QString()
+                                                                    : QStringLiteral(" (%1)").arg(esc(type)))
+                              : QStringLiteral("layer <b>%1</b>").arg(esc(layer));
     html += QStringLiteral(
-                "<p><b>First non-finite value at step %1</b>: layer <b>%2</b>, %3 pass, %4 "
+                "<p><b>First non-finite value at step %1</b>: %2, %3 pass, %4 "
                 "(%5 NaN, %6 +Inf, %7 -Inf of %8 elements).</p>")
                 .arg(e.step)
-                .arg(esc(QString::fromStdString(e.layer)), esc(QString::fromStdString(e.phase)),
+                .arg(where, esc(QString::fromStdString(e.phase)),
                      esc(QString::fromStdString(e.tensor)))
                 .arg(e.nan)
                 .arg(e.posInf)
                 .arg(e.negInf)
                 .arg(e.numel);
+    if (const std::string words = firstOperatorText(e); !words.empty())
+        html += QStringLiteral("<p>First operator with a non-finite output: %1.</p>")
+                    .arg(esc(QString::fromStdString(words)));
     if (e.locatedBy == nonfinite_located_by::kReplay)
         html += QStringLiteral("<p class=\"note\">Found by running step %1 again with every layer "
                                "checked; the earlier columns are probe steps.</p>")

@@ -20,6 +20,8 @@ QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generate
 QString comparisonHtml(const std::vector<ReportRun>& runs);
 QString runFactsHtml(const ReportRun& run, bool comparison);
 QString resultsTableHtml(const ReportRun& run);
+// A TorchScript run's probed modules (part of runFactsHtml); empty for other runs.
+QString probedModulesHtml(const ReportRun& run);
 QString narrativeHtml(const ReportRun& run);     // empty: no narrative
 QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
 QString warningsHtml(const ReportRun& run);      // empty: no warnings

@@ -8,10 +8,13 @@
 #include <QSplitter>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "RunFacts.h"
 #include "RunRecordParsing.h"
+#include "views/ModuleTreeView.h"
 #include "run/EventSchema.h"
 #include "precision/Fp16Limits.h"
 #include "probes/Fp16Classes.h"
@@ -109,12 +112,23 @@ NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
     tableLayout->addWidget(tableNote_);
     tableLayout->addWidget(table_, 1);
 
-    auto* splitter = new QSplitter(Qt::Horizontal, this);
+    // A user's TorchScript model: its module tree replaces the flat list (showModuleTree).
+    moduleTree_ = new ModuleTreeView(this);
+    moduleTree_->setObjectName(QStringLiteral("nanModuleTree"));
+    moduleTree_->setMinimumWidth(200);
+    moduleTree_->setToolTip(tr("Your model's modules; click one to find its rows"));
+    moduleTree_->hide();
+    connect(moduleTree_, &ModuleTreeView::moduleActivated, this, &NanInspectorView::scrollToLayer);
+
+    splitter_ = new QSplitter(Qt::Horizontal, this);
+    auto* splitter = splitter_;
     splitter->setChildrenCollapsible(false);
     splitter->addWidget(layerList_);
+    splitter->addWidget(moduleTree_);
     splitter->addWidget(tableBox);
     splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
+    splitter->setStretchFactor(1, 0);
+    splitter->setStretchFactor(2, 1);
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
@@ -134,13 +148,37 @@ void NanInspectorView::beginRun(const RunContext& context) {
     for (const auto& name : context.config.precision.keep_fp32)
         keptInFp32_ << QString::fromStdString(name);
     locateMode_ = context.config.probes.locate_nonfinite;
+    moduleTree_->beginRun(context);
+    showModuleTree(false);  // until the run's model_modules record says it is a user's model
     running_ = true;
     announced_ = false;
     dirty_ = true;
     endOfBatch();
 }
 
+void NanInspectorView::takeModelModules(const ModelModulesRecord& record) {
+    moduleTree_->takeModelModules(record);
+    showModuleTree(!moduleTree_->isEmpty());
+    dirty_ = true;
+}
+
+void NanInspectorView::showModuleTree(bool show) {
+    if (show == !moduleTree_->isHidden()) return;
+    moduleTree_->setVisible(show);
+    layerList_->setVisible(!show);
+    if (show) {
+        // Qualified names, a type and two narrow columns: wider than the flat list, but
+        // the statistics keep at least half the dock.
+        // (The splitter may not be laid out yet: the table, stretching, takes what a wider
+        // dock adds later.)
+        const int treeWidth = std::clamp(moduleTree_->preferredWidth(), 240, 480);
+        const int total = std::max(splitter_->width(), treeWidth + 320);
+        splitter_->setSizes({0, treeWidth, total - treeWidth});
+    }
+}
+
 void NanInspectorView::takeRecord(const nlohmann::json& record) {
+    moduleTree_->takeRecord(record);
     const std::string type = recordType(record);
     if (type == event_type::kRunInfo) {
         dirty_ |= layers_.takeRunInfo(record);
@@ -161,6 +199,7 @@ void NanInspectorView::takeRecord(const nlohmann::json& record) {
 }
 
 void NanInspectorView::endOfBatch() {
+    moduleTree_->endOfBatch();
     if (!dirty_) return;
     dirty_ = false;
     if (record_) {
@@ -217,12 +256,28 @@ QString NanInspectorView::locatedByText(const NonFiniteEvent& e) const {
     return text;
 }
 
+// Where the event was, as the header's words: a layer of the zoo, or a module of the
+// user's model by its qualified name and type.
+QString NanInspectorView::culpritText(const NonFiniteEvent& e) const {
+    const QString layer = QString::fromStdString(e.layer);
+    if (e.layer == kLossLayerName) return tr("the <b>loss</b>");
+    if (moduleTree_->isEmpty()) return tr("layer <b>%1</b>").arg(layer.toHtmlEscaped());
+    const QString type = moduleTree_->typeOf(layer);
+    const QString typed = type.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(type.toHtmlEscaped());
+    if (layer == ModuleTreeView::modelItselfName())
+        return tr("the parameters of the model itself, layer <b>%1</b>%2").arg(layer.toHtmlEscaped(), typed);
+    return tr("module <b>%1</b>%2").arg(layer.toHtmlEscaped(), typed);
+}
+
 void NanInspectorView::showFoundEvent() {
     const NonFiniteEvent& e = record_->event;
-    const QString where =
-        e.layer == "loss"
-            ? tr("the <b>loss</b>")
-            : tr("layer <b>%1</b>").arg(QString::fromStdString(e.layer).toHtmlEscaped());
+    const QString where = culpritText(e);
+    // Found by a replay: the first operator whose output was not finite (it may sit in a
+    // module below the probed layer, which is where the search for a cause starts).
+    QString op;
+    if (const std::string words = firstOperatorText(e); !words.empty())
+        op = tr("<br>First operator with a non-finite output: %1")
+                 .arg(QString::fromStdString(words).toHtmlEscaped());
     header_->setText(
         tr("<b style='color:#b71c1c'>First non-finite value:</b> step <b>%1</b> \u00B7 %2 \u00B7 "
            "%3 \u00B7 %4 \u00B7 <b>%5</b> of %6 elements")
@@ -230,7 +285,7 @@ void NanInspectorView::showFoundEvent() {
             .arg(where, phaseText(e.phase), tensorText(e.tensor).toHtmlEscaped(),
                  nonFiniteCounts(e.nan, e.posInf, e.negInf))
             .arg(e.numel) +
-        locatedByText(e));
+        op + locatedByText(e));
     fillTable();
     fillLayerList();
     updateButton();

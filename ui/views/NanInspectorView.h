@@ -16,6 +16,10 @@
 //   cells tinted; the culprit's cells at the event step are tinted strongly; a finite
 //   value at or beyond fp16's largest (65504) is tinted orange. "—": no finite element;
 //   empty and grey: not measured (no gradient reached the layer).
+// - A user's TorchScript model (its model_modules record arrived): the layer list gives way
+//   to the model's module tree (ModuleTreeView), in which the culprit module is selected,
+//   bold and marked red with its parents expanded; the header names the qualified module
+//   and its type, and the first operator that went non-finite when the replay found it.
 // - The rerun button names the layer; it is disabled for the loss (not a layer) and for a
 //   layer the config already keeps in fp32. Clicking it emits rerunWithLayerInFp32.
 // - nonFiniteFound is emitted once per run, when the event is first shown.
@@ -33,9 +37,12 @@
 class QLabel;
 class QListWidget;
 class QPushButton;
+class QSplitter;
 class QTableWidget;
 
 namespace ampscope::ui {
+
+class ModuleTreeView;
 
 class NanInspectorView : public QWidget, public RunObserver {
     Q_OBJECT
@@ -44,6 +51,7 @@ public:
 
     void beginRun(const RunContext& context) override;
     void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
+    void takeModelModules(const ModelModulesRecord& record) override;
     void takeRecord(const nlohmann::json& record) override;
     void endOfBatch() override;
 
@@ -55,6 +63,8 @@ public:
     QLabel* header() const { return header_; }
     QTableWidget* table() const { return table_; }
     QListWidget* layerList() const { return layerList_; }
+    // A TorchScript model's modules (shown instead of the layer list for such a run).
+    ModuleTreeView* moduleTree() const { return moduleTree_; }
     QPushButton* rerunButton() const { return rerunButton_; }
     // Table row of a layer's tensor statistic ("activation"/"gradient", "min"...), -1: none.
     int rowOf(const QString& layer, const QString& tensor, const QString& stat) const;
@@ -84,12 +94,16 @@ private:
     QLabel* header_ = nullptr;
     QTableWidget* table_ = nullptr;
     QListWidget* layerList_ = nullptr;
+    ModuleTreeView* moduleTree_ = nullptr;
+    QSplitter* splitter_ = nullptr;
     QPushButton* rerunButton_ = nullptr;
     QLabel* tableNote_ = nullptr;
 
     LayerOrder layers_;
     std::optional<NonFiniteRecord> record_;
     QString locatedByText(const NonFiniteEvent& e) const;
+    QString culpritText(const NonFiniteEvent& e) const;
+    void showModuleTree(bool show);
     std::vector<RowKey> rows_;
     QStringList keptInFp32_;
     std::string locateMode_ = "replay";  // probes.locate_nonfinite of the run shown
