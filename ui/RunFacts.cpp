@@ -4,7 +4,6 @@
 
 #include "engine/SystemInfo.h"
 #include "engine/Versions.h"
-#include "probes/NonFiniteText.h"
 #include "run/EventSchema.h"
 
 namespace ampscope::ui {
@@ -48,28 +47,3 @@ bool isRecordedExecution(const std::string& how) {
 
 }  // namespace ampscope::ui
 
-namespace ampscope::ui {
-
-std::string firstOperatorText(const NonFiniteEvent& event) {
-    if (event.op.empty()) return {};
-    // core words the op inside its one sentence; the sentence without the op tells which
-    // part that is.
-    NonFiniteEvent without = event;
-    without.op.clear();
-    const std::string full = describeFirstNonFinite(event);
-    const std::string base = describeFirstNonFinite(without);
-    if (full.size() <= base.size()) return event.op;
-    const std::size_t length = full.size() - base.size();
-    const std::string lead = "; first op ";
-    // Where the op part went in: the same text before and after it, and it opens with
-    // the lead (which the text after it may also open like: "; found by ...").
-    for (std::size_t at = 0; at <= base.size(); ++at) {
-        if (full.compare(0, at, base, 0, at) != 0) break;
-        if (full.compare(at + length, std::string::npos, base, at, std::string::npos) != 0) continue;
-        if (length >= lead.size() && full.compare(at, lead.size(), lead) == 0)
-            return full.substr(at + lead.size(), length - lead.size());
-    }
-    return event.op;
-}
-
-}  // namespace ampscope::ui

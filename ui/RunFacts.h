@@ -32,10 +32,5 @@ int threadsFor(const RunConfig& config);
 // record_source::kRecordedExecution (EventSchema.h), the one line the badge is given.
 bool isRecordedExecution(const std::string& how);
 
-// The first operator whose output was not finite, in core's words (describeFirstNonFinite:
-// the lab's own inserted ops are explained there), with its module and phase:
-// "the module's output: ... (ampscope::leave_module) in blocks.1.fc1 (forward)". Empty
-// when the event does not name one (found without a replay, or an older run).
-std::string firstOperatorText(const NonFiniteEvent& event);
 
 }  // namespace ampscope::ui

@@ -8,6 +8,10 @@
 
 namespace ampscope {
 
+// The layer name of a model's own parameters (its root module, whose qualified name is
+// ""), wherever a layer is named: records, keep_fp32, the window.
+inline constexpr const char* kRootLayerName = "(model)";
+
 struct ScriptModuleInfo {
     std::string name;        // qualified ("" for the model itself)
     std::string type;        // the Python class name ("Linear", "Block")

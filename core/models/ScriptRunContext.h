@@ -17,6 +17,7 @@
 #include <torch/torch.h>
 
 #include "models/LayeredModel.h"
+#include "models/ScriptModuleInfo.h"
 #include "precision/Autocast.h"
 #include "precision/ComputePolicy.h"
 
@@ -25,12 +26,11 @@ namespace ampscope {
 // What the model knows about its module paths, fixed at load time.
 struct ScriptModuleMap {
     // The probed modules' qualified names, in order; the model itself, when it is one
-    // (it holds parameters of its own), is listed as kRootLayerName.
+    // (it holds parameters of its own), is listed as kRootLayerName (ScriptModuleInfo.h).
     std::vector<std::string> layers;
     std::unordered_map<std::string, size_t> layerIndex;  // module path ("" = root) -> index
 };
 
-inline constexpr const char* kRootLayerName = "(model)";
 
 class ScriptRunContext {
 public:

@@ -34,14 +34,17 @@ std::string describeFirstNonFinite(const NonFiniteEvent& e) {
         text += "the loss";
     else
         text += "the " + e.tensor + " of " + e.layer + " (" + e.phase + ")";
-    if (!e.op.empty()) {
-        text += "; first op " + opInWords(e.op);
-        if (!e.opModule.empty()) text += " in " + e.opModule;
-        if (!e.opNode.empty()) text += " in " + e.opNode;
-        text += " (" + e.opPhase + ")";
-    }
+    if (!e.op.empty()) text += "; first op " + describeFirstOperator(e);
     if (e.locatedBy == nonfinite_located_by::kReplay) text += "; found by replaying the step";
     return text;
+}
+
+std::string describeFirstOperator(const NonFiniteEvent& e) {
+    if (e.op.empty()) return {};
+    std::string text = opInWords(e.op);
+    if (!e.opModule.empty()) text += " in " + e.opModule;
+    if (!e.opNode.empty()) text += " in " + e.opNode;
+    return text + " (" + e.opPhase + ")";
 }
 
 }  // namespace ampscope

@@ -11,4 +11,8 @@ namespace ampscope {
 
 std::string describeFirstNonFinite(const NonFiniteEvent& event);
 
+// The part about the first operator alone: "aten::log in act (forward)", the lab's own
+// inserted ops explained in words; empty when the event names no operator.
+std::string describeFirstOperator(const NonFiniteEvent& event);
+
 }  // namespace ampscope

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "RunFacts.h"
+#include "probes/NonFiniteText.h"
 #include "common/Text.h"
 
 namespace ampscope::ui::report_text {
@@ -70,7 +71,7 @@ QString statusText(const ReportRun& run) {
 }
 
 // The layer name of a TorchScript model's own parameters (its root module's).
-const QString kModelItself = QStringLiteral("(model)");
+const QString kModelItself = QString::fromLatin1(kRootLayerName);
 
 QString moduleName(const ScriptModuleInfo& module) {
     return module.name.empty() ? kModelItself : QString::fromStdString(module.name);
@@ -396,7 +397,7 @@ QString nanDiagnosisHtml(const ReportRun& run) {
                 .arg(e.posInf)
                 .arg(e.negInf)
                 .arg(e.numel);
-    if (const std::string words = firstOperatorText(e); !words.empty())
+    if (const std::string words = describeFirstOperator(e); !words.empty())
         html += QStringLiteral("<p>First operator with a non-finite output: %1.</p>")
                     .arg(esc(QString::fromStdString(words)));
     if (e.locatedBy == nonfinite_located_by::kReplay)

@@ -35,7 +35,7 @@ class ModuleTreeView : public QWidget, public RunObserver {
     Q_OBJECT
 public:
     // The layer name of the model itself (core's TorchScript model names it so).
-    static QString modelItselfName() { return QStringLiteral("(model)"); }
+    static QString modelItselfName() { return QString::fromLatin1(kRootLayerName); }
     enum Column { kModuleColumn = 0, kTypeColumn, kParametersColumn, kProbedColumn };
 
     explicit ModuleTreeView(QWidget* parent = nullptr);

@@ -17,6 +17,7 @@
 #include "views/ModuleTreeView.h"
 #include "run/EventSchema.h"
 #include "precision/Fp16Limits.h"
+#include "probes/NonFiniteText.h"
 #include "probes/Fp16Classes.h"
 #include "probes/ProbeRecords.h"
 
@@ -275,7 +276,7 @@ void NanInspectorView::showFoundEvent() {
     // Found by a replay: the first operator whose output was not finite (it may sit in a
     // module below the probed layer, which is where the search for a cause starts).
     QString op;
-    if (const std::string words = firstOperatorText(e); !words.empty())
+    if (const std::string words = describeFirstOperator(e); !words.empty())
         op = tr("<br>First operator with a non-finite output: %1")
                  .arg(QString::fromStdString(words).toHtmlEscaped());
     header_->setText(
