@@ -5,7 +5,6 @@
 
 #include "config/RunConfig.h"
 #include "precision/PrecisionMode.h"
-#include "probes/NonFiniteEvent.h"
 
 namespace ampscope::ui {
 
