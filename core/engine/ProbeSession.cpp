@@ -88,7 +88,7 @@ void ProbeSession::beginStep(int64_t step) {
         audit_.begin();
         if (trainer_.model().layerCount() > 0) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(0));
-            audit_.setEmulation(compute.operandForward, compute.resultForward);
+            audit_.setEmulation(compute.operandForward.rounding, compute.resultForward.rounding);
         }
     }
 }
@@ -268,7 +268,7 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
         if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
         if (index + 1 < trainer_.model().layerCount()) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(index + 1));
-            audit_.setEmulation(compute.operandForward, compute.resultForward);
+            audit_.setEmulation(compute.operandForward.rounding, compute.resultForward.rounding);
         } else {
             audit_.setEmulation(Rounding::None, Rounding::None);
         }
