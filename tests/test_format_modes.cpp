@@ -8,11 +8,14 @@
 #include <cmath>
 #include <optional>
 
+#include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
+#include "engine/ProbeSession.h"
 #include "engine/Trainer.h"
+#include "probes/FormatQuantRecord.h"
 #include "models/BasicLayers.h"
 #include "precision/ComputePolicy.h"
 #include "precision/formats/TensorQuantizers.h"
@@ -276,6 +279,75 @@ private Q_SLOTS:
         const double first = mean(losses, 0, 5), last = mean(losses, losses.size() - 5, losses.size());
         qInfo("%s %s: loss %.4f -> %.4f", qPrintable(model), qPrintable(mode), first, last);
         QVERIFY2(last < 0.8 * first, qPrintable(QString("loss %1 -> %2").arg(first).arg(last)));
+    }
+
+    // A probe step measures every quantization point with the quantizers' own
+    // statistics; the numbers are those of the TensorQuantizers function by hand, and
+    // no fp16 counts are made (the values were never rounded to fp16).
+    void probeStepMeasuresEachPoint() {
+        const DataBundle data = spirals();
+        RunConfig config = mlpConfig("fp8");
+        config.probes.every = 2;
+        torch::manual_seed(2);
+        Trainer trainer(config, data, torch::kCPU);
+        ProbeSession probes(trainer, config.probes, nullptr);
+        const auto weight = trainer.model().layerParameters(0)[0].detach().clone();
+        const auto x = data.train.inputs.slice(0, 0, 64);
+        const auto y = data.train.targets.slice(0, 0, 64);
+
+        probes.beginStep(1);
+        trainer.step(x, y);
+        const auto snapshot = probes.endStep();
+        QVERIFY(snapshot);
+        // Three points per linear layer: input and weight forward, output gradient backward.
+        const auto layers = trainer.model().layerNames();
+        int64_t linear = 0;
+        for (const auto& name : layers) linear += name.rfind("fc", 0) == 0 || name == "out";
+        QCOMPARE(int64_t(snapshot->formatPoints.size()), 3 * linear);
+        const FormatQuantMeasurement* fc1Weight = nullptr;
+        for (const auto& point : snapshot->formatPoints) {
+            QCOMPARE(point.tensors, int64_t{1});
+            QCOMPARE(QString::fromStdString(point.recipe), QString("delayed"));
+            if (point.direction == "backward") {
+                QCOMPARE(QString::fromStdString(point.operand), QString("output"));
+                QCOMPARE(QString::fromStdString(point.format), QString("e5m2"));
+            } else {
+                QVERIFY(point.operand == "input" || point.operand == "weight");
+                QCOMPARE(QString::fromStdString(point.format), QString("e4m3"));
+            }
+            if (point.layer == "fc1" && point.operand == "weight") fc1Weight = &point;
+        }
+        QVERIFY(fc1Weight);
+        // The first step's scale is 1: the weight as e4m3 holds it unscaled.
+        const auto hand = quantizeWithScale(weight, NumberFormat::E4M3, 1.0f).stats;
+        QCOMPARE(fc1Weight->elements, hand.elements);
+        QCOMPARE(fc1Weight->underflowed, hand.underflowed);
+        QCOMPARE(fc1Weight->saturated, hand.saturated);
+        QCOMPARE(fc1Weight->snrDb(), hand.snrDb());
+        QCOMPARE(fc1Weight->scale, 1.0);
+        QVERIFY(fc1Weight->snrDb() > 10.0 && fc1Weight->snrDb() < 60.0);
+        for (const auto& layer : snapshot->layers) {
+            QVERIFY(!layer.activationClasses);
+            QVERIFY(!layer.activationGradClasses);
+        }
+
+        // The record: written and read back the same, with the derived numbers.
+        const FormatQuantRecord record{1, *fc1Weight};
+        const auto json = toJson(record);
+        QCOMPARE(QString::fromStdString(json.at("type").get<std::string>()), QString("format_quant"));
+        QCOMPARE(json.at("snr_db").get<double>(), fc1Weight->snrDb());
+        QCOMPARE(json.at("underflow_fraction").get<double>(), fc1Weight->underflowFraction());
+        const auto back = formatQuantRecordFromJson(json);
+        QCOMPARE(back.step, int64_t{1});
+        QCOMPARE(QString::fromStdString(back.point.layer), QString("fc1"));
+        QCOMPARE(back.point.underflowed, fc1Weight->underflowed);
+        QCOMPARE(back.point.squaredError, fc1Weight->squaredError);
+        QCOMPARE(back.point.scale, 1.0);
+
+        // Not a probe step: nothing measured.
+        probes.beginStep(3);
+        trainer.step(x, y);
+        QVERIFY(!probes.endStep());
     }
 
     // nvfp4's stochastic gradients draw from the run's seed: the same seed rounds the

@@ -95,7 +95,7 @@ private:
         // exactly what it was before the formats existed.
         if (forward.format.none() && backward.format.none())
             return roundWithGradient(t, forward.rounding, backward.rounding, tag);
-        return quantizeWithGradient(t, forward.format, backward.format, points, generator);
+        return quantizeWithGradient(t, forward.format, backward.format, points, generator, tag);
     }
 };
 

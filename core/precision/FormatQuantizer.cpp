@@ -7,6 +7,17 @@
 
 namespace ampscope {
 
+const char* formatRecipeName(FormatRecipe recipe) {
+    switch (recipe) {
+        case FormatRecipe::None: return "";
+        case FormatRecipe::CurrentScaling: return "current";
+        case FormatRecipe::DelayedScaling: return "delayed";
+        case FormatRecipe::Mx: return "mx";
+        case FormatRecipe::Nvfp4: return "nvfp4";
+    }
+    return "";
+}
+
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
                               FormatPointState* state, bool advance, at::Generator* generator,
                               QuantizationStats* stats) {
@@ -46,6 +57,19 @@ torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& qua
 
 namespace {
 
+// quantizeAtPoint, telling the tag's observer (a probe step) what it did.
+torch::Tensor quantizeObserved(const torch::Tensor& x, const FormatQuantizer& quantizer,
+                               FormatPoints* points, bool backward, bool advance,
+                               at::Generator* generator, const RoundingTag* tag) {
+    FormatPointState* state = points ? (backward ? &points->backward : &points->forward) : nullptr;
+    if (quantizer.none() || !tag || !tag->observer)
+        return quantizeAtPoint(x, quantizer, state, advance, generator);
+    QuantizationStats stats;
+    auto out = quantizeAtPoint(x, quantizer, state, advance, generator, &stats);
+    tag->observer->afterQuantizing(*tag, backward, quantizer, stats);
+    return out;
+}
+
 // A quantizer travels to the backward as a list of integers (saved_data holds IValues).
 std::vector<int64_t> encode(const FormatQuantizer& q) {
     return {static_cast<int64_t>(q.recipe),      static_cast<int64_t>(q.element),
@@ -70,17 +94,19 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& values,
                                  std::vector<int64_t> forwardQuantizer,
                                  std::vector<int64_t> backwardQuantizer, int64_t points,
-                                 int64_t generator) {
+                                 int64_t generator, int64_t tag) {
         ctx->saved_data["backward"] = backwardQuantizer;
-        // IValue holds no raw pointers; the policy's points and generator outlive every graph.
+        // IValue holds no raw pointers; the policy's points, generator and tags outlive
+        // every graph.
         ctx->saved_data["points"] = points;
         ctx->saved_data["generator"] = generator;
-        auto* p = reinterpret_cast<FormatPoints*>(points);
+        ctx->saved_data["tag"] = tag;
         const FormatQuantizer q = decode(forwardQuantizer);
         // A custom function must not hand its input back as its output.
         if (q.none()) return values.clone();
-        return quantizeAtPoint(values, q, p ? &p->forward : nullptr, true,
-                               reinterpret_cast<at::Generator*>(generator));
+        return quantizeObserved(values, q, reinterpret_cast<FormatPoints*>(points), false, true,
+                                reinterpret_cast<at::Generator*>(generator),
+                                reinterpret_cast<const RoundingTag*>(tag));
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -88,8 +114,9 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         const FormatQuantizer q = decode(ctx->saved_data["backward"].toIntVector());
         auto* p = reinterpret_cast<FormatPoints*>(ctx->saved_data["points"].toInt());
         auto* g = reinterpret_cast<at::Generator*>(ctx->saved_data["generator"].toInt());
-        return {quantizeAtPoint(grads[0], q, p ? &p->backward : nullptr, true, g), torch::Tensor(),
-                torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        const auto* tag = reinterpret_cast<const RoundingTag*>(ctx->saved_data["tag"].toInt());
+        return {quantizeObserved(grads[0], q, p, true, true, g, tag), torch::Tensor(),
+                torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
@@ -97,14 +124,15 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
 
 torch::Tensor quantizeWithGradient(const torch::Tensor& values, const FormatQuantizer& forward,
                                    const FormatQuantizer& backward, FormatPoints* points,
-                                   at::Generator* generator) {
+                                   at::Generator* generator, const RoundingTag* tag) {
     if (forward.none() && backward.none()) return values;
     const bool training = torch::GradMode::is_enabled();
     if (!values.requires_grad() || !training)
-        return quantizeAtPoint(values, forward, points ? &points->forward : nullptr, training, generator);
+        return quantizeObserved(values, forward, points, false, training, generator, tag);
     return FormatQuantizeFunction::apply(values, encode(forward), encode(backward),
                                          reinterpret_cast<int64_t>(points),
-                                         reinterpret_cast<int64_t>(generator));
+                                         reinterpret_cast<int64_t>(generator),
+                                         reinterpret_cast<int64_t>(tag));
 }
 
 }  // namespace ampscope

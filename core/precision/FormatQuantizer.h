@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "precision/Rounding.h"
 #include "precision/formats/QuantizationStats.h"
 #include "precision/formats/ScalingRules.h"
 
@@ -31,6 +32,9 @@ struct FormatQuantizer {
     bool none() const { return recipe == FormatRecipe::None; }
     bool operator==(const FormatQuantizer&) const = default;
 };
+
+// "delayed", "current", "mx", "nvfp4" ("" for none), as the probe records spell them.
+const char* formatRecipeName(FormatRecipe recipe);
 
 // One point across steps.
 struct FormatPointState {
@@ -54,9 +58,10 @@ torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& qua
 
 // Autograd-aware, as roundWithGradient: the forward quantizes the values with
 // `forward`, the backward quantizes the incoming gradient with `backward` (either may
-// be none). points and generator must outlive the graph (the policy owns them).
+// be none). points, generator and tag must outlive the graph (the policy owns them);
+// a tag with an observer is told the statistics of both quantizations.
 torch::Tensor quantizeWithGradient(const torch::Tensor& values, const FormatQuantizer& forward,
                                    const FormatQuantizer& backward, FormatPoints* points,
-                                   at::Generator* generator);
+                                   at::Generator* generator, const RoundingTag* tag = nullptr);
 
 }  // namespace ampscope
