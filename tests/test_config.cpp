@@ -99,6 +99,13 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(a.precision.scaler.growth_interval, b.precision.scaler.growth_interval);
     QVERIFY(a.precision.keep_fp32 == b.precision.keep_fp32);
     QCOMPARE(qs(a.precision.emulate), qs(b.precision.emulate));
+    QCOMPARE(qs(a.precision.fp8.format), qs(b.precision.fp8.format));
+    QCOMPARE(qs(a.precision.fp8.recipe), qs(b.precision.fp8.recipe));
+    QCOMPARE(a.precision.fp8.amax_history_len, b.precision.fp8.amax_history_len);
+    QCOMPARE(qs(a.precision.fp8.amax_compute), qs(b.precision.fp8.amax_compute));
+    QCOMPARE(a.precision.fp8.margin, b.precision.fp8.margin);
+    QCOMPARE(qs(a.precision.mx.scale_rule), qs(b.precision.mx.scale_rule));
+    QCOMPARE(a.precision.nvfp4.stochastic_gradients, b.precision.nvfp4.stochastic_gradients);
 
     QCOMPARE(qs(a.optim.name), qs(b.optim.name));
     QCOMPARE(a.optim.lr, b.optim.lr);
@@ -162,6 +169,13 @@ RunConfig nonDefaultConfig() {
     c.precision.scaler.growth_interval = 100;
     c.precision.keep_fp32 = {"fc1", "conv2"};
     c.precision.emulate = "always";
+    c.precision.fp8.format = "e4m3";
+    c.precision.fp8.recipe = "current";
+    c.precision.fp8.amax_history_len = 16;
+    c.precision.fp8.amax_compute = "most_recent";
+    c.precision.fp8.margin = 2;
+    c.precision.mx.scale_rule = "rceil";
+    c.precision.nvfp4.stochastic_gradients = true;
     c.optim.name = "sgd";
     c.optim.lr = 0.05;
     c.optim.momentum = 0.5;
@@ -244,7 +258,12 @@ private Q_SLOTS:
                  sorted({"name", "hidden", "activation", "norm", "blocks", "patch", "dim",
                          "heads", "depth", "mlp_ratio", "path", "file_bytes", "sha256",
                          "probe_modules", "probe_depth"}));
-        QCOMPARE(keysOf(document["precision"]), sorted({"mode", "scaler", "keep_fp32", "emulate"}));
+        QCOMPARE(keysOf(document["precision"]),
+                 sorted({"mode", "scaler", "keep_fp32", "emulate", "fp8", "mx", "nvfp4"}));
+        QCOMPARE(keysOf(document["precision"]["fp8"]),
+                 sorted({"format", "recipe", "amax_history_len", "amax_compute", "margin"}));
+        QCOMPARE(keysOf(document["precision"]["mx"]), sorted({"scale_rule"}));
+        QCOMPARE(keysOf(document["precision"]["nvfp4"]), sorted({"stochastic_gradients"}));
         QCOMPARE(keysOf(document["precision"]["scaler"]),
                  sorted({"kind", "init_scale", "growth_factor", "backoff_factor",
                          "growth_interval"}));
@@ -409,8 +428,21 @@ private Q_SLOTS:
                                      [65536, 65536, 3, 1, 1]]}})",
             "model.blocks", {"parameters", "GiB", "limit 2e9"});
 
-        row("mode", R"({"precision": {"mode": "fp8"}})", "precision.mode",
-            {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure (got \"fp8\")"});
+        row("mode", R"({"precision": {"mode": "fp6"}})", "precision.mode",
+            {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure, fp8, mxfp8, mxfp4, "
+             "nvfp4 (got \"fp6\")"});
+        row("fp8 format", R"({"precision": {"fp8": {"format": "e5m2"}}})", "precision.fp8.format",
+            {"must be one of hybrid, e4m3 (got \"e5m2\")"});
+        row("fp8 recipe", R"({"precision": {"fp8": {"recipe": "mx"}}})", "precision.fp8.recipe",
+            {"must be one of delayed, current (got \"mx\")"});
+        row("amax_history_len 0", R"({"precision": {"fp8": {"amax_history_len": 0}}})",
+            "precision.fp8.amax_history_len", {"must be in [1, 1048576] (got 0)"});
+        row("amax_compute", R"({"precision": {"fp8": {"amax_compute": "mean"}}})",
+            "precision.fp8.amax_compute", {"must be one of max, most_recent (got \"mean\")"});
+        row("margin negative", R"({"precision": {"fp8": {"margin": -1}}})", "precision.fp8.margin",
+            {"must be in [0, 64] (got -1)"});
+        row("mx scale_rule", R"({"precision": {"mx": {"scale_rule": "ceil"}}})",
+            "precision.mx.scale_rule", {"must be one of floor, rceil (got \"ceil\")"});
         row("emulate", R"({"precision": {"emulate": "never"}})", "precision.emulate",
             {"must be one of auto, always (got \"never\")"});
         row("scaler kind", R"({"precision": {"scaler": {"kind": "always"}}})",
@@ -459,8 +491,9 @@ private Q_SLOTS:
             {"[1, 65536]"});
 
         row("probes every", R"({"probes": {"every": -1}})", "probes.every", {">= 0"});
-        row("lockstep mode", R"({"lockstep": {"mode": "fp8"}})", "lockstep.mode",
-            {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure", "\"fp8\""});
+        row("lockstep mode", R"({"lockstep": {"mode": "fp6"}})", "lockstep.mode",
+            {"must be one of fp32, tf32, fp16, bf16, fp16-pure, bf16-pure, fp8, mxfp8, mxfp4, nvfp4",
+             "\"fp6\""});
         row("shadow_every", R"({"probes": {"shadow_every": -1}})", "probes.shadow_every",
             {">= 0"});
         row("ring_steps low", R"({"probes": {"ring_steps": 0}})", "probes.ring_steps",

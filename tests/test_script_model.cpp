@@ -1,6 +1,6 @@
 // A user's TorchScript model in the engine: which submodules become layers, what the
 // observer and the roundings see, the fidelity of a TorchScript export of the zoo's
-// simple_cnn against the zoo model itself (fp32, fp16 emulation, bf16), a model that
+// simple_cnn against the zoo model itself (fp32, fp16 emulation, bf16, fp8, mxfp4), a model that
 // computes its own loss, and the files a user might pass by mistake.
 #include <QtTest/QtTest>
 
@@ -207,6 +207,10 @@ private Q_SLOTS:
         // casts the zoo's aten::conv2d, so both land in the same kernels.
         QTest::newRow("bf16") << "bf16" << 1e-6;
         QTest::newRow("bf16-pure") << "bf16-pure" << 1e-6;
+        // The format modes: the same quantization points, the same delayed-scaling
+        // histories (one per layer x operand x direction), so the same losses.
+        QTest::newRow("fp8 emulated") << "fp8" << 1e-6;
+        QTest::newRow("mxfp4 emulated") << "mxfp4" << 1e-6;
     }
     void fidelity() {
         QFETCH(QString, mode);

@@ -24,8 +24,7 @@ bool runsOnCuda(const RunConfig& config) {
 
 ModeExecution executionFor(const RunConfig& config) {
     try {
-        return describeExecution(parsePrecisionMode(config.precision.mode), runsOnCuda(config),
-                                 emulationForced(config.precision.emulate));
+        return describeExecution(config.precision, runsOnCuda(config));
     } catch (const std::exception&) {
         return {false, "unknown mode"};
     }

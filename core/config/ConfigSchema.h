@@ -54,12 +54,25 @@ void visitScaler(V& v, Scaler& scaler) {
     v.field("growth_interval", scaler.growth_interval);
 }
 
+template <class V, class Fp8>
+void visitFp8(V& v, Fp8& fp8) {
+    v.field("format", fp8.format);
+    v.field("recipe", fp8.recipe);
+    v.field("amax_history_len", fp8.amax_history_len);
+    v.field("amax_compute", fp8.amax_compute);
+    v.field("margin", fp8.margin);
+}
+
 template <class V, class Precision>
 void visitPrecision(V& v, Precision& precision) {
     v.field("mode", precision.mode);
     v.section("scaler", precision.scaler, [](auto& sub, auto& s) { visitScaler(sub, s); });
     v.field("keep_fp32", precision.keep_fp32);
     v.field("emulate", precision.emulate);
+    v.section("fp8", precision.fp8, [](auto& sub, auto& s) { visitFp8(sub, s); });
+    v.section("mx", precision.mx, [](auto& sub, auto& s) { sub.field("scale_rule", s.scale_rule); });
+    v.section("nvfp4", precision.nvfp4,
+              [](auto& sub, auto& s) { sub.field("stochastic_gradients", s.stochastic_gradients); });
 }
 
 template <class V, class Optim>

@@ -28,8 +28,10 @@ const std::vector<std::string>& allowedLosses() {
     return values;
 }
 const std::vector<std::string>& allowedModes() {
-    static const std::vector<std::string> values = {"fp32", "tf32",      "fp16",
-                                                    "bf16", "fp16-pure", "bf16-pure"};
+    static const std::vector<std::string> values = {"fp32",  "tf32",      "fp16",
+                                                    "bf16",  "fp16-pure", "bf16-pure",
+                                                    "fp8",   "mxfp8",     "mxfp4",
+                                                    "nvfp4"};
     return values;
 }
 const std::vector<std::string>& allowedScalerKinds() {
@@ -328,6 +330,16 @@ void checkPrecision(Checker& check, const PrecisionConfig& precision) {
         if (precision.keep_fp32[i].empty())
             check.add(indexed("precision.keep_fp32", i), "must be a layer name (got \"\")");
     check.oneOf("precision.emulate", precision.emulate, allowedEmulation());
+    const Fp8Config& fp8 = precision.fp8;
+    check.oneOf("precision.fp8.format", fp8.format, {"hybrid", "e4m3"});
+    check.oneOf("precision.fp8.recipe", fp8.recipe, {"delayed", "current"});
+    // Transformer Engine's default history is 1024; a million floats per rounding
+    // point is already more memory than any model here has points worth.
+    check.inRange("precision.fp8.amax_history_len", fp8.amax_history_len, 1, 1 << 20);
+    check.oneOf("precision.fp8.amax_compute", fp8.amax_compute, {"max", "most_recent"});
+    // 2^-margin past 2^64 would push every scale below fp8's smallest subnormal.
+    check.inRange("precision.fp8.margin", fp8.margin, 0, 64);
+    check.oneOf("precision.mx.scale_rule", precision.mx.scale_rule, {"floor", "rceil"});
 }
 
 void checkOptim(Checker& check, const OptimConfig& optim) {

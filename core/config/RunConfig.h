@@ -71,8 +71,32 @@ struct ScalerConfig {
     int64_t growth_interval = 2000;
 };
 
+// Per-tensor fp8 (mode fp8), as Transformer Engine's recipes.
+struct Fp8Config {
+    // hybrid: e4m3 forward operands, e5m2 for the gradient at each op's output (more
+    // range, as gradients need); e4m3: e4m3 for both.
+    std::string format = "hybrid";    // hybrid | e4m3
+    // delayed: the scale from an amax history of earlier steps (DelayedScaling);
+    // current: from the tensor's own amax.
+    std::string recipe = "delayed";   // delayed | current
+    int64_t amax_history_len = 1024;  // delayed: amaxes kept per rounding point
+    std::string amax_compute = "max"; // delayed: max | most_recent of the history
+    int64_t margin = 0;               // scale = max_finite / amax / 2^margin
+};
+
+// MX block formats (mxfp8, mxfp4): the rule for each block's e8m0 scale.
+struct MxConfig {
+    std::string scale_rule = "floor";  // floor (the MX specification's) | rceil
+};
+
+struct Nvfp4Config {
+    // Stochastic rounding of the output gradients' elements (the NVFP4 recipe does it
+    // for gradients); drawn from a generator seeded from the run's seed.
+    bool stochastic_gradients = false;
+};
+
 struct PrecisionConfig {
-    // fp32 | tf32 | fp16 | bf16 | fp16-pure | bf16-pure
+    // fp32 | tf32 | fp16 | bf16 | fp16-pure | bf16-pure | fp8 | mxfp8 | mxfp4 | nvfp4
     std::string mode = "fp32";
     ScalerConfig scaler;
     // Layer names that run in fp32 even under autocast/emulation (the usual fix for an op that overflows in fp16).
@@ -81,6 +105,9 @@ struct PrecisionConfig {
     // fp16 and fp16-pure on CPU). always: tf32, fp16 and fp16-pure are emulated on CUDA
     // too, so that emulation can be compared with the real thing on the same GPU.
     std::string emulate = "auto";  // auto | always
+    Fp8Config fp8;      // mode fp8
+    MxConfig mx;        // modes mxfp8, mxfp4
+    Nvfp4Config nvfp4;  // mode nvfp4
 };
 
 struct OptimConfig {

@@ -6,6 +6,8 @@
 
 #include "engine/DeviceMemory.h"
 #include "engine/SystemInfo.h"
+#include "precision/FormatQuantizer.h"
+#include "precision/formats/FormatTable.h"
 #include "probes/Fp16Classifier.h"
 #include "probes/GradientProbe.h"
 #include "probes/HistogramProbe.h"
@@ -37,6 +39,7 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     emulatedRounding_ = policy.emulation.resultBackward == Rounding::Half;
     realHalfGradients_ = policy.lowDtype == c10::ScalarType::Half && !emulatedRounding_;
     emulatedHalfValues_ = policy.emulation.resultForward == Rounding::Half || policy.pureRounding == Rounding::Half;
+    formatRounding_ = policy.quantizesFormats();
     if (config_.shadow_every > 0) shadow_ = std::make_unique<ShadowRun>(trainer);
     auditBoundary_.audit = &audit_;
     chain_.add(&auditBoundary_);
@@ -80,7 +83,9 @@ void ProbeSession::beginStep(int64_t step) {
     locateThisStep_ = locateAlways_ || (locateByReplay_ && searching && (probeStep_ || replayMissedStep_ > 0));
     if (locateThisStep_) locator_.beginStep(step, true);
     if (locateByReplay_ && searching && !locateThisStep_) replay_.beginStep();
-    if (probeStep_ && emulatedRounding_) trainer_.policy().setRoundingObserver(this);
+    if (observesRounding()) trainer_.policy().setRoundingObserver(this);
+    formatPoints_.clear();
+    formatPointIndex_.clear();
     if (probeStep_) {
         activationBytes_.clear();
         activationBytesReal_.clear();
@@ -88,7 +93,7 @@ void ProbeSession::beginStep(int64_t step) {
         audit_.begin();
         if (trainer_.model().layerCount() > 0) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(0));
-            audit_.setEmulation(compute.operandForward, compute.resultForward);
+            audit_.setEmulation(compute.operandForward.rounding, compute.resultForward.rounding);
         }
     }
 }
@@ -158,7 +163,7 @@ void ProbeSession::stepChecked(bool nonFinite) {
         ProbeSession& session;
         ~EndReplay() {
             session.replaying_ = false;
-            if (session.probeStep_ && session.emulatedRounding_) session.trainer_.policy().setRoundingObserver(&session);
+            if (session.observesRounding()) session.trainer_.policy().setRoundingObserver(&session);
         }
     } endReplay{*this};
     FirstNonFiniteOp watch;  // the replay alone pays for checking every op
@@ -231,6 +236,34 @@ void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const t
     *target = target->defined() ? *target + slots : slots;
 }
 
+void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
+                                   const QuantizationStats& stats) {
+    if (replaying_) return;
+    static constexpr const char* kOperands[] = {"input", "weight", "output"};
+    const auto key = std::make_tuple(tag.layer, static_cast<int>(tag.operand), backward);
+    auto [it, created] = formatPointIndex_.try_emplace(key, formatPoints_.size());
+    if (created) {
+        FormatQuantMeasurement point;
+        point.layer = tag.layer;
+        point.operand = kOperands[static_cast<int>(tag.operand)];
+        point.direction = backward ? "backward" : "forward";
+        point.format = describe(quantizer.element).name;
+        point.recipe = formatRecipeName(quantizer.recipe);
+        formatPoints_.push_back(std::move(point));
+    }
+    auto& point = formatPoints_[it->second];
+    point.tensors += 1;
+    point.elements += stats.elements;
+    point.underflowed += stats.underflowed;
+    point.saturated += stats.saturated;
+    point.nonFinite += stats.nonFinite;
+    point.squaredError += stats.squaredError;
+    point.squaredSignal += stats.squaredSignal;
+    point.amax = std::max(point.amax, stats.amax);
+    point.scale = stats.scale;
+    point.scaleAmax = stats.scaleAmax;
+}
+
 void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& output) {
     const int64_t bytes = output.numel() * static_cast<int64_t>(output.element_size());
     const std::string stored = dtypeName(output.scalar_type());
@@ -268,7 +301,7 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
         if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
         if (index + 1 < trainer_.model().layerCount()) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(index + 1));
-            audit_.setEmulation(compute.operandForward, compute.resultForward);
+            audit_.setEmulation(compute.operandForward.rounding, compute.resultForward.rounding);
         } else {
             audit_.setEmulation(Rounding::None, Rounding::None);
         }
@@ -318,6 +351,7 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::buildSnapshot() {
         snapshot->step = step_;
         snapshot->scale = scale_;
         snapshot->opDtypes = audit_.layers();
+        snapshot->formatPoints = formatPoints_;
         const ProcessMemory process = readProcessMemory();
         snapshot->memory.rssBytes = process.residentBytes;
         snapshot->memory.peakRssBytes = process.peakResidentBytes;

@@ -26,6 +26,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <tuple>
 #include <vector>
 
 #include <torch/torch.h>
@@ -71,9 +72,11 @@ public:
     void beforeOptimizerStep() override;
     void afterOptimizerUpdate() override;
     void afterOptimizerStep(bool stepRan) override;
-    // RoundingObserver (emulated fp16 on probe steps)
+    // RoundingObserver (emulated fp16 and the format modes, on probe steps)
     void beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
                         Rounding rounding) override;
+    void afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
+                         const QuantizationStats& stats) override;
     // LayerObserver: hooks the gradient arriving at each layer output on probe steps.
     void afterLayer(size_t index, const std::string& name, torch::Tensor& output) override;
 
@@ -112,6 +115,13 @@ private:
     std::map<std::string, size_t> layerIndex_;
     bool emulatedRounding_ = false;  // fp16 emulation: count at the rounding points
     bool realHalfGradients_ = false; // fp16 values we cannot see before rounding
+    bool formatRounding_ = false;    // a format mode: measure each quantization point
+    // Observing the rounding points on this step (fp16 emulation or a format mode).
+    bool observesRounding() const { return probeStep_ && (emulatedRounding_ || formatRounding_); }
+    // The format modes' points of this probe step, in the order they were first met,
+    // and where each is in that list: (layer, operand, backward).
+    std::vector<FormatQuantMeasurement> formatPoints_;
+    std::map<std::tuple<std::string, int, bool>, size_t> formatPointIndex_;
     int64_t step_ = 0;
     bool probeStep_ = false;
     bool shadowStep_ = false;

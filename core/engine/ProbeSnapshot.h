@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "probes/ExponentHistogram.h"
+#include "probes/FormatQuantRecord.h"
 #include "probes/Fp16Classes.h"
 #include "probes/NonFiniteEvent.h"
 #include "probes/StepAudit.h"
@@ -41,6 +42,8 @@ struct ProbeSnapshot {
     double probeSeconds = 0.0;       // time the probes took on this step
     std::vector<LayerOps> opDtypes;  // which op ran in which dtype, forward order, "loss" last
     MemoryUsage memory;              // process memory and activation bytes of the step
+    // The format modes: what each quantization point did (first met first).
+    std::vector<FormatQuantMeasurement> formatPoints;
 };
 
 }  // namespace ampscope

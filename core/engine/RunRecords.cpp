@@ -145,6 +145,7 @@ std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
                                          *layer.activationClasses}));
         if (layer.update) records.push_back(toJson(UpdateRatioRecord{step, *layer.update}));
     }
+    for (const auto& point : snapshot.formatPoints) records.push_back(toJson(FormatQuantRecord{step, point}));
     if (!snapshot.opDtypes.empty()) records.push_back(toJson(OpDtypesRecord{step, snapshot.opDtypes}));
     records.push_back(toJson(MemoryRecord{step, snapshot.memory}));
     return records;

@@ -81,6 +81,8 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
         }
     }
     policy_.registerLayers(model_->layerNames());
+    // Stochastic rounding draws from the run's seed: a rerun rounds the same way.
+    if (policy_.quantizesFormats()) policy_.seedStochasticRounding(config.seed);
     for (size_t i = 0; i < model_->layerCount(); ++i) {
         for (auto& p : model_->layerParameters(i)) {
             parameters_.push_back(p);

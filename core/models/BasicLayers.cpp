@@ -9,7 +9,7 @@ LinearLayer::LinearLayer(int64_t in, int64_t out, bool bias) {
 torch::Tensor LinearLayer::forward(const torch::Tensor& input, const LayerCompute& compute) {
     const auto& bias = linear_->bias;
     return compute.result(torch::linear(compute.input(input), compute.weight(linear_->weight),
-                                        bias.defined() ? compute.weight(bias) : bias));
+                                        bias.defined() ? compute.bias(bias) : bias));
 }
 
 std::string LinearLayer::describe() const {
@@ -29,7 +29,7 @@ ConvLayer::ConvLayer(int64_t in, int64_t out, int64_t kernel, int64_t stride, in
 
 torch::Tensor ConvLayer::forward(const torch::Tensor& input, const LayerCompute& compute) {
     auto y = compute.result(torch::conv2d(compute.input(input), compute.weight(conv_->weight),
-                                          compute.weight(conv_->bias), {stride_, stride_},
+                                          compute.bias(conv_->bias), {stride_, stride_},
                                           {pad_, pad_}));
     // Norms are fp32 territory under autocast; emulation leaves them unrounded.
     if (batchNorm_) y = batchNorm_->forward(y);

@@ -17,7 +17,7 @@ torch::Tensor HalfStatsBatchNormLayer::forward(const torch::Tensor& input, const
     // unrounded in fp32 and in layers kept in fp32. On real devices the ops simply run
     // in the input's dtype.
     const auto held = [&](const torch::Tensor& t) {
-        return roundWithGradient(t, compute.resultForward, compute.resultBackward);
+        return roundWithGradient(t, compute.resultForward.rounding, compute.resultBackward.rounding);
     };
     const torch::Tensor x = held(input);
     torch::Tensor mean, var;

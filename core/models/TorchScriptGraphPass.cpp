@@ -18,6 +18,7 @@ namespace {
 
 constexpr int64_t kRoleInput = 0;
 constexpr int64_t kRoleWeight = 1;
+constexpr int64_t kRoleBias = 2;
 
 void enterModule(std::string relative) {
     if (auto* context = currentScriptRunContext()) context->enter(relative);
@@ -43,7 +44,9 @@ at::Tensor moduleInput(const at::Tensor& input) {
 at::Tensor roundOperand(const at::Tensor& operand, int64_t role) {
     auto* context = currentScriptRunContext();
     if (!context || !operand.defined()) return operand;
-    return role == kRoleWeight ? context->compute().weight(operand) : context->compute().input(operand);
+    const LayerCompute& compute = context->compute();
+    if (role == kRoleBias) return compute.bias(operand);
+    return role == kRoleWeight ? compute.weight(operand) : compute.input(operand);
 }
 
 c10::optional<at::Tensor> roundOptionalOperand(const c10::optional<at::Tensor>& operand, int64_t role) {
@@ -127,16 +130,16 @@ bool isNorm(const Node* node) {
 // The operand roles of a matmul/conv op, by input position; empty: not one.
 std::vector<int64_t> operandRoles(const Node* node) {
     const std::string kind = node->kind().toQualString();
-    // (input, weight, bias): bias rounds as the zoo rounds it, with the weight.
+    // (input, weight, bias): bias rounds as the zoo rounds it (LayerCompute::bias).
     static const std::unordered_set<std::string> weighted = {
         "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution",
         "aten::convolution", "aten::conv_transpose1d", "aten::conv_transpose2d",
         "aten::conv_transpose3d"};
-    if (weighted.count(kind)) return {kRoleInput, kRoleWeight, kRoleWeight};
+    if (weighted.count(kind)) return {kRoleInput, kRoleWeight, kRoleBias};
     if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
         return {kRoleInput, kRoleInput};
     // addmm(bias, mat1, mat2): what older traces of nn.Linear give, with mat2 = weight.t().
-    if (kind == "aten::addmm") return {kRoleWeight, kRoleInput, kRoleWeight};
+    if (kind == "aten::addmm") return {kRoleBias, kRoleInput, kRoleWeight};
     if (kind == "aten::baddbmm") return {kRoleInput, kRoleInput, kRoleInput};
     return {};
 }

@@ -18,7 +18,7 @@ torch::Tensor PatchEmbedLayer::forward(const torch::Tensor& input, const LayerCo
     patches = patches.permute({0, 2, 3, 1, 4, 5}).reshape({batch, tokens_, channels_ * patch_ * patch_});
     auto embedded = compute.result(torch::linear(compute.input(patches),
                                                  compute.weight(projection_->weight),
-                                                 compute.weight(projection_->bias)));
+                                                 compute.bias(projection_->bias)));
     return embedded + position_;
 }
 
@@ -41,7 +41,7 @@ EncoderBlockLayer::EncoderBlockLayer(int64_t dim, int64_t heads, int64_t mlpRati
 torch::Tensor EncoderBlockLayer::linear(const torch::nn::Linear& layer, const torch::Tensor& x,
                                         const LayerCompute& compute) const {
     return compute.result(torch::linear(compute.input(x), compute.weight(layer->weight),
-                                        compute.weight(layer->bias)));
+                                        compute.bias(layer->bias)));
 }
 
 torch::Tensor EncoderBlockLayer::forward(const torch::Tensor& input, const LayerCompute& compute) {

@@ -1,33 +1,109 @@
 #include "precision/ComputePolicy.h"
 
+#include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
+#include <ATen/detail/CUDAHooksInterface.h>
 
 namespace ampscope {
 
 LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
     if (keeps(layer)) return LayerCompute{};
     LayerCompute compute = emulation;
-    if (auto it = tags_->find(layer); it != tags_->end()) {
-        compute.inputTag = &it->second[0];
-        compute.weightTag = &it->second[1];
-        compute.outputTag = &it->second[2];
+    if (quantizesFormats()) {
+        // Delayed scaling needs a history at every point, also for a module of a
+        // user's model that is no layer (ops directly in a container, the root).
+        auto& points = pointsOf(layer);
+        compute.inputPoints = &points.formats[0];
+        compute.weightPoints = &points.formats[1];
+        compute.outputPoints = &points.formats[2];
+        if (points_->generator) compute.generator = &*points_->generator;
+    }
+    if (auto it = points_->layers.find(layer); it != points_->layers.end()) {
+        compute.inputTag = &it->second.tags[0];
+        compute.weightTag = &it->second.tags[1];
+        compute.outputTag = &it->second.tags[2];
     }
     return compute;
 }
 
-void ComputePolicy::registerLayers(const std::vector<std::string>& layers) {
-    for (const auto& layer : layers) {
-        auto& tags = (*tags_)[layer];
+ComputePolicy::LayerPoints& ComputePolicy::pointsOf(const std::string& layer) const {
+    auto [it, created] = points_->layers.try_emplace(layer);
+    if (created) {
+        auto& tags = it->second.tags;
         tags[0] = {layer, RoundingOperand::Input, nullptr};
         tags[1] = {layer, RoundingOperand::Weight, nullptr};
         tags[2] = {layer, RoundingOperand::Output, nullptr};
     }
+    return it->second;
+}
+
+void ComputePolicy::registerLayers(const std::vector<std::string>& layers) {
+    for (const auto& layer : layers) pointsOf(layer);
 }
 
 void ComputePolicy::setRoundingObserver(RoundingObserver* observer) const {
-    for (auto& [layer, tags] : *tags_)
-        for (auto& tag : tags) tag.observer = observer;
+    for (auto& [layer, points] : points_->layers)
+        for (auto& tag : points.tags) tag.observer = observer;
 }
+
+bool ComputePolicy::quantizesFormats() const {
+    return !emulation.operandForward.format.none() || !emulation.operandBackward.format.none() ||
+           !emulation.resultForward.format.none() || !emulation.resultBackward.format.none();
+}
+
+void ComputePolicy::seedStochasticRounding(uint64_t seed) {
+    // On the policy's device: a CUDA tensor draws from a CUDA generator.
+    points_->generator = device.is_cuda() ? at::detail::getCUDAHooks().getDefaultCUDAGenerator(device.index()).clone()
+                                          : at::make_generator<at::CPUGeneratorImpl>(seed);
+    points_->generator->set_current_seed(seed);
+}
+
+const std::array<FormatPoints, 3>* ComputePolicy::formatPoints(const std::string& layer) const {
+    auto it = points_->layers.find(layer);
+    return it == points_->layers.end() ? nullptr : &it->second.formats;
+}
+
+namespace {
+
+// The slots of a format mode (Transformer Engine's and torchao's recipes): the
+// forward operands of every matmul/conv (activation and weight) in one format,
+// the gradient arriving at its output (dY, the operand of both backward matmuls)
+// in the gradient format; the result's forward and the operands' gradients stay
+// fp32, as the recipes accumulate and keep master weights in fp32.
+void setFormatSlots(LayerCompute& compute, const FormatQuantizer& forward,
+                    const FormatQuantizer& gradient) {
+    compute.operandForward = forward;
+    compute.resultBackward = gradient;
+}
+
+FormatQuantizer perTensorFp8(const Fp8Config& fp8, NumberFormat element) {
+    FormatQuantizer q;
+    q.recipe = fp8.recipe == "current" ? FormatRecipe::CurrentScaling : FormatRecipe::DelayedScaling;
+    q.element = element;
+    q.margin = static_cast<int>(fp8.margin);
+    q.amaxHistoryLength = static_cast<int>(fp8.amax_history_len);
+    q.amaxCompute = fp8.amax_compute == "most_recent" ? DelayedScaling::AmaxCompute::MostRecent
+                                                      : DelayedScaling::AmaxCompute::Max;
+    return q;
+}
+
+FormatQuantizer mxBlocks(const MxConfig& mx, NumberFormat element) {
+    FormatQuantizer q;
+    q.recipe = FormatRecipe::Mx;
+    q.element = element;
+    q.mxRule = mx.scale_rule == "rceil" ? MxScaleRule::Rceil : MxScaleRule::Floor;
+    return q;
+}
+
+FormatQuantizer nvfp4Blocks(bool stochastic) {
+    FormatQuantizer q;
+    q.recipe = FormatRecipe::Nvfp4;
+    q.element = NumberFormat::E2M1;
+    q.stochastic = stochastic;
+    return q;
+}
+
+}  // namespace
 
 ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Device& device) {
     ComputePolicy policy;
@@ -37,7 +113,7 @@ ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Dev
     // "always" makes a CUDA run take the CPU's emulation instead.
     const bool forced = emulationForced(precision.emulate);
     const bool cuda = device.is_cuda() && !forced;
-    policy.execution = describeExecution(policy.mode, device.is_cuda(), forced);
+    policy.execution = describeExecution(precision, device.is_cuda());
     policy.keepFp32.insert(precision.keep_fp32.begin(), precision.keep_fp32.end());
     policy.realTf32 = cuda && policy.mode == PrecisionMode::Tf32;
 
@@ -85,7 +161,27 @@ ComputePolicy makeComputePolicy(const PrecisionConfig& precision, const c10::Dev
             policy.lowDtype = c10::ScalarType::BFloat16;
             policy.pureWeights = true;
             break;
+        case PrecisionMode::Fp8: {
+            const auto& fp8 = precision.fp8;
+            setFormatSlots(policy.emulation, perTensorFp8(fp8, NumberFormat::E4M3),
+                           perTensorFp8(fp8, fp8.format == "e4m3" ? NumberFormat::E4M3 : NumberFormat::E5M2));
+            break;
+        }
+        case PrecisionMode::Mxfp8:
+            setFormatSlots(policy.emulation, mxBlocks(precision.mx, NumberFormat::E4M3),
+                           mxBlocks(precision.mx, NumberFormat::E5M2));
+            break;
+        case PrecisionMode::Mxfp4:
+            setFormatSlots(policy.emulation, mxBlocks(precision.mx, NumberFormat::E2M1),
+                           mxBlocks(precision.mx, NumberFormat::E2M1));
+            break;
+        case PrecisionMode::Nvfp4:
+            setFormatSlots(policy.emulation, nvfp4Blocks(false),
+                           nvfp4Blocks(precision.nvfp4.stochastic_gradients));
+            break;
     }
+    // Seed 0 until the trainer seeds it from the run's seed.
+    if (policy.quantizesFormats()) policy.seedStochasticRounding(0);
     return policy;
 }
 

@@ -1,12 +1,13 @@
 #pragma once
 // INTERNAL (includes torch). How a layer's matmul/conv runs under the chosen
 // precision mode: what its operands and results go through (rounding for
-// emulated modes), whether real autocast is on, and which layers are kept in
-// fp32. Layers call input()/weight()/result() around their matmul or conv; the model
+// emulated modes, fake quantization for the format modes), whether real autocast
+// is on, and which layers are kept in fp32. Layers call input()/weight()/result() around their matmul or conv; the model
 // applies the autocast/keep-fp32 part around each layer.
 #include <array>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_set>
 #include <vector>
@@ -14,18 +15,34 @@
 #include <torch/torch.h>
 
 #include "config/RunConfig.h"
+#include "precision/FormatQuantizer.h"
 #include "precision/PrecisionMode.h"
 #include "precision/Rounding.h"
 
 namespace ampscope {
 
+// What one rounding slot does: a plain Rounding (the fp16, bf16 and tf32 emulation,
+// elementwise and stateless) or a format quantizer (fp8, MX, NVFP4: scaled, and with
+// delayed scaling stateful per point). At most one of the two is set.
+struct RoundingSlot {
+    Rounding rounding = Rounding::None;
+    FormatQuantizer format;
+
+    RoundingSlot() = default;
+    RoundingSlot(Rounding r) : rounding(r) {}                 // NOLINT: a slot is a Rounding
+    RoundingSlot(const FormatQuantizer& f) : format(f) {}     // NOLINT: or a format
+    bool none() const { return rounding == Rounding::None && format.none(); }
+    bool operator==(const RoundingSlot&) const = default;
+    bool operator==(Rounding r) const { return format.none() && rounding == r; }
+};
+
 // What one layer's matmul/conv operands and results are rounded to, forward
 // and backward. Identity for real modes and for layers kept in fp32.
 struct LayerCompute {
-    Rounding operandForward = Rounding::None;
-    Rounding operandBackward = Rounding::None;
-    Rounding resultForward = Rounding::None;
-    Rounding resultBackward = Rounding::None;
+    RoundingSlot operandForward;
+    RoundingSlot operandBackward;
+    RoundingSlot resultForward;
+    RoundingSlot resultBackward;
     // Hand-written uses of ops that autocast promotes to fp32 (exp, log, sum, pow,
     // softmax): under autocast (real or emulated) they run in fp32, so None; in pure
     // emulation nothing is promoted and they hold the low format.
@@ -35,25 +52,50 @@ struct LayerCompute {
     const RoundingTag* inputTag = nullptr;
     const RoundingTag* weightTag = nullptr;
     const RoundingTag* outputTag = nullptr;
+    // The format modes' state of the same three points (the policy owns it), and the
+    // generator of stochastic rounding; null where no format slot is set.
+    FormatPoints* inputPoints = nullptr;
+    FormatPoints* weightPoints = nullptr;
+    FormatPoints* outputPoints = nullptr;
+    at::Generator* generator = nullptr;
 
     // An activation entering a matmul/conv.
     torch::Tensor input(const torch::Tensor& t) const {
-        return roundWithGradient(t, operandForward, operandBackward, inputTag);
+        return apply(t, operandForward, operandBackward, inputTag, inputPoints);
     }
     // A parameter entering a matmul/conv: its backward rounding is the
     // parameter's gradient as fp16 holds it.
     torch::Tensor weight(const torch::Tensor& t) const {
-        return roundWithGradient(t, operandForward, operandBackward, weightTag);
+        return apply(t, operandForward, operandBackward, weightTag, weightPoints);
+    }
+    // A bias added inside a matmul/conv (linear, conv, addmm). The plain roundings
+    // hold it with the weights, as autocast casts it with them; the format modes add
+    // it in fp32, as Transformer Engine does: it is no operand of the product, and
+    // its own scale would share the weight's rounding point.
+    torch::Tensor bias(const torch::Tensor& t) const {
+        if (!operandForward.format.none() || !operandBackward.format.none()) return t;
+        return weight(t);
     }
     // A matmul/conv output: forward holds the activation, backward the gradient
-    // arriving at it.
+    // arriving at it (dY, the operand of both backward matmuls).
     torch::Tensor result(const torch::Tensor& t) const {
-        return roundWithGradient(t, resultForward, resultBackward, outputTag);
+        return apply(t, resultForward, resultBackward, outputTag, outputPoints);
     }
     bool identity() const {
-        return operandForward == Rounding::None && operandBackward == Rounding::None &&
-               resultForward == Rounding::None && resultBackward == Rounding::None &&
-               promotedForward == Rounding::None && promotedBackward == Rounding::None;
+        return operandForward.none() && operandBackward.none() && resultForward.none() &&
+               resultBackward.none() && promotedForward == Rounding::None &&
+               promotedBackward == Rounding::None;
+    }
+
+private:
+    torch::Tensor apply(const torch::Tensor& t, const RoundingSlot& forward,
+                        const RoundingSlot& backward, const RoundingTag* tag,
+                        FormatPoints* points) const {
+        // The plain roundings keep their own path, so fp16/bf16/tf32 emulation is
+        // exactly what it was before the formats existed.
+        if (forward.format.none() && backward.format.none())
+            return roundWithGradient(t, forward.rounding, backward.rounding, tag);
+        return quantizeWithGradient(t, forward.format, backward.format, points, generator, tag);
     }
 };
 
@@ -79,9 +121,30 @@ struct ComputePolicy {
     void registerLayers(const std::vector<std::string>& layers);
     void setRoundingObserver(RoundingObserver* observer) const;
 
+    // Does a slot hold a format quantizer (modes fp8, mxfp8, mxfp4, nvfp4)?
+    bool quantizesFormats() const;
+    // Seeds the generator of stochastic rounding (nvfp4's gradients) from the run's
+    // seed, so a run and its rerun draw the same numbers.
+    void seedStochasticRounding(uint64_t seed);
+    // The format state of one layer's points (input, weight, output): delayed
+    // scaling's amax histories. Null for a layer forLayer() never handed out.
+    const std::array<FormatPoints, 3>* formatPoints(const std::string& layer) const;
+
 private:
-    std::shared_ptr<std::map<std::string, std::array<RoundingTag, 3>>> tags_ =
-        std::make_shared<std::map<std::string, std::array<RoundingTag, 3>>>();
+    // Per layer: the tags and the format state of its three points. Shared by copies
+    // of the policy (a model and the contexts that run it see one state); every
+    // Trainer builds its own policy, so a twin trainer (fp32 shadow, lock-step B)
+    // keeps its own histories and generator.
+    struct LayerPoints {
+        std::array<RoundingTag, 3> tags;
+        std::array<FormatPoints, 3> formats;
+    };
+    struct Points {
+        std::map<std::string, LayerPoints> layers;
+        std::optional<at::Generator> generator;
+    };
+    LayerPoints& pointsOf(const std::string& layer) const;
+    std::shared_ptr<Points> points_ = std::make_shared<Points>();
 };
 
 // Builds the policy for a mode on a device; sets the CUDA TF32 switches to

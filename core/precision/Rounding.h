@@ -25,6 +25,8 @@ float roundToTf32(float value);  // scalar reference, used by tests and checks
 enum class RoundingOperand { Input, Weight, Output };
 
 class RoundingObserver;
+struct FormatQuantizer;     // precision/FormatQuantizer.h
+struct QuantizationStats;   // precision/formats/QuantizationStats.h
 
 // One per (layer, operand), alive as long as the model. observer is set only on
 // probe steps, so a rounding point costs one pointer test otherwise.
@@ -42,6 +44,10 @@ public:
     virtual ~RoundingObserver() = default;
     virtual void beforeRounding(const RoundingTag& tag, bool backward, const torch::Tensor& values,
                                 Rounding rounding) = 0;
+    // The format modes: what one fake quantization at the tag's point did. Its
+    // statistics are computed only while an observer listens (probe steps).
+    virtual void afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
+                                 const QuantizationStats& stats) {}
 };
 
 // Autograd-aware rounding: forward rounds the value with `forward`, backward

@@ -3,7 +3,8 @@ list(APPEND CORE_PLAIN_SOURCES
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Autocast.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Rounding.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/ComputePolicy.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/ComputePolicy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/FormatQuantizer.cpp)
 list(APPEND CORE_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ScaleUpdateRule.cpp)
 list(APPEND CORE_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/GradScaler.cpp)
 # formats/: the low-precision number formats (fp8, MX, NVFP4), see docs/low-precision-formats.md.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "probes/FormatQuantRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 
@@ -13,7 +14,8 @@ const std::vector<std::string_view>& knownRecordTypes() {
         event_type::kEpoch,            event_type::kFault,            event_type::kModelModules,            event_type::kError,
         event_type::kRunEnd,           probe_record_type::kHistogram, probe_record_type::kUnderflow,
         probe_record_type::kNonFinite, probe_record_type::kUpdateRatio, probe_record_type::kShadow,
-        probe_record_type::kLockstep,  probe_record_type::kOpDtypes,  probe_record_type::kMemory};
+        probe_record_type::kLockstep,  probe_record_type::kOpDtypes,  probe_record_type::kMemory,
+        probe_record_type::kFormatQuant};
     return types;
 }
 

@@ -1,0 +1,58 @@
+#pragma once
+// Plain (no torch). The `format_quant` probe record: what the format modes' fake
+// quantization did at one rounding point (layer x operand x direction) on a probe
+// step, from the quantizers' own statistics (precision/formats/QuantizationStats.h).
+// Written only by runs in fp8, mxfp8, mxfp4 or nvfp4; ProbeRecords.md describes it.
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <nlohmann/json_fwd.hpp>
+#include <string>
+#include <string_view>
+
+namespace ampscope {
+
+namespace probe_record_type {
+inline constexpr std::string_view kFormatQuant = "format_quant";
+}  // namespace probe_record_type
+
+// One point's tensors of one step, summed (a layer with several matmuls sends
+// several tensors through the same point).
+struct FormatQuantMeasurement {
+    std::string layer;
+    std::string operand;    // input | weight | output
+    std::string direction;  // forward (the values) | backward (the gradient arriving there)
+    std::string format;     // the element format: e4m3, e5m2, e2m1
+    std::string recipe;     // delayed | current | mx | nvfp4
+    int64_t tensors = 0;
+    int64_t elements = 0;
+    int64_t underflowed = 0;  // finite non-zero before, zero after
+    int64_t saturated = 0;    // rounded past the format's largest finite value
+    int64_t nonFinite = 0;    // NaN or Inf before
+    double squaredError = 0.0;
+    double squaredSignal = 0.0;
+    double amax = 0.0;       // the largest |x| of the step's tensors
+    // Per-tensor recipes: the scale of the last tensor and the amax it came from
+    // (delayed scaling: the history's; amax > scale_amax is its lag). NaN for MX.
+    double scale = std::numeric_limits<double>::quiet_NaN();
+    double scaleAmax = 0.0;
+
+    double underflowFraction() const { return elements ? double(underflowed) / double(elements) : 0.0; }
+    double saturatedFraction() const { return elements ? double(saturated) / double(elements) : 0.0; }
+    // +inf when the quantization changed nothing.
+    double snrDb() const {
+        if (squaredError == 0.0) return std::numeric_limits<double>::infinity();
+        if (squaredSignal == 0.0) return -std::numeric_limits<double>::infinity();
+        return 10.0 * std::log10(squaredSignal / squaredError);
+    }
+};
+
+struct FormatQuantRecord {
+    int64_t step = 0;
+    FormatQuantMeasurement point;
+};
+
+nlohmann::json toJson(const FormatQuantRecord& record);
+FormatQuantRecord formatQuantRecordFromJson(const nlohmann::json& json);  // throws RecordError
+
+}  // namespace ampscope
