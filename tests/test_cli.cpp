@@ -132,7 +132,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("field");
         QTest::newRow("negative lr") << kTinyRun << QStringList{"optim.lr=-1"} << "optim.lr";
         QTest::newRow("zero batch") << kTinyRun << QStringList{"train.batch_size=0"} << "train.batch_size";
-        QTest::newRow("unknown mode") << kTinyRun << QStringList{"precision.mode=fp8"} << "precision.mode";
+        QTest::newRow("unknown mode") << kTinyRun << QStringList{"precision.mode=fp6"} << "precision.mode";
         QTest::newRow("growth factor 1") << kTinyRun << QStringList{"precision.scaler.growth_factor=1"}
                                          << "precision.scaler.growth_factor";
         QTest::newRow("missing key") << kTinyRun << QStringList{"optim.lrr=1"} << "optim.lrr";

@@ -315,8 +315,15 @@ private Q_SLOTS:
                                               << "probes.locate_nonfinite: must be one of replay, always, off";
         QTest::newRow("locator mode a number") << "{\"probes\": {\"locate_nonfinite\": 1}}"
                                                << "probes.locate_nonfinite: expected a string";
-        QTest::newRow("unknown mode") << "{\"precision\": {\"mode\": \"fp8\"}}"
+        QTest::newRow("unknown mode") << "{\"precision\": {\"mode\": \"fp6\"}}"
                                       << "precision.mode: must be one of";
+        QTest::newRow("unknown fp8 recipe") << "{\"precision\": {\"fp8\": {\"recipe\": \"mx\"}}}"
+                                            << "precision.fp8.recipe: must be one of delayed, current";
+        QTest::newRow("amax history 0")
+            << "{\"precision\": {\"fp8\": {\"amax_history_len\": 0}}}"
+            << "precision.fp8.amax_history_len: must be in [1, 1048576]";
+        QTest::newRow("unknown MX scale rule") << "{\"precision\": {\"mx\": {\"scale_rule\": \"ceil\"}}}"
+                                               << "precision.mx.scale_rule: must be one of floor, rceil";
         QTest::newRow("unknown model") << "{\"model\": {\"name\": \"resnet\"}}"
                                        << "model.name: must be one of";
         QTest::newRow("unknown dataset") << "{\"data\": {\"dataset\": \"cifar\"}}"

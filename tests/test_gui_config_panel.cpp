@@ -223,10 +223,10 @@ private Q_SLOTS:
     void unknownChoiceIsShownAndRefused() {
         ConfigPanel panel;
         RunConfig c;
-        c.precision.mode = "fp8";
+        c.precision.mode = "fp6";
         panel.setConfig(c);
         auto* mode = qobject_cast<QComboBox*>(panel.fieldWidget("precision.mode"));
-        QCOMPARE(mode->currentText(), QString("fp8"));
+        QCOMPARE(mode->currentText(), QString("fp6"));
         QVERIFY(!panel.isValid());
         QCOMPARE(panel.fieldMessage("precision.mode"), problemFor(c, "precision.mode"));
     }

@@ -125,7 +125,7 @@ private Q_SLOTS:
 
     void configFieldIsValidatedAndOverridable() {
         RunConfig config = spirals("fp16");
-        config.lockstep.mode = "fp8";
+        config.lockstep.mode = "fp6";
         const auto problems = validateConfig(config);
         QCOMPARE(problems.size(), size_t(1));
         QCOMPARE(QString::fromStdString(problems[0].field), QString("lockstep.mode"));
