@@ -7,9 +7,9 @@ and the ratio to fp32.
   mode_cost.py --cli build/app/ampscope-cli [--steps 150] [--rounds 3]
                [--threads 2] [--json] [--smoke]
 
-Targets (the performance issue): bf16 (real CPU autocast) at least 1.25x the
-speed of fp32 on a CPU with avx512_bf16; fp16 emulation costing no more than
-1.5x fp32 (speed ratio at least 1/1.5). --smoke: 3 steps, 1 round.
+Targets: bf16 (real CPU autocast) at least 1.25x the speed of fp32 on a CPU with
+avx512_bf16; fp16 emulation costing no more than 1.5x fp32 (speed ratio at least
+1/1.5); the fp8 and mxfp8 emulations no more than 2x fp32. --smoke: 3 steps, 1 round.
 """
 import os
 import tempfile
@@ -27,7 +27,15 @@ MODES = [
     ("tf32", "fashion-mnist-tf32.json", "tf32 (emulated)"),
     ("fp16_pure", "fashion-mnist-fp16-pure.json", "fp16 pure (emulated)"),
     ("bf16_pure", "fashion-mnist-bf16-pure.json", "bf16 pure (real bf16 weights)"),
+    # The low-precision formats, emulated (fake quantization of every matmul/conv operand).
+    ("fp8", "fashion-mnist-fp32.json", "fp8 hybrid, delayed scaling (emulated)"),
+    ("mxfp8", "fashion-mnist-fp32.json", "mxfp8 (emulated)"),
+    ("mxfp4", "fashion-mnist-fp32.json", "mxfp4 (emulated)"),
+    ("nvfp4", "fashion-mnist-fp32.json", "nvfp4 (emulated)"),
 ]
+# Modes run from another mode's example config, by name.
+MODE_SETS = {"fp8": ["precision.mode=fp8"], "mxfp8": ["precision.mode=mxfp8"],
+             "mxfp4": ["precision.mode=mxfp4"], "nvfp4": ["precision.mode=nvfp4"]}
 
 
 def measure(cli, steps, rounds, threads):
@@ -36,7 +44,8 @@ def measure(cli, steps, rounds, threads):
         for r in range(rounds):
             for mode, example, _ in MODES:
                 summary = engine_summary(SCRIPT, cli, os.path.join(ROOT, "examples", example),
-                                         [f"train.max_steps={steps}", f"threads={threads}"],
+                                         [f"train.max_steps={steps}", f"threads={threads}"]
+                                         + MODE_SETS.get(mode, []),
                                          os.path.join(workdir, f"{mode}-{r}"))
                 results[mode].append(summary["samples_per_second"])
     fp32 = median(results["fp32"])
@@ -49,6 +58,8 @@ def measure(cli, steps, rounds, threads):
             target, met = ">= 1.25x fp32 speed", speed >= 1.25
         elif mode == "fp16":
             target, met = "cost <= 1.5x fp32", 1.0 / speed <= 1.5
+        elif mode in ("fp8", "mxfp8"):
+            target, met = "cost <= 2x fp32", 1.0 / speed <= 2.0
         rows.append(row("mode cost", f"{what}, samples/s", f"{sps:.0f}",
                         f"{speed:.2f}x speed ({1.0 / speed:.2f}x cost)", target, met))
     return rows
