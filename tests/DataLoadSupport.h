@@ -20,4 +20,20 @@ inline QString loadError(const DataConfig& config) {
     return {};
 }
 
+// Random images and labels in FashionMNIST's shape (1x28x28, 10 classes): for suites
+// where the numbers do not matter, only that two models see the same ones.
+inline DataBundle randomImageData(int64_t samples, uint64_t seed, int64_t valSamples) {
+    torch::manual_seed(seed);
+    DataBundle data;
+    data.train.inputs = torch::randn({samples, 1, 28, 28});
+    data.train.targets = torch::randint(0, 10, {samples}, torch::kLong);
+    data.val.inputs = torch::randn({valSamples, 1, 28, 28});
+    data.val.targets = torch::randint(0, 10, {valSamples}, torch::kLong);
+    data.task = "classification";
+    data.num_classes = 10;
+    data.input_shape = {1, 28, 28};
+    data.description = "random images";
+    return data;
+}
+
 }  // namespace ampscope::test

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "DataLoadSupport.h"
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
 #include "engine/ProbeSession.h"
@@ -59,19 +60,7 @@ private:
     std::optional<DelayedScaling> delayed_[3];
 };
 
-DataBundle imageData(int64_t samples, uint64_t seed) {
-    torch::manual_seed(seed);
-    DataBundle data;
-    data.train.inputs = torch::randn({samples, 1, 28, 28});
-    data.train.targets = torch::randint(0, 10, {samples}, torch::kLong);
-    data.val.inputs = torch::randn({32, 1, 28, 28});
-    data.val.targets = torch::randint(0, 10, {32}, torch::kLong);
-    data.task = "classification";
-    data.num_classes = 10;
-    data.input_shape = {1, 28, 28};
-    data.description = "random images";
-    return data;
-}
+DataBundle imageData(int64_t samples, uint64_t seed) { return test::randomImageData(samples, seed, 32); }
 
 DataBundle spirals() {
     DataConfig config;

@@ -10,6 +10,7 @@
 
 #include <torch/torch.h>
 
+#include "DataLoadSupport.h"
 #include "common/InputError.h"
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
@@ -27,21 +28,7 @@ QString fixtures() { return qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES"); }
 
 std::string fixture(const char* name) { return (fixtures() + "/" + name).toStdString(); }
 
-// Random images and labels in the shape of FashionMNIST: the numbers do not matter,
-// only that both models see the same ones.
-DataBundle imageData(int64_t samples, uint64_t seed) {
-    torch::manual_seed(seed);
-    DataBundle data;
-    data.train.inputs = torch::randn({samples, 1, 28, 28});
-    data.train.targets = torch::randint(0, 10, {samples}, torch::kLong);
-    data.val.inputs = torch::randn({64, 1, 28, 28});
-    data.val.targets = torch::randint(0, 10, {64}, torch::kLong);
-    data.task = "classification";
-    data.num_classes = 10;
-    data.input_shape = {1, 28, 28};
-    data.description = "random images";
-    return data;
-}
+DataBundle imageData(int64_t samples, uint64_t seed) { return test::randomImageData(samples, seed, 64); }
 
 RunConfig scriptConfig(const char* file, const std::string& mode = "fp32") {
     RunConfig config;
