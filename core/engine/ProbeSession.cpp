@@ -262,6 +262,10 @@ void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const 
     point.amax = std::max(point.amax, stats.amax);
     point.scale = stats.scale;
     point.scaleAmax = stats.scaleAmax;
+    point.blocks += stats.blocks;
+    point.zeroScaleBlocks += stats.zeroScaleBlocks;
+    point.crushedByOutlier += stats.crushedByOutlier;
+    for (const auto& [exponent, blocks] : stats.blockScaleExponents) point.blockScaleExponents[exponent] += blocks;
 }
 
 void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& output) {

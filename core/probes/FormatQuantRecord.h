@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
@@ -36,9 +37,16 @@ struct FormatQuantMeasurement {
     // (delayed scaling: the history's; amax > scale_amax is its lag). NaN for MX.
     double scale = std::numeric_limits<double>::quiet_NaN();
     double scaleAmax = 0.0;
+    // Block formats (MX, NVFP4; zero and empty otherwise), summed over the tensors.
+    int64_t blocks = 0;
+    int64_t zeroScaleBlocks = 0;   // NVFP4 blocks whose e4m3 scale rounded to 0
+    int64_t crushedByOutlier = 0;  // elements zeroed while their block's largest survived
+    // Exponent of each non-zero block scale -> blocks (MX: e of 2^e; NVFP4: floor(log2)).
+    std::map<int, int64_t> blockScaleExponents;
 
     double underflowFraction() const { return elements ? double(underflowed) / double(elements) : 0.0; }
     double saturatedFraction() const { return elements ? double(saturated) / double(elements) : 0.0; }
+    double crushedFraction() const { return elements ? double(crushedByOutlier) / double(elements) : 0.0; }
     // +inf when the quantization changed nothing.
     double snrDb() const {
         if (squaredError == 0.0) return std::numeric_limits<double>::infinity();

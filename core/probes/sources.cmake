@@ -7,6 +7,7 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/UpdateRatio.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ProbeRecords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/FormatQuantRecord.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/FormatSweepRecord.cpp
   ${CMAKE_CURRENT_LIST_DIR}/NonFiniteText.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
