@@ -645,6 +645,41 @@ private Q_SLOTS:
         QCOMPARE(got.stats.blocks, int64_t{5 * 5});
     }
 
+    // Training steps take the single CPU loops (no statistics), probe steps the vectorised
+    // ops: both must give the same bits for every recipe, on values over fp32's whole
+    // range with NaN, Inf, signed zeros and ties mixed in, in shapes whose rows are not a
+    // multiple of the block and large enough to be split across threads.
+    void cpuLoopsEqualVectorisedPath() {
+        QuantizeOptions training;
+        training.collectStats = false;
+        const QuantizeOptions probing;  // collectStats: the vectorised path
+        for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 70}, std::vector<int64_t>{41, 4099},
+                                                   std::vector<int64_t>{8, 16384}, std::vector<int64_t>{17}}) {
+            int64_t n = 1;
+            for (int64_t d : shape) n *= d;
+            auto x = wideRandomValues(n, static_cast<uint64_t>(n)).reshape(shape);
+            // Rows of one magnitude too, where the block scales matter more than the range.
+            auto narrow = torch::randn(shape) * 3.0f;
+            for (const auto& values : {x, narrow}) {
+                auto same = [&](const char* what, const torch::Tensor& loops, const torch::Tensor& ops) {
+                    const QString miss = firstMismatch(loops, toVector(ops));
+                    QVERIFY2(miss.isEmpty(), qPrintable(QString("%1 %2: %3").arg(what).arg(n).arg(miss)));
+                };
+                for (const auto f : {NumberFormat::E4M3, NumberFormat::E5M2}) {
+                    same(describe(f).name, quantizeCurrentScaling(values, f, 0, training).values,
+                         quantizeCurrentScaling(values, f, 0, probing).values);
+                    same("fixed scale", quantizeWithScale(values, f, 0.37f, training).values,
+                         quantizeWithScale(values, f, 0.37f, probing).values);
+                }
+                for (const auto element : {NumberFormat::E4M3, NumberFormat::E5M2, NumberFormat::E2M1})
+                    for (const auto rule : {MxScaleRule::Floor, MxScaleRule::Rceil})
+                        same(describe(element).name, quantizeMx(values, element, rule, training).values,
+                             quantizeMx(values, element, rule, probing).values);
+                same("nvfp4", quantizeNvfp4(values, training).values, quantizeNvfp4(values, probing).values);
+            }
+        }
+    }
+
     void blocksWithNanOrInfBecomeNan() {
         auto x = torch::ones({2, 32});
         x.index_put_({0, 3}, NAN);

@@ -47,8 +47,9 @@ const std::vector<std::string>& allowedOptimizers() {
     return values;
 }
 const std::vector<std::string>& allowedFaultKinds() {
-    static const std::vector<std::string> values = {"inf_grad",       "nan_grad",   "inf_activation",
-                                                    "nan_activation", "scale_loss", "alloc_failure"};
+    static const std::vector<std::string> values = {"inf_grad",   "nan_grad",         "inf_activation",
+                                                    "nan_activation", "scale_loss", "scale_activation",
+                                                    "alloc_failure"};
     return values;
 }
 const std::vector<std::string>& allowedLocateModes() {
@@ -401,9 +402,10 @@ void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
         if (!scalesLoss && fault.layer.empty())
             check.add(prefix + "layer", "must name a layer for kind " + quoted(fault.kind) +
                                             " (got \"\")");
-        if (check.finite(prefix + "factor", fault.factor) && scalesLoss && fault.factor == 0.0)
-            check.add(prefix + "factor", "must be a finite non-zero number for kind "
-                                         "\"scale_loss\" (got 0)");
+        const bool scales = scalesLoss || fault.kind == "scale_activation";
+        if (check.finite(prefix + "factor", fault.factor) && scales && fault.factor == 0.0)
+            check.add(prefix + "factor", "must be a finite non-zero number for kind " + quoted(fault.kind) +
+                                             " (got 0)");
     }
 }
 

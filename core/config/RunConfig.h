@@ -153,11 +153,13 @@ struct ProbeConfig {
 
 struct FaultConfig {
     int64_t step = 0;
-    // inf_grad | nan_grad | inf_activation | nan_activation | scale_loss | alloc_failure
-    // (alloc_failure: an allocation fails in the layer's forward, as when memory runs out)
+    // inf_grad | nan_grad | inf_activation | nan_activation | scale_loss | scale_activation
+    // | alloc_failure (alloc_failure: an allocation fails in the layer's forward, as when
+    // memory runs out; scale_activation: the layer's whole forward output times factor, a
+    // sudden spike such as the one that catches fp8 delayed scaling out)
     std::string kind;
     std::string layer;
-    double factor = 1.0;  // scale_loss only
+    double factor = 1.0;  // scale_loss and scale_activation
 };
 
 // Lock-step A/B: a second model trained in `mode` next to the run, on the same

@@ -52,6 +52,10 @@ void FaultInjector::afterLayer(size_t, const std::string& name, torch::Tensor& o
             mask.view({-1})[0].fill_(1.0);
             output = torch::where(mask.to(torch::kBool), torch::full_like(output, faultValue(f.kind)), output);
             reportOnce(k);
+        } else if (f.kind == "scale_activation") {
+            // Multiplied, not replaced: the graph and the gradients to the layer stay.
+            output = output * f.factor;
+            reportOnce(k);
         } else if (f.kind == "alloc_failure") {
             // What running out of memory looks like from the engine: the allocator throws.
             reportOnce(k);

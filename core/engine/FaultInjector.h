@@ -1,8 +1,8 @@
 #pragma once
 // INTERNAL (includes torch). Applies the config's faults at their exact step
 // and layer: inf/nan into the layer's forward output (first element), or
-// into the gradient arriving at the layer's output during backward; and
-// scale_loss multiplies that step's loss; alloc_failure throws std::bad_alloc
+// into the gradient arriving at the layer's output during backward;
+// scale_activation multiplies the layer's whole forward output; scale_loss multiplies that step's loss; alloc_failure throws std::bad_alloc
 // in the layer's forward (what running out of memory looks like to the engine). Each applied fault is reported so
 // the run directory records that it happened.
 #include <functional>

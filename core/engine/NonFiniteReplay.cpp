@@ -39,6 +39,7 @@ void NonFiniteReplay::restoreRandomStates(const std::vector<torch::Tensor>& stat
 
 void NonFiniteReplay::beginStep() {
     stepStartRandomStates_ = randomStates();
+    if (trainer_.policy().quantizesFormats()) stepStartFormatState_ = trainer_.policy().saveFormatState();
 }
 
 void NonFiniteReplay::run() {
@@ -50,12 +51,17 @@ void NonFiniteReplay::run() {
     for (const auto& b : trainer_.model().buffers()) buffers.push_back(b.detach().clone());
     const auto stepEndRandomStates = randomStates();
 
+    const bool formats = trainer_.policy().quantizesFormats();
+    const auto stepEndFormatState = formats ? trainer_.policy().saveFormatState() : ComputePolicy::FormatState{};
+
     restoreRandomStates(stepStartRandomStates_);
+    if (formats) trainer_.policy().restoreFormatState(stepStartFormatState_);
     struct PutBack {
         NonFiniteReplay& replay;
         std::vector<torch::Tensor>& gradients;
         std::vector<torch::Tensor>& buffers;
         const std::vector<torch::Tensor>& randomStates;
+        const ComputePolicy::FormatState* formatState;
         ~PutBack() {
             torch::NoGradGuard noGrad;
             auto parameters = replay.trainer_.parameters();
@@ -63,8 +69,9 @@ void NonFiniteReplay::run() {
             auto current = replay.trainer_.model().buffers();
             for (size_t k = 0; k < current.size() && k < buffers.size(); ++k) current[k].copy_(buffers[k]);
             replay.restoreRandomStates(randomStates);
+            if (formatState) replay.trainer_.policy().restoreFormatState(*formatState);
         }
-    } putBack{*this, gradients, buffers, stepEndRandomStates};
+    } putBack{*this, gradients, buffers, stepEndRandomStates, formats ? &stepEndFormatState : nullptr};
     trainer_.replayForwardBackward();
 }
 

@@ -9,12 +9,16 @@
 // and backward on the same batch, loss factor and loss scale with the locator (or
 // whatever the caller set up) watching, then puts back what the replay changed: the
 // gradients (the step's own tensors, not copies), the BatchNorm statistics and the
-// random state. The replay's forward in training mode normalises with the batch's
+// random state. In the format modes it keeps delayed scaling's amax histories and the
+// stochastic-rounding generator too, so the replay quantizes with the step's scales and
+// the histories advance once. The replay's forward in training mode normalises with the batch's
 // own statistics, so the running statistics it updates again do not change what it
 // computes; they are restored all the same.
 #include <vector>
 
 #include <torch/torch.h>
+
+#include "precision/ComputePolicy.h"
 
 namespace ampscope {
 
@@ -24,7 +28,7 @@ class NonFiniteReplay {
 public:
     explicit NonFiniteReplay(Trainer& trainer);
 
-    // Before the step: keeps the random state it starts from.
+    // Before the step: keeps the random state (and format state) it starts from.
     void beginStep();
     // Between Trainer's stepChecked() and its optimizer step.
     void run();
@@ -35,6 +39,7 @@ private:
 
     Trainer& trainer_;
     std::vector<torch::Tensor> stepStartRandomStates_;
+    ComputePolicy::FormatState stepStartFormatState_;  // format modes only
 };
 
 }  // namespace ampscope

@@ -259,6 +259,8 @@ void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const 
     point.nonFinite += stats.nonFinite;
     point.squaredError += stats.squaredError;
     point.squaredSignal += stats.squaredSignal;
+    point.magnitudeError += stats.magnitudeError;
+    point.absoluteSignal += stats.absoluteSignal;
     point.amax = std::max(point.amax, stats.amax);
     point.scale = stats.scale;
     point.scaleAmax = stats.scaleAmax;

@@ -4,6 +4,8 @@
 #include <ATen/Context.h>
 #include <ATen/detail/CUDAHooksInterface.h>
 
+#include <mutex>
+
 namespace ampscope {
 
 LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
@@ -61,6 +63,25 @@ void ComputePolicy::seedStochasticRounding(uint64_t seed) {
 const std::array<FormatPoints, 3>* ComputePolicy::formatPoints(const std::string& layer) const {
     auto it = points_->layers.find(layer);
     return it == points_->layers.end() ? nullptr : &it->second.formats;
+}
+
+ComputePolicy::FormatState ComputePolicy::saveFormatState() const {
+    FormatState state;
+    for (const auto& [layer, points] : points_->layers) state.layers.emplace(layer, points.formats);
+    if (points_->generator) {
+        std::lock_guard<std::mutex> lock(points_->generator->mutex());
+        state.generatorState = points_->generator->get_state();
+    }
+    return state;
+}
+
+void ComputePolicy::restoreFormatState(const FormatState& state) const {
+    // In place: the autograd graphs of the step hold pointers to these points.
+    for (const auto& [layer, formats] : state.layers) pointsOf(layer).formats = formats;
+    if (points_->generator && state.generatorState.defined()) {
+        std::lock_guard<std::mutex> lock(points_->generator->mutex());
+        points_->generator->set_state(state.generatorState);
+    }
 }
 
 namespace {

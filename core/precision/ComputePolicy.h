@@ -130,6 +130,17 @@ struct ComputePolicy {
     // scaling's amax histories. Null for a layer forLayer() never handed out.
     const std::array<FormatPoints, 3>* formatPoints(const std::string& layer) const;
 
+    // What the format modes carry from step to step: delayed scaling's amax histories
+    // and the stochastic-rounding generator's state. Saved at a step's start and put
+    // back around the first-NaN replay, so the replay quantizes as the step did and
+    // the histories advance once per step, not twice.
+    struct FormatState {
+        std::map<std::string, std::array<FormatPoints, 3>> layers;
+        torch::Tensor generatorState;  // undefined without stochastic rounding
+    };
+    FormatState saveFormatState() const;
+    void restoreFormatState(const FormatState& state) const;
+
 private:
     // Per layer: the tags and the format state of its three points. Shared by copies
     // of the policy (a model and the contexts that run it see one state); every

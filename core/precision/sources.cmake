@@ -11,6 +11,7 @@ list(APPEND CORE_TORCH_SOURCES ${CMAKE_CURRENT_LIST_DIR}/GradScaler.cpp)
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/FormatTable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/ScalarCodec.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/CpuQuantizeLoops.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/ScalingRules.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/TensorQuantizers.cpp

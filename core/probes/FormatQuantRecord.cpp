@@ -53,6 +53,9 @@ void visitFormatQuant(V& v, R& r) {
     v.field("non_finite", p.nonFinite);
     v.number("squared_error", p.squaredError);
     v.number("squared_signal", p.squaredSignal);
+    // Absent in runs written before the bias was recorded: read as 0.
+    v.numberOr("magnitude_error", p.magnitudeError, 0.0);
+    v.numberOr("absolute_signal", p.absoluteSignal, 0.0);
     v.number("amax", p.amax);
     v.number("scale", p.scale);
     v.number("scale_amax", p.scaleAmax);
@@ -68,6 +71,7 @@ void visitFormatQuant(V& v, R& r) {
     v.writeOnlyNumber("saturated_fraction", p.saturatedFraction());
     v.writeOnlyNumber("snr_db", p.snrDb());
     v.writeOnlyNumber("crushed_fraction", p.crushedFraction());
+    v.writeOnlyNumber("magnitude_bias", p.magnitudeBias());
 }
 
 const auto kFormatQuantFields = [](auto& v, auto& r) { visitFormatQuant(v, r); };

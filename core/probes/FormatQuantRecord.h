@@ -32,6 +32,9 @@ struct FormatQuantMeasurement {
     int64_t nonFinite = 0;    // NaN or Inf before
     double squaredError = 0.0;
     double squaredSignal = 0.0;
+    // sum sign(x)(q - x) and sum |x|: the rounding's bias on the values' magnitude.
+    double magnitudeError = 0.0;
+    double absoluteSignal = 0.0;
     double amax = 0.0;       // the largest |x| of the step's tensors
     // Per-tensor recipes: the scale of the last tensor and the amax it came from
     // (delayed scaling: the history's; amax > scale_amax is its lag). NaN for MX.
@@ -46,6 +49,7 @@ struct FormatQuantMeasurement {
 
     double underflowFraction() const { return elements ? double(underflowed) / double(elements) : 0.0; }
     double saturatedFraction() const { return elements ? double(saturated) / double(elements) : 0.0; }
+    double magnitudeBias() const { return absoluteSignal > 0 ? magnitudeError / absoluteSignal : 0.0; }
     double crushedFraction() const { return elements ? double(crushedByOutlier) / double(elements) : 0.0; }
     // +inf when the quantization changed nothing.
     double snrDb() const {

@@ -18,6 +18,11 @@ struct QuantizationStats {
     // Sums over the elements finite both before and after, in double.
     double squaredError = 0.0;  // sum (q - x)^2
     double squaredSignal = 0.0; // sum x^2
+    // The bias of the rounding: sum sign(x) (q - x), negative when values shrink on
+    // average (round to nearest zeroes small values, stochastic rounding does not in
+    // expectation), against sum |x|.
+    double magnitudeError = 0.0;
+    double absoluteSignal = 0.0;
 
     // Scales. Per-tensor recipes: `scale` multiplied the values before the cast,
     // computed from `scaleAmax` (the tensor's own amax for current scaling, the
@@ -42,6 +47,8 @@ struct QuantizationStats {
     double saturatedFraction() const { return fraction(saturated); }
     // MSE / mean square of the fp32 values (0 for an all-zero tensor).
     double relativeError() const { return squaredSignal > 0 ? squaredError / squaredSignal : 0.0; }
+    // sum sign(x)(q - x) / sum |x|: -0.01 when the values lost 1% of their magnitude.
+    double magnitudeBias() const { return absoluteSignal > 0 ? magnitudeError / absoluteSignal : 0.0; }
     // Signal-to-noise ratio in dB: +inf when nothing changed.
     double snrDb() const {
         if (squaredError == 0.0) return std::numeric_limits<double>::infinity();

@@ -1,10 +1,14 @@
 #include "precision/formats/TensorQuantizers.h"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <stdexcept>
 
+#include <ATen/Parallel.h>
+
 #include "precision/Rounding.h"
+#include "precision/formats/CpuQuantizeLoops.h"
 
 namespace ampscope {
 
@@ -29,9 +33,54 @@ torch::Tensor uniformsFor(const torch::Tensor& x, const QuantizeOptions& options
     return torch::rand(x.sizes(), *options.generator, torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
 }
 
+// Training steps on the CPU (no statistics, nearest even, saturating) take the single
+// loops of CpuQuantizeLoops.h; everything else the vectorised ops below.
+bool takesCpuLoops(const torch::Tensor& x32, const QuantizeOptions& options) {
+    return !options.collectStats && !options.generator && options.overflow == OverflowPolicy::Saturate &&
+           x32.device().is_cpu() && x32.scalar_type() == torch::kFloat && x32.is_contiguous();
+}
+
+// Elements per task of the CPU loops' parallel_for: large enough to pay for a thread.
+constexpr int64_t kLoopGrain = int64_t{1} << 15;
+
 float finiteAmax(const torch::Tensor& x) {
     if (x.numel() == 0) return 0.0f;
+    if (x.device().is_cpu() && x.scalar_type() == torch::kFloat && x.is_contiguous()) {
+        const float* data = x.data_ptr<float>();
+        return at::parallel_reduce(
+            int64_t{0}, x.numel(), kLoopGrain, 0.0f,
+            [data](int64_t begin, int64_t end, float partial) {
+                return std::max(partial, cpu_quantize::finiteAbsMax(data + begin, end - begin));
+            },
+            [](float a, float b) { return std::max(a, b); });
+    }
     return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
+}
+
+torch::Tensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale) {
+    auto out = torch::empty_like(x32);
+    const auto rounding = cpu_quantize::elementRounding(format);
+    const float* in = x32.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    at::parallel_for(0, x32.numel(), kLoopGrain, [&](int64_t begin, int64_t end) {
+        cpu_quantize::roundScaled(in + begin, o + begin, end - begin, rounding, scale, inverseScale);
+    });
+    return out;
+}
+
+// The block formats' loops, parallel over rows of the last dimension.
+template <class RowsLoop>
+torch::Tensor blocksOnCpu(const torch::Tensor& x32, RowsLoop rowsLoop) {
+    auto out = torch::empty_like(x32);
+    const int64_t rowLength = x32.dim() == 0 ? 1 : x32.size(-1);
+    const int64_t rows = rowLength == 0 ? 0 : x32.numel() / rowLength;
+    const float* in = x32.data_ptr<float>();
+    float* o = out.data_ptr<float>();
+    const int64_t grain = std::max<int64_t>(1, kLoopGrain / std::max<int64_t>(1, rowLength));
+    at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
+        rowsLoop(in + begin * rowLength, o + begin * rowLength, end - begin, rowLength);
+    });
+    return out;
 }
 
 QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& overflowed) {
@@ -47,7 +96,10 @@ QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const 
     // Errors in double, over the elements finite before and after.
     const auto neither = torch::isfinite(q).logical_and_(finite).logical_not_();
     auto signal = x.to(torch::kDouble).masked_fill_(neither, 0.0);
-    s.squaredError = q.to(torch::kDouble).masked_fill_(neither, 0.0).sub_(signal).square_().sum().item<double>();
+    auto error = q.to(torch::kDouble).masked_fill_(neither, 0.0).sub_(signal);
+    s.magnitudeError = (error * signal.sign()).sum().item<double>();
+    s.absoluteSignal = signal.abs().sum().item<double>();
+    s.squaredError = error.square_().sum().item<double>();
     s.squaredSignal = signal.square_().sum().item<double>();
     s.amax = x.abs().masked_fill_(finite.logical_not(), 0.0f).max().item<float>();
     return s;
@@ -169,6 +221,7 @@ QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, co
 QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, float scale,
                                   const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
+    if (takesCpuLoops(x32, options)) return {roundScaledOnCpu(x32, format, scale, 1.0f / scale), {}};
     torch::Tensor over;
     const auto rounded = roundElements(x32 * scale, format, options.overflow, uniformsFor(x32, options),
                                        options.collectStats ? &over : nullptr);
@@ -204,6 +257,14 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
         throw std::invalid_argument("MX elements are e4m3, e5m2 or e2m1");
     const FormatDescription& d = describe(element);
     const auto x32 = x.to(torch::kFloat).contiguous();
+    if (takesCpuLoops(x32, options)) {
+        const bool rceil = rule == MxScaleRule::Rceil;
+        return {blocksOnCpu(x32,
+                            [&](const float* in, float* out, int64_t rows, int64_t rowLength) {
+                                cpu_quantize::quantizeMxRows(in, out, rows, rowLength, element, rceil);
+                            }),
+                {}};
+    }
     const Blocks blocks = toBlocks(x32, kMxBlockSize);
     const auto& xb = blocks.values;
     const auto u = uniformsFor(x32, options);
@@ -229,6 +290,14 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
 
 QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
+    if (takesCpuLoops(x32, options)) {
+        const float tensorScale = nvfp4TensorScale(finiteAmax(x32));
+        return {blocksOnCpu(x32,
+                            [&](const float* in, float* out, int64_t rows, int64_t rowLength) {
+                                cpu_quantize::quantizeNvfp4Rows(in, out, rows, rowLength, tensorScale);
+                            }),
+                {}};
+    }
     const Blocks blocks = toBlocks(x32, kNvfp4BlockSize);
     const auto& xb = blocks.values;
     const auto u = uniformsFor(x32, options);

@@ -1,0 +1,131 @@
+#include "precision/formats/CpuQuantizeLoops.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <stdexcept>
+
+#include "precision/formats/ScalingRules.h"
+
+namespace ampscope::cpu_quantize {
+
+namespace {
+
+constexpr float kNan = std::numeric_limits<float>::quiet_NaN();
+
+uint32_t bitsOf(float v) {
+    uint32_t b;
+    std::memcpy(&b, &v, sizeof b);
+    return b;
+}
+float floatOf(uint32_t b) {
+    float v;
+    std::memcpy(&v, &b, sizeof v);
+    return v;
+}
+
+// Rounds a non-negative float below 2^23 to an integer, ties to even: adding 2^23
+// leaves no fraction bits, and the FPU's default mode rounds that addition to nearest
+// even. (The codebase builds without -ffast-math, so the sum is not folded away.)
+float roundHalfEven(float units) {
+    constexpr float kShift = 8388608.0f;  // 2^23
+    return units < kShift ? (units + kShift) - kShift : units;
+}
+
+// As roundElements() in TensorQuantizers.cpp: the exponent field f of |x|, clamped
+// to [minField, 254] (NaN and Inf take 254 and stay NaN and Inf), scales |x| by
+// 2^(M - e) and back by 2^(e - M), both exact powers of two.
+inline float roundElement(float x, const ElementRounding& r) {
+    const uint32_t magnitudeBits = bitsOf(x) & 0x7fffffffu;
+    const float magnitude = floatOf(magnitudeBits);
+    const int field = std::clamp(static_cast<int>(magnitudeBits >> 23), r.minField, 254);
+    const float down = floatOf(static_cast<uint32_t>(r.mantissaBits + 254 - field) << 23);
+    const float up = floatOf(static_cast<uint32_t>(field - r.mantissaBits) << 23);
+    float rounded = roundHalfEven(magnitude * down) * up;
+    if (rounded > r.maxFinite) rounded = r.maxFinite;  // overflow and Inf saturate; NaN stays
+    return std::copysign(rounded, x);
+}
+
+// floor(log2 |v|) from the exponent field; fp32 subnormals and zero give -127.
+int floorLog2(float magnitude) { return static_cast<int>(bitsOf(magnitude) >> 23) - 127; }
+
+struct BlockAmax {
+    float amax = 0.0f;  // over the finite elements
+    bool finite = true;
+};
+
+BlockAmax blockAmax(const float* x, int64_t n) {
+    BlockAmax b;
+    for (int64_t i = 0; i < n; ++i) {
+        const float a = std::fabs(x[i]);
+        if (!std::isfinite(a))
+            b.finite = false;
+        else if (a > b.amax)
+            b.amax = a;
+    }
+    return b;
+}
+
+// Each block of each row: scale = blockScale(block amax) (0: the block holds zeros of
+// its elements' signs), then out = round(x / scale) * scale.
+template <class BlockScale>
+void quantizeBlocks(const float* x, float* out, int64_t rows, int64_t rowLength, int64_t blockSize,
+                    const ElementRounding& r, BlockScale blockScale) {
+    for (int64_t row = 0; row < rows; ++row) {
+        const float* in = x + row * rowLength;
+        float* o = out + row * rowLength;
+        for (int64_t start = 0; start < rowLength; start += blockSize) {
+            const int64_t n = std::min(blockSize, rowLength - start);
+            const BlockAmax b = blockAmax(in + start, n);
+            if (!b.finite) {
+                std::fill(o + start, o + start + n, kNan);
+                continue;
+            }
+            const float scale = blockScale(b.amax);
+            for (int64_t i = start; i < start + n; ++i)
+                o[i] = scale > 0.0f ? roundElement(in[i] / scale, r) * scale : std::copysign(0.0f, in[i]);
+        }
+    }
+}
+
+}  // namespace
+
+ElementRounding elementRounding(NumberFormat format) {
+    if (format != NumberFormat::E4M3 && format != NumberFormat::E5M2 && format != NumberFormat::E2M1)
+        throw std::invalid_argument("the CPU loops round e4m3, e5m2 and e2m1 elements");
+    const FormatDescription& d = describe(format);
+    return {d.mantissaBits, d.minExponent() + 127, static_cast<float>(d.maxFinite)};
+}
+
+float finiteAbsMax(const float* x, int64_t n) { return blockAmax(x, n).amax; }
+
+void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r, float scale,
+                 float inverseScale) {
+    for (int64_t i = 0; i < n; ++i) out[i] = roundElement(x[i] * scale, r) * inverseScale;
+}
+
+void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength, NumberFormat element,
+                    bool rceil) {
+    const ElementRounding r = elementRounding(element);
+    const FormatDescription& d = describe(element);
+    const int emax = d.maxExponent();
+    quantizeBlocks(x, out, rows, rowLength, kMxBlockSize, r, [&](float amax) {
+        int e = floorLog2(amax) - emax;
+        if (rceil && static_cast<double>(amax) > d.maxFinite * std::ldexp(1.0, e)) ++e;
+        e = std::clamp(e, kE8m0MinExponent, kE8m0MaxExponent);
+        return static_cast<float>(std::ldexp(1.0, e));  // 2^-127 is an exact fp32 subnormal
+    });
+}
+
+void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale) {
+    const ElementRounding e2m1 = elementRounding(NumberFormat::E2M1);
+    const ElementRounding e4m3 = elementRounding(NumberFormat::E4M3);
+    const float e2m1Max = e2m1.maxFinite;
+    quantizeBlocks(x, out, rows, rowLength, kNvfp4BlockSize, e2m1, [&](float amax) {
+        const float blockScale = roundElement(amax / e2m1Max / tensorScale, e4m3);
+        return blockScale * tensorScale;
+    });
+}
+
+}  // namespace ampscope::cpu_quantize

@@ -1,0 +1,40 @@
+#pragma once
+// Plain (no torch). The training steps' fake quantization on the CPU as single
+// loops over fp32 data: one pass where the vectorised torch path of
+// TensorQuantizers.cpp makes a dozen (each op a pass over memory), which is most of
+// what the format modes cost. Same operations on the same floats in the same order,
+// so the results are equal bit for bit (tests/test_formats.cpp compares the two);
+// nearest-even rounding, saturating, no statistics: the torch path keeps those
+// (probe steps), stochastic rounding and the non-saturating policy.
+#include <cstdint>
+
+#include "precision/formats/FormatTable.h"
+
+namespace ampscope::cpu_quantize {
+
+// An element format's rounding: |x| = m * 2^(e - mantissaBits), m rounded.
+struct ElementRounding {
+    int mantissaBits = 0;
+    int minField = 0;      // biased fp32 exponent field of the format's smallest normal
+    float maxFinite = 0.0f;
+};
+ElementRounding elementRounding(NumberFormat format);  // e4m3, e5m2, e2m1
+
+// The largest |x| over the finite elements (0 when none).
+float finiteAbsMax(const float* x, int64_t n);
+
+// out[i] = round(x[i] * scale) * inverseScale: per-tensor fp8 (scale 1 for a plain cast).
+void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& rounding, float scale,
+                 float inverseScale);
+
+// MX: rows of `rowLength` values, blocks of kMxBlockSize along the row (the last one
+// shorter when the row is not a multiple), an e8m0 scale per block by the floor or
+// rceil rule; a block holding NaN or Inf becomes NaN.
+void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength, NumberFormat element,
+                    bool rceil);
+
+// NVFP4: blocks of kNvfp4BlockSize along the rows, e4m3 block scales under the fp32
+// tensor scale s_tensor (nvfp4TensorScale of the tensor's finite amax).
+void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale);
+
+}  // namespace ampscope::cpu_quantize
