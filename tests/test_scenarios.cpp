@@ -116,16 +116,36 @@ std::vector<json> probes(const Recorded& r, const std::string& type, const std::
     return out;
 }
 
+// The format_quant records of one rounding point (layer, operand, direction), by step.
+std::map<int64_t, json> formatPoint(const Recorded& r, const std::string& layer, const std::string& operand,
+                                    const std::string& direction) {
+    std::map<int64_t, json> out;
+    for (const auto& e : r.ofType("format_quant"))
+        if (e.at("layer") == layer && e.at("operand") == operand && e.at("direction") == direction)
+            out[e.at("step").get<int64_t>()] = e;
+    return out;
+}
+
+// A field summed over every format_quant record of one step (of the given direction, or all).
+double formatSum(const Recorded& r, int64_t step, const char* field, const std::string& direction = "") {
+    double sum = 0;
+    for (const auto& e : r.ofType("format_quant"))
+        if (e.at("step").get<int64_t>() == step && (direction.empty() || e.at("direction") == direction))
+            sum += e.at(field).get<double>();
+    return sum;
+}
+
 }  // namespace
 
 class ScenariosTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    void catalogueListsTheTenLessons() {
+    void catalogueListsEveryLesson() {
         const std::vector<std::string> expected = {
             "amp-sanity",         "fp16-no-scaler",         "bf16-no-scaler-needed", "scale-dynamics",
             "clip-without-unscale", "log-of-small-sum",     "pure-fp16-lost-updates", "batchnorm-variance",
-            "softmax-overflow",   "tiny-loss-scale-growth"};
+            "softmax-overflow",   "tiny-loss-scale-growth", "fp8-delayed-scaling-lag", "mx-outlier-block",
+            "nvfp4-gradient-rounding"};
         QCOMPARE(scenarioNames(), expected);
         for (const Scenario& s : builtInScenarios()) {
             QVERIFY2(!s.summary.empty() && s.summary.size() < 160, s.name.c_str());
@@ -420,6 +440,85 @@ private Q_SLOTS:
             QVERIFY2(runs[fixed].summary.at("first_nonfinite").is_null(), fixed);
             QCOMPARE(runs[fixed].count("nonfinite_losses"), int64_t(0));
         }
+    }
+
+    void fp8DelayedScalingLag() {
+        // The spike is at step 30, a probe step (every 5); the steps after it show the
+        // history holding the spike's amax.
+        const std::vector<std::string> shortened = {"train.max_steps=40", "data.validation=split",
+                                                    "data.val_fraction=0.02"};
+        auto runs = runScenario("fp8-delayed-scaling-lag", shortened);
+        const auto delayed = formatPoint(runs["delayed"], "fc", "input", "forward");
+        const auto current = formatPoint(runs["current"], "fc", "input", "forward");
+        QVERIFY(delayed.count(25) && delayed.count(30) && delayed.count(35));
+        QVERIFY(current.count(30));
+        // Before the spike, delayed scaling works: nothing saturates.
+        QCOMPARE(delayed.at(25).at("saturated").get<int64_t>(), int64_t(0));
+        // At the spike the history's amax lags the tensor's by the spike's factor (64,
+        // give or take the step's own change) and a large part of the tensor saturates.
+        const json& spike = delayed.at(30);
+        const double lag = spike.at("amax").get<double>() / spike.at("scale_amax").get<double>();
+        QVERIFY2(lag > 20 && lag < 200, qPrintable(QString::number(lag)));
+        QVERIFY2(spike.at("saturated_fraction").get<double>() > 0.05,
+                 qPrintable(QString::number(spike.at("saturated_fraction").get<double>())));
+        QVERIFY(spike.at("snr_db").get<double>() < 10);
+        // Current scaling takes the spike's own amax: nothing saturates, the SNR is that
+        // of an ordinary step.
+        const json& adapted = current.at(30);
+        QCOMPARE(adapted.at("saturated").get<int64_t>(), int64_t(0));
+        QCOMPARE(adapted.at("scale_amax").get<double>(), adapted.at("amax").get<double>());
+        QVERIFY(adapted.at("snr_db").get<double>() > 25);
+        // Afterwards the delayed history still holds the spike's amax (max over 1024 steps).
+        QCOMPARE(delayed.at(35).at("scale_amax").get<double>(), spike.at("amax").get<double>());
+        QCOMPARE(runs["delayed"].count("nonfinite_losses"), int64_t(0));
+    }
+
+    void mxOutlierBlock() {
+        auto runs = runScenario("mx-outlier-block", {"train.max_steps=10", "data.validation=split",
+                                                     "data.val_fraction=0.02"});
+        const Recorded& mx = runs["mxfp4"];
+        const Recorded& nv = runs["nvfp4"];
+        for (const Recorded* r : {&mx, &nv}) {
+            QVERIFY(!r->ofType("format_quant").empty());
+            QCOMPARE(r->count("nonfinite_losses"), int64_t(0));
+        }
+        // The logits' gradient: one large entry (the true class's) per row of 10, the
+        // others crushed to zero in either format.
+        const json mxLogits = formatPoint(mx, "fc", "output", "backward").at(10);
+        QVERIFY2(mxLogits.at("crushed_fraction").get<double>() > 0.3,
+                 qPrintable(QString::number(mxLogits.at("crushed_fraction").get<double>())));
+        QVERIFY(mxLogits.at("block_scale_exponents").size() > 0);
+        // Over the whole step NVFP4 crushes fewer values than MXFP4 and saturates none
+        // (its e4m3 block scale is finer than a power of two), and its SNR is higher.
+        const double mxCrushed = formatSum(mx, 10, "crushed_by_outlier") / formatSum(mx, 10, "elements");
+        const double nvCrushed = formatSum(nv, 10, "crushed_by_outlier") / formatSum(nv, 10, "elements");
+        QVERIFY2(nvCrushed < mxCrushed, qPrintable(QString("%1 vs %2").arg(nvCrushed).arg(mxCrushed)));
+        QVERIFY(formatSum(mx, 10, "saturated") > 0);
+        QCOMPARE(formatSum(nv, 10, "saturated"), 0.0);
+        const double mxSnr = 10 * std::log10(formatSum(mx, 10, "squared_signal") / formatSum(mx, 10, "squared_error"));
+        const double nvSnr = 10 * std::log10(formatSum(nv, 10, "squared_signal") / formatSum(nv, 10, "squared_error"));
+        QVERIFY2(nvSnr > mxSnr + 1, qPrintable(QString("%1 dB vs %2 dB").arg(nvSnr).arg(mxSnr)));
+    }
+
+    void nvfp4GradientRounding() {
+        auto runs = runScenario("nvfp4-gradient-rounding", {"train.max_steps=10", "data.validation=split",
+                                                            "data.val_fraction=0.02"});
+        const Recorded& nearest = runs["nearest"];
+        const Recorded& stochastic = runs["stochastic"];
+        // The forward is the same in both: the first step's loss is equal; the gradients
+        // then differ, and so does every later loss.
+        QCOMPARE(stepNumber(stochastic.steps().front(), "loss"), stepNumber(nearest.steps().front(), "loss"));
+        QVERIFY(stepNumber(stochastic.steps().back(), "loss") != stepNumber(nearest.steps().back(), "loss"));
+        // Stochastic rounding trades noise for bias: the gradients' SNR is lower.
+        const double snrNearest = 10 * std::log10(formatSum(nearest, 10, "squared_signal", "backward") /
+                                                  formatSum(nearest, 10, "squared_error", "backward"));
+        const double snrStochastic = 10 * std::log10(formatSum(stochastic, 10, "squared_signal", "backward") /
+                                                     formatSum(stochastic, 10, "squared_error", "backward"));
+        QVERIFY2(snrStochastic < snrNearest - 1,
+                 qPrintable(QString("%1 dB vs %2 dB").arg(snrStochastic).arg(snrNearest)));
+        // The forward operands are rounded to nearest in both runs: same SNR at step 1.
+        QCOMPARE(formatSum(stochastic, 1, "squared_error", "forward"), formatSum(nearest, 1, "squared_error", "forward"));
+        for (const Recorded* r : {&nearest, &stochastic}) QCOMPARE(r->count("nonfinite_losses"), int64_t(0));
     }
 
     void tinyLossScaleGrowth() {

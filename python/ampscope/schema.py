@@ -81,4 +81,6 @@ CLASS_SLOTS = 8
 # NonFiniteLocator's default ring of stats frames kept for the first-NaN record.
 FRAME_CAPACITY = 16
 
-PRECISION_MODES = ("fp32", "tf32", "fp16", "bf16", "fp16-pure", "bf16-pure")
+# What the user's run trained in, as the lab names it (PrecisionMode.h): the low-precision
+# formats are for runs made with Transformer Engine, torchao or the like.
+PRECISION_MODES = ("fp32", "tf32", "fp16", "bf16", "fp16-pure", "bf16-pure", "fp8", "mxfp8", "mxfp4", "nvfp4")

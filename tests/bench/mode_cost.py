@@ -5,7 +5,7 @@ mode in each round so that drift hits all alike; reports the median samples/s
 and the ratio to fp32.
 
   mode_cost.py --cli build/app/ampscope-cli [--steps 150] [--rounds 3]
-               [--threads 2] [--json] [--smoke]
+               [--threads 2] [--json] [--smoke] [--modes fp32,fp8,...]
 
 Targets: bf16 (real CPU autocast) at least 1.25x the speed of fp32 on a CPU with
 avx512_bf16; fp16 emulation costing no more than 1.5x fp32 (speed ratio at least
@@ -38,11 +38,13 @@ MODE_SETS = {"fp8": ["precision.mode=fp8"], "mxfp8": ["precision.mode=mxfp8"],
              "mxfp4": ["precision.mode=mxfp4"], "nvfp4": ["precision.mode=nvfp4"]}
 
 
-def measure(cli, steps, rounds, threads):
-    results = {mode: [] for mode, _, _ in MODES}
+def measure(cli, steps, rounds, threads, chosen):
+    # fp32 always runs: every ratio is to it.
+    modes = [m for m in MODES if not chosen or m[0] == "fp32" or m[0] in chosen]
+    results = {mode: [] for mode, _, _ in modes}
     with tempfile.TemporaryDirectory(prefix="ampscope-modes-") as workdir:
         for r in range(rounds):
-            for mode, example, _ in MODES:
+            for mode, example, _ in modes:
                 summary = engine_summary(SCRIPT, cli, os.path.join(ROOT, "examples", example),
                                          [f"train.max_steps={steps}", f"threads={threads}"]
                                          + MODE_SETS.get(mode, []),
@@ -50,7 +52,7 @@ def measure(cli, steps, rounds, threads):
                 results[mode].append(summary["samples_per_second"])
     fp32 = median(results["fp32"])
     rows = []
-    for mode, _, what in MODES:
+    for mode, _, what in modes:
         sps = median(results[mode])
         speed = sps / fp32
         target, met = "", None
@@ -66,8 +68,15 @@ def measure(cli, steps, rounds, threads):
 
 
 def main():
-    args = parse_engine_bench_args(SCRIPT, engine_bench_parser(__doc__.splitlines()[0], 150))
-    rows = measure(args.cli, args.steps, args.rounds, args.threads)
+    parser = engine_bench_parser(__doc__.splitlines()[0], 150)
+    parser.add_argument("--modes", default="", help="comma-separated modes to run (fp32 always runs)")
+    args = parse_engine_bench_args(SCRIPT, parser)
+    known = {mode for mode, _, _ in MODES}
+    chosen = [m for m in args.modes.split(",") if m]
+    for m in chosen:
+        if m not in known:
+            parser.error(f"--modes: unknown mode {m!r} (known: {', '.join(sorted(known))})")
+    rows = measure(args.cli, args.steps, args.rounds, args.threads, chosen)
     emit(rows, args.json,
          f"Mode cost: FashionMNIST simple_cnn, batch 128, Adam, default probes, "
          f"{args.threads} threads, {args.steps} steps, median of {args.rounds} rounds")

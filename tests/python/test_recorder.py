@@ -371,7 +371,9 @@ class Lifecycle(unittest.TestCase):
         model = spiral_mlp()
         folder = temp_dir(self)
         with self.assertRaisesRegex(ValueError, "mode: must be one of"):
-            ampscope.Recorder(os.path.join(folder, "a"), model, mode="fp8")
+            ampscope.Recorder(os.path.join(folder, "a"), model, mode="int8")
+        # The low-precision formats are modes a user's run may have trained in.
+        ampscope.Recorder(os.path.join(folder, "a2"), model, mode="nvfp4").close()
         with self.assertRaisesRegex(ValueError, "no submodule named 'body.9'"):
             ampscope.Recorder(os.path.join(folder, "b"), model, modules=["body.9"])
         with self.assertRaisesRegex(ValueError, "probe_every"):

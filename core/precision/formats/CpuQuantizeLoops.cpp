@@ -83,8 +83,11 @@ void quantizeBlocks(const float* x, float* out, int64_t rows, int64_t rowLength,
                 continue;
             }
             const float scale = blockScale(b.amax);
-            for (int64_t i = start; i < start + n; ++i)
-                o[i] = scale > 0.0f ? roundElement(in[i] / scale, r) * scale : std::copysign(0.0f, in[i]);
+            if (!(scale > 0.0f)) {
+                for (int64_t i = start; i < start + n; ++i) o[i] = std::copysign(0.0f, in[i]);
+                continue;
+            }
+            for (int64_t i = start; i < start + n; ++i) o[i] = roundElement(in[i] / scale, r) * scale;
         }
     }
 }
