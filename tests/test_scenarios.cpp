@@ -488,13 +488,15 @@ private Q_SLOTS:
         QVERIFY2(mxLogits.at("crushed_fraction").get<double>() > 0.3,
                  qPrintable(QString::number(mxLogits.at("crushed_fraction").get<double>())));
         QVERIFY(mxLogits.at("block_scale_exponents").size() > 0);
-        // Over the whole step NVFP4 crushes fewer values than MXFP4 and saturates none
-        // (its e4m3 block scale is finer than a power of two), and its SNR is higher.
+        // Over the whole step NVFP4 crushes fewer values than MXFP4 and saturates far
+        // fewer (its e4m3 block scale fits the block's largest value within 1/16, where
+        // `floor` leaves it between 4 and 8 scale units and e2m1 stops at 6), and its
+        // SNR is higher.
         const double mxCrushed = formatSum(mx, 10, "crushed_by_outlier") / formatSum(mx, 10, "elements");
         const double nvCrushed = formatSum(nv, 10, "crushed_by_outlier") / formatSum(nv, 10, "elements");
         QVERIFY2(nvCrushed < mxCrushed, qPrintable(QString("%1 vs %2").arg(nvCrushed).arg(mxCrushed)));
         QVERIFY(formatSum(mx, 10, "saturated") > 0);
-        QCOMPARE(formatSum(nv, 10, "saturated"), 0.0);
+        QVERIFY(formatSum(nv, 10, "saturated") < formatSum(mx, 10, "saturated") / 10);
         const double mxSnr = 10 * std::log10(formatSum(mx, 10, "squared_signal") / formatSum(mx, 10, "squared_error"));
         const double nvSnr = 10 * std::log10(formatSum(nv, 10, "squared_signal") / formatSum(nv, 10, "squared_error"));
         QVERIFY2(nvSnr > mxSnr + 1, qPrintable(QString("%1 dB vs %2 dB").arg(nvSnr).arg(mxSnr)));
