@@ -184,6 +184,62 @@ private Q_SLOTS:
         }
     }
 
+    // A conv's blocks run along its reduction dimension (OCP MX: "along the dot
+    // product's reduction dimension"): the input's channels, the weight's C x k x k
+    // flattened, and the output gradient's channels. Checked against the quantizers on
+    // tensors moved by hand, and against the last-dimension blocking it replaced.
+    void convBlocksRunAlongTheReduction_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("mxfp8") << "mxfp8";
+        QTest::newRow("mxfp4") << "mxfp4";
+        QTest::newRow("nvfp4") << "nvfp4";
+    }
+    void convBlocksRunAlongTheReduction() {
+        QFETCH(QString, mode);
+        ComputePolicy policy = makeComputePolicy(precisionFor(mode), torch::kCPU);
+        policy.registerLayers({"conv"});
+        torch::manual_seed(6);
+        ConvLayer layer(48, 40, 3, 1, 1, "none", false);
+        // Channels of very different sizes, so that blocks across channels differ from
+        // blocks across the width.
+        auto channelScales = [](int64_t channels, int low, int high) {
+            return torch::exp2(torch::randint(low, high, {1, channels, 1, 1}).to(torch::kFloat));
+        };
+        const auto x0 = torch::randn({2, 48, 5, 7}) * channelScales(48, -6, 6);
+        const auto g = torch::randn({2, 40, 5, 7}) * channelScales(40, -12, -4);
+        const auto weight = layer.parameters()[0];
+        const auto bias = layer.parameters()[1];
+        const auto x = x0.clone().requires_grad_(true);
+        const auto y = layer.forward(x, policy.forLayer("conv"));
+        y.backward(g);
+
+        const bool nvfp4 = mode == "nvfp4";
+        const NumberFormat element = mode == "mxfp8" ? NumberFormat::E4M3 : NumberFormat::E2M1;
+        const NumberFormat gradientElement = mode == "mxfp8" ? NumberFormat::E5M2 : NumberFormat::E2M1;
+        auto blocksLast = [&](const torch::Tensor& t, NumberFormat f) {
+            return nvfp4 ? quantizeNvfp4(t).values : quantizeMx(t, f, MxScaleRule::Floor).values;
+        };
+        auto alongChannels = [&](const torch::Tensor& t, NumberFormat f) {
+            // Contiguous, as the layer hands it on: a channels-last tensor would make
+            // conv2d sum in another order.
+            return blocksLast(t.movedim(1, -1), f).movedim(-1, 1).contiguous();
+        };
+        const auto qx = alongChannels(x0, element);
+        const auto qw = blocksLast(weight.detach().flatten(1), element).view_as(weight);
+        const auto qg = alongChannels(g, gradientElement);
+        const auto expected = torch::conv2d(qx, qw, bias.detach(), 1, 1);
+        QVERIFY(torch::equal(y.detach(), expected));
+        // Not what blocks along the width give.
+        QVERIFY(!torch::equal(qx, blocksLast(x0, element)));
+        QVERIFY(!torch::equal(qw, blocksLast(weight.detach(), element)));
+        // The gradients come from the channel-blocked dY.
+        const auto qxLeaf = qx.clone().requires_grad_(true), qwLeaf = qw.clone().requires_grad_(true);
+        const auto grads =
+            torch::autograd::grad({torch::conv2d(qxLeaf, qwLeaf, bias.detach(), 1, 1)}, {qxLeaf, qwLeaf}, {qg});
+        QVERIFY(torch::allclose(x.grad(), grads[0], 1e-5, 1e-12));
+        QVERIFY(torch::allclose(weight.grad(), grads[1], 1e-5, 1e-12));
+    }
+
     // Delayed scaling in a trainer: one amax per step per point (forward operands and
     // the output gradient), the second step's scale from the first step's amax, no
     // advance in evaluation, and a second trainer with histories of its own.

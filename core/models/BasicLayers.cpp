@@ -28,9 +28,12 @@ ConvLayer::ConvLayer(int64_t in, int64_t out, int64_t kernel, int64_t stride, in
 }
 
 torch::Tensor ConvLayer::forward(const torch::Tensor& input, const LayerCompute& compute) {
-    auto y = compute.result(torch::conv2d(compute.input(input), compute.weight(conv_->weight),
-                                          compute.bias(conv_->bias), {stride_, stride_},
-                                          {pad_, pad_}));
+    // Blocks run along the reduction: the input's channels, the weight's C x k x k, and
+    // the output gradient's channels (the reduction of the input gradient's conv).
+    auto y = compute.result(torch::conv2d(compute.input(input, BlockLayout::Channels),
+                                          compute.weight(conv_->weight, BlockLayout::FlattenTrailing),
+                                          compute.bias(conv_->bias), {stride_, stride_}, {pad_, pad_}),
+                            BlockLayout::Channels);
     // Norms are fp32 territory under autocast; emulation leaves them unrounded.
     if (batchNorm_) y = batchNorm_->forward(y);
     if (groupNorm_) y = groupNorm_->forward(y);

@@ -19,6 +19,13 @@ namespace {
 constexpr int64_t kRoleInput = 0;
 constexpr int64_t kRoleWeight = 1;
 constexpr int64_t kRoleBias = 2;
+// An operand's role and the BlockLayout of its reduction dimension travel as one int
+// (role + kLayoutUnit * layout), the `role` argument of ampscope::operand.
+constexpr int64_t kLayoutUnit = 16;
+
+int64_t withLayout(int64_t role, BlockLayout layout) {
+    return role + kLayoutUnit * static_cast<int64_t>(layout);
+}
 
 void enterModule(std::string relative) {
     if (auto* context = currentScriptRunContext()) context->enter(relative);
@@ -41,12 +48,14 @@ at::Tensor moduleInput(const at::Tensor& input) {
     return context ? context->moduleInput(input) : input;
 }
 
-at::Tensor roundOperand(const at::Tensor& operand, int64_t role) {
+at::Tensor roundOperand(const at::Tensor& operand, int64_t roleAndLayout) {
     auto* context = currentScriptRunContext();
     if (!context || !operand.defined()) return operand;
     const LayerCompute& compute = context->compute();
+    const int64_t role = roleAndLayout % kLayoutUnit;
+    const auto layout = static_cast<BlockLayout>(roleAndLayout / kLayoutUnit);
     if (role == kRoleBias) return compute.bias(operand);
-    return role == kRoleWeight ? compute.weight(operand) : compute.input(operand);
+    return role == kRoleWeight ? compute.weight(operand, layout) : compute.input(operand, layout);
 }
 
 c10::optional<at::Tensor> roundOptionalOperand(const c10::optional<at::Tensor>& operand, int64_t role) {
@@ -79,9 +88,9 @@ at::Tensor autocastFp32(const at::Tensor& input) {
     return input.to(at::kFloat);
 }
 
-at::Tensor roundResult(const at::Tensor& result) {
+at::Tensor roundResult(const at::Tensor& result, int64_t layout) {
     auto* context = currentScriptRunContext();
-    return context ? context->compute().result(result) : result;
+    return context ? context->compute().result(result, static_cast<BlockLayout>(layout)) : result;
 }
 
 // CONSERVATIVE: the ops read and change the thread's run context, so the JIT must
@@ -96,7 +105,7 @@ TORCH_LIBRARY(ampscope, m) {
     m.def(torch::schema("operand(Tensor operand, int role) -> Tensor", conservative), &roundOperand);
     m.def(torch::schema("operand_optional(Tensor? operand, int role) -> Tensor?", conservative),
           &roundOptionalOperand);
-    m.def(torch::schema("op_result(Tensor result) -> Tensor", conservative), &roundResult);
+    m.def(torch::schema("op_result(Tensor result, int layout) -> Tensor", conservative), &roundResult);
     m.def(torch::schema("autocast_fp32(Tensor input) -> Tensor", conservative), &autocastFp32);
     m.def(torch::schema("autocast_low(Tensor operand) -> Tensor", conservative), &autocastLow);
     m.def(torch::schema("autocast_low_optional(Tensor? operand) -> Tensor?", conservative),
@@ -127,21 +136,45 @@ bool isNorm(const Node* node) {
     return norms.count(node->kind().toQualString()) > 0;
 }
 
-// The operand roles of a matmul/conv op, by input position; empty: not one.
+// A convolution that is not transposed: aten::_convolution and aten::convolution say
+// so in their 7th argument, a constant in traced and scripted models alike.
+bool isForwardConvolution(const Node* node) {
+    const std::string kind = node->kind().toQualString();
+    if (kind == "aten::conv1d" || kind == "aten::conv2d" || kind == "aten::conv3d") return true;
+    if (kind != "aten::_convolution" && kind != "aten::convolution") return false;
+    if (node->inputs().size() < 7) return false;
+    const auto transposed = torch::jit::toIValue(node->input(6));
+    return transposed && transposed->isBool() && !transposed->toBool();
+}
+
+// The operand roles of a matmul/conv op, by input position, with the layout of each
+// operand's reduction dimension (where the block formats' blocks run); empty: not one.
+// A transposed convolution keeps its blocks along the last dimension.
 std::vector<int64_t> operandRoles(const Node* node) {
     const std::string kind = node->kind().toQualString();
+    if (isForwardConvolution(node))
+        return {withLayout(kRoleInput, BlockLayout::Channels),
+                withLayout(kRoleWeight, BlockLayout::FlattenTrailing), kRoleBias};
     // (input, weight, bias): bias rounds as the zoo rounds it (LayerCompute::bias).
     static const std::unordered_set<std::string> weighted = {
-        "aten::linear", "aten::conv1d", "aten::conv2d", "aten::conv3d", "aten::_convolution",
-        "aten::convolution", "aten::conv_transpose1d", "aten::conv_transpose2d",
-        "aten::conv_transpose3d"};
+        "aten::linear", "aten::_convolution", "aten::convolution", "aten::conv_transpose1d",
+        "aten::conv_transpose2d", "aten::conv_transpose3d"};
     if (weighted.count(kind)) return {kRoleInput, kRoleWeight, kRoleBias};
     if (kind == "aten::matmul" || kind == "aten::mm" || kind == "aten::bmm")
-        return {kRoleInput, kRoleInput};
+        return {kRoleInput, withLayout(kRoleInput, BlockLayout::SecondToLast)};
     // addmm(bias, mat1, mat2): what older traces of nn.Linear give, with mat2 = weight.t().
-    if (kind == "aten::addmm") return {kRoleBias, kRoleInput, kRoleWeight};
-    if (kind == "aten::baddbmm") return {kRoleInput, kRoleInput, kRoleInput};
+    if (kind == "aten::addmm")
+        return {kRoleBias, kRoleInput, withLayout(kRoleWeight, BlockLayout::SecondToLast)};
+    if (kind == "aten::baddbmm")
+        return {kRoleInput, kRoleInput, withLayout(kRoleInput, BlockLayout::SecondToLast)};
     return {};
+}
+
+// Where the blocks of a compute op's output gradient run: a forward convolution's
+// output channels (the reduction of the input gradient's convolution), else the last
+// dimension.
+BlockLayout resultLayout(const Node* node) {
+    return isForwardConvolution(node) ? BlockLayout::Channels : BlockLayout::LastDim;
 }
 
 bool isTensor(const Value* value) { return value->type()->kind() == c10::TypeKind::TensorType; }
@@ -239,7 +272,8 @@ private:
         }
         if (node->outputs().size() == 1 && isTensor(node->output())) {
             WithInsertPoint after(node->next());
-            Value* rounded = g.insert(kOpResult, {node->output()});
+            Value* rounded =
+                g.insert(kOpResult, {node->output(), static_cast<int64_t>(resultLayout(node))});
             node->output()->replaceAllUsesAfterNodeWith(rounded->node(), rounded);
         }
         ++report.computeOps;

@@ -51,11 +51,14 @@ torch::Tensor EncoderBlockLayer::forward(const torch::Tensor& input, const Layer
                    .reshape({batch, tokens, 3, heads_, headDim})
                    .permute({2, 0, 3, 1, 4});  // [3, B, heads, T, headDim]
     auto q = qkv[0], k = qkv[1], v = qkv[2];
-    auto scores = compute.result(torch::matmul(compute.input(q), compute.input(k.transpose(-2, -1)))) *
+    // A second matmul operand's reduction dimension is its second to last (blocks there).
+    auto scores = compute.result(torch::matmul(compute.input(q),
+                                               compute.input(k.transpose(-2, -1), BlockLayout::SecondToLast))) *
                   (1.0 / std::sqrt(static_cast<double>(headDim)));
     // Autocast runs softmax in fp32; pure modes run it in their own dtype.
     auto weights = torch::softmax(scores, -1);
-    auto attended = compute.result(torch::matmul(compute.input(weights), compute.input(v)));
+    auto attended =
+        compute.result(torch::matmul(compute.input(weights), compute.input(v, BlockLayout::SecondToLast)));
     attended = attended.permute({0, 2, 1, 3}).reshape({batch, tokens, dim_});
     auto x = input + linear(projection_, attended, compute);
     auto hidden = torch::gelu(linear(mlpIn_, mlpNorm_->forward(x), compute));

@@ -59,14 +59,15 @@ struct LayerCompute {
     FormatPoints* outputPoints = nullptr;
     at::Generator* generator = nullptr;
 
-    // An activation entering a matmul/conv.
-    torch::Tensor input(const torch::Tensor& t) const {
-        return apply(t, operandForward, operandBackward, inputTag, inputPoints);
+    // An activation entering a matmul/conv. `layout`: where its reduction dimension is,
+    // for the block formats' blocks (FormatQuantizer.h); the other roundings ignore it.
+    torch::Tensor input(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
+        return apply(t, operandForward, operandBackward, inputTag, inputPoints, layout);
     }
     // A parameter entering a matmul/conv: its backward rounding is the
     // parameter's gradient as fp16 holds it.
-    torch::Tensor weight(const torch::Tensor& t) const {
-        return apply(t, operandForward, operandBackward, weightTag, weightPoints);
+    torch::Tensor weight(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
+        return apply(t, operandForward, operandBackward, weightTag, weightPoints, layout);
     }
     // A bias added inside a matmul/conv (linear, conv, addmm). The plain roundings
     // hold it with the weights, as autocast casts it with them; the format modes add
@@ -78,8 +79,8 @@ struct LayerCompute {
     }
     // A matmul/conv output: forward holds the activation, backward the gradient
     // arriving at it (dY, the operand of both backward matmuls).
-    torch::Tensor result(const torch::Tensor& t) const {
-        return apply(t, resultForward, resultBackward, outputTag, outputPoints);
+    torch::Tensor result(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
+        return apply(t, resultForward, resultBackward, outputTag, outputPoints, layout);
     }
     bool identity() const {
         return operandForward.none() && operandBackward.none() && resultForward.none() &&
@@ -90,12 +91,12 @@ struct LayerCompute {
 private:
     torch::Tensor apply(const torch::Tensor& t, const RoundingSlot& forward,
                         const RoundingSlot& backward, const RoundingTag* tag,
-                        FormatPoints* points) const {
+                        FormatPoints* points, BlockLayout layout) const {
         // The plain roundings keep their own path, so fp16/bf16/tf32 emulation is
         // exactly what it was before the formats existed.
         if (forward.format.none() && backward.format.none())
             return roundWithGradient(t, forward.rounding, backward.rounding, tag);
-        return quantizeWithGradient(t, forward.format, backward.format, points, generator, tag);
+        return quantizeWithGradient(t, forward.format, backward.format, points, generator, tag, layout);
     }
 };
 

@@ -18,10 +18,44 @@ const char* formatRecipeName(FormatRecipe recipe) {
     return "";
 }
 
+namespace {
+
+bool hasBlocks(const FormatQuantizer& q) {
+    return q.recipe == FormatRecipe::Mx || q.recipe == FormatRecipe::Nvfp4;
+}
+
+// The tensor with its blocks' dimension last (a view), and back.
+torch::Tensor toBlockLayout(const torch::Tensor& x, BlockLayout layout) {
+    switch (layout) {
+        case BlockLayout::LastDim: return x;
+        case BlockLayout::Channels: return x.dim() >= 3 ? x.movedim(1, -1) : x;
+        case BlockLayout::SecondToLast: return x.dim() >= 2 ? x.transpose(-2, -1) : x;
+        case BlockLayout::FlattenTrailing: return x.dim() >= 3 ? x.flatten(1) : x;
+    }
+    return x;
+}
+
+torch::Tensor fromBlockLayout(const torch::Tensor& q, BlockLayout layout, at::IntArrayRef sizes) {
+    switch (layout) {
+        case BlockLayout::LastDim: return q;
+        // Contiguous again: the next op gets the layout it was given.
+        case BlockLayout::Channels: return q.dim() >= 3 ? q.movedim(-1, 1).contiguous() : q;
+        case BlockLayout::SecondToLast: return q.dim() >= 2 ? q.transpose(-2, -1).contiguous() : q;
+        case BlockLayout::FlattenTrailing: return q.reshape(sizes);
+    }
+    return q;
+}
+
+}  // namespace
+
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
                               FormatPointState* state, bool advance, at::Generator* generator,
-                              QuantizationStats* stats) {
+                              QuantizationStats* stats, BlockLayout layout) {
     if (quantizer.none()) return x;
+    if (hasBlocks(quantizer) && layout != BlockLayout::LastDim)
+        return fromBlockLayout(quantizeAtPoint(toBlockLayout(x, layout), quantizer, state, advance, generator,
+                                               stats, BlockLayout::LastDim),
+                               layout, x.sizes());
     QuantizeOptions options;
     options.collectStats = stats != nullptr;  // the counts cost several passes: probe steps only
     if (quantizer.stochastic) {
@@ -60,12 +94,12 @@ namespace {
 // quantizeAtPoint, telling the tag's observer (a probe step) what it did.
 torch::Tensor quantizeObserved(const torch::Tensor& x, const FormatQuantizer& quantizer,
                                FormatPoints* points, bool backward, bool advance,
-                               at::Generator* generator, const RoundingTag* tag) {
+                               at::Generator* generator, const RoundingTag* tag, BlockLayout layout) {
     FormatPointState* state = points ? (backward ? &points->backward : &points->forward) : nullptr;
     if (quantizer.none() || !tag || !tag->observer)
-        return quantizeAtPoint(x, quantizer, state, advance, generator);
+        return quantizeAtPoint(x, quantizer, state, advance, generator, nullptr, layout);
     QuantizationStats stats;
-    auto out = quantizeAtPoint(x, quantizer, state, advance, generator, &stats);
+    auto out = quantizeAtPoint(x, quantizer, state, advance, generator, &stats, layout);
     tag->observer->afterQuantizing(*tag, backward, quantizer, stats);
     return out;
 }
@@ -94,8 +128,9 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
     static torch::Tensor forward(torch::autograd::AutogradContext* ctx, const torch::Tensor& values,
                                  std::vector<int64_t> forwardQuantizer,
                                  std::vector<int64_t> backwardQuantizer, int64_t points,
-                                 int64_t generator, int64_t tag) {
+                                 int64_t generator, int64_t tag, int64_t layout) {
         ctx->saved_data["backward"] = backwardQuantizer;
+        ctx->saved_data["layout"] = layout;
         // IValue holds no raw pointers; the policy's points, generator and tags outlive
         // every graph.
         ctx->saved_data["points"] = points;
@@ -106,7 +141,7 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         if (q.none()) return values.clone();
         return quantizeObserved(values, q, reinterpret_cast<FormatPoints*>(points), false, true,
                                 reinterpret_cast<at::Generator*>(generator),
-                                reinterpret_cast<const RoundingTag*>(tag));
+                                reinterpret_cast<const RoundingTag*>(tag), static_cast<BlockLayout>(layout));
     }
 
     static torch::autograd::variable_list backward(torch::autograd::AutogradContext* ctx,
@@ -115,8 +150,9 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         auto* p = reinterpret_cast<FormatPoints*>(ctx->saved_data["points"].toInt());
         auto* g = reinterpret_cast<at::Generator*>(ctx->saved_data["generator"].toInt());
         const auto* tag = reinterpret_cast<const RoundingTag*>(ctx->saved_data["tag"].toInt());
-        return {quantizeObserved(grads[0], q, p, true, true, g, tag), torch::Tensor(),
-                torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        const auto layout = static_cast<BlockLayout>(ctx->saved_data["layout"].toInt());
+        return {quantizeObserved(grads[0], q, p, true, true, g, tag, layout), torch::Tensor(),
+                torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 
@@ -124,15 +160,15 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
 
 torch::Tensor quantizeWithGradient(const torch::Tensor& values, const FormatQuantizer& forward,
                                    const FormatQuantizer& backward, FormatPoints* points,
-                                   at::Generator* generator, const RoundingTag* tag) {
+                                   at::Generator* generator, const RoundingTag* tag, BlockLayout layout) {
     if (forward.none() && backward.none()) return values;
     const bool training = torch::GradMode::is_enabled();
     if (!values.requires_grad() || !training)
-        return quantizeObserved(values, forward, points, false, training, generator, tag);
+        return quantizeObserved(values, forward, points, false, training, generator, tag, layout);
     return FormatQuantizeFunction::apply(values, encode(forward), encode(backward),
                                          reinterpret_cast<int64_t>(points),
                                          reinterpret_cast<int64_t>(generator),
-                                         reinterpret_cast<int64_t>(tag));
+                                         reinterpret_cast<int64_t>(tag), static_cast<int64_t>(layout));
 }
 
 }  // namespace ampscope

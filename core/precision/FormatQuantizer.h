@@ -33,6 +33,17 @@ struct FormatQuantizer {
     bool operator==(const FormatQuantizer&) const = default;
 };
 
+// Which dimension a block format's blocks run along: the reduction dimension of the
+// product the tensor enters (OCP MX v1.0: "blocks of k consecutive elements along the
+// dot product's reduction dimension"). The quantizers block the last dimension; the
+// others are moved there and back. Per-tensor recipes have no blocks and ignore it.
+enum class BlockLayout {
+    LastDim,          // a linear layer's input and weight [.., K], a first matmul operand
+    Channels,         // a conv's input [N, C, ...] and its output gradient [N, Cout, ...]
+    SecondToLast,     // a matmul's second operand [.., K, N] (and addmm's weight.t())
+    FlattenTrailing,  // a conv's weight [Cout, C, k...]: blocks along C x k... flattened
+};
+
 // "delayed", "current", "mx", "nvfp4" ("" for none), as the probe records spell them.
 const char* formatRecipeName(FormatRecipe recipe);
 
@@ -54,14 +65,17 @@ struct FormatPoints {
 // rounding. stats, when given, receives the measurements of QuantizationStats.h.
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
                               FormatPointState* state, bool advance, at::Generator* generator,
-                              QuantizationStats* stats = nullptr);
+                              QuantizationStats* stats = nullptr, BlockLayout layout = BlockLayout::LastDim);
 
 // Autograd-aware, as roundWithGradient: the forward quantizes the values with
 // `forward`, the backward quantizes the incoming gradient with `backward` (either may
 // be none). points, generator and tag must outlive the graph (the policy owns them);
 // a tag with an observer is told the statistics of both quantizations.
+// `layout` places the blocks of both: the values and the gradient have the same shape,
+// and for each the tensor's reduction dimension is the same one (a conv's channels).
 torch::Tensor quantizeWithGradient(const torch::Tensor& values, const FormatQuantizer& forward,
                                    const FormatQuantizer& backward, FormatPoints* points,
-                                   at::Generator* generator, const RoundingTag* tag = nullptr);
+                                   at::Generator* generator, const RoundingTag* tag = nullptr,
+                                   BlockLayout layout = BlockLayout::LastDim);
 
 }  // namespace ampscope
