@@ -6,7 +6,8 @@
 //
 // Element rounding is the scalar codec's: nearest even (or stochastic), overflow
 // saturating by default. Blocks (MX: 32, NVFP4: 16) run along the last
-// dimension, the reduction dimension of a matmul's operand; a last dimension
+// dimension (the format modes move each operand's reduction dimension there first:
+// FormatQuantizer.h, BlockLayout); a last dimension
 // that is not a multiple of the block is padded with zeros (which change no
 // block's amax). A block holding NaN or Inf decodes to NaN throughout (the MX
 // specification's rule for a NaN scale); per-tensor formats keep NaN as NaN and
