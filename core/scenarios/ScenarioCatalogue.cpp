@@ -57,6 +57,14 @@ Scenario loadScenario(const Files& files, const std::string& name) {
     scenario.summary = stringField(meta, "summary", metaPath);
     if (scenario.summary.find('\n') != std::string::npos) broken(metaPath, "\"summary\" must be one line");
     scenario.narrative = files.text(name + "/narrative.md");
+    if (const auto docks = meta.find("docks"); docks != meta.end()) {
+        if (!docks->is_array()) broken(metaPath, "\"docks\" must be a list of dock names");
+        for (const auto& dock : *docks) {
+            if (!dock.is_string() || dock.get<std::string>().empty())
+                broken(metaPath, "\"docks\" must hold dock names");
+            scenario.docks.push_back(dock.get<std::string>());
+        }
+    }
     const auto runs = meta.find("runs");
     if (runs == meta.end() || !runs->is_array() || runs->empty())
         broken(metaPath, "\"runs\" must be a non-empty list of run names");

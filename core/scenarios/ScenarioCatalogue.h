@@ -35,6 +35,9 @@ struct Scenario {
     std::string name;       // "fp16-no-scaler"
     std::string summary;    // one line for lists
     std::string narrative;  // a few paragraphs (Markdown)
+    // The window's docks the narrative points at, raised when the scenario is loaded
+    // (the ids of `ampscope --show-dock`); optional "docks" in scenario.json.
+    std::vector<std::string> docks;
     std::vector<ScenarioRun> runs;
     bool comparesRuns() const { return runs.size() > 1; }
 };
