@@ -676,6 +676,20 @@ private Q_SLOTS:
                         same(describe(element).name, quantizeMx(values, element, rule, training).values,
                              quantizeMx(values, element, rule, probing).values);
                 same("nvfp4", quantizeNvfp4(values, training).values, quantizeNvfp4(values, probing).values);
+                // Stochastic rounding: both draw from generators seeded alike, one draw per
+                // element in the same order, and round with the same rule.
+                auto stochastic = [](const QuantizeOptions& base) {
+                    QuantizeOptions o = base;
+                    o.generator = at::detail::createCPUGenerator(11);
+                    return o;
+                };
+                same("nvfp4 stochastic", quantizeNvfp4(values, stochastic(training)).values,
+                     quantizeNvfp4(values, stochastic(probing)).values);
+                same("mxfp4 stochastic",
+                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(training)).values,
+                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(probing)).values);
+                same("e5m2 stochastic", quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(training)).values,
+                     quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(probing)).values);
             }
         }
     }

@@ -36,13 +36,23 @@ float roundHalfEven(float units) {
 // As roundElements() in TensorQuantizers.cpp: the exponent field f of |x|, clamped
 // to [minField, 254] (NaN and Inf take 254 and stay NaN and Inf), scales |x| by
 // 2^(M - e) and back by 2^(e - M), both exact powers of two.
-inline float roundElement(float x, const ElementRounding& r) {
+// uniform < 0: nearest even; else stochastic: up when uniform < the fraction, as
+// roundElements() decides it.
+inline float roundElement(float x, const ElementRounding& r, float uniform = -1.0f) {
     const uint32_t magnitudeBits = bitsOf(x) & 0x7fffffffu;
     const float magnitude = floatOf(magnitudeBits);
     const int field = std::clamp(static_cast<int>(magnitudeBits >> 23), r.minField, 254);
     const float down = floatOf(static_cast<uint32_t>(r.mantissaBits + 254 - field) << 23);
     const float up = floatOf(static_cast<uint32_t>(field - r.mantissaBits) << 23);
-    float rounded = roundHalfEven(magnitude * down) * up;
+    const float units = magnitude * down;
+    float whole;
+    if (uniform < 0.0f) {
+        whole = roundHalfEven(units);
+    } else {
+        const float below = std::floor(units);
+        whole = below + (uniform < units - below ? 1.0f : 0.0f);
+    }
+    float rounded = whole * up;
     if (rounded > r.maxFinite) rounded = r.maxFinite;  // overflow and Inf saturate; NaN stays
     return std::copysign(rounded, x);
 }
@@ -71,10 +81,11 @@ BlockAmax blockAmax(const float* x, int64_t n) {
 // its elements' signs), then out = round(x / scale) * scale.
 template <class BlockScale>
 void quantizeBlocks(const float* x, float* out, int64_t rows, int64_t rowLength, int64_t blockSize,
-                    const ElementRounding& r, BlockScale blockScale) {
+                    const ElementRounding& r, BlockScale blockScale, const float* uniforms) {
     for (int64_t row = 0; row < rows; ++row) {
         const float* in = x + row * rowLength;
         float* o = out + row * rowLength;
+        const float* u = uniforms ? uniforms + row * rowLength : nullptr;
         for (int64_t start = 0; start < rowLength; start += blockSize) {
             const int64_t n = std::min(blockSize, rowLength - start);
             const BlockAmax b = blockAmax(in + start, n);
@@ -87,7 +98,8 @@ void quantizeBlocks(const float* x, float* out, int64_t rows, int64_t rowLength,
                 for (int64_t i = start; i < start + n; ++i) o[i] = std::copysign(0.0f, in[i]);
                 continue;
             }
-            for (int64_t i = start; i < start + n; ++i) o[i] = roundElement(in[i] / scale, r) * scale;
+            for (int64_t i = start; i < start + n; ++i)
+                o[i] = roundElement(in[i] / scale, r, u ? u[i] : -1.0f) * scale;
         }
     }
 }
@@ -104,12 +116,13 @@ ElementRounding elementRounding(NumberFormat format) {
 float finiteAbsMax(const float* x, int64_t n) { return blockAmax(x, n).amax; }
 
 void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r, float scale,
-                 float inverseScale) {
-    for (int64_t i = 0; i < n; ++i) out[i] = roundElement(x[i] * scale, r) * inverseScale;
+                 float inverseScale, const float* uniforms) {
+    for (int64_t i = 0; i < n; ++i)
+        out[i] = roundElement(x[i] * scale, r, uniforms ? uniforms[i] : -1.0f) * inverseScale;
 }
 
 void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength, NumberFormat element,
-                    bool rceil) {
+                    bool rceil, const float* uniforms) {
     const ElementRounding r = elementRounding(element);
     const FormatDescription& d = describe(element);
     const int emax = d.maxExponent();
@@ -118,17 +131,18 @@ void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength,
         if (rceil && static_cast<double>(amax) > d.maxFinite * std::ldexp(1.0, e)) ++e;
         e = std::clamp(e, kE8m0MinExponent, kE8m0MaxExponent);
         return static_cast<float>(std::ldexp(1.0, e));  // 2^-127 is an exact fp32 subnormal
-    });
+    }, uniforms);
 }
 
-void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale) {
+void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale,
+                       const float* uniforms) {
     const ElementRounding e2m1 = elementRounding(NumberFormat::E2M1);
     const ElementRounding e4m3 = elementRounding(NumberFormat::E4M3);
     const float e2m1Max = e2m1.maxFinite;
     quantizeBlocks(x, out, rows, rowLength, kNvfp4BlockSize, e2m1, [&](float amax) {
         const float blockScale = roundElement(amax / e2m1Max / tensorScale, e4m3);
         return blockScale * tensorScale;
-    });
+    }, uniforms);
 }
 
 }  // namespace ampscope::cpu_quantize

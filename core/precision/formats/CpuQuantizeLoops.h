@@ -4,8 +4,10 @@
 // TensorQuantizers.cpp makes a dozen (each op a pass over memory), which is most of
 // what the format modes cost. Same operations on the same floats in the same order,
 // so the results are equal bit for bit (tests/test_formats.cpp compares the two);
-// nearest-even rounding, saturating, no statistics: the torch path keeps those
-// (probe steps), stochastic rounding and the non-saturating policy.
+// saturating, no statistics: the torch path keeps those (probe steps) and the
+// non-saturating policy. `uniforms` (null: round to nearest even) holds one draw per
+// element, in the elements' order, for stochastic rounding: the caller draws them
+// exactly as the torch path does, so both round alike.
 #include <cstdint>
 
 #include "precision/formats/FormatTable.h"
@@ -25,16 +27,17 @@ float finiteAbsMax(const float* x, int64_t n);
 
 // out[i] = round(x[i] * scale) * inverseScale: per-tensor fp8 (scale 1 for a plain cast).
 void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& rounding, float scale,
-                 float inverseScale);
+                 float inverseScale, const float* uniforms = nullptr);
 
 // MX: rows of `rowLength` values, blocks of kMxBlockSize along the row (the last one
 // shorter when the row is not a multiple), an e8m0 scale per block by the floor or
 // rceil rule; a block holding NaN or Inf becomes NaN.
 void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength, NumberFormat element,
-                    bool rceil);
+                    bool rceil, const float* uniforms = nullptr);
 
 // NVFP4: blocks of kNvfp4BlockSize along the rows, e4m3 block scales under the fp32
 // tensor scale s_tensor (nvfp4TensorScale of the tensor's finite amax).
-void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale);
+void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale,
+                       const float* uniforms = nullptr);
 
 }  // namespace ampscope::cpu_quantize

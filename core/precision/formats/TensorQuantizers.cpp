@@ -33,11 +33,16 @@ torch::Tensor uniformsFor(const torch::Tensor& x, const QuantizeOptions& options
     return torch::rand(x.sizes(), *options.generator, torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
 }
 
-// Training steps on the CPU (no statistics, nearest even, saturating) take the single
-// loops of CpuQuantizeLoops.h; everything else the vectorised ops below.
+// Training steps on the CPU (no statistics, saturating) take the single loops of
+// CpuQuantizeLoops.h; everything else the vectorised ops below.
 bool takesCpuLoops(const torch::Tensor& x32, const QuantizeOptions& options) {
-    return !options.collectStats && !options.generator && options.overflow == OverflowPolicy::Saturate &&
-           x32.device().is_cpu() && x32.scalar_type() == torch::kFloat && x32.is_contiguous();
+    return !options.collectStats && options.overflow == OverflowPolicy::Saturate && x32.device().is_cpu() &&
+           x32.scalar_type() == torch::kFloat && x32.is_contiguous();
+}
+
+// The loops' draws: those of uniformsFor() (same generator, same order), or none.
+const float* uniformData(const torch::Tensor& uniforms) {
+    return uniforms.defined() ? uniforms.data_ptr<float>() : nullptr;
 }
 
 // Elements per task of the CPU loops' parallel_for: large enough to pay for a thread.
@@ -57,28 +62,33 @@ float finiteAmax(const torch::Tensor& x) {
     return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
 }
 
-torch::Tensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale) {
+torch::Tensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
+                               const torch::Tensor& uniforms) {
     auto out = torch::empty_like(x32);
     const auto rounding = cpu_quantize::elementRounding(format);
     const float* in = x32.data_ptr<float>();
+    const float* u = uniformData(uniforms);
     float* o = out.data_ptr<float>();
     at::parallel_for(0, x32.numel(), kLoopGrain, [&](int64_t begin, int64_t end) {
-        cpu_quantize::roundScaled(in + begin, o + begin, end - begin, rounding, scale, inverseScale);
+        cpu_quantize::roundScaled(in + begin, o + begin, end - begin, rounding, scale, inverseScale,
+                                  u ? u + begin : nullptr);
     });
     return out;
 }
 
 // The block formats' loops, parallel over rows of the last dimension.
 template <class RowsLoop>
-torch::Tensor blocksOnCpu(const torch::Tensor& x32, RowsLoop rowsLoop) {
+torch::Tensor blocksOnCpu(const torch::Tensor& x32, const torch::Tensor& uniforms, RowsLoop rowsLoop) {
     auto out = torch::empty_like(x32);
     const int64_t rowLength = x32.dim() == 0 ? 1 : x32.size(-1);
     const int64_t rows = rowLength == 0 ? 0 : x32.numel() / rowLength;
     const float* in = x32.data_ptr<float>();
+    const float* u = uniformData(uniforms);
     float* o = out.data_ptr<float>();
     const int64_t grain = std::max<int64_t>(1, kLoopGrain / std::max<int64_t>(1, rowLength));
     at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-        rowsLoop(in + begin * rowLength, o + begin * rowLength, end - begin, rowLength);
+        rowsLoop(in + begin * rowLength, o + begin * rowLength, end - begin, rowLength,
+                 u ? u + begin * rowLength : nullptr);
     });
     return out;
 }
@@ -221,7 +231,9 @@ QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, co
 QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, float scale,
                                   const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
-    if (takesCpuLoops(x32, options)) return {roundScaledOnCpu(x32, format, scale, 1.0f / scale), {}};
+    const bool loopFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if (loopFormat && takesCpuLoops(x32, options))
+        return {roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options)), {}};
     torch::Tensor over;
     const auto rounded = roundElements(x32 * scale, format, options.overflow, uniformsFor(x32, options),
                                        options.collectStats ? &over : nullptr);
@@ -259,9 +271,9 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
     const auto x32 = x.to(torch::kFloat).contiguous();
     if (takesCpuLoops(x32, options)) {
         const bool rceil = rule == MxScaleRule::Rceil;
-        return {blocksOnCpu(x32,
-                            [&](const float* in, float* out, int64_t rows, int64_t rowLength) {
-                                cpu_quantize::quantizeMxRows(in, out, rows, rowLength, element, rceil);
+        return {blocksOnCpu(x32, uniformsFor(x32, options),
+                            [&](const float* in, float* out, int64_t rows, int64_t rowLength, const float* u) {
+                                cpu_quantize::quantizeMxRows(in, out, rows, rowLength, element, rceil, u);
                             }),
                 {}};
     }
@@ -292,9 +304,9 @@ QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& opt
     const auto x32 = x.to(torch::kFloat).contiguous();
     if (takesCpuLoops(x32, options)) {
         const float tensorScale = nvfp4TensorScale(finiteAmax(x32));
-        return {blocksOnCpu(x32,
-                            [&](const float* in, float* out, int64_t rows, int64_t rowLength) {
-                                cpu_quantize::quantizeNvfp4Rows(in, out, rows, rowLength, tensorScale);
+        return {blocksOnCpu(x32, uniformsFor(x32, options),
+                            [&](const float* in, float* out, int64_t rows, int64_t rowLength, const float* u) {
+                                cpu_quantize::quantizeNvfp4Rows(in, out, rows, rowLength, tensorScale, u);
                             }),
                 {}};
     }
