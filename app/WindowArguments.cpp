@@ -25,7 +25,9 @@ const char* windowUsage() {
            "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
            "  --after-steps N     steps before --screenshot grabs the window (default 50)\n"
            "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
-           "                      scale, throughput, memory, histograms, underflow, nanInspector\n"
+           "                      scale, throughput, memory, histograms, underflow, nanInspector,\n"
+           "                      lockstep, compare, formatSweep, scaling, blockScales,\n"
+           "                      formatExplorer, scenarios\n"
            "Without a display (no DISPLAY or WAYLAND_DISPLAY) ampscope runs headless.\n"
            "Exit codes: 0 done, 2 bad input, 1 internal error, 130 interrupted.\n";
 }

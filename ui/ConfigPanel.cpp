@@ -19,6 +19,7 @@
 
 #include "RunFacts.h"
 #include "models/ScriptModuleInfo.h"
+#include "precision/PrecisionMode.h"
 #include "run/RunNaming.h"
 #include "views/ModuleTreeView.h"
 
@@ -347,8 +348,20 @@ void ConfigPanel::buildForm() {
     modeCombo_ =
         addChoice(precision, tr("Mode"), QStringLiteral("precision.mode"),
                   tr("precision.mode: fp32, tf32, fp16 / bf16 autocast with fp32 "
-                     "master weights, or pure fp16 / bf16"),
+                     "master weights, pure fp16 / bf16, or the EMULATED low-precision formats "
+                     "fp8, mxfp8, mxfp4, nvfp4"),
                   allowedModes(), [](RunConfig& c) -> std::string& { return c.precision.mode; });
+    // Each mode's own tooltip says how it runs; the format modes run nowhere for real.
+    for (int i = 0; i < modeCombo_->count(); ++i) {
+        const std::string mode = modeCombo_->itemText(i).toStdString();
+        const PrecisionMode parsed = parsePrecisionMode(mode);
+        if (isFormatMode(parsed))
+            modeCombo_->setItemData(
+                i,
+                tr("EMULATED (on CPU and CUDA alike): %1")
+                    .arg(QString::fromStdString(describeExecution(parsed, false).how)),
+                Qt::ToolTipRole);
+    }
     executionNote_ = new QLabel(precision->parentWidget());
     executionNote_->setObjectName(QStringLiteral("executionNote"));
     executionNote_->setWordWrap(true);
@@ -385,6 +398,8 @@ void ConfigPanel::buildForm() {
     addInteger(precision, tr("Growth interval"), QStringLiteral("precision.scaler.growth_interval"),
                tr("precision.scaler.growth_interval: clean steps before the scale grows"),
                [](RunConfig& c) -> int64_t& { return c.precision.scaler.growth_interval; });
+
+    buildFormatModeRows(precision);
 
     QFormLayout* optim = addSection(tr("Optimizer"));
     addChoice(optim, tr("Optimizer"), QStringLiteral("optim.name"),
@@ -447,6 +462,58 @@ void ConfigPanel::buildForm() {
     problemsLabel_->hide();
     column->addWidget(problemsLabel_);
     column->addStretch(1);
+}
+
+void ConfigPanel::buildFormatModeRows(QFormLayout* precision) {
+    precisionForm_ = precision;
+    fp8Rows_ << addChoice(precision, tr("fp8 formats"), QStringLiteral("precision.fp8.format"),
+                          tr("precision.fp8.format: hybrid = e4m3 forward operands, e5m2 for "
+                             "the gradients (more range); e4m3 = e4m3 for both"),
+                          allowedFp8Formats(),
+                          [](RunConfig& c) -> std::string& { return c.precision.fp8.format; });
+    fp8Rows_ << addChoice(precision, tr("fp8 scaling"), QStringLiteral("precision.fp8.recipe"),
+                          tr("precision.fp8.recipe: delayed = each tensor's scale from the amax "
+                             "history of earlier steps; current = from the tensor's own amax"),
+                          allowedFp8Recipes(),
+                          [](RunConfig& c) -> std::string& { return c.precision.fp8.recipe; });
+    fp8Rows_ << addInteger(precision, tr("Amax history"), QStringLiteral("precision.fp8.amax_history_len"),
+                           tr("precision.fp8.amax_history_len: amaxes kept per rounding point for "
+                              "delayed scaling (1 .. 1048576)"),
+                           [](RunConfig& c) -> int64_t& { return c.precision.fp8.amax_history_len; });
+    fp8Rows_ << addChoice(precision, tr("Amax from history"), QStringLiteral("precision.fp8.amax_compute"),
+                          tr("precision.fp8.amax_compute: max = the largest amax of the history; "
+                             "most_recent = the last one"),
+                          allowedAmaxComputes(),
+                          [](RunConfig& c) -> std::string& { return c.precision.fp8.amax_compute; });
+    fp8Rows_ << addInteger(precision, tr("Scale margin"), QStringLiteral("precision.fp8.margin"),
+                           tr("precision.fp8.margin: scale = max finite / amax / 2^margin (0 .. 64)"),
+                           [](RunConfig& c) -> int64_t& { return c.precision.fp8.margin; });
+    mxRows_ << addChoice(precision, tr("MX scale rule"), QStringLiteral("precision.mx.scale_rule"),
+                         tr("precision.mx.scale_rule: floor = the MX specification's 2^(floor(log2 "
+                            "amax) - emax); rceil = the smallest power of two that saturates nothing"),
+                         allowedMxScaleRules(),
+                         [](RunConfig& c) -> std::string& { return c.precision.mx.scale_rule; });
+    auto* stochastic = new QCheckBox(tr("Stochastic rounding of gradients"), precision->parentWidget());
+    precision->addRow(QString(), stochastic);
+    connect(stochastic, &QCheckBox::toggled, this, &ConfigPanel::revalidate);
+    addField({QStringLiteral("precision.nvfp4.stochastic_gradients"), stochastic,
+              tr("precision.nvfp4.stochastic_gradients: round the output gradients' e2m1 elements "
+                 "stochastically, as the NVFP4 training recipe does (seeded from the run's seed)"),
+              [stochastic](const RunConfig& c) { stochastic->setChecked(c.precision.nvfp4.stochastic_gradients); },
+              [stochastic](RunConfig& c) {
+                  c.precision.nvfp4.stochastic_gradients = stochastic->isChecked();
+                  return QString();
+              }});
+    nvfp4Rows_ << stochastic;
+}
+
+void ConfigPanel::updateFormatModeRows() {
+    if (!precisionForm_) return;
+    const QString mode = modeCombo_->currentText();
+    for (QWidget* row : fp8Rows_) precisionForm_->setRowVisible(row, mode == QLatin1String("fp8"));
+    const bool mx = mode == QLatin1String("mxfp8") || mode == QLatin1String("mxfp4");
+    for (QWidget* row : mxRows_) precisionForm_->setRowVisible(row, mx);
+    for (QWidget* row : nvfp4Rows_) precisionForm_->setRowVisible(row, mode == QLatin1String("nvfp4"));
 }
 
 void ConfigPanel::setConfig(const RunConfig& config) {
@@ -560,6 +627,7 @@ void ConfigPanel::updateNotes() {
     executionNote_->setText((execution.emulated ? tr("Emulated: ") : tr("Real: ")) +
                             QString::fromStdString(execution.how));
     updateModelRows();
+    updateFormatModeRows();
 }
 
 bool ConfigPanel::modelFileLoaded() const {

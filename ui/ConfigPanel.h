@@ -121,6 +121,10 @@ private:
     void chooseDataDirectory();
     void chooseModelFile();
     void updateModelRows();
+    // The settings of the format modes: fp8's for fp8, the MX scale rule for mxfp8 and
+    // mxfp4, stochastic gradients for nvfp4; hidden for every other mode.
+    void buildFormatModeRows(QFormLayout* precision);
+    void updateFormatModeRows();
     void modelPathEdited();
     RunConfig collect(std::vector<FieldProblem>* parseProblems) const;
 
@@ -139,6 +143,11 @@ private:
     QLabel* executionNote_ = nullptr;
     QLabel* problemsLabel_ = nullptr;
     QWidget* formHost_ = nullptr;
+
+    QFormLayout* precisionForm_ = nullptr;
+    QList<QWidget*> fp8Rows_;
+    QList<QWidget*> mxRows_;
+    QList<QWidget*> nvfp4Rows_;
 
     // The user's model: the rows shown only for torchscript, and what loading gave.
     QFormLayout* modelForm_ = nullptr;

@@ -45,6 +45,10 @@
 #include "views/LockstepPlot.h"
 #include "views/ModuleTreeView.h"
 #include "views/NanInspectorView.h"
+#include "views/BlockScalesView.h"
+#include "views/FormatExplorerView.h"
+#include "views/FormatSweepView.h"
+#include "views/ScalingView.h"
 #include "views/UnderflowView.h"
 #include "scenarios/ScenarioCatalogue.h"
 
@@ -359,6 +363,28 @@ void MainWindow::buildDocks() {
                               Qt::RightDockWidgetArea, nullptr);
     tabifyDockWidget(nanDock_, lockstepDock_);
     tabifyDockWidget(lockstepDock_, compareDock_);
+
+    // The number formats beyond fp16: the sweep over every format, the per-tensor scaling
+    // and block scales of the format modes, and the explorer that teaches the formats.
+    formatSweepView_ = new FormatSweepView(this);
+    scalingView_ = new ScalingView(this);
+    blockScalesView_ = new BlockScalesView(this);
+    formatExplorer_ = new FormatExplorerView(this);
+    formatSweepDock_ = addRunView(QStringLiteral("formatSweep"), tr("Format sweep"), formatSweepView_,
+                                  Qt::RightDockWidgetArea, formatSweepView_);
+    scalingDock_ = addRunView(QStringLiteral("scaling"), tr("Scaling"), scalingView_,
+                              Qt::RightDockWidgetArea, scalingView_);
+    blockScalesDock_ = addRunView(QStringLiteral("blockScales"), tr("Block scales"), blockScalesView_,
+                                  Qt::RightDockWidgetArea, blockScalesView_);
+    formatExplorerDock_ = addRunView(QStringLiteral("formatExplorer"), tr("Format explorer"),
+                                     formatExplorer_, Qt::RightDockWidgetArea, formatExplorer_);
+    tabifyDockWidget(compareDock_, formatSweepDock_);
+    tabifyDockWidget(formatSweepDock_, scalingDock_);
+    tabifyDockWidget(scalingDock_, blockScalesDock_);
+    tabifyDockWidget(blockScalesDock_, formatExplorerDock_);
+    // The block scale chosen there is the one the explorer divides by.
+    connect(blockScalesView_, &BlockScalesView::blockScaleChosen, formatExplorer_,
+            &FormatExplorerView::setBlockScale);
     lossDock_->raise();
     throughputDock_->raise();
     connect(nanInspector_, &NanInspectorView::rerunWithLayerInFp32, this,

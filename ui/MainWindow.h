@@ -66,6 +66,10 @@ class RunFeed;
 class ScalePlot;
 class ThroughputPlot;
 class UnderflowView;
+class FormatSweepView;
+class ScalingView;
+class BlockScalesView;
+class FormatExplorerView;
 
 struct MainWindowOptions {
     bool persistSettings = true;
@@ -107,6 +111,10 @@ public:
     GradientHistogramView* histogramView() const { return histogramView_; }
     UnderflowView* underflowView() const { return underflowView_; }
     NanInspectorView* nanInspector() const { return nanInspector_; }
+    FormatSweepView* formatSweepView() const { return formatSweepView_; }
+    ScalingView* scalingView() const { return scalingView_; }
+    BlockScalesView* blockScalesView() const { return blockScalesView_; }
+    FormatExplorerView* formatExplorer() const { return formatExplorer_; }
     EngineBridge* bridge() const { return bridge_; }
     ExecutionBadge* executionBadge() const { return badge_; }
     QProgressBar* progressBar() const { return progressBar_; }
@@ -198,6 +206,10 @@ private:
     GradientHistogramView* histogramView_ = nullptr;
     UnderflowView* underflowView_ = nullptr;
     NanInspectorView* nanInspector_ = nullptr;
+    FormatSweepView* formatSweepView_ = nullptr;
+    ScalingView* scalingView_ = nullptr;
+    BlockScalesView* blockScalesView_ = nullptr;
+    FormatExplorerView* formatExplorer_ = nullptr;
     std::optional<RunConfig> pendingRerun_;  // starts once the active run has ended
     RunFeed* feed_ = nullptr;  // feeds every run view (live, opened, followed)
     QList<QDockWidget*> docks_;
@@ -211,6 +223,10 @@ private:
     QDockWidget* histogramDock_ = nullptr;
     QDockWidget* underflowDock_ = nullptr;
     QDockWidget* nanDock_ = nullptr;
+    QDockWidget* formatSweepDock_ = nullptr;
+    QDockWidget* scalingDock_ = nullptr;
+    QDockWidget* blockScalesDock_ = nullptr;
+    QDockWidget* formatExplorerDock_ = nullptr;
     ScenarioBrowser* scenarioBrowser_ = nullptr;
     QDockWidget* scenarioDock_ = nullptr;
     bool layoutRestored_ = false;  // from QSettings: the user's sizes win over the defaults

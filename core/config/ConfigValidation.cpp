@@ -38,6 +38,22 @@ const std::vector<std::string>& allowedScalerKinds() {
     static const std::vector<std::string> values = {"auto", "dynamic", "static", "off"};
     return values;
 }
+const std::vector<std::string>& allowedFp8Formats() {
+    static const std::vector<std::string> values = {"hybrid", "e4m3"};
+    return values;
+}
+const std::vector<std::string>& allowedFp8Recipes() {
+    static const std::vector<std::string> values = {"delayed", "current"};
+    return values;
+}
+const std::vector<std::string>& allowedAmaxComputes() {
+    static const std::vector<std::string> values = {"max", "most_recent"};
+    return values;
+}
+const std::vector<std::string>& allowedMxScaleRules() {
+    static const std::vector<std::string> values = {"floor", "rceil"};
+    return values;
+}
 const std::vector<std::string>& allowedEmulation() {
     static const std::vector<std::string> values = {"auto", "always"};
     return values;
@@ -332,15 +348,15 @@ void checkPrecision(Checker& check, const PrecisionConfig& precision) {
             check.add(indexed("precision.keep_fp32", i), "must be a layer name (got \"\")");
     check.oneOf("precision.emulate", precision.emulate, allowedEmulation());
     const Fp8Config& fp8 = precision.fp8;
-    check.oneOf("precision.fp8.format", fp8.format, {"hybrid", "e4m3"});
-    check.oneOf("precision.fp8.recipe", fp8.recipe, {"delayed", "current"});
+    check.oneOf("precision.fp8.format", fp8.format, allowedFp8Formats());
+    check.oneOf("precision.fp8.recipe", fp8.recipe, allowedFp8Recipes());
     // Transformer Engine's default history is 1024; a million floats per rounding
     // point is already more memory than any model here has points worth.
     check.inRange("precision.fp8.amax_history_len", fp8.amax_history_len, 1, 1 << 20);
-    check.oneOf("precision.fp8.amax_compute", fp8.amax_compute, {"max", "most_recent"});
+    check.oneOf("precision.fp8.amax_compute", fp8.amax_compute, allowedAmaxComputes());
     // 2^-margin past 2^64 would push every scale below fp8's smallest subnormal.
     check.inRange("precision.fp8.margin", fp8.margin, 0, 64);
-    check.oneOf("precision.mx.scale_rule", precision.mx.scale_rule, {"floor", "rceil"});
+    check.oneOf("precision.mx.scale_rule", precision.mx.scale_rule, allowedMxScaleRules());
 }
 
 void checkOptim(Checker& check, const OptimConfig& optim) {

@@ -34,6 +34,10 @@ const std::vector<std::string>& allowedDatasets();
 const std::vector<std::string>& allowedModels();
 const std::vector<std::string>& allowedModes();
 const std::vector<std::string>& allowedScalerKinds();
+const std::vector<std::string>& allowedFp8Formats();      // precision.fp8.format
+const std::vector<std::string>& allowedFp8Recipes();      // precision.fp8.recipe
+const std::vector<std::string>& allowedAmaxComputes();    // precision.fp8.amax_compute
+const std::vector<std::string>& allowedMxScaleRules();    // precision.mx.scale_rule
 const std::vector<std::string>& allowedEmulation();  // precision.emulate
 const std::vector<std::string>& allowedOptimizers();
 const std::vector<std::string>& allowedFaultKinds();

@@ -12,7 +12,8 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/FormatTable.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/ScalarCodec.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/CpuQuantizeLoops.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/formats/ScalingRules.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/formats/ScalingRules.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/ValueInFormats.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/TensorQuantizers.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/FormatSweep.cpp)
