@@ -44,6 +44,13 @@ RunConfig unusualConfig() {
     c.precision.scaler.growth_factor = 3.0;
     c.precision.scaler.backoff_factor = 0.25;
     c.precision.scaler.growth_interval = 123;
+    c.precision.fp8.format = "e4m3";
+    c.precision.fp8.recipe = "current";
+    c.precision.fp8.amax_history_len = 17;
+    c.precision.fp8.amax_compute = "most_recent";
+    c.precision.fp8.margin = 3;
+    c.precision.mx.scale_rule = "rceil";
+    c.precision.nvfp4.stochastic_gradients = true;
     c.optim.name = "sgd";
     c.optim.lr = 0.1 + 0.2;  // 0.30000000000000004: needs 17 digits
     c.optim.weight_decay = 1e-5;
@@ -96,6 +103,13 @@ private Q_SLOTS:
                                       "precision.scaler.growth_factor",
                                       "precision.scaler.backoff_factor",
                                       "precision.scaler.growth_interval",
+                                      "precision.fp8.format",
+                                      "precision.fp8.recipe",
+                                      "precision.fp8.amax_history_len",
+                                      "precision.fp8.amax_compute",
+                                      "precision.fp8.margin",
+                                      "precision.mx.scale_rule",
+                                      "precision.nvfp4.stochastic_gradients",
                                       "optim.name",
                                       "optim.lr",
                                       "optim.weight_decay",

@@ -71,7 +71,6 @@ FormatRangesPlot::FormatRangesPlot(QWidget* parent) : InteractivePlot(parent) {
     bars_->setWidth(1.0);
     bars_->setPen(QPen(QColor(60, 60, 60)));
     bars_->setBrush(QColor(140, 140, 140, 190));
-    histogramRect_->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignRight);
     auto* histLegend = new QCPLegend;
     histogramRect_->insetLayout()->addElement(histLegend, Qt::AlignTop | Qt::AlignRight);
     histLegend->setLayer(QStringLiteral("legend"));
