@@ -14,6 +14,7 @@
 #include <QSignalSpy>
 #include <QSlider>
 #include <QSpinBox>
+#include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 #include <cmath>
@@ -503,6 +504,28 @@ private Q_SLOTS:
         panel.setConfig(loaded);
         expectShown(false, true, false);
         QCOMPARE(qobject_cast<QComboBox*>(panel.fieldWidget(mxField))->currentText(), QStringLiteral("rceil"));
+    }
+
+    // Ten docks share the large tab group: their tabs keep whole titles (and scroll)
+    // instead of being elided to "Scal…".
+    void dockTabsKeepTheirWholeTitles() {
+        MainWindowOptions options;
+        options.persistSettings = false;
+        MainWindow window(options);
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        QTabBar* group = nullptr;
+        for (QTabBar* bar : window.findChildren<QTabBar*>())
+            for (int i = 0; i < bar->count(); ++i)
+                if (bar->tabText(i) == QStringLiteral("Format explorer")) group = bar;
+        QVERIFY(group);
+        QCOMPARE(group->elideMode(), Qt::ElideNone);
+        QVERIFY(group->usesScrollButtons());
+        QStringList titles;
+        for (int i = 0; i < group->count(); ++i) titles << group->tabText(i);
+        for (const char* title : {"Format sweep", "Scaling", "Block scales", "Format explorer"})
+            QVERIFY2(titles.contains(QString::fromLatin1(title)), title);
     }
 
     // The window: the four docks are listed and named for --show-dock, an opened run's

@@ -5,6 +5,7 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
+#include <QTabBar>
 #include <QFileDialog>
 #include <QFileInfo>
 #include <QLabel>
@@ -462,8 +463,19 @@ void MainWindow::applyDefaultDockSizes() {
                 Qt::Horizontal);
 }
 
+void MainWindow::keepDockTabTitlesWhole() {
+    // Ten probe and format docks share the large tab group: elided to fit ("Scal…",
+    // "Format sw…") they no longer say what they are. Whole titles, and the tab bar
+    // scrolls where the window is too narrow for all of them.
+    for (QTabBar* bar : findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        bar->setElideMode(Qt::ElideNone);
+        bar->setUsesScrollButtons(true);
+    }
+}
+
 void MainWindow::showEvent(QShowEvent* event) {
     QMainWindow::showEvent(event);
+    keepDockTabTitlesWhole();
     if (shownOnce_) return;
     shownOnce_ = true;
     if (!layoutRestored_) applyDefaultDockSizes();
@@ -496,6 +508,9 @@ QDockWidget* MainWindow::addRunView(const QString& id, const QString& title, QWi
         if (action->isSeparator()) separator = action;
     viewMenu_->insertAction(separator, dock->toggleViewAction());
     docks_ << dock;
+    // Tabbing a dock somewhere else may make a new tab bar.
+    connect(dock, &QDockWidget::dockLocationChanged, this,
+            [this] { QTimer::singleShot(0, this, &MainWindow::keepDockTabTitlesWhole); });
     feed_->addView(observer);
     return dock;
 }
@@ -525,6 +540,7 @@ void MainWindow::saveSettings() {
 
 void MainWindow::resetLayout() {
     restoreState(initialLayout_);
+    keepDockTabTitlesWhole();
     for (QDockWidget* dock : docks_) {
         dock->setFloating(false);
         dock->show();

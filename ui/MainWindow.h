@@ -173,6 +173,7 @@ private:
     void buildScenarioBrowser();
     void applyDefaultDockSizes();
     void fitConfigureDockToModules();
+    void keepDockTabTitlesWhole();
     void restoreSettings();
     void saveSettings();
     void updateActions();

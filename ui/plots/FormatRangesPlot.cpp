@@ -31,6 +31,8 @@ protected:
 constexpr double kDefaultLowLog2 = -26.0;
 constexpr double kDefaultHighLog2 = 17.0;
 
+constexpr int kRowPixels = 13;
+
 const QColor kNormalFill(31, 119, 180, 200);
 const QColor kSubnormalFill(31, 119, 180, 70);
 const QColor kMarkColour(200, 0, 0);
@@ -39,7 +41,7 @@ const QColor kMarkColour(200, 0, 0);
 
 FormatRangesPlot::FormatRangesPlot(QWidget* parent) : InteractivePlot(parent) {
     setObjectName(QStringLiteral("format-ranges"));
-    setMinimumSize(320, 260);
+    setMinimumSize(320, 210);
     rangesRect_ = axisRect();
     histogramRect_ = new QCPAxisRect(this);
     plotLayout()->addElement(1, 0, histogramRect_);
@@ -55,9 +57,14 @@ FormatRangesPlot::FormatRangesPlot(QWidget* parent) : InteractivePlot(parent) {
     QCPAxis* histX = histogramRect_->axis(QCPAxis::atBottom);
     QCPAxis* histY = histogramRect_->axis(QCPAxis::atLeft);
     for (QCPAxis* x : {rangesX, histX}) x->setTicker(QSharedPointer<PowerOfTwoTicker>::create());
-    rangesX->setLabel(tr("|x| (log\u2082 axis): each format's subnormals (light) and normal range (solid)"));
-    histX->setLabel(tr("|x| (log\u2082 axis)"));
+    // The ranges share the histogram's x axis, drawn once under both: the strip keeps its
+    // grid lines (to read across) but no tick labels of its own.
+    rangesX->setTickLabels(false);
+    rangesX->setTickLength(0, 0);
+    rangesX->setSubTicks(false);
+    histX->setLabel(tr("|x| (log\u2082 axis); above: each format's subnormals (light) and normal range (solid)"));
     histY->setLabel(tr("elements"));
+    histY->ticker()->setTickCount(3);  // a short strip: three labels read, six overlap
     rangesRect_->axis(QCPAxis::atLeft)->setTickLength(0, 0);
     rangesRect_->axis(QCPAxis::atLeft)->setSubTicks(false);
     rangesRect_->axis(QCPAxis::atLeft)->grid()->setVisible(false);
@@ -134,6 +141,11 @@ void FormatRangesPlot::redrawSpans() {
     }
     y->setTicker(ticker);
     y->setRange(-0.6, std::max(1, n) - 0.4);
+    // A fixed height per format row: the histogram takes whatever the dock has left.
+    const int height = std::max(1, n) * kRowPixels;
+    rangesRect_->setSizeConstraintRect(QCPLayoutElement::scrInnerRect);
+    rangesRect_->setMinimumSize(0, height);
+    rangesRect_->setMaximumSize(QWIDGETSIZE_MAX, height);
     replot(rpQueuedReplot);
 }
 

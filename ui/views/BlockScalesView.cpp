@@ -157,7 +157,7 @@ void BlockScalesView::redraw() {
         return;
     }
     plot_->setPlaceholder(QString());
-    QString text = tr("%1 blocks of %2 elements (%3); crushed by an outlier: %4 elements (%5% of %6).")
+    QString text = tr("%1 blocks of %2 elements (%3); crushed by an outlier: %4 elements (%5% of %6 elements).")
                        .arg(m.blocks)
                        .arg(m.recipe == "nvfp4" ? 16 : 32)
                        .arg(QString::fromStdString(m.format))

@@ -8,9 +8,10 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QSpinBox>
-#include <QSplitter>
+#include <QScrollBar>
 #include <QTableWidget>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -95,6 +96,10 @@ FormatExplorerView::FormatExplorerView(QWidget* parent) : QWidget(parent) {
     table_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
     table_->horizontalHeader()->setStretchLastSection(true);
     table_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
+    // Compact rows, all of them shown where the dock is tall enough; in a short dock the
+    // table scrolls before the ranges plot gets too short to read.
+    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 2);
+    table_->setSizePolicy(QSizePolicy::Expanding, QSizePolicy::Preferred);
 
     layerBox_ = new QComboBox(this);
     layerBox_->setObjectName(QStringLiteral("explorerLayer"));
@@ -117,23 +122,18 @@ FormatExplorerView::FormatExplorerView(QWidget* parent) : QWidget(parent) {
         spans.push_back(spanOf(describe(f)));
     ranges_->setFormats(spans);
 
-    auto* lower = new QWidget(this);
+    auto* lower = lower_ = new QWidget(this);
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     lowerLayout->addLayout(layerRow);
     lowerLayout->addWidget(ranges_, 1);
-    auto* splitter = new QSplitter(Qt::Vertical, this);
-    splitter->setChildrenCollapsible(false);
-    splitter->addWidget(table_);
-    splitter->addWidget(lower);
-    splitter->setStretchFactor(0, 0);
-    splitter->setStretchFactor(1, 1);
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
     main->addLayout(inputRow);
     main->addWidget(errorLabel_);
-    main->addWidget(splitter, 1);
+    main->addWidget(table_);
+    main->addWidget(lower, 1);
 
     connect(valueEdit_, &QLineEdit::returnPressed, this, &FormatExplorerView::readValue);
     connect(valueEdit_, &QLineEdit::editingFinished, this, &FormatExplorerView::readValue);
@@ -264,6 +264,11 @@ void FormatExplorerView::updateTable() {
             table_->setItem(r, c, item);
         }
     }
+    int height = table_->horizontalHeader()->sizeHint().height() + 2 * table_->frameWidth();
+    for (int r = 0; r < table_->rowCount(); ++r) height += table_->rowHeight(r);
+    if (table_->horizontalScrollBar()->isVisible()) height += table_->horizontalScrollBar()->sizeHint().height();
+    tableFullHeight_ = height;
+    fitTable();
     scaleLabel_->setText(tr("block row: %1 / %2 rounded in %3, times %2 (e8m0 code %4)")
                              .arg(decimal(value_), powerOfTwoText(block.scaleExponent), element,
                                   QString::fromStdString(hexCode(block.scaleBits, 8))));
@@ -288,6 +293,20 @@ void FormatExplorerView::updateHistogram() {
                                "2^(k+\u00BD).")
                                 .arg(step)
                                 .arg(histogram.zero));
+}
+
+void FormatExplorerView::fitTable() {
+    // Every row where the dock has room for them and for the plot's minimum; else the
+    // table scrolls (down to three rows) and the plot keeps what it needs to be read.
+    const int others = std::max(0, height() - table_->height() - lower_->height());
+    const int room = height() - others - lower_->minimumSizeHint().height();
+    const int minimum = tableFullHeight_ - 4 * table_->rowHeight(0);
+    table_->setFixedHeight(std::clamp(room, minimum, tableFullHeight_));
+}
+
+void FormatExplorerView::resizeEvent(QResizeEvent* event) {
+    QWidget::resizeEvent(event);
+    fitTable();
 }
 
 int FormatExplorerView::rowOf(const QString& format) const {

@@ -70,8 +70,12 @@ public Q_SLOTS:
     // The geometric middle of histogram bin k: 2^(k + 1/2).
     void exploreBin(int exponent);
 
+protected:
+    void resizeEvent(QResizeEvent* event) override;
+
 private:
     void readValue();
+    void fitTable();
     void updateTable();
     void updateHistogram();
 
@@ -84,8 +88,10 @@ private:
     QComboBox* layerBox_ = nullptr;
     QLabel* histogramNote_ = nullptr;
     FormatRangesPlot* ranges_ = nullptr;
+    QWidget* lower_ = nullptr;  // the layer row and the plot
 
     double value_ = 0.1;
+    int tableFullHeight_ = 0;
     LayerOrder layers_;
     std::map<QString, std::pair<int64_t, ExponentHistogram>> latest_;  // layer -> (step, histogram)
     bool dirty_ = false;
