@@ -18,13 +18,14 @@ double positiveOrGap(double value) {
 
 ScalingPlot::ScalingPlot(QWidget* parent) : TimeSeriesPlot(parent) {
     setObjectName(QStringLiteral("scaling"));
+    // The scale first, so that the amax lines are drawn over it where they cross.
+    scale_ = addSeries(yAxis2, tr("scale (right axis)"), QPen(QColor(44, 160, 44), 1.4));
+    scale_->graph()->setLineStyle(QCPGraph::lsStepLeft);
     amax_ = addSeries(yAxis, tr("amax (the tensor's own)"), QPen(QColor(31, 119, 180), 1.8));
     amax_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     scaleAmax_ = addSeries(yAxis, tr("amax the scale came from"),
                            QPen(QColor(255, 127, 14), 1.8, Qt::DashLine));
     scaleAmax_->graph()->setLineStyle(QCPGraph::lsStepLeft);
-    scale_ = addSeries(yAxis2, tr("scale (right axis)"), QPen(QColor(44, 160, 44), 1.4));
-    scale_->graph()->setLineStyle(QCPGraph::lsStepLeft);
     overflow_ = addSeries(yAxis, tr("overflow step (elements saturated)"), QPen(QColor(200, 0, 0)));
     overflow_->graph()->setLineStyle(QCPGraph::lsNone);
     overflow_->graph()->setScatterStyle(
@@ -32,10 +33,11 @@ ScalingPlot::ScalingPlot(QWidget* parent) : TimeSeriesPlot(parent) {
     yAxis->setLabel(tr("amax, |x| (log axis)"));
     yAxis2->setLabel(tr("scale (log axis)"));
     yAxis2->setVisible(true);
-    for (QCPAxis* axis : {yAxis, yAxis2}) {
-        setAxisLogarithmic(axis, true);
-        axis->setNumberFormat(QStringLiteral("gb"));
-    }
+    for (QCPAxis* axis : {yAxis, yAxis2}) setAxisLogarithmic(axis, true);
+    yAxis->setNumberFormat(QStringLiteral("gb"));
+    // Scales span decades (2^-10 .. 2^20): powers of ten, all written alike.
+    yAxis2->setNumberFormat(QStringLiteral("eb"));
+    yAxis2->setNumberPrecision(0);
     setPlaceholder(tr("No run yet"));
 }
 
