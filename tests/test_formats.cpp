@@ -17,6 +17,7 @@
 #include "precision/formats/ScalarCodec.h"
 #include "precision/formats/ScalingRules.h"
 #include "precision/formats/TensorQuantizers.h"
+#include "precision/formats/ValueInFormats.h"
 
 using namespace ampscope;
 
@@ -139,6 +140,46 @@ private Q_SLOTS:
     }
 
     // ---- every code ---------------------------------------------------------------
+    // One value in every format (the Format explorer's rows), worked out by hand.
+    void valueInEveryFormat() {
+        const std::vector<ValueCast> casts = castToEveryFormat(0.1);
+        QCOMPARE(casts.size(), std::size_t{6});
+        QCOMPARE(casts[0].format, std::string("fp32"));
+        // fp32: 0.1 = 1.6 x 2^-4, exponent 123, mantissa round(0.6 x 2^23) = 5033165.
+        QCOMPARE(*casts[0].bits, uint32_t{0x3dcccccd});
+        QCOMPARE(casts[0].value, 13421773.0 / 134217728.0);
+        QCOMPARE(bitFields(*casts[0].bits, 8, 23), std::string("0 01111011 10011001100110011001101"));
+        QCOMPARE(hexCode(*casts[0].bits, 32), std::string("0x3dcccccd"));
+        QCOMPARE(casts[1].format, std::string("fp16"));
+        QCOMPARE(*casts[1].bits, uint32_t{0x2e66});
+        QCOMPARE(casts[1].value, 0.0999755859375);
+        QCOMPARE(casts[1].outcome, CastOutcome::Rounded);
+        QCOMPARE(hexCode(*casts[1].bits, 16), std::string("0x2e66"));
+        // e2m1: 0.1 is below half its smallest subnormal 0.5: flushed.
+        QCOMPARE(casts[5].format, std::string("e2m1"));
+        QCOMPARE(casts[5].value, 0.0);
+        QCOMPARE(casts[5].outcome, CastOutcome::Flushed);
+        QCOMPARE(hexCode(*casts[5].bits, 4), std::string("0x0"));
+
+        QCOMPARE(castTo("fp32", 1e39).outcome, CastOutcome::Overflow);  // past FLT_MAX: inf
+        QCOMPARE(castTo("fp16", 1e5).outcome, CastOutcome::Saturated);
+        QCOMPARE(castTo("fp16", 1e5).value, 65504.0);
+        QCOMPARE(castTo("fp16", 0x1p-20).outcome, CastOutcome::Exact);  // a subnormal code
+        QCOMPARE(castTo("fp16", 3.0 * 0x1p-26).outcome, CastOutcome::Subnormal);  // -> 2^-24
+        QCOMPARE(castTo("e2m1", std::nan("")).outcome, CastOutcome::NoCode);
+        QCOMPARE(castTo("e4m3", std::nan("")).outcome, CastOutcome::NotANumber);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, castTo("e8m0", 1.0));
+
+        // 300 under 2^6 in e2m1: 4.6875 -> 4 (0x6), times 64 = 256; e8m0 code 133.
+        const BlockScaledCast block = castUnderBlockScale(NumberFormat::E2M1, 6, 300.0);
+        QCOMPARE(block.scaleBits, uint32_t{133});
+        QCOMPARE(*block.element.bits, uint32_t{0x6});
+        QCOMPARE(block.element.value, 4.0);
+        QCOMPARE(block.value, 256.0);
+        QCOMPARE(castUnderBlockScale(NumberFormat::E4M3, -127, 0x1p-127).value, 0x1p-127);
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, castUnderBlockScale(NumberFormat::E4M3, 128, 1.0));
+    }
+
     void everyE4m3CodeDecodes() {
         int nans = 0;
         for (uint32_t c = 0; c < 256; ++c) {

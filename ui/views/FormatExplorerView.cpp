@@ -72,7 +72,8 @@ FormatExplorerView::FormatExplorerView(QWidget* parent) : QWidget(parent) {
     elementBox_ = new QComboBox(this);
     elementBox_->setObjectName(QStringLiteral("explorerElement"));
     elementBox_->addItem(tr("e4m3 (MXFP8)"), QStringLiteral("e4m3"));
-    elementBox_->addItem(tr("e2m1 (MXFP4)"), QStringLiteral("e2m1"));
+    elementBox_->addItem(tr("e5m2 (MXFP8 gradients)"), QStringLiteral("e5m2"));
+    elementBox_->addItem(tr("e2m1 (MXFP4, NVFP4)"), QStringLiteral("e2m1"));
     scaleLabel_ = new QLabel(this);
     scaleLabel_->setObjectName(QStringLiteral("explorerScale"));
 
@@ -234,7 +235,7 @@ void FormatExplorerView::updateTable() {
     std::vector<std::pair<QString, ValueCast>> rows;
     for (ValueCast& cast : castToEveryFormat(value_)) rows.emplace_back(QString::fromStdString(cast.format), cast);
     const QString element = elementBox_->currentData().toString();
-    const NumberFormat elementFormat = element == QLatin1String("e2m1") ? NumberFormat::E2M1 : NumberFormat::E4M3;
+    const NumberFormat elementFormat = formatFromName(element.toStdString()).value_or(NumberFormat::E4M3);
     const BlockScaledCast block = castUnderBlockScale(elementFormat, scaleSpin_->value(), value_);
     ValueCast blockRow = block.element;
     blockRow.value = block.value;  // the element's value scaled back

@@ -12,8 +12,8 @@
 //   relative error, what happened (exact, rounded, subnormal, flushed to 0, saturated).
 // - Text that is not a number leaves the table as it was and says so in one line.
 // - The block scale: a spin box for e in e8m0's [-127, 127] and a chooser of the element
-//   format; setBlockScale (the Block scales dock's chosen bar) sets both. The block row
-//   names the scale used: 2^e and its e8m0 code.
+//   format (e4m3, e5m2, e2m1); setBlockScale (the Block scales dock's chosen bar) sets
+//   both. The block row names the scale used: 2^e and its e8m0 code.
 // - A RunObserver: "histogram" records of kind param_grad (the unscaled weight gradients)
 //   give each layer's latest histogram; the layer chooser picks the one drawn. A click on
 //   bin k (2^k <= |x| < 2^(k+1)) sets the value to the bin's geometric middle 2^(k+1/2).
