@@ -87,7 +87,8 @@ private Q_SLOTS:
         for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
         QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput",
                                       "Gradient histograms", "Underflow", "NaN inspector",
-                                      "Memory", "Lock-step A/B", "Compare runs", "Scenarios"}));
+                                      "Memory", "Lock-step A/B", "Compare runs", "Format sweep",
+                                      "Scaling", "Block scales", "Format explorer", "Scenarios"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())

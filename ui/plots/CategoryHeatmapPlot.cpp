@@ -56,8 +56,8 @@ CategoryHeatmapPlot::CategoryHeatmapPlot(QWidget* parent) : InteractivePlot(pare
     placeholder_->position->setCoords(0.5, 0.5);
     placeholder_->setColor(QColor(90, 90, 90));
     placeholder_->setLayer(QStringLiteral("overlay"));
-    setValueStyle(ValueStyle::Percent, tr("fraction"));
-    setColourRange(0.0, 1.0, true);
+    colorScale_->axis()->setLabel(tr("fraction"));
+    map_->setGradient(lossGradient(higherIsWorse_));
     setCategories({}, {});
 }
 
@@ -85,14 +85,17 @@ void CategoryHeatmapPlot::setValues(const std::vector<std::vector<double>>& valu
 }
 
 void CategoryHeatmapPlot::setColourRange(double low, double high, bool higherIsWorse) {
+    high = high > low ? high : low + 1.0;  // a flat grid still needs a range
+    if (low == low_ && high == high_ && higherIsWorse == higherIsWorse_) return;
     low_ = low;
-    high_ = high > low ? high : low + 1.0;  // a flat grid still needs a range
+    high_ = high;
     higherIsWorse_ = higherIsWorse;
     map_->setGradient(lossGradient(higherIsWorse));
     redraw();
 }
 
 void CategoryHeatmapPlot::setValueStyle(ValueStyle style, const QString& colourLabel) {
+    if (style == style_ && colourLabel == colorScale_->axis()->label()) return;
     style_ = style;
     colorScale_->axis()->setLabel(colourLabel);
     redraw();
