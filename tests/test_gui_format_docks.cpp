@@ -33,6 +33,7 @@
 #include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunWriter.h"
+#include "scenarios/ScenarioCatalogue.h"
 #include "views/BlockScalesView.h"
 #include "views/FormatExplorerView.h"
 #include "views/FormatSweepView.h"
@@ -526,6 +527,32 @@ private Q_SLOTS:
         for (int i = 0; i < group->count(); ++i) titles << group->tabText(i);
         for (const char* title : {"Format sweep", "Scaling", "Block scales", "Format explorer"})
             QVERIFY2(titles.contains(QString::fromLatin1(title)), title);
+    }
+
+    // A scenario's narrative points at docks (scenario.json "docks"): every id names a
+    // dock of the window, and loading the scenario brings them to the front.
+    void scenariosRaiseTheDocksTheirNarrativesPointAt() {
+        MainWindowOptions options;
+        options.persistSettings = false;
+        MainWindow window(options);
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        for (const Scenario& scenario : builtInScenarios())
+            for (const std::string& id : scenario.docks)
+                QVERIFY2(window.findChild<QDockWidget*>(QString::fromStdString(id) + QStringLiteral("Dock")),
+                         (scenario.name + ": " + id).c_str());
+        const auto frontTabs = [&window] {
+            QStringList current;
+            for (QTabBar* bar : window.findChildren<QTabBar*>())
+                if (bar->currentIndex() >= 0) current << bar->tabText(bar->currentIndex());
+            return current;
+        };
+        QVERIFY(!frontTabs().contains(QStringLiteral("Block scales")));
+        QVERIFY(window.loadScenario(QStringLiteral("mx-outlier-block")));
+        QTRY_VERIFY(frontTabs().contains(QStringLiteral("Block scales")));
+        QVERIFY(window.loadScenario(QStringLiteral("fp8-delayed-scaling-lag")));
+        QTRY_VERIFY(frontTabs().contains(QStringLiteral("Scaling")));
     }
 
     // The window: the four docks are listed and named for --show-dock, an opened run's

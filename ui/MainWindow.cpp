@@ -416,6 +416,7 @@ void MainWindow::buildScenarioBrowser() {
     // The start page shares the left column with Configure: a narrative beside the plots.
     tabifyDockWidget(configureDock_, scenarioDock_);
     connect(scenarioBrowser_, &ScenarioBrowser::scenarioLoaded, paceControl_, &RunPaceControl::showScenario);
+    connect(scenarioBrowser_, &ScenarioBrowser::scenarioLoaded, this, &MainWindow::raiseScenarioDocks);
 
     // Menu: one line per scenario; choosing one loads it (Run scenario starts it).
     QMenu* menu = new QMenu(tr("&Scenarios"), this);
@@ -450,6 +451,18 @@ bool MainWindow::runScenario(const QString& name, QString* error) {
     scenarioDock_->show();
     scenarioDock_->raise();
     return true;
+}
+
+void MainWindow::raiseScenarioDocks(const QString& name) {
+    // The docks the narrative points at (scenario.json "docks", the --show-dock ids) come
+    // to the front of their tab groups; an id this window lacks is passed over.
+    const Scenario* scenario = findScenario(name.toStdString());
+    if (!scenario) return;
+    for (const std::string& id : scenario->docks)
+        if (auto* dock = findChild<QDockWidget*>(QString::fromStdString(id) + QStringLiteral("Dock"))) {
+            dock->show();
+            dock->raise();
+        }
 }
 
 void MainWindow::applyDefaultDockSizes() {

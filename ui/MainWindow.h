@@ -174,6 +174,7 @@ private:
     void applyDefaultDockSizes();
     void fitConfigureDockToModules();
     void keepDockTabTitlesWhole();
+    void raiseScenarioDocks(const QString& name);
     void restoreSettings();
     void saveSettings();
     void updateActions();
