@@ -72,8 +72,7 @@ void ProbeSession::beginStep(int64_t step) {
     step_ = step;
     probeStep_ = config_.every > 0 && (step == 1 || step % config_.every == 0);
     shadowStep_ = shadow_ && (step == 1 || step % config_.shadow_every == 0);
-    sweepStep_ = probeStep_ && config_.format_sweep_every > 0 &&
-                 (step == 1 || step % config_.format_sweep_every == 0);
+    sweepStep_ = probeStep_ && config_.format_sweep_every > 0 && step % config_.format_sweep_every == 0;
     shadowResult_.reset();
     newFirst_.reset();
     stepProbeSeconds_ = 0.0;

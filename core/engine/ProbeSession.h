@@ -18,8 +18,8 @@
 //   in (OpDtypeAudit); the bytes of the layer outputs by dtype and the process
 //   memory. All of a probe step's tensor results come to the host in one copy
 //   (ProbeReadout).
-// - on sweep steps (probe steps that are step 1 or a multiple of
-//   probes.format_sweep_every, when > 0): the format sweep (FormatSweep.h) of each
+// - on sweep steps (probe steps that are a multiple of probes.format_sweep_every,
+//   when > 0; not step 1, whose sweep would cost a short run too much): the format sweep (FormatSweep.h) of each
 //   layer's first matmul/conv input of the step (as the layer holds it, before any
 //   rounding or quantization of the mode) and of its weight gradient (the layer's
 //   first parameter of two or more dimensions, unscaled, before clipping);
