@@ -339,7 +339,9 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("Format sweep at step 12")));
         QVERIFY(html.contains(QStringLiteral("SNR is at least 20 dB and under 1 % of its elements underflow and "
                                              "under 1 % saturate")));
-        std::map<std::string, std::map<std::string, bool>> survives;  // layer -> format -> both tensors
+        // layer -> format -> why it fails (empty: both tensors survive); gradient records
+        // come before activation ones, so the first failing tensor is named.
+        std::map<std::string, std::map<std::string, QString>> failure;
         std::vector<std::string> layers, formats;
         int64_t atLastStep = 0;
         for (const json& record : recordsOf(sweepRun_, "format_sweep")) {
@@ -353,9 +355,16 @@ private Q_SLOTS:
             const double underflow = record.at("underflowed").get<double>() / elements;
             const double saturated = record.at("saturated").get<double>() / elements;
             const double snr = numberOf(record, "snr_db");
-            const bool held = snr >= 20.0 && underflow < 0.01 && saturated < 0.01;
-            survives[layer].try_emplace(format, true);
-            survives[layer][format] = survives[layer][format] && held;
+            QString& why = failure[layer][format];
+            const QString tensor = QString::fromStdString(record.at("tensor"));
+            if (why.isEmpty()) {
+                if (snr < 20.0)
+                    why = tensor + QStringLiteral(" SNR ") + snrCell(snr);
+                else if (underflow >= 0.01)
+                    why = tensor + QLatin1Char(' ') + percentCell(underflow) + QStringLiteral(" underflow");
+                else if (saturated >= 0.01)
+                    why = tensor + QLatin1Char(' ') + percentCell(saturated) + QStringLiteral(" saturated");
+            }
             const QString cell = QStringLiteral("<td>%1</td>").arg(
                 (snrCell(snr) + QStringLiteral(" / ") + percentCell(underflow)).toHtmlEscaped());
             QVERIFY2(html.contains(cell), qPrintable(QString::fromStdString(layer + " " + format) + cell));
@@ -365,13 +374,16 @@ private Q_SLOTS:
         for (const auto& layer : layers) {
             QStringList kept, lost;
             for (const auto& format : formats)
-                (survives[layer][format] ? kept : lost) << QString::fromStdString(format);
+                if (failure[layer][format].isEmpty())
+                    kept << QString::fromStdString(format);
+                else
+                    lost << QString::fromStdString(format) + QStringLiteral(" (") + failure[layer][format] + QLatin1Char(')');
             const QString sentence =
                 QStringLiteral("<li><b>%1</b> survives %2%3.</li>")
                     .arg(QString::fromStdString(layer),
                          kept.isEmpty() ? QStringLiteral("none of the formats") : kept.join(QStringLiteral(", ")),
                          lost.isEmpty() ? QStringLiteral(" (all of them)")
-                                        : QStringLiteral("; not ") + lost.join(QStringLiteral(", ")));
+                                        : QStringLiteral("; not ") + lost.join(QStringLiteral(", ")).toHtmlEscaped());
             QVERIFY2(html.contains(sentence), qPrintable(sentence));
         }
         // A run without a sweep says how to get one.

@@ -439,15 +439,28 @@ QString formatSweepHtml(const std::vector<FormatSweepRecord>& sweep) {
         html += QStringLiteral("<p><b>%1</b> (SNR / underflow)</p>").arg(esc(QString::fromLatin1(title))) +
                 table(QStringList{QStringLiteral("layer")} + formats, rows);
     }
-    // Per layer: the formats that hold both of its tensors.
+    // Per layer: the formats that hold both of its tensors; for the others, why (the
+    // first tensor and criterion that fails: SNR, then underflow, then saturation).
     html += QStringLiteral("<ul>");
     for (const QString& layer : layers) {
         QStringList kept, lost;
         for (const QString& format : formats) {
-            bool holds = true;
-            for (const auto& [tensor, title] : tensors)
-                if (const FormatSweepRecord* r = find(layer, tensor, format); r && !survives(*r)) holds = false;
-            (holds ? kept : lost) << format;
+            QString why;
+            for (const auto& [tensor, title] : tensors) {
+                const FormatSweepRecord* r = find(layer, tensor, format);
+                if (!r || survives(*r) || !why.isEmpty()) continue;
+                const QString name = QString::fromLatin1(tensor);
+                if (r->snrDb() < kSurvivalMinSnrDb)
+                    why = QStringLiteral("%1 SNR %2").arg(name, snrText(r->snrDb()));
+                else if (r->underflowFraction() >= kSurvivalMaxUnderflow)
+                    why = QStringLiteral("%1 %2 underflow").arg(name, percentText(r->underflowFraction()));
+                else
+                    why = QStringLiteral("%1 %2 saturated").arg(name, percentText(r->saturatedFraction()));
+            }
+            if (why.isEmpty())
+                kept << format;
+            else
+                lost << QStringLiteral("%1 (%2)").arg(format, why);
         }
         html += QStringLiteral("<li><b>%1</b> survives %2%3.</li>")
                     .arg(esc(layer),
