@@ -509,7 +509,7 @@ private Q_SLOTS:
             "faults[1].step", {">= 0", "(got -1)"});
         row("fault kind", faults(R"("step": 1, "kind": "oops", "layer": "fc1")"),
             "faults[1].kind",
-            {"inf_grad, nan_grad, inf_activation, nan_activation, scale_loss, alloc_failure", "\"oops\""});
+            {"inf_grad, nan_grad, inf_activation, nan_activation, scale_loss, scale_activation, alloc_failure", "\"oops\""});
         row("fault layer", faults(R"("step": 1, "kind": "nan_activation")"), "faults[1].layer",
             {"must name a layer", "nan_activation"});
         row("fault factor", faults(R"("step": 1, "kind": "scale_loss", "factor": 0)"),
