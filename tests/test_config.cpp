@@ -124,6 +124,7 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
 
     QCOMPARE(a.probes.every, b.probes.every);
     QCOMPARE(a.probes.shadow_every, b.probes.shadow_every);
+    QCOMPARE(a.probes.format_sweep_every, b.probes.format_sweep_every);
     QCOMPARE(a.probes.ring_steps, b.probes.ring_steps);
 
     QCOMPARE(a.faults.size(), b.faults.size());
@@ -191,6 +192,7 @@ RunConfig nonDefaultConfig() {
     c.train.eval_batch_size = 500;
     c.probes.every = 10;
     c.probes.shadow_every = 20;
+    c.probes.format_sweep_every = 40;
     c.probes.ring_steps = 32;
     c.faults = {{120, "inf_grad", "fc2", 1.0}, {200, "scale_loss", "", 1e6}};
     return c;
@@ -272,7 +274,7 @@ private Q_SLOTS:
                          "clip_norm", "clip_after_unscale"}));
         QCOMPARE(keysOf(document["train"]),
                  sorted({"epochs", "max_steps", "batch_size", "eval_batch_size", "loss"}));
-        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
+        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "format_sweep_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
                          "pause_scale_below"}));
 
         // Lists in their documented shapes.
@@ -496,6 +498,8 @@ private Q_SLOTS:
              "\"fp6\""});
         row("shadow_every", R"({"probes": {"shadow_every": -1}})", "probes.shadow_every",
             {">= 0"});
+        row("format_sweep_every", R"({"probes": {"format_sweep_every": -5}})",
+            "probes.format_sweep_every", {">= 0", "(got -5)"});
         row("ring_steps low", R"({"probes": {"ring_steps": 0}})", "probes.ring_steps",
             {"[1, 4096]"});
         row("ring_steps high", R"({"probes": {"ring_steps": 4097}})", "probes.ring_steps",
@@ -505,7 +509,7 @@ private Q_SLOTS:
             "faults[1].step", {">= 0", "(got -1)"});
         row("fault kind", faults(R"("step": 1, "kind": "oops", "layer": "fc1")"),
             "faults[1].kind",
-            {"inf_grad, nan_grad, inf_activation, nan_activation, scale_loss, alloc_failure", "\"oops\""});
+            {"inf_grad, nan_grad, inf_activation, nan_activation, scale_loss, scale_activation, alloc_failure", "\"oops\""});
         row("fault layer", faults(R"("step": 1, "kind": "nan_activation")"), "faults[1].layer",
             {"must name a layer", "nan_activation"});
         row("fault factor", faults(R"("step": 1, "kind": "scale_loss", "factor": 0)"),

@@ -18,6 +18,8 @@
 #include "export/TfEvent.h"
 #include "export/TfEventsExport.h"
 #include "export/TfRecordFile.h"
+#include "probes/FormatQuantRecord.h"
+#include "probes/FormatSweepRecord.h"
 #include "run/RunReader.h"
 
 using namespace ampscope;
@@ -180,6 +182,44 @@ std::vector<WireField> wireFields(const std::string& message) {
         fields.push_back(f);
     }
     return fields;
+}
+
+// A run of format records only: two format_sweep records of fc1's gradient (e4m3:
+// 10 of 200 underflowed, 1 saturated, SNR 10 log10(10 / 0.01) = 30 dB; fp16: exact,
+// SNR +inf) and one format_quant point (MX e2m1 input: 8 of 64 underflowed, 4 crushed
+// by an outlier, SNR 20 dB, block scales 2^-10 x1, 2^-9 x2, 2^-1 x3).
+RunData formatRecordsRun() {
+    RunData run;
+    run.config = {{"schema_version", 1}, {"name", "formats"}};
+    FormatSweepRecord e4m3{4, "fc1", "gradient", "e4m3", 200, 10, 1, 0, 0.01, 10.0};
+    FormatSweepRecord fp16{4, "fc1", "gradient", "fp16", 200, 0, 0, 0, 0.0, 10.0};
+    FormatQuantRecord point;
+    point.step = 4;
+    point.point.layer = "fc1";
+    point.point.operand = "input";
+    point.point.direction = "forward";
+    point.point.format = "e2m1";
+    point.point.recipe = "mx";
+    point.point.tensors = 1;
+    point.point.elements = 64;
+    point.point.underflowed = 8;
+    point.point.squaredError = 0.1;
+    point.point.squaredSignal = 10.0;
+    point.point.amax = 3.0;
+    point.point.blocks = 2;
+    point.point.crushedByOutlier = 4;
+    point.point.blockScaleExponents = {{-10, 1}, {-9, 2}, {-1, 3}};
+    run.events = {{{"type", "run_start"}, {"schema_version", 1}, {"time", "2024-05-01T12:00:00Z"}},
+                  toJson(e4m3), toJson(fp16), toJson(point)};
+    return run;
+}
+
+// The cells of a CSV line (no quoted commas in these tables).
+std::vector<std::string> cellsOf(const std::string& line) {
+    std::vector<std::string> cells;
+    std::stringstream in(line);
+    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
+    return cells;
 }
 
 }  // namespace
@@ -355,6 +395,66 @@ private Q_SLOTS:
         QCOMPARE(h->buckets.front(), 5.0);
         QCOMPARE(h->buckets.back(), 7.0);
         QCOMPARE(h->sum, 5 * -29.5 + 7 * -2.5);
+    }
+
+    // format_sweep.csv and format_quant.csv: the identifying columns lead; the block
+    // scales read as one cell, lowest exponent first (JSON's text order would put -1
+    // before -10); an exact SNR reads "inf".
+    void csvOfFormatRecords() {
+        QTemporaryDir tmp;
+        const std::string out = tmp.filePath("csv").toStdString();
+        const CsvExportResult result = exportRunCsv(formatRecordsRun(), out);
+        QCOMPARE(result.dataRows.at("format_sweep.csv"), int64_t(2));
+        QCOMPARE(result.dataRows.at("format_quant.csv"), int64_t(1));
+
+        const auto sweep = readLines(out + "/format_sweep.csv");
+        const auto header = cellsOf(sweep[0]);
+        QCOMPARE(std::vector<std::string>(header.begin(), header.begin() + 4),
+                 (std::vector<std::string>{"step", "layer", "tensor", "format"}));
+        std::map<std::string, std::string> e4m3, fp16;
+        for (std::size_t i = 0; i < header.size(); ++i) {
+            e4m3[header[i]] = cellsOf(sweep[1]).at(i);
+            fp16[header[i]] = cellsOf(sweep[2]).at(i);
+        }
+        QCOMPARE(e4m3.at("format"), std::string("e4m3"));
+        QCOMPARE(e4m3.at("underflowed"), std::string("10"));
+        QCOMPARE(e4m3.at("underflow_fraction"), std::string("0.05"));
+        QCOMPARE(e4m3.at("saturated_fraction"), std::string("0.005"));
+        QCOMPARE(std::stod(e4m3.at("snr_db")), 30.0);
+        QCOMPARE(fp16.at("snr_db"), std::string("inf"));
+
+        const auto quant = readLines(out + "/format_quant.csv");
+        const auto quantHeader = cellsOf(quant[0]);
+        QCOMPARE(std::vector<std::string>(quantHeader.begin(), quantHeader.begin() + 6),
+                 (std::vector<std::string>{"step", "layer", "operand", "direction", "format", "recipe"}));
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < quantHeader.size(); ++i) row[quantHeader[i]] = cellsOf(quant[1]).at(i);
+        QCOMPARE(row.at("block_scale_exponents"), std::string("-10:1 -9:2 -1:3"));
+        QCOMPARE(row.at("crushed_fraction"), std::string("0.0625"));
+        QCOMPARE(row.at("scale"), std::string("nan"));
+        QCOMPARE(std::stod(row.at("snr_db")), 20.0);
+    }
+
+    // TensorBoard scalars of the same records: format_sweep/<tensor>/<metric>/<format>/<layer>
+    // and format_quant/<layer>/<operand>_<direction>/<metric>; an infinite SNR and MX's
+    // NaN scale are left out.
+    void tfEventsOfFormatRecords() {
+        if (!tfEventCodecAvailable()) QSKIP("built without protobuf");
+        QTemporaryDir tmp;
+        const auto result = exportRunTfEvents(formatRecordsRun(), tmp.filePath("tb").toStdString());
+        const auto step4 = scalarsAtStep(decodeFile(result.path), 4);
+        QCOMPARE(step4.at("format_sweep/gradient/underflow/e4m3/fc1"), 0.05f);
+        QCOMPARE(step4.at("format_sweep/gradient/saturated/e4m3/fc1"), 0.005f);
+        QCOMPARE(step4.at("format_sweep/gradient/snr_db/e4m3/fc1"), 30.0f);
+        QCOMPARE(step4.at("format_sweep/gradient/underflow/fp16/fc1"), 0.0f);
+        QVERIFY(!step4.count("format_sweep/gradient/snr_db/fp16/fc1"));
+        QCOMPARE(step4.at("format_quant/fc1/input_forward/underflow"), 0.125f);
+        QCOMPARE(step4.at("format_quant/fc1/input_forward/saturated"), 0.0f);
+        QCOMPARE(step4.at("format_quant/fc1/input_forward/snr_db"), 20.0f);
+        QCOMPARE(step4.at("format_quant/fc1/input_forward/amax"), 3.0f);
+        QCOMPARE(step4.at("format_quant/fc1/input_forward/crushed"), 0.0625f);
+        QVERIFY(!step4.count("format_quant/fc1/input_forward/scale"));
+        QCOMPARE(int64_t(step4.size()), int64_t(5 + 5));
     }
 
     void tfEventFieldNumbersAreTensorBoards() {

@@ -7,6 +7,8 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "probes/FormatQuantRecord.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 
 using namespace ampscope;
@@ -199,6 +201,109 @@ private Q_SLOTS:
         json step = toJson(NonFiniteRecord{});
         step["step"] = "nine";
         QVERIFY_EXCEPTION_THROWN(nonFiniteRecordFromJson(step), ProbeRecordError);
+    }
+    // format_sweep: every stored field back through text; the derived fields written
+    // (underflow 7 / 128, saturated 3 / 128, SNR 10 log10(64 / 0.064) = 30 dB); an exact
+    // format's SNR as null plus "inf".
+    void formatSweepRoundTrip() {
+        const FormatSweepRecord r{500, "conv2", "activation", "nvfp4", 128, 7, 3, 1, 0.064, 64.0};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("type").get<std::string>(), std::string("format_sweep"));
+        QCOMPARE(j.at("underflow_fraction").get<double>(), 7.0 / 128.0);
+        QCOMPARE(j.at("saturated_fraction").get<double>(), 3.0 / 128.0);
+        QCOMPARE(j.at("snr_db").get<double>(), 30.0);
+        const auto back = formatSweepRecordFromJson(j);
+        QCOMPARE(back.step, int64_t{500});
+        QCOMPARE(QString::fromStdString(back.layer), QString("conv2"));
+        QCOMPARE(QString::fromStdString(back.tensor), QString("activation"));
+        QCOMPARE(QString::fromStdString(back.format), QString("nvfp4"));
+        QCOMPARE(back.elements, int64_t{128});
+        QCOMPARE(back.underflowed, int64_t{7});
+        QCOMPARE(back.saturated, int64_t{3});
+        QCOMPARE(back.nonFinite, int64_t{1});
+        QCOMPARE(back.squaredError, 0.064);
+        QCOMPARE(back.squaredSignal, 64.0);
+
+        const FormatSweepRecord exact{1, "fc", "gradient", "bf16", 10, 0, 0, 0, 0.0, 2.0};
+        const json e = throughText(toJson(exact));
+        QVERIFY(e.at("snr_db").is_null());
+        QCOMPARE(e.at("snr_db_nonfinite").get<std::string>(), std::string("inf"));
+        QVERIFY(std::isinf(formatSweepRecordFromJson(e).snrDb()));
+
+        json missing = toJson(r);
+        missing.erase("format");
+        try {
+            formatSweepRecordFromJson(missing);
+            QFAIL("no error");
+        } catch (const RecordError& error) {
+            QCOMPARE(QString(error.what()), QString("format_sweep record: missing field \"format\""));
+        }
+    }
+
+    // format_quant with block statistics round trips them; one written before they
+    // existed (no blocks, zero_scale_blocks, crushed_by_outlier, block_scale_exponents)
+    // reads as zeros and no exponents; block_scale_exponents that are not exponent ->
+    // count fail with a RecordError saying so.
+    void formatQuantBlocksRoundTripAndOlderRecords() {
+        FormatQuantRecord r;
+        r.step = 50;
+        r.point.layer = "fc1";
+        r.point.operand = "weight";
+        r.point.direction = "forward";
+        r.point.format = "e2m1";
+        r.point.recipe = "nvfp4";
+        r.point.tensors = 2;
+        r.point.elements = 256;
+        r.point.underflowed = 12;
+        r.point.squaredError = 0.5;
+        r.point.squaredSignal = 50.0;
+        r.point.amax = 6.0;
+        r.point.scale = 0.25;
+        r.point.scaleAmax = 6.0;
+        r.point.blocks = 16;
+        r.point.zeroScaleBlocks = 1;
+        r.point.crushedByOutlier = 9;
+        r.point.blockScaleExponents = {{-12, 3}, {-2, 12}};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("block_scale_exponents"), json({{"-12", 3}, {"-2", 12}}));
+        QCOMPARE(j.at("crushed_fraction").get<double>(), 9.0 / 256.0);
+        const auto back = formatQuantRecordFromJson(j);
+        QCOMPARE(back.point.blocks, int64_t{16});
+        QCOMPARE(back.point.zeroScaleBlocks, int64_t{1});
+        QCOMPARE(back.point.crushedByOutlier, int64_t{9});
+        QCOMPARE(back.point.blockScaleExponents, (std::map<int, int64_t>{{-12, 3}, {-2, 12}}));
+        QCOMPARE(back.point.scale, 0.25);
+        QCOMPARE(QString::fromStdString(blockScaleExponentsText(back.point.blockScaleExponents)),
+                 QString("-12:3 -2:12"));
+
+        json older = j;
+        for (const char* key : {"blocks", "zero_scale_blocks", "crushed_by_outlier", "block_scale_exponents",
+                                "crushed_fraction"})
+            older.erase(key);
+        const auto old = formatQuantRecordFromJson(older);
+        QCOMPARE(old.point.blocks, int64_t{0});
+        QCOMPARE(old.point.zeroScaleBlocks, int64_t{0});
+        QCOMPARE(old.point.crushedByOutlier, int64_t{0});
+        QVERIFY(old.point.blockScaleExponents.empty());
+        QCOMPARE(old.point.underflowed, int64_t{12});
+
+        const auto failsWith = [&j](const json& exponents, const QString& expected) {
+            json bad = j;
+            bad["block_scale_exponents"] = exponents;
+            try {
+                formatQuantRecordFromJson(bad);
+                QFAIL("no error");
+            } catch (const RecordError& error) {
+                QCOMPARE(QString(error.what()), expected);
+            }
+        };
+        failsWith(json::array({1, 2}), "format_quant record: field \"block_scale_exponents\" must be an object");
+        failsWith(json({{"minus two", 3}}),
+                  "format_quant record: \"block_scale_exponents\" must map exponents to block counts");
+        failsWith(json({{"-2", "twelve"}}),
+                  "format_quant record: \"block_scale_exponents\" must map exponents to block counts");
+        failsWith(json({{"-2x", 1}}),
+                  "format_quant record: \"block_scale_exponents\" must map exponents to block counts");
     }
 };
 

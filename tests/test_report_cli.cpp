@@ -8,7 +8,9 @@
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+#include <algorithm>
 #include <cmath>
+#include <map>
 #include <nlohmann/json.hpp>
 
 #include "TestSupport.h"
@@ -106,6 +108,37 @@ Gray readPgm(const QString& path) {
     return g;
 }
 
+// The records of one type in a run's events.jsonl.
+std::vector<json> recordsOf(const QString& dir, const std::string& type) {
+    std::vector<json> records;
+    for (const QString& line : readText(dir + QStringLiteral("/events.jsonl")).split(QLatin1Char('\n'))) {
+        if (line.isEmpty()) continue;
+        json record = json::parse(line.toStdString());
+        if (record.value("type", "") == type) records.push_back(std::move(record));
+    }
+    return records;
+}
+
+// A number of a record that may be written null with a "_nonfinite" tag.
+double numberOf(const json& record, const std::string& key) {
+    if (record.at(key).is_number()) return record.at(key).get<double>();
+    const std::string tag = record.at(key + "_nonfinite").get<std::string>();
+    return tag == "inf" ? INFINITY : tag == "-inf" ? -INFINITY : NAN;
+}
+
+// A fraction as the format tables write it, computed here from the rule the report
+// states: 0, below 0.01 %, else two decimals.
+QString percentCell(double fraction) {
+    if (fraction == 0.0) return QStringLiteral("0 %");
+    if (fraction < 1e-4) return QStringLiteral("<0.01 %");
+    return QString::number(fraction * 100.0, 'f', 2) + QStringLiteral(" %");
+}
+
+QString snrCell(double db) {
+    if (std::isinf(db) && db > 0) return QStringLiteral("exact");
+    return QString::fromStdString(formatNumber(db, 3)) + QStringLiteral(" dB");
+}
+
 double inkFraction(const Gray& g) {
     qint64 ink = 0;
     for (char c : g.pixels) ink += static_cast<unsigned char>(c) < 200;
@@ -117,7 +150,7 @@ double inkFraction(const Gray& g) {
 class ReportCliTest : public QObject {
     Q_OBJECT
     QTemporaryDir tmp_;
-    QString fp16_, fp32_, nanRun_;
+    QString fp16_, fp32_, nanRun_, sweepRun_, fp8Run_;
 
 private Q_SLOTS:
     void initTestCase() {
@@ -125,7 +158,13 @@ private Q_SLOTS:
         fp16_ = recordRun(tmp_, QStringLiteral("fp16"), runConfig("fp16", false));
         fp32_ = recordRun(tmp_, QStringLiteral("fp32"), runConfig("fp32", false));
         nanRun_ = recordRun(tmp_, QStringLiteral("nan"), runConfig("fp32", true));
-        for (const QString& d : {fp16_, fp32_, nanRun_})
+        // 12 steps (192 training samples, batch 32, 2 epochs), probes every 2: sweep steps
+        // 4, 8 and 12; fp8's quantization points on every probe step.
+        json sweep = runConfig("fp32", false);
+        sweep["probes"]["format_sweep_every"] = 4;
+        sweepRun_ = recordRun(tmp_, QStringLiteral("sweep"), sweep);
+        fp8Run_ = recordRun(tmp_, QStringLiteral("fp8"), runConfig("fp8", false));
+        for (const QString& d : {fp16_, fp32_, nanRun_, sweepRun_, fp8Run_})
             QVERIFY2(QFile::exists(d + QStringLiteral("/summary.json")), qPrintable(d));
     }
 
@@ -285,6 +324,98 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(r.err.contains(message), qPrintable(r.err));
         QCOMPARE(r.err.trimmed().count(QLatin1Char('\n')), 0);
+    }
+
+    // The Number formats section of a run with a sweep: the last sweep step's table cells
+    // are the records' SNR and underflow, and the sentence of each layer names the formats
+    // in which both of its tensors keep SNR >= 20 dB, underflow < 1 % and saturation < 1 %
+    // (computed here from the records' fields).
+    void reportShowsTheLastFormatSweep() {
+        const QString out = tmp_.filePath(QStringLiteral("sweep.html"));
+        const auto r = test::runCli({QStringLiteral("report"), sweepRun_, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString html = readText(out);
+        QVERIFY(html.contains(QStringLiteral("<h3>Number formats</h3>")));
+        QVERIFY(html.contains(QStringLiteral("Format sweep at step 12")));
+        QVERIFY(html.contains(QStringLiteral("SNR is at least 20 dB and under 1 % of its elements underflow and "
+                                             "under 1 % saturate")));
+        // layer -> format -> why it fails (empty: both tensors survive); gradient records
+        // come before activation ones, so the first failing tensor is named.
+        std::map<std::string, std::map<std::string, QString>> failure;
+        std::vector<std::string> layers, formats;
+        int64_t atLastStep = 0;
+        for (const json& record : recordsOf(sweepRun_, "format_sweep")) {
+            QVERIFY(record.at("step") == 4 || record.at("step") == 8 || record.at("step") == 12);
+            if (record.at("step") != 12) continue;
+            ++atLastStep;
+            const std::string layer = record.at("layer"), format = record.at("format");
+            if (std::find(layers.begin(), layers.end(), layer) == layers.end()) layers.push_back(layer);
+            if (std::find(formats.begin(), formats.end(), format) == formats.end()) formats.push_back(format);
+            const double elements = record.at("elements").get<double>();
+            const double underflow = record.at("underflowed").get<double>() / elements;
+            const double saturated = record.at("saturated").get<double>() / elements;
+            const double snr = numberOf(record, "snr_db");
+            QString& why = failure[layer][format];
+            const QString tensor = QString::fromStdString(record.at("tensor"));
+            if (why.isEmpty()) {
+                if (snr < 20.0)
+                    why = tensor + QStringLiteral(" SNR ") + snrCell(snr);
+                else if (underflow >= 0.01)
+                    why = tensor + QLatin1Char(' ') + percentCell(underflow) + QStringLiteral(" underflow");
+                else if (saturated >= 0.01)
+                    why = tensor + QLatin1Char(' ') + percentCell(saturated) + QStringLiteral(" saturated");
+            }
+            const QString cell = QStringLiteral("<td>%1</td>").arg(
+                (snrCell(snr) + QStringLiteral(" / ") + percentCell(underflow)).toHtmlEscaped());
+            QVERIFY2(html.contains(cell), qPrintable(QString::fromStdString(layer + " " + format) + cell));
+        }
+        // fc1, fc2, out x 2 tensors x 7 formats.
+        QCOMPARE(atLastStep, int64_t{3 * 2 * 7});
+        for (const auto& layer : layers) {
+            QStringList kept, lost;
+            for (const auto& format : formats)
+                if (failure[layer][format].isEmpty())
+                    kept << QString::fromStdString(format);
+                else
+                    lost << QString::fromStdString(format) + QStringLiteral(" (") + failure[layer][format] + QLatin1Char(')');
+            const QString sentence =
+                QStringLiteral("<li><b>%1</b> survives %2%3.</li>")
+                    .arg(QString::fromStdString(layer),
+                         kept.isEmpty() ? QStringLiteral("none of the formats") : kept.join(QStringLiteral(", ")),
+                         lost.isEmpty() ? QStringLiteral(" (all of them)")
+                                        : QStringLiteral("; not ") + lost.join(QStringLiteral(", ")).toHtmlEscaped());
+            QVERIFY2(html.contains(sentence), qPrintable(sentence));
+        }
+        // A run without a sweep says how to get one.
+        const QString plain = tmp_.filePath(QStringLiteral("plain.html"));
+        QCOMPARE(test::runCli({QStringLiteral("report"), fp32_, QStringLiteral("--out"), plain}).exitCode, 0);
+        QVERIFY(readText(plain).contains(QStringLiteral("No format sweep was recorded in this run")));
+    }
+
+    // A format mode's run: one row per quantization point of the last probe step, with
+    // the record's underflow, saturation and SNR.
+    void reportShowsAFormatModesPoints() {
+        const QString out = tmp_.filePath(QStringLiteral("fp8.html"));
+        const auto r = test::runCli({QStringLiteral("report"), fp8Run_, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString html = readText(out);
+        QVERIFY(html.contains(QStringLiteral("The precision mode's own quantization at step 12")));
+        int64_t rows = 0;
+        for (const json& record : recordsOf(fp8Run_, "format_quant")) {
+            if (record.at("step") != 12) continue;
+            ++rows;
+            const double elements = record.at("elements").get<double>();
+            const QString row =
+                QStringLiteral("<td class=\"key\">%1</td><td>%2 %3</td><td>%4</td><td>%5</td><td>%6</td><td>%7</td><td>%8</td>")
+                    .arg(QString::fromStdString(record.at("layer")), QString::fromStdString(record.at("operand")),
+                         QString::fromStdString(record.at("direction")), QString::fromStdString(record.at("format")),
+                         QString::fromStdString(record.at("recipe")),
+                         percentCell(record.at("underflowed").get<double>() / elements).toHtmlEscaped(),
+                         percentCell(record.at("saturated").get<double>() / elements).toHtmlEscaped(),
+                         snrCell(numberOf(record, "snr_db")));
+            QVERIFY2(html.contains(row), qPrintable(row));
+        }
+        QCOMPARE(rows, int64_t{3 * 3});  // 3 linear layers x (input, weight, output gradient)
     }
 
     void reportRefusesWhatIsNotARunOrAFormat() {

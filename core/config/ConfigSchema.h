@@ -101,6 +101,7 @@ template <class V, class Probes>
 void visitProbes(V& v, Probes& probes) {
     v.field("every", probes.every);
     v.field("shadow_every", probes.shadow_every);
+    v.field("format_sweep_every", probes.format_sweep_every);
     v.field("ring_steps", probes.ring_steps);
     v.field("locate_nonfinite", probes.locate_nonfinite);
     v.field("pause_on_nonfinite", probes.pause_on_nonfinite);

@@ -382,6 +382,7 @@ void checkTrain(Checker& check, const TrainConfig& train) {
 void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.every", probes.every, int64_t{0});
     check.atLeast("probes.shadow_every", probes.shadow_every, int64_t{0});
+    check.atLeast("probes.format_sweep_every", probes.format_sweep_every, int64_t{0});
     check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
     check.oneOf("probes.locate_nonfinite", probes.locate_nonfinite, allowedLocateModes());
     check.inRange("probes.pause_overflow_above", probes.pause_overflow_above, 0.0, Bound::Closed, 1.0,

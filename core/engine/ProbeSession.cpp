@@ -6,7 +6,9 @@
 
 #include "engine/DeviceMemory.h"
 #include "engine/SystemInfo.h"
+#include "precision/Autocast.h"
 #include "precision/FormatQuantizer.h"
+#include "precision/formats/FormatSweep.h"
 #include "precision/formats/FormatTable.h"
 #include "probes/Fp16Classifier.h"
 #include "probes/GradientProbe.h"
@@ -70,6 +72,7 @@ void ProbeSession::beginStep(int64_t step) {
     step_ = step;
     probeStep_ = config_.every > 0 && (step == 1 || step % config_.every == 0);
     shadowStep_ = shadow_ && (step == 1 || step % config_.shadow_every == 0);
+    sweepStep_ = probeStep_ && config_.format_sweep_every > 0 && step % config_.format_sweep_every == 0;
     shadowResult_.reset();
     newFirst_.reset();
     stepProbeSeconds_ = 0.0;
@@ -77,13 +80,15 @@ void ProbeSession::beginStep(int64_t step) {
     readout_.clear();
     slots_.assign(trainer_.model().layerCount(), LayerSlots{});
     updateResults_.assign(trainer_.model().layerCount(), std::nullopt);
+    gradientSweep_.assign(sweepStep_ ? trainer_.model().layerCount() : 0, {});
+    activationSweep_.assign(sweepStep_ ? trainer_.model().layerCount() : 0, {});
     // Checking every step gives frames of consecutive steps; by replay, the frames
     // are the probe steps' (and the event step's, from the replay).
     const bool searching = !locator_.firstEvent();
     locateThisStep_ = locateAlways_ || (locateByReplay_ && searching && (probeStep_ || replayMissedStep_ > 0));
     if (locateThisStep_) locator_.beginStep(step, true);
     if (locateByReplay_ && searching && !locateThisStep_) replay_.beginStep();
-    if (observesRounding()) trainer_.policy().setRoundingObserver(this);
+    if (listensAtRoundingPoints()) trainer_.policy().setRoundingObserver(this);
     formatPoints_.clear();
     formatPointIndex_.clear();
     if (probeStep_) {
@@ -142,6 +147,18 @@ void ProbeSession::afterUnscale() {
     Timer timer(stepProbeSeconds_);
     if (shadowStep_) shadowResult_ = ShadowRecord{step_, shadow_->compare(trainer_)};
     if (!probeStep_) return;
+    if (sweepStep_) {
+        // The weight: the layer's first parameter that is a matrix or a kernel (a
+        // matmul/conv operand); a layer with only vectors (a norm) has none.
+        for (size_t i = 0; i < gradientSweep_.size(); ++i) {
+            for (size_t k : parametersOfLayer_[i]) {
+                const auto& p = trainer_.parameters()[k];
+                if (p.dim() < 2) continue;
+                if (p.grad().defined()) gradientSweep_[i] = sweepRecords(i, format_sweep_tensor::kGradient, p.grad());
+                break;
+            }
+        }
+    }
     for (size_t i = 0; i < slots_.size(); ++i) {
         if (!slots_[i].hasParamGrads) continue;
         const auto grads = layerGrads(i);
@@ -163,7 +180,7 @@ void ProbeSession::stepChecked(bool nonFinite) {
         ProbeSession& session;
         ~EndReplay() {
             session.replaying_ = false;
-            if (session.observesRounding()) session.trainer_.policy().setRoundingObserver(&session);
+            if (session.listensAtRoundingPoints()) session.trainer_.policy().setRoundingObserver(&session);
         }
     } endReplay{*this};
     FirstNonFiniteOp watch;  // the replay alone pays for checking every op
@@ -270,6 +287,46 @@ void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const 
     for (const auto& [exponent, blocks] : stats.blockScaleExponents) point.blockScaleExponents[exponent] += blocks;
 }
 
+std::vector<FormatSweepRecord> ProbeSession::sweepRecords(size_t layer, std::string_view tensor,
+                                                         const torch::Tensor& values) const {
+    std::vector<FormatSweepRecord> records;
+    for (const auto& row : sweepFormats(values)) {
+        FormatSweepRecord r;
+        r.step = step_;
+        r.layer = trainer_.model().layerName(layer);
+        r.tensor = tensor;
+        r.format = row.format;
+        r.elements = row.stats.elements;
+        r.underflowed = row.stats.underflowed;
+        r.saturated = row.stats.saturated;
+        r.nonFinite = row.stats.nonFinite;
+        r.squaredError = row.stats.squaredError;
+        r.squaredSignal = row.stats.squaredSignal;
+        records.push_back(std::move(r));
+    }
+    return records;
+}
+
+void ProbeSession::matmulInput(const RoundingTag& tag, const torch::Tensor& values) {
+    if (!sweepStep_ || replaying_ || !values.is_floating_point()) return;
+    auto it = layerIndex_.find(tag.layer);
+    if (it == layerIndex_.end()) return;
+    auto& records = activationSweep_[it->second];
+    // The layer's first matmul/conv input of the step: for an attention layer the
+    // input of its projection, for a layer run twice its first call.
+    if (!records.empty()) return;
+    Timer timer(stepProbeSeconds_);
+    audit_.pause();  // the sweep is not the layer's work
+    struct Resume {
+        OpDtypeAudit& audit;
+        ~Resume() { audit.resume(); }
+    } resume{audit_};
+    // Measured now rather than kept for later: no activation outlives its forward.
+    // The sweep's ops run outside autocast, on the values as they are.
+    AutocastScope noAutocast(values.device().type(), values.scalar_type(), false);
+    records = sweepRecords(it->second, format_sweep_tensor::kActivation, values);
+}
+
 void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& output) {
     const int64_t bytes = output.numel() * static_cast<int64_t>(output.element_size());
     const std::string stored = dtypeName(output.scalar_type());
@@ -358,6 +415,10 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::buildSnapshot() {
         snapshot->scale = scale_;
         snapshot->opDtypes = audit_.layers();
         snapshot->formatPoints = formatPoints_;
+        for (size_t i = 0; i < gradientSweep_.size(); ++i) {
+            for (const auto* rows : {&gradientSweep_[i], &activationSweep_[i]})
+                snapshot->formatSweep.insert(snapshot->formatSweep.end(), rows->begin(), rows->end());
+        }
         const ProcessMemory process = readProcessMemory();
         snapshot->memory.rssBytes = process.residentBytes;
         snapshot->memory.peakRssBytes = process.peakResidentBytes;

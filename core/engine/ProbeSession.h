@@ -18,6 +18,11 @@
 //   in (OpDtypeAudit); the bytes of the layer outputs by dtype and the process
 //   memory. All of a probe step's tensor results come to the host in one copy
 //   (ProbeReadout).
+// - on sweep steps (probe steps that are a multiple of probes.format_sweep_every,
+//   when > 0; not step 1, whose sweep would cost a short run too much): the format sweep (FormatSweep.h) of each
+//   layer's first matmul/conv input of the step (as the layer holds it, before any
+//   rounding or quantization of the mode) and of its weight gradient (the layer's
+//   first parameter of two or more dimensions, unscaled, before clipping);
 // - on shadow steps (step 1 and every probes.shadow_every steps, when > 0):
 //   the fp32 shadow (ShadowRun) at the unscale point; takeShadow() hands the
 //   result to the engine after the step.
@@ -38,6 +43,7 @@
 #include "engine/Trainer.h"
 #include "probes/NonFiniteLocator.h"
 #include "probes/ComparisonRecords.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/ObserverChain.h"
 #include "probes/OpDtypeAudit.h"
 #include "probes/ProbeReadout.h"
@@ -57,6 +63,7 @@ public:
 
     bool probeStep() const { return probeStep_; }
     bool shadowStep() const { return shadowStep_; }
+    bool sweepStep() const { return sweepStep_; }
     // The shadow comparison of the step just ended, once (null when none ran).
     std::optional<ShadowRecord> takeShadow();
     // The run's first non-finite value, when this step found it.
@@ -77,6 +84,8 @@ public:
                         Rounding rounding) override;
     void afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
                          const QuantizationStats& stats) override;
+    // The format sweep's activations (sweep steps).
+    void matmulInput(const RoundingTag& tag, const torch::Tensor& values) override;
     // LayerObserver: hooks the gradient arriving at each layer output on probe steps.
     void afterLayer(size_t index, const std::string& name, torch::Tensor& output) override;
 
@@ -118,6 +127,13 @@ private:
     bool formatRounding_ = false;    // a format mode: measure each quantization point
     // Observing the rounding points on this step (fp16 emulation or a format mode).
     bool observesRounding() const { return probeStep_ && (emulatedRounding_ || formatRounding_); }
+    // Listening at the rounding points at all: those counts, or the sweep's activations.
+    bool listensAtRoundingPoints() const { return observesRounding() || sweepStep_; }
+    // The sweep's records of this step per layer: its weight gradient's and its first
+    // matmul/conv input's (empty until measured).
+    std::vector<std::vector<FormatSweepRecord>> gradientSweep_, activationSweep_;
+    std::vector<FormatSweepRecord> sweepRecords(size_t layer, std::string_view tensor,
+                                                const torch::Tensor& values) const;
     // The format modes' points of this probe step, in the order they were first met,
     // and where each is in that list: (layer, operand, backward).
     std::vector<FormatQuantMeasurement> formatPoints_;
@@ -125,6 +141,7 @@ private:
     int64_t step_ = 0;
     bool probeStep_ = false;
     bool shadowStep_ = false;
+    bool sweepStep_ = false;
     std::unique_ptr<ShadowRun> shadow_;
     std::optional<ShadowRecord> shadowResult_;
     OpDtypeAudit audit_;

@@ -8,6 +8,7 @@
 
 #include "probes/ExponentHistogram.h"
 #include "probes/FormatQuantRecord.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/Fp16Classes.h"
 #include "probes/NonFiniteEvent.h"
 #include "probes/StepAudit.h"
@@ -44,6 +45,9 @@ struct ProbeSnapshot {
     MemoryUsage memory;              // process memory and activation bytes of the step
     // The format modes: what each quantization point did (first met first).
     std::vector<FormatQuantMeasurement> formatPoints;
+    // Sweep steps: every format on each layer's weight gradient and matmul/conv input,
+    // layer by layer in forward order, gradient first, formats in sweepFormats' order.
+    std::vector<FormatSweepRecord> formatSweep;
 };
 
 }  // namespace ampscope

@@ -7,6 +7,7 @@
 
 #include "common/BuildInfo.h"
 #include "config/RunConfig.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 #include "probes/StepAuditRecords.h"
 #include "run/EventSchema.h"
@@ -146,6 +147,7 @@ std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
         if (layer.update) records.push_back(toJson(UpdateRatioRecord{step, *layer.update}));
     }
     for (const auto& point : snapshot.formatPoints) records.push_back(toJson(FormatQuantRecord{step, point}));
+    for (const auto& sweep : snapshot.formatSweep) records.push_back(toJson(sweep));
     if (!snapshot.opDtypes.empty()) records.push_back(toJson(OpDtypesRecord{step, snapshot.opDtypes}));
     records.push_back(toJson(MemoryRecord{step, snapshot.memory}));
     return records;

@@ -10,6 +10,7 @@
 
 #include "common/InputError.h"
 #include "export/CsvWriter.h"
+#include "probes/FormatQuantRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
@@ -39,7 +40,8 @@ bool isTagOf(const std::string& key, const nlohmann::json& record) {
 
 // Where a record has them, these lead a flat table (JSON objects come back with sorted
 // keys, so "first seen" alone would put epoch before step).
-constexpr const char* kLeadColumns[] = {"step", "epoch", "layer", "kind"};
+constexpr const char* kLeadColumns[] = {"step",    "epoch",     "layer",  "kind",  "tensor",
+                                        "operand", "direction", "format", "recipe"};
 
 // One flat table: columns are the records' fields in first-seen order; the
 // "<key>_nonfinite" tags fold into their key's cell. Learned in a first pass over the
@@ -189,6 +191,21 @@ void writeJsonFile(const nlohmann::json& value, const std::string& path) {
     if (!out) throw InputError(path + ": write failed (disk full?)");
 }
 
+// format_quant's block_scale_exponents, an object keyed by exponent strings (which JSON
+// sorts as text: "-1" before "-10"), as one readable cell, lowest exponent first:
+// "-10:3 -2:40". A record that does not read is written as it is.
+nlohmann::json withReadableBlockScales(const nlohmann::json& record) {
+    if (!record.contains("block_scale_exponents")) return record;
+    try {
+        const FormatQuantRecord parsed = formatQuantRecordFromJson(record);
+        nlohmann::json copy = record;
+        copy["block_scale_exponents"] = blockScaleExponentsText(parsed.point.blockScaleExponents);
+        return copy;
+    } catch (const std::exception&) {
+        return record;
+    }
+}
+
 using RecordVisitor = std::function<void(const nlohmann::json&)>;
 // Calls the visitor with every record in file order; called twice (columns, then rows).
 using RunRecordSource = std::function<void(const RecordVisitor&)>;
@@ -255,6 +272,8 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
             file.histograms->write(record);
         else if (file.underflow)
             file.underflow->write(record);
+        else if (type == probe_record_type::kFormatQuant)
+            file.flat.write(withReadableBlockScales(record));
         else
             file.flat.write(record);
     });

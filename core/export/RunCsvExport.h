@@ -9,11 +9,14 @@
 //                    bins with count 0 are left out (a missing bin is an empty one)
 //   underflow.csv    long form: step, layer, kind, multiplier, exact, class, count; the
 //                    seven fp16 classes of every underflow record, zeros included
-//   <type>.csv       any other record type (update_ratio, nonfinite, error and the types
-//                    later probes add): one row per record, one column per top-level field
+//   <type>.csv       any other record type (update_ratio, nonfinite, error, format_sweep,
+//                    format_quant and the types later probes add): one row per record, one
+//                    column per top-level field; format_quant's block_scale_exponents as
+//                    one cell "-3:12 -2:40" (exponent:blocks, lowest first)
 //   config.json      the run's resolved config; summary.json when the run has one
 //
-// Columns of the flat tables: step, epoch, layer, kind first (those present), then the
+// Columns of the flat tables: step, epoch, layer, kind, tensor, operand, direction,
+// format, recipe first (those present), then the
 // union of the other fields in first-seen order ("type" left out); a field a record
 // lacks is an empty cell. Cell rules: CsvWriter.h.
 // Framing records (run_start, run_info, run_end) are not series and are not exported.

@@ -9,6 +9,8 @@
 #include "common/InputError.h"
 #include "export/TfEvent.h"
 #include "export/TfRecordFile.h"
+#include "probes/FormatQuantRecord.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
@@ -38,11 +40,19 @@ std::optional<double> numberField(const nlohmann::json& record, const std::strin
     return std::nullopt;
 }
 
+// A scalar only where the value is finite: an SNR of +inf (nothing changed) or an MX
+// point's NaN scale would be a point TensorBoard cannot draw.
+void addFinite(std::vector<TfValue>& values, std::string tag, double value);
+
 TfValue scalar(std::string tag, double value) {
     TfValue v;
     v.tag = std::move(tag);
     v.simpleValue = static_cast<float>(value);
     return v;
+}
+
+void addFinite(std::vector<TfValue>& values, std::string tag, double value) {
+    if (std::isfinite(value)) values.push_back(scalar(std::move(tag), value));
 }
 
 TfHistogram log2Histogram(const ExponentHistogram& h) {
@@ -175,6 +185,23 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                     "fp16 flushes below -24, is subnormal below -14, overflows from 16";
                 value.histogram = log2Histogram(h.histogram);
                 event.values.push_back(std::move(value));
+            } else if (type == probe_record_type::kFormatSweep) {
+                const FormatSweepRecord s = formatSweepRecordFromJson(r);
+                const auto tag = [&s](const char* metric) {
+                    return "format_sweep/" + s.tensor + "/" + metric + "/" + s.format + "/" + s.layer;
+                };
+                event.values.push_back(scalar(tag("underflow"), s.underflowFraction()));
+                event.values.push_back(scalar(tag("saturated"), s.saturatedFraction()));
+                addFinite(event.values, tag("snr_db"), s.snrDb());
+            } else if (type == probe_record_type::kFormatQuant) {
+                const FormatQuantMeasurement p = formatQuantRecordFromJson(r).point;
+                const std::string prefix = "format_quant/" + p.layer + "/" + p.operand + "_" + p.direction + "/";
+                event.values.push_back(scalar(prefix + "underflow", p.underflowFraction()));
+                event.values.push_back(scalar(prefix + "saturated", p.saturatedFraction()));
+                addFinite(event.values, prefix + "snr_db", p.snrDb());
+                addFinite(event.values, prefix + "amax", p.amax);
+                addFinite(event.values, prefix + "scale", p.scale);
+                if (p.blocks > 0) event.values.push_back(scalar(prefix + "crushed", p.crushedFraction()));
             } else if (type == probe_record_type::kUpdateRatio) {
                 const std::string layer = r.value("layer", "");
                 if (const auto ratio = numberField(r, "ratio"); ratio && !layer.empty())

@@ -14,6 +14,13 @@
 //   histogram       log2_abs_grad/<kind>/<layer>: a histogram of log2|x| (bucket k+1 holds
 //                   bin [2^k, 2^(k+1))); zeros, NaN and Inf have no log2 and are left out
 //   update_ratio    update_ratio/<layer>
+//   format_sweep    format_sweep/<tensor>/{underflow,saturated,snr_db}/<format>/<layer>,
+//                   fractions of the tensor's elements and the SNR in dB
+//   format_quant    format_quant/<layer>/<operand>_<direction>/{underflow,saturated,snr_db,
+//                   amax,scale} and, for block formats, crushed (fraction of elements
+//                   zeroed by their block's outlier)
+//   An SNR of +inf (the format held the tensor exactly) and an MX point's NaN scale are
+//   left out: TensorBoard cannot draw them.
 // Other record types are not written. The file is
 // OUT/events.out.tfevents.<run start, unix seconds>.ampscope.
 #include <cstdint>

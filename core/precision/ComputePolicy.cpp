@@ -9,9 +9,11 @@
 namespace ampscope {
 
 LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
-    if (keeps(layer)) return LayerCompute{};
-    LayerCompute compute = emulation;
-    if (quantizesFormats()) {
+    // A kept layer rounds nothing, but keeps its tags: the format sweep still sees
+    // the activations entering its matmul/conv.
+    const bool kept = keeps(layer);
+    LayerCompute compute = kept ? LayerCompute{} : emulation;
+    if (!kept && quantizesFormats()) {
         // Delayed scaling needs a history at every point, also for a module of a
         // user's model that is no layer (ops directly in a container, the root).
         auto& points = pointsOf(layer);

@@ -48,7 +48,8 @@ struct LayerCompute {
     // emulation nothing is promoted and they hold the low format.
     Rounding promotedForward = Rounding::None;
     Rounding promotedBackward = Rounding::None;
-    // Where each rounding reports to (probe steps); null: nobody listens.
+    // Where each rounding reports to (probe steps); null: nobody listens. Kept
+    // layers have tags too (input() reports there in every mode).
     const RoundingTag* inputTag = nullptr;
     const RoundingTag* weightTag = nullptr;
     const RoundingTag* outputTag = nullptr;
@@ -61,7 +62,10 @@ struct LayerCompute {
 
     // An activation entering a matmul/conv. `layout`: where its reduction dimension is,
     // for the block formats' blocks (FormatQuantizer.h); the other roundings ignore it.
+    // An observer on the tag sees it first, as it is (before any rounding), in every
+    // mode: the format sweep's activations.
     torch::Tensor input(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
+        if (inputTag && inputTag->observer) inputTag->observer->matmulInput(*inputTag, t);
         return apply(t, operandForward, operandBackward, inputTag, inputPoints, layout);
     }
     // A parameter entering a matmul/conv: its backward rounding is the

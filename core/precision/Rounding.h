@@ -37,8 +37,9 @@ struct RoundingTag {
 };
 
 // Sees each fp32 tensor just before emulation rounds it, so counts of what the
-// rounding flushes or overflows are exact. Called on the thread that runs the
-// forward or the backward (the engine thread for CPU autograd).
+// rounding flushes or overflows are exact, and each activation entering a
+// matmul/conv. Called on the thread that runs the forward or the backward (the
+// engine thread for CPU autograd).
 class RoundingObserver {
 public:
     virtual ~RoundingObserver() = default;
@@ -48,6 +49,10 @@ public:
     // statistics are computed only while an observer listens (probe steps).
     virtual void afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
                                  const QuantizationStats& stats) {}
+    // An activation entering a matmul/conv (LayerCompute::input) as the layer holds
+    // it, before any rounding or quantization, in every mode (also fp32 and kept
+    // layers, where nothing rounds): what the format sweep measures.
+    virtual void matmulInput(const RoundingTag& tag, const torch::Tensor& values) {}
 };
 
 // Autograd-aware rounding: forward rounds the value with `forward`, backward

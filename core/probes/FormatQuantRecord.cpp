@@ -78,6 +78,15 @@ const auto kFormatQuantFields = [](auto& v, auto& r) { visitFormatQuant(v, r); }
 
 }  // namespace
 
+std::string blockScaleExponentsText(const std::map<int, int64_t>& counts) {
+    std::string text;
+    for (const auto& [exponent, blocks] : counts) {
+        if (!text.empty()) text += ' ';
+        text += std::to_string(exponent) + ':' + std::to_string(blocks);
+    }
+    return text;
+}
+
 json toJson(const FormatQuantRecord& r) { return encode(r, kFormatQuantFields); }
 
 FormatQuantRecord formatQuantRecordFromJson(const json& j) {

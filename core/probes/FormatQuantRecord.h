@@ -64,6 +64,10 @@ struct FormatQuantRecord {
     FormatQuantMeasurement point;
 };
 
+// Block-scale exponents as one line, lowest exponent first: "-3:12 -2:40" (exponent:blocks),
+// empty for none. What a flat table (the CSV export) writes in one cell.
+std::string blockScaleExponentsText(const std::map<int, int64_t>& counts);
+
 nlohmann::json toJson(const FormatQuantRecord& record);
 FormatQuantRecord formatQuantRecordFromJson(const nlohmann::json& json);  // throws RecordError
 

@@ -45,6 +45,18 @@ struct FormatSweepRecord {
     }
 };
 
+// When a format "survives" a tensor, the rule the report states: the tensor in that
+// format keeps a signal-to-noise ratio of at least 20 dB (the error's energy at most 1 %
+// of the values') and under 1 % of its elements underflow to zero and under 1 % saturate.
+// A plain threshold to read a table by, not a promise that training converges.
+inline constexpr double kSurvivalMinSnrDb = 20.0;
+inline constexpr double kSurvivalMaxUnderflow = 0.01;
+inline constexpr double kSurvivalMaxSaturated = 0.01;
+inline bool survives(const FormatSweepRecord& r) {
+    return r.snrDb() >= kSurvivalMinSnrDb && r.underflowFraction() < kSurvivalMaxUnderflow &&
+           r.saturatedFraction() < kSurvivalMaxSaturated;
+}
+
 nlohmann::json toJson(const FormatSweepRecord& record);
 FormatSweepRecord formatSweepRecordFromJson(const nlohmann::json& json);  // throws RecordError
 

@@ -1,6 +1,7 @@
 // Cost of the format emulation per element against a plain fp32 copy (x.clone()),
 // on gradient-like tensors [rows, 1024] on the CPU: each quantizer without and with
-// its statistics, and the whole format sweep. Times are medians of --repeats.
+// its statistics, and the whole format sweep; and the sweep of what one sweep step of
+// simple_cnn (batch 128) measures, in seconds. Times are medians of --repeats.
 //
 //   format_cost_bench [--repeats 20] [--threads N] [--smoke]
 //
@@ -83,6 +84,24 @@ int main(int argc, char** argv) {
         {"format sweep (7 formats)", [&] { (void)sweepFormats(x); }},
     };
     std::printf("| bench | elements | quantizer | ns/element | x fp32 copy |\n|---|---|---|---|---|\n");
+    // The sweep of one sweep step of simple_cnn at batch 128 on FashionMNIST: the three
+    // matmul/conv inputs (a last dimension of 28, 14 and 6272) and the three weight
+    // gradients, what the engine sweeps per sweep step (probes.format_sweep_every).
+    const int64_t batch = smoke ? 4 : 128;
+    const std::vector<torch::Tensor> simpleCnn = {
+        torch::randn({batch, 1, 28, 28}),        torch::randn({batch, 64, 14, 14}).relu_(),
+        torch::randn({batch, 128 * 7 * 7}).relu_(), torch::randn({64, 1, 3, 3}) * 1e-3f,
+        torch::randn({128, 64, 3, 3}) * 1e-4f,    torch::randn({10, 128 * 7 * 7}) * 1e-4f};
+    int64_t simpleCnnElements = 0;
+    for (const auto& t : simpleCnn) simpleCnnElements += t.numel();
+    {
+        const double seconds = medianSeconds(std::max(1, repeats / 5), [&] {
+            for (const auto& t : simpleCnn) (void)sweepFormats(t);
+        });
+        std::printf("| format cost | %lld | format sweep of a simple_cnn sweep step (batch %lld): %.3f s | %.2f | |\n",
+                    static_cast<long long>(simpleCnnElements), static_cast<long long>(batch), seconds,
+                    seconds / static_cast<double>(simpleCnnElements) * 1e9);
+    }
     double copy = 0;
     for (const Row& row : rowsToTime) {
         const double seconds = medianSeconds(repeats, row.run);

@@ -125,6 +125,23 @@ std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config,
     return file;
 }
 
+// Keeps the records of the latest step only: a later step's first record replaces the
+// earlier step's. A record that does not read is named once in the warnings.
+template <class Record, class Parse>
+void keepLatestStep(std::vector<Record>& kept, const nlohmann::json& json, Parse parse, const char* type,
+                    bool& warned, QStringList& warnings) {
+    try {
+        Record record = parse(json);
+        if (!kept.empty() && record.step > kept.front().step) kept.clear();
+        if (kept.empty() || record.step == kept.front().step) kept.push_back(std::move(record));
+    } catch (const std::exception& error) {
+        if (!warned)
+            warnings << QStringLiteral("events.jsonl: a %1 record does not read (%2)")
+                            .arg(QLatin1String(type), QString::fromUtf8(error.what()));
+        warned = true;
+    }
+}
+
 QString compactValue(const nlohmann::json& value) {
     if (value.is_string()) return QString::fromStdString(value.get<std::string>());
     return QString::fromStdString(value.dump());
@@ -147,6 +164,7 @@ ReportRun loadReportRun(const QString& directory) {
     ResultsFromEvents fromEvents;
     std::optional<ModelModulesRecord> modules;
     bool first = true;
+    bool badSweep = false, badQuant = false;
     // With a summary the results come from it, and the step lines (nearly all of a run)
     // only need recognising, not parsing into JSON.
     const bool complete = reader.data().complete;
@@ -190,6 +208,10 @@ ReportRun loadReportRun(const QString& directory) {
             modules = modelModulesFromJson(e);
             if (!modules)
                 run.warnings << QStringLiteral("events.jsonl: a model_modules record does not read");
+        } else if (type == probe_record_type::kFormatSweep) {
+            keepLatestStep(run.formatSweep, e, formatSweepRecordFromJson, "format_sweep", badSweep, run.warnings);
+        } else if (type == probe_record_type::kFormatQuant) {
+            keepLatestStep(run.formatQuant, e, formatQuantRecordFromJson, "format_quant", badQuant, run.warnings);
         } else if (type == "error") {
             run.errorMessage = text(e, "message");
         }

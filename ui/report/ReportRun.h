@@ -23,6 +23,8 @@
 
 #include "engine/RunSummary.h"
 #include "models/ScriptModuleInfo.h"
+#include "probes/FormatQuantRecord.h"
+#include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
@@ -80,6 +82,10 @@ struct ReportRun {
     std::optional<NonFiniteRecord> nonFinite;
     std::optional<ReportModelFile> modelFile;  // a TorchScript model's run only
     QString narrativeMarkdown;
+    // The number formats: the format_sweep records of the run's last sweep step and the
+    // format_quant records of its last probe step (a format mode's); empty when none.
+    std::vector<FormatSweepRecord> formatSweep;
+    std::vector<FormatQuantRecord> formatQuant;
     // The records are not kept (a long run does not fit): the plots stream them again
     // from `directory` (ReportRunViews.h).
 };

@@ -23,6 +23,11 @@ QString resultsTableHtml(const ReportRun& run);
 // A TorchScript run's probed modules (part of runFactsHtml); empty for other runs.
 QString probedModulesHtml(const ReportRun& run);
 QString narrativeHtml(const ReportRun& run);     // empty: no narrative
+// "Number formats": the last sweep step's SNR and underflow per layer x format (weight
+// gradients, then matmul/conv inputs) with which formats each layer survives (the rule of
+// probes/FormatSweepRecord.h, stated in the text), and a format mode's quantization points
+// at its last probe step. A note when the run has neither.
+QString numberFormatsHtml(const ReportRun& run);
 QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
 QString warningsHtml(const ReportRun& run);      // empty: no warnings
 

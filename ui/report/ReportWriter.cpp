@@ -201,6 +201,7 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
                 QStringLiteral("<p class=\"note\">No scaled parameter-gradient element was flushed "
                                "to 0 at any probe step: the map is empty.</p>"));
     }
+    sink.html(numberFormatsHtml(run));
     sink.html(nanDiagnosisHtml(run));
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }
