@@ -38,7 +38,8 @@ nlohmann::json readJson(const QString& path) {
 const QStringList kNames = {"amp-sanity",       "fp16-no-scaler",         "bf16-no-scaler-needed",
                             "scale-dynamics",   "clip-without-unscale",   "log-of-small-sum",
                             "pure-fp16-lost-updates", "batchnorm-variance", "softmax-overflow",
-                            "tiny-loss-scale-growth"};
+                            "tiny-loss-scale-growth", "fp8-delayed-scaling-lag", "mx-outlier-block",
+                            "nvfp4-gradient-rounding", "format-sweep"};
 
 }  // namespace
 

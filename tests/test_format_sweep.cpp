@@ -48,9 +48,11 @@ std::vector<FormatSweepRecord> rowsOf(const ProbeSnapshot& snapshot, const std::
     return rows;
 }
 
-// The records equal sweepFormats() of `values`, format by format.
-void compareWithSweep(const std::vector<FormatSweepRecord>& rows, const torch::Tensor& values) {
-    const auto expected = sweepFormats(values);
+// The records equal sweepFormats() of `values`, format by format, with the block
+// formats' blocks along `layout` (a conv's channels, its kernel's C x k x k).
+void compareWithSweep(const std::vector<FormatSweepRecord>& rows, const torch::Tensor& values,
+                      BlockLayout layout = BlockLayout::LastDim) {
+    const auto expected = sweepFormats(values, layout);
     QCOMPARE(rows.size(), expected.size());
     for (size_t k = 0; k < rows.size(); ++k) {
         const auto& s = expected[k].stats;
@@ -171,7 +173,7 @@ private Q_SLOTS:
         const auto snapshot = probes.endStep();
         QVERIFY(snapshot);
         const auto activation = rowsOf(*snapshot, "conv1", "activation");
-        compareWithSweep(activation, x);
+        compareWithSweep(activation, x, BlockLayout::Channels);
         QCOMPARE(activation[0].elements, x.numel());
         QCOMPARE(activation[0].underflowed, int64_t{5});  // fp16
         QCOMPARE(activation[0].saturated, int64_t{3});
@@ -179,7 +181,12 @@ private Q_SLOTS:
         QCOMPARE(activation[1].saturated, int64_t{0});
         const auto weight = trainer.model().layerParameters(0)[0];
         QCOMPARE(weight.dim(), int64_t{4});
-        compareWithSweep(rowsOf(*snapshot, "conv1", "gradient"), weight.grad());
+        const auto gradient = rowsOf(*snapshot, "conv1", "gradient");
+        compareWithSweep(gradient, weight.grad(), BlockLayout::FlattenTrailing);
+        // Blocks of the kernel's 1 x 3 x 3 values, not of its rows of 3: mxfp4 differs.
+        const auto rowBlocks = sweepFormats(weight.grad(), BlockLayout::LastDim);
+        QCOMPARE(QString::fromStdString(gradient[5].format), QString("mxfp4"));
+        QVERIFY(gradient[5].squaredError != rowBlocks[5].stats.squaredError);
         // fc's input: conv2's output, pooled, relu'd and flattened (not a batch of the
         // test's): its elements are the batch times fc's input width.
         const auto fcActivation = rowsOf(*snapshot, "fc", "activation");
@@ -238,7 +245,7 @@ private Q_SLOTS:
         QCOMPARE(snapshot->formatSweep.size(), 3 * 2 * kFormats.size());
         const bool pure = mode.endsWith("-pure");
         // Pure modes cast the batch to the low dtype before the first layer.
-        if (!pure) compareWithSweep(rowsOf(*snapshot, "conv1", "activation"), x);
+        if (!pure) compareWithSweep(rowsOf(*snapshot, "conv1", "activation"), x, BlockLayout::Channels);
         for (const auto& r : snapshot->formatSweep) {
             QVERIFY2(r.squaredSignal > 0.0, (r.layer + " " + r.tensor + " " + r.format).c_str());
             QCOMPARE(r.nonFinite, int64_t{0});

@@ -145,7 +145,7 @@ private Q_SLOTS:
             "amp-sanity",         "fp16-no-scaler",         "bf16-no-scaler-needed", "scale-dynamics",
             "clip-without-unscale", "log-of-small-sum",     "pure-fp16-lost-updates", "batchnorm-variance",
             "softmax-overflow",   "tiny-loss-scale-growth", "fp8-delayed-scaling-lag", "mx-outlier-block",
-            "nvfp4-gradient-rounding"};
+            "nvfp4-gradient-rounding", "format-sweep"};
         QCOMPARE(scenarioNames(), expected);
         for (const Scenario& s : builtInScenarios()) {
             QVERIFY2(!s.summary.empty() && s.summary.size() < 160, s.name.c_str());
@@ -521,6 +521,47 @@ private Q_SLOTS:
         // The forward operands are rounded to nearest in both runs: same SNR at step 1.
         QCOMPARE(formatSum(stochastic, 1, "squared_error", "forward"), formatSum(nearest, 1, "squared_error", "forward"));
         for (const Recorded* r : {&nearest, &stochastic}) QCOMPARE(r->count("nonfinite_losses"), int64_t(0));
+    }
+
+    void formatSweep() {
+        auto runs = runScenario("format-sweep", {"train.max_steps=20", "data.validation=split",
+                                                 "data.val_fraction=0.02"});
+        const Recorded& r = runs["fp32"];
+        const auto sweep = r.ofType("format_sweep");
+        // One sweep step (20): conv1, conv2 and fc x gradient and activation x 7 formats.
+        QCOMPARE(sweep.size(), size_t(3 * 2 * 7));
+        std::map<std::string, std::map<std::string, json>> byTensor;  // "layer tensor" -> format -> record
+        for (const auto& e : sweep) {
+            QCOMPARE(e.at("step").get<int64_t>(), int64_t(20));
+            byTensor[e.at("layer").get<std::string>() + " " + e.at("tensor").get<std::string>()]
+                    [e.at("format").get<std::string>()] = e;
+        }
+        QCOMPARE(byTensor.size(), size_t(6));
+        auto snr = [](const json& e) { return e.at("snr_db").get<double>(); };
+        for (const auto& [tensor, formats] : byTensor) {
+            const char* what = tensor.c_str();
+            QCOMPARE(formats.size(), size_t(7));
+            // Mantissa bits decide where nothing underflows or saturates: about 6 dB each
+            // (fp16 10, bf16 7, e4m3 3, e5m2 2).
+            QVERIFY2(snr(formats.at("bf16")) > 50 && snr(formats.at("bf16")) < 60, what);
+            QVERIFY2(snr(formats.at("fp16")) > snr(formats.at("bf16")) + 12, what);
+            QVERIFY2(snr(formats.at("e4m3")) > snr(formats.at("e5m2")) + 4, what);
+            QVERIFY2(snr(formats.at("e4m3")) < snr(formats.at("bf16")) - 20, what);
+            QCOMPARE(formats.at("bf16").at("underflowed").get<int64_t>(), int64_t(0));
+            QCOMPARE(formats.at("bf16").at("saturated").get<int64_t>(), int64_t(0));
+            // mxfp4's e2m1 elements under power-of-two scales: below 20 dB everywhere.
+            QVERIFY2(snr(formats.at("mxfp4")) < 20, what);
+        }
+        // Gradients in 4 bits: NVFP4's finer block scales zero fewer values than MXFP4's.
+        for (const char* layer : {"conv1", "conv2", "fc"}) {
+            const auto& formats = byTensor.at(std::string(layer) + " gradient");
+            QVERIFY2(formats.at("nvfp4").at("underflowed").get<int64_t>() <
+                         formats.at("mxfp4").at("underflowed").get<int64_t>(),
+                     layer);
+        }
+        // conv1's input has one channel: MX blocks of one value each, whose `floor` scale
+        // leaves values with a mantissa above 1.75 past e4m3's 448: mxfp8 saturates them.
+        QVERIFY(byTensor.at("conv1 activation").at("mxfp8").at("saturated_fraction").get<double>() > 0.01);
     }
 
     void tinyLossScaleGrowth() {

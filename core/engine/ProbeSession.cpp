@@ -154,7 +154,10 @@ void ProbeSession::afterUnscale() {
             for (size_t k : parametersOfLayer_[i]) {
                 const auto& p = trainer_.parameters()[k];
                 if (p.dim() < 2) continue;
-                if (p.grad().defined()) gradientSweep_[i] = sweepRecords(i, format_sweep_tensor::kGradient, p.grad());
+                // Blocked as the weight itself is in the modes: a kernel along C x k x k.
+                const auto layout = p.dim() > 2 ? BlockLayout::FlattenTrailing : BlockLayout::LastDim;
+                if (p.grad().defined())
+                    gradientSweep_[i] = sweepRecords(i, format_sweep_tensor::kGradient, p.grad(), layout);
                 break;
             }
         }
@@ -288,9 +291,9 @@ void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const 
 }
 
 std::vector<FormatSweepRecord> ProbeSession::sweepRecords(size_t layer, std::string_view tensor,
-                                                         const torch::Tensor& values) const {
+                                                         const torch::Tensor& values, BlockLayout layout) const {
     std::vector<FormatSweepRecord> records;
-    for (const auto& row : sweepFormats(values)) {
+    for (const auto& row : sweepFormats(values, layout)) {
         FormatSweepRecord r;
         r.step = step_;
         r.layer = trainer_.model().layerName(layer);
@@ -307,7 +310,7 @@ std::vector<FormatSweepRecord> ProbeSession::sweepRecords(size_t layer, std::str
     return records;
 }
 
-void ProbeSession::matmulInput(const RoundingTag& tag, const torch::Tensor& values) {
+void ProbeSession::matmulInput(const RoundingTag& tag, const torch::Tensor& values, BlockLayout layout) {
     if (!sweepStep_ || replaying_ || !values.is_floating_point()) return;
     auto it = layerIndex_.find(tag.layer);
     if (it == layerIndex_.end()) return;
@@ -324,7 +327,7 @@ void ProbeSession::matmulInput(const RoundingTag& tag, const torch::Tensor& valu
     // Measured now rather than kept for later: no activation outlives its forward.
     // The sweep's ops run outside autocast, on the values as they are.
     AutocastScope noAutocast(values.device().type(), values.scalar_type(), false);
-    records = sweepRecords(it->second, format_sweep_tensor::kActivation, values);
+    records = sweepRecords(it->second, format_sweep_tensor::kActivation, values, layout);
 }
 
 void ProbeSession::countActivationBytes(size_t index, const torch::Tensor& output) {

@@ -85,7 +85,7 @@ public:
     void afterQuantizing(const RoundingTag& tag, bool backward, const FormatQuantizer& quantizer,
                          const QuantizationStats& stats) override;
     // The format sweep's activations (sweep steps).
-    void matmulInput(const RoundingTag& tag, const torch::Tensor& values) override;
+    void matmulInput(const RoundingTag& tag, const torch::Tensor& values, BlockLayout layout) override;
     // LayerObserver: hooks the gradient arriving at each layer output on probe steps.
     void afterLayer(size_t index, const std::string& name, torch::Tensor& output) override;
 
@@ -133,7 +133,7 @@ private:
     // matmul/conv input's (empty until measured).
     std::vector<std::vector<FormatSweepRecord>> gradientSweep_, activationSweep_;
     std::vector<FormatSweepRecord> sweepRecords(size_t layer, std::string_view tensor,
-                                                const torch::Tensor& values) const;
+                                                const torch::Tensor& values, BlockLayout layout) const;
     // The format modes' points of this probe step, in the order they were first met,
     // and where each is in that list: (layer, operand, backward).
     std::vector<FormatQuantMeasurement> formatPoints_;

@@ -65,7 +65,7 @@ struct LayerCompute {
     // An observer on the tag sees it first, as it is (before any rounding), in every
     // mode: the format sweep's activations.
     torch::Tensor input(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
-        if (inputTag && inputTag->observer) inputTag->observer->matmulInput(*inputTag, t);
+        if (inputTag && inputTag->observer) inputTag->observer->matmulInput(*inputTag, t, layout);
         return apply(t, operandForward, operandBackward, inputTag, inputPoints, layout);
     }
     // A parameter entering a matmul/conv: its backward rounding is the

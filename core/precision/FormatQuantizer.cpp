@@ -24,28 +24,6 @@ bool hasBlocks(const FormatQuantizer& q) {
     return q.recipe == FormatRecipe::Mx || q.recipe == FormatRecipe::Nvfp4;
 }
 
-// The tensor with its blocks' dimension last (a view), and back.
-torch::Tensor toBlockLayout(const torch::Tensor& x, BlockLayout layout) {
-    switch (layout) {
-        case BlockLayout::LastDim: return x;
-        case BlockLayout::Channels: return x.dim() >= 3 ? x.movedim(1, -1) : x;
-        case BlockLayout::SecondToLast: return x.dim() >= 2 ? x.transpose(-2, -1) : x;
-        case BlockLayout::FlattenTrailing: return x.dim() >= 3 ? x.flatten(1) : x;
-    }
-    return x;
-}
-
-torch::Tensor fromBlockLayout(const torch::Tensor& q, BlockLayout layout, at::IntArrayRef sizes) {
-    switch (layout) {
-        case BlockLayout::LastDim: return q;
-        // Contiguous again: the next op gets the layout it was given.
-        case BlockLayout::Channels: return q.dim() >= 3 ? q.movedim(-1, 1).contiguous() : q;
-        case BlockLayout::SecondToLast: return q.dim() >= 2 ? q.transpose(-2, -1).contiguous() : q;
-        case BlockLayout::FlattenTrailing: return q.reshape(sizes);
-    }
-    return q;
-}
-
 }  // namespace
 
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
@@ -53,9 +31,9 @@ torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& qua
                               QuantizationStats* stats, BlockLayout layout) {
     if (quantizer.none()) return x;
     if (hasBlocks(quantizer) && layout != BlockLayout::LastDim)
-        return fromBlockLayout(quantizeAtPoint(toBlockLayout(x, layout), quantizer, state, advance, generator,
-                                               stats, BlockLayout::LastDim),
-                               layout, x.sizes());
+        return fromBlocksLast(quantizeAtPoint(blocksLast(x, layout), quantizer, state, advance, generator,
+                                              stats, BlockLayout::LastDim),
+                              layout, x.sizes());
     QuantizeOptions options;
     options.collectStats = stats != nullptr;  // the counts cost several passes: probe steps only
     if (quantizer.stochastic) {

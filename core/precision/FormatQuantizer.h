@@ -11,6 +11,7 @@
 
 #include <torch/torch.h>
 
+#include "precision/BlockLayout.h"
 #include "precision/Rounding.h"
 #include "precision/formats/QuantizationStats.h"
 #include "precision/formats/ScalingRules.h"
@@ -31,17 +32,6 @@ struct FormatQuantizer {
 
     bool none() const { return recipe == FormatRecipe::None; }
     bool operator==(const FormatQuantizer&) const = default;
-};
-
-// Which dimension a block format's blocks run along: the reduction dimension of the
-// product the tensor enters (OCP MX v1.0: "blocks of k consecutive elements along the
-// dot product's reduction dimension"). The quantizers block the last dimension; the
-// others are moved there and back. Per-tensor recipes have no blocks and ignore it.
-enum class BlockLayout {
-    LastDim,          // a linear layer's input and weight [.., K], a first matmul operand
-    Channels,         // a conv's input [N, C, ...] and its output gradient [N, Cout, ...]
-    SecondToLast,     // a matmul's second operand [.., K, N] (and addmm's weight.t())
-    FlattenTrailing,  // a conv's weight [Cout, C, k...]: blocks along C x k... flattened
 };
 
 // "delayed", "current", "mx", "nvfp4" ("" for none), as the probe records spell them.

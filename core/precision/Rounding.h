@@ -12,6 +12,8 @@
 
 #include <torch/torch.h>
 
+#include "precision/BlockLayout.h"
+
 namespace ampscope {
 
 enum class Rounding { None, Half, BFloat16, Tf32 };
@@ -52,7 +54,8 @@ public:
     // An activation entering a matmul/conv (LayerCompute::input) as the layer holds
     // it, before any rounding or quantization, in every mode (also fp32 and kept
     // layers, where nothing rounds): what the format sweep measures.
-    virtual void matmulInput(const RoundingTag& tag, const torch::Tensor& values) {}
+    // `layout`: where its reduction dimension is (the sweep's blocks run there).
+    virtual void matmulInput(const RoundingTag& tag, const torch::Tensor& values, BlockLayout layout) {}
 };
 
 // Autograd-aware rounding: forward rounds the value with `forward`, backward
