@@ -178,7 +178,8 @@ private Q_SLOTS:
             << QStringList{"--headless", "--scenario", "fp8-magic"}
             << "ampscope: unknown scenario \"fp8-magic\" (valid: amp-sanity, fp16-no-scaler, "
                "bf16-no-scaler-needed, scale-dynamics, clip-without-unscale, log-of-small-sum, "
-               "pure-fp16-lost-updates, batchnorm-variance, softmax-overflow, tiny-loss-scale-growth)";
+               "pure-fp16-lost-updates, batchnorm-variance, softmax-overflow, tiny-loss-scale-growth, "
+               "fp8-delayed-scaling-lag, mx-outlier-block, nvfp4-gradient-rounding, format-sweep)";
         QTest::newRow("screenshot headless") << QStringList{"--headless", "--screenshot", "a.png"}
                                              << "ampscope: --screenshot needs the window; drop --headless";
     }

@@ -5,26 +5,9 @@
 #include <cmath>
 
 #include "plots/PowerOfTwoText.h"
+#include "plots/PowerOfTwoTicker.h"
 
 namespace ampscope::ui {
-
-namespace {
-
-// Ticks at integer exponents written as powers of two, a readable number of them.
-class PowerOfTwoTicker : public QCPAxisTicker {
-protected:
-    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override {
-        (void)locale;
-        (void)formatChar;
-        (void)precision;
-        return powerOfTwoText(tick);
-    }
-    double getTickStep(const QCPRange& range) override {
-        return std::max(1.0, std::ceil(range.size() / 8.0));
-    }
-};
-
-}  // namespace
 
 ExponentBarsPlot::ExponentBarsPlot(QWidget* parent) : InteractivePlot(parent) {
     setObjectName(QStringLiteral("exponent-bars"));

@@ -6,26 +6,11 @@
 #include <limits>
 
 #include "plots/PowerOfTwoText.h"
+#include "plots/PowerOfTwoTicker.h"
 
 namespace ampscope::ui {
 
 namespace {
-
-class PowerOfTwoTicker : public QCPAxisTicker {
-protected:
-    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override {
-        (void)locale;
-        (void)formatChar;
-        (void)precision;
-        return powerOfTwoText(tick);
-    }
-    // Steps of 1, 2, 4, 8, 16 exponents: about eight labels at any zoom.
-    double getTickStep(const QCPRange& range) override {
-        double step = 1.0;
-        while (range.size() / step > 9.0) step *= 2.0;
-        return step;
-    }
-};
 
 // The narrow formats set the default view; fp32 and bf16 span ~2^-149..2^128.
 constexpr double kDefaultLowLog2 = -26.0;

@@ -1,0 +1,15 @@
+#include "plots/PowerOfTwoTicker.h"
+
+#include "plots/PowerOfTwoText.h"
+
+namespace ampscope::ui {
+
+QString PowerOfTwoTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return powerOfTwoText(tick); }
+
+double PowerOfTwoTicker::getTickStep(const QCPRange& range) {
+    double step = 1.0;
+    while (range.size() / step > 9.0) step *= 2.0;
+    return step;
+}
+
+}  // namespace ampscope::ui
