@@ -24,24 +24,6 @@ GradScaler::Kind resolveScalerKind(const PrecisionConfig& precision) {
 
 namespace {
 
-std::unique_ptr<torch::optim::Optimizer> makeOptimizer(const OptimConfig& optim,
-                                                       const std::vector<torch::Tensor>& params) {
-    if (optim.name == "sgd")
-        return std::make_unique<torch::optim::SGD>(
-            params, torch::optim::SGDOptions(optim.lr).momentum(optim.momentum).weight_decay(optim.weight_decay));
-    if (optim.name == "adamw")
-        return std::make_unique<torch::optim::AdamW>(
-            params, torch::optim::AdamWOptions(optim.lr)
-                        .betas({optim.beta1, optim.beta2})
-                        .eps(optim.eps)
-                        .weight_decay(optim.weight_decay));
-    return std::make_unique<torch::optim::Adam>(
-        params, torch::optim::AdamOptions(optim.lr)
-                    .betas({optim.beta1, optim.beta2})
-                    .eps(optim.eps)
-                    .weight_decay(optim.weight_decay));
-}
-
 std::string joined(const std::vector<std::string>& names) {
     std::string text;
     for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
@@ -90,7 +72,7 @@ Trainer::Trainer(const RunConfig& config, const DataBundle& data, const c10::Dev
         }
     }
     if (config.model.name == "torchscript" && data.train.inputs.defined()) checkModelFitsData(data);
-    optimizer_ = makeOptimizer(config.optim, parameters_);
+    optimizer_ = std::make_unique<MultiTensorOptimizer>(config.optim, parameters_);
     const auto& s = config.precision.scaler;
     const auto kind = resolveScalerKind(config.precision);
     if (policy_.mode == PrecisionMode::Fp16Pure && kind != GradScaler::Kind::Off)
@@ -214,14 +196,31 @@ torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Ten
     return loss;
 }
 
-double Trainer::globalGradNorm() const {
+torch::Tensor Trainer::gradNormOnDevice() const {
+    // torch.nn.utils.clip_grad_norm_'s total norm: the norm of the per-gradient norms,
+    // in float32 (other gradients are widened first, so no fp16 norm overflows at
+    // 65504). The float32 ones take one multi-tensor norm; the list keeps the
+    // parameters' order.
+    std::vector<torch::Tensor> singleFloat;
+    std::vector<int> fromForeach;  // per gradient: 1 when its norm comes from the multi-tensor call
+    std::vector<torch::Tensor> gradients;
+    for (const auto& p : parameters_) {
+        const auto& g = p.grad();
+        if (!g.defined()) continue;
+        gradients.push_back(g.detach());
+        fromForeach.push_back(g.scalar_type() == torch::kFloat);
+        if (fromForeach.back()) singleFloat.push_back(gradients.back());
+    }
+    if (gradients.empty()) return torch::zeros({}, torch::TensorOptions().device(device_));
+    const auto foreachNorms = singleFloat.empty() ? std::vector<torch::Tensor>{} : at::_foreach_norm(singleFloat);
     std::vector<torch::Tensor> norms;
-    norms.reserve(parameters_.size());
-    for (const auto& p : parameters_)
-        if (p.grad().defined()) norms.push_back(p.grad().detach().to(torch::kFloat).norm());
-    if (norms.empty()) return 0.0;
-    return torch::stack(norms).norm().item<double>();
+    size_t next = 0;
+    for (size_t k = 0; k < gradients.size(); ++k)
+        norms.push_back(fromForeach[k] ? foreachNorms[next++] : gradients[k].to(torch::kFloat).norm());
+    return torch::stack(norms).norm();
 }
+
+double Trainer::globalGradNorm() const { return gradNormOnDevice().item<double>(); }
 
 void Trainer::clipTo(double maxNorm, double currentNorm) {
     // torch.nn.utils.clip_grad_norm_: coefficient max_norm / (total_norm + 1e-6),
@@ -245,7 +244,7 @@ std::string Trainer::firstNonFiniteLayer() const {
 
 bool Trainer::stepOptimizer() {
     if (probe_) probe_->beforeOptimizerStep();
-    const bool ran = scaler_->step(*optimizer_, parameters_);
+    const bool ran = scaler_->step([this] { optimizer_->step(); }, parameters_);
     if (ran && probe_) probe_->afterOptimizerUpdate();
     if (ran && policy_.pureEmulated) {
         // No fp32 master copy: the stored weight is the fp16 value, so an update
@@ -259,7 +258,7 @@ bool Trainer::stepOptimizer() {
     return ran;
 }
 
-double Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale) {
+torch::Tensor Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale) {
     if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
     torch::Tensor loss;
     {
@@ -269,10 +268,9 @@ double Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double 
     }
     if (lossFactor != 1.0) loss = loss * lossFactor;
     if (probe_) probe_->afterLoss(loss);
-    const double value = loss.detach().to(torch::kFloat).item<double>();
     scaler_->scale(loss).backward();
     if (probe_) probe_->afterBackward(scale);
-    return value;
+    return loss.detach().to(torch::kFloat);
 }
 
 StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targets) {
@@ -285,23 +283,24 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     lastTargets_ = targets.to(device_);
     stepLossFactor_ = std::exchange(nextLossFactor_, 1.0);
     m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
-    m.loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, m.scale);
+    const torch::Tensor loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, m.scale);
 
     const double clip = config_.optim.clip_norm;
     if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
         // The pitfall: without unscaling, the threshold is compared with the scaled norm.
+        m.loss = loss.item<double>();
         const double scaledNorm = globalGradNorm();
         clipTo(clip, scaledNorm);
         m.gradNorm = scaledNorm / m.scale;
         m.gradNormClipped = std::min(scaledNorm, clip) / m.scale;
-        if (scaler_->enabled()) scaler_->unscale(parameters_);
+        scaler_->unscale(parameters_);
         gradientsUnscaled();
         reportStepChecked(m);
         m.stepSkipped = !stepOptimizer();
     } else {
-        if (scaler_->enabled()) scaler_->unscale(parameters_);
+        if (scaler_->enabled()) scaler_->unscaleWithoutReading(parameters_);
         gradientsUnscaled();
-        m.gradNorm = globalGradNorm();
+        readLossNormAndFoundInf(loss, m);
         m.gradNormClipped = m.gradNorm;
         if (clip > 0.0) {
             clipTo(clip, m.gradNorm);
@@ -318,6 +317,18 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
 
     m.lr = config_.optim.lr;
     return m;
+}
+
+void Trainer::readLossNormAndFoundInf(const torch::Tensor& loss, StepMetrics& m) {
+    // One copy to the host per step for the three values a step must know: on a GPU
+    // each separate read would wait for the device to drain.
+    std::vector<torch::Tensor> values{loss.reshape({}), gradNormOnDevice()};
+    if (scaler_->enabled()) values.push_back(scaler_->foundInfFlag().to(loss.device()));
+    const auto host = torch::stack(values).to(torch::kCPU);
+    const auto read = host.accessor<float, 1>();
+    m.loss = read[0];
+    m.gradNorm = read[1];
+    if (scaler_->enabled()) scaler_->setFoundInfRead(read[2] != 0.0f);
 }
 
 void Trainer::reportStepChecked(const StepMetrics& m) {

@@ -16,6 +16,7 @@
 
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
+#include "engine/MultiTensorOptimizer.h"
 #include "engine/StepMetrics.h"
 #include "models/TrainableModel.h"
 #include "precision/ComputePolicy.h"
@@ -113,9 +114,12 @@ private:
     torch::Tensor forwardLoss(const torch::Tensor& x, const torch::Tensor& y, LayerObserver* observer);
     torch::Tensor computeLoss(const torch::Tensor& output, const torch::Tensor& targets);
     // Forward (under the precision policy), loss times lossFactor, backward of the loss
-    // times the scale; returns the loss read to the host.
-    double forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale);
+    // times the scale; returns the loss (float32, still on the device).
+    torch::Tensor forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale);
+    // Fills m.loss and m.gradNorm and hands the scaler its found_inf, in one host read.
+    void readLossNormAndFoundInf(const torch::Tensor& loss, StepMetrics& m);
     void reportStepChecked(const StepMetrics& m);
+    torch::Tensor gradNormOnDevice() const;  // the global gradient norm, a float32 scalar
     double globalGradNorm() const;
     void clipTo(double maxNorm, double currentNorm);
     std::string firstNonFiniteLayer() const;
@@ -129,7 +133,7 @@ private:
     bool classification_ = true;
     LossKind loss_ = LossKind::CrossEntropy;
     std::shared_ptr<TrainableModel> model_;
-    std::unique_ptr<torch::optim::Optimizer> optimizer_;
+    std::unique_ptr<MultiTensorOptimizer> optimizer_;
     std::unique_ptr<GradScaler> scaler_;
     std::vector<torch::Tensor> parameters_;
     std::vector<size_t> parameterLayers_;

@@ -1,5 +1,7 @@
 #include "precision/GradScaler.h"
 
+#include <algorithm>
+
 namespace ampscope {
 
 GradScaler::GradScaler(Kind kind, double initScale, const ScaleUpdateRule& rule)
@@ -19,55 +21,112 @@ torch::Tensor GradScaler::scale(const torch::Tensor& loss) const {
 
 bool GradScaler::unscale(const std::vector<torch::Tensor>& parameters) {
     if (!enabled()) return false;
+    unscaleWithoutReading(parameters);
+    return foundInf();
+}
+
+void GradScaler::unscaleWithoutReading(const std::vector<torch::Tensor>& parameters) {
+    if (!enabled()) return;
     if (stage_ == Stage::Unscaled)
         throw ScalerUsageError(
             "unscale_() has already been called on this optimizer since the last update().");
     if (stage_ == Stage::Stepped) throw ScalerUsageError("unscale_() is being called after step().");
 
-    const float inverse = inverseScale(state_.scale);
-    nonFinite_.assign(parameters.size(), false);
-    std::vector<torch::Tensor> flags;
-    flags.reserve(parameters.size());
-    for (const auto& p : parameters) {
-        const auto& g = p.grad();
+    std::vector<torch::Tensor> grads;
+    gradientIndices_.clear();
+    for (size_t i = 0; i < parameters.size(); ++i) {
+        const auto& g = parameters[i].grad();
         if (!g.defined()) continue;
         if (g.scalar_type() == torch::kHalf) throw ScalerUsageError("Attempting to unscale FP16 gradients.");
+        grads.push_back(g);
+        gradientIndices_.push_back(i);
     }
-    std::vector<size_t> indices;
-    for (size_t i = 0; i < parameters.size(); ++i) {
-        auto g = parameters[i].grad();
-        if (!g.defined()) continue;
-        // Checked before the multiply, as PyTorch's kernel checks the scaled value.
-        flags.push_back(torch::isfinite(g).all().logical_not());
-        indices.push_back(i);
-        g.mul_(inverse);
-    }
-    foundInf_ = false;
-    if (!flags.empty()) {
-        // One host read for all parameters.
-        auto host = torch::stack(flags).to(torch::kCPU);
-        auto accessor = host.accessor<bool, 1>();
-        for (size_t k = 0; k < indices.size(); ++k) {
-            nonFinite_[indices[k]] = accessor[k];
-            foundInf_ = foundInf_ || accessor[k];
+    parameterCount_ = parameters.size();
+    const float inverse = inverseScale(state_.scale);
+    const auto device = grads.empty() ? torch::Device(torch::kCPU) : grads.front().device();
+    foundInfFlag_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
+    parameterFlags_ = torch::Tensor();
+    unscaledGradients_.clear();
+    if (device.is_cuda()) {
+        // PyTorch's kernel, one dtype at a time as torch.amp.GradScaler groups them: it
+        // checks each scaled value, sets found_inf, and multiplies by inv_scale.
+        const auto inverseTensor = torch::full({}, inverse, foundInfFlag_.options());
+        std::vector<std::vector<torch::Tensor>> byDtype;
+        for (const auto& g : grads) {
+            auto same = std::find_if(byDtype.begin(), byDtype.end(), [&](const auto& group) {
+                return group.front().scalar_type() == g.scalar_type();
+            });
+            if (same == byDtype.end())
+                byDtype.push_back({g});
+            else
+                same->push_back(g);
         }
+        for (auto& group : byDtype) at::_amp_foreach_non_finite_check_and_unscale_(group, foundInfFlag_, inverseTensor);
+        unscaledGradients_ = grads;
+    } else if (!grads.empty()) {
+        // LibTorch 1.13 has that kernel on CUDA only. On the CPU a read costs no
+        // synchronisation, so each gradient is checked before the multiply and the
+        // per-parameter answer comes with found_inf.
+        std::vector<torch::Tensor> flags;
+        flags.reserve(grads.size());
+        for (const auto& g : grads) flags.push_back(torch::isfinite(g).all().logical_not());
+        parameterFlags_ = torch::stack(flags);
+        foundInfFlag_ = parameterFlags_.any().to(torch::kFloat);
+        at::_foreach_mul_(grads, inverse);
     }
+    foundInfRead_ = false;
+    nonFiniteRead_ = false;
     infChecked_ = true;
     stage_ = Stage::Unscaled;
+}
+
+void GradScaler::setFoundInfRead(bool found) {
+    foundInf_ = found;
+    foundInfRead_ = true;
+}
+
+bool GradScaler::foundInf() const {
+    if (!foundInfRead_) {
+        foundInf_ = foundInfFlag_.defined() && foundInfFlag_.item<float>() != 0.0f;
+        foundInfRead_ = true;
+    }
     return foundInf_;
 }
 
+const std::vector<bool>& GradScaler::nonFiniteParameters() const {
+    if (nonFiniteRead_) return nonFinite_;
+    nonFinite_.assign(parameterCount_, false);
+    nonFiniteRead_ = true;
+    if (!foundInf()) return nonFinite_;
+    torch::Tensor flags = parameterFlags_;
+    if (!flags.defined()) {
+        std::vector<torch::Tensor> each;
+        for (const auto& g : unscaledGradients_) each.push_back(torch::isfinite(g).all().logical_not());
+        if (!each.empty()) flags = torch::stack(each);
+    }
+    if (!flags.defined()) return nonFinite_;
+    // One host read for all parameters.
+    const auto host = flags.to(torch::kCPU);
+    const auto accessor = host.accessor<bool, 1>();
+    for (size_t k = 0; k < gradientIndices_.size(); ++k) nonFinite_[gradientIndices_[k]] = accessor[k];
+    return nonFinite_;
+}
+
 bool GradScaler::step(torch::optim::Optimizer& optimizer, const std::vector<torch::Tensor>& parameters) {
+    return step([&optimizer] { optimizer.step(); }, parameters);
+}
+
+bool GradScaler::step(const std::function<void()>& optimizerStep, const std::vector<torch::Tensor>& parameters) {
     if (!enabled()) {
-        optimizer.step();
+        optimizerStep();
         return true;
     }
     if (stage_ == Stage::Stepped)
         throw ScalerUsageError("step() has already been called since the last update().");
     if (stage_ == Stage::Ready) unscale(parameters);
     if (!infChecked_) throw ScalerUsageError("No inf checks were recorded for this optimizer.");
-    const bool ran = !foundInf_;
-    if (ran) optimizer.step();
+    const bool ran = !foundInf();
+    if (ran) optimizerStep();
     stage_ = Stage::Stepped;
     return ran;
 }
@@ -76,7 +135,7 @@ ScaleChange GradScaler::update() {
     if (!enabled()) return ScaleChange::None;
     if (!infChecked_) throw ScalerUsageError("No inf checks were recorded prior to update.");
     ScaleChange change = ScaleChange::None;
-    if (kind_ == Kind::Dynamic) change = applyScaleUpdate(state_, rule_, foundInf_);
+    if (kind_ == Kind::Dynamic) change = applyScaleUpdate(state_, rule_, foundInf());
     stage_ = Stage::Ready;
     infChecked_ = false;
     return change;
