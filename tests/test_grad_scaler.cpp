@@ -90,6 +90,62 @@ private Q_SLOTS:
         QCOMPARE(scaler.nonFiniteParameters(), std::vector<bool>({false, true}));
     }
 
+    void foundInfCanBeReadWithOtherValues() {
+        // unscaleWithoutReading leaves found_inf on the device as a float 0/1 scalar;
+        // a value handed over by the caller is what foundInf() and step() then use.
+        GradScaler scaler(GradScaler::Kind::Dynamic, 2.0, {2.0, 0.5, 2000});
+        auto params = paramsWithGrads({{4.0f}, {NAN, 6.0f}, {2.0f}});
+        params.insert(params.begin() + 1, torch::zeros({1}, torch::requires_grad()));  // no gradient
+        scaler.unscaleWithoutReading(params);
+        QCOMPARE(scaler.foundInfFlag().dim(), int64_t(0));
+        QCOMPARE(scaler.foundInfFlag().item<float>(), 1.0f);
+        QCOMPARE(params[0].grad()[0].item<float>(), 2.0f);  // unscaled already
+        scaler.setFoundInfRead(true);
+        QVERIFY(scaler.foundInf());
+        // Parameter 1 has no gradient; the list keeps the parameters' indices.
+        QCOMPARE(scaler.nonFiniteParameters(), std::vector<bool>({false, false, true, false}));
+        torch::optim::SGD sgd(params, torch::optim::SGDOptions(1.0));
+        QVERIFY(!scaler.step(sgd, params));
+        QVERIFY(scaler.update() == ScaleChange::Backoff);
+        QCOMPARE(scaler.scale(), 1.0f);
+
+        // A clean step, found_inf read lazily by step().
+        auto clean = paramsWithGrads({{3.0f}});
+        scaler.unscaleWithoutReading(clean);
+        QCOMPARE(scaler.foundInfFlag().item<float>(), 0.0f);
+        int ran = 0;
+        QVERIFY(scaler.step([&] { ++ran; }, clean));
+        QCOMPARE(ran, 1);
+        QCOMPARE(scaler.nonFiniteParameters(), std::vector<bool>({false}));
+    }
+
+    void cudaUnscaleMatchesTheCpu() {
+        // On a GPU the check and multiply are PyTorch's multi-tensor kernel; its results
+        // must be the CPU path's: the same unscaled values, found_inf and flagged parameters.
+        if (!torch::cuda::is_available()) QSKIP("no CUDA device");
+        const std::vector<std::vector<float>> grads{{8.0f, -3.0f, 1e-30f}, {2.0f, INFINITY}, {NAN}, {0.5f}};
+        GradScaler onCpu(GradScaler::Kind::Dynamic, 1024.0, {});
+        GradScaler onGpu(GradScaler::Kind::Dynamic, 1024.0, {});
+        auto cpu = paramsWithGrads(grads);
+        std::vector<torch::Tensor> gpu;
+        for (const auto& p : cpu) {
+            auto q = p.detach().to(torch::kCUDA).requires_grad_(true);
+            q.mutable_grad() = p.grad().to(torch::kCUDA);
+            gpu.push_back(q);
+        }
+        QVERIFY(onCpu.unscale(cpu));
+        QVERIFY(onGpu.unscale(gpu));
+        QCOMPARE(onGpu.nonFiniteParameters(), onCpu.nonFiniteParameters());
+        for (size_t i = 0; i < cpu.size(); ++i)
+            QVERIFY(torch::equal(gpu[i].grad().cpu().nan_to_num(0, 1, -1), cpu[i].grad().nan_to_num(0, 1, -1)));
+        auto finite = paramsWithGrads({{1.0f, 2.0f}});
+        GradScaler clean(GradScaler::Kind::Dynamic, 2.0, {});
+        auto q = finite[0].detach().to(torch::kCUDA).requires_grad_(true);
+        q.mutable_grad() = finite[0].grad().to(torch::kCUDA);
+        QVERIFY(!clean.unscale({q}));
+        QCOMPARE(q.grad()[1].item<float>(), 1.0f);
+    }
+
     void secondUnscaleIsAnError() {
         GradScaler scaler(GradScaler::Kind::Dynamic, 4.0, {});
         auto params = paramsWithGrads({{1.0f}});

@@ -207,7 +207,7 @@ torch::Tensor Trainer::gradNormOnDevice() const {
     for (const auto& p : parameters_) {
         const auto& g = p.grad();
         if (!g.defined()) continue;
-        gradients.push_back(g.detach());
+        gradients.push_back(g);
         fromForeach.push_back(g.scalar_type() == torch::kFloat);
         if (fromForeach.back()) singleFloat.push_back(gradients.back());
     }
@@ -279,8 +279,8 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     model_->setTraining(true);
     for (auto& p : parameters_) p.mutable_grad().reset();
 
-    lastInputs_ = inputs.to(device_);
-    lastTargets_ = targets.to(device_);
+    lastInputs_ = toDevice(inputs);
+    lastTargets_ = toDevice(targets);
     stepLossFactor_ = std::exchange(nextLossFactor_, 1.0);
     m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
     const torch::Tensor loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, m.scale);
@@ -317,6 +317,13 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
 
     m.lr = config_.optim.lr;
     return m;
+}
+
+torch::Tensor Trainer::toDevice(const torch::Tensor& batch) const {
+    if (!device_.is_cuda() || batch.device().is_cuda()) return batch.to(device_);
+    // A copy from pageable memory first waits for the GPU to finish the previous step;
+    // from pinned memory it is queued behind it, and the host goes on launching.
+    return batch.pin_memory().to(torch::TensorOptions().device(device_), /*non_blocking=*/true);
 }
 
 void Trainer::readLossNormAndFoundInf(const torch::Tensor& loss, StepMetrics& m) {

@@ -116,6 +116,8 @@ private:
     // Forward (under the precision policy), loss times lossFactor, backward of the loss
     // times the scale; returns the loss (float32, still on the device).
     torch::Tensor forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale);
+    // A batch on the run's device (on a GPU through pinned memory, without waiting).
+    torch::Tensor toDevice(const torch::Tensor& batch) const;
     // Fills m.loss and m.gradNorm and hands the scaler its found_inf, in one host read.
     void readLossNormAndFoundInf(const torch::Tensor& loss, StepMetrics& m);
     void reportStepChecked(const StepMetrics& m);

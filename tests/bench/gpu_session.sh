@@ -51,7 +51,7 @@ build() {
   SECONDS=0
   cmake --build "$BUILD" -j"$(nproc)" --target ampscope-cli test_cuda_fused_probe \
     test_fused_probe_rules test_precision_emulate test_probes test_engine test_nonfinite_replay \
-    test_probe_engine fused_probe_bench \
+    test_probe_engine test_grad_scaler test_multi_tensor_optimizer fused_probe_bench step_op_count \
     -- -k 0 >"$ROOT/.gpu/build.log" 2>&1
   local rc=$?
   grep -E "error|FAILED" "$ROOT/.gpu/build.log" | head -60 | tee -a "$LOG"
@@ -66,7 +66,7 @@ stage() {
     test)
       say "ctest"
       ctest --test-dir "$BUILD" --output-on-failure -R \
-        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine|test_nonfinite_replay|test_probe_engine)$' \
+        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine|test_nonfinite_replay|test_probe_engine|test_grad_scaler|test_multi_tensor_optimizer)$' \
         2>&1 | tee -a "$LOG" | grep -E "Test +#|tests passed|FAIL|SKIP|QWARN" ;;
     probe-bench)
       say "fused_probe_bench"
