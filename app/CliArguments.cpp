@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <cmath>
+#include <algorithm>
 #include <cstdlib>
 
 #include "OptionReader.h"
@@ -12,7 +13,10 @@ namespace ampscope::app {
 
 const char* cliUsage() {
     return "usage:\n"
-           "  ampscope-cli run CONFIG.json --out DIR [--set key.path=value ...] [--quiet]\n"
+           "  ampscope-cli run CONFIG.json --out DIR [--set key.path=value ...] [--trace-steps N,M] [--quiet]\n"
+           "      --trace-steps: a Chrome trace of each of those steps (every operator, the\n"
+           "      probes' work, and on a GPU every kernel) in DIR/trace-step-N.json, for\n"
+           "      chrome://tracing or Perfetto\n"
            "  ampscope-cli run --scenario NAME --out DIR [--set key.path=value ...] [--quiet]\n"
            "      (a scenario with several runs records each in DIR/<run-name>/ and ends\n"
            "      with a side-by-side table; --set applies to every run)\n"
@@ -38,6 +42,25 @@ const char* cliUsage() {
 }
 
 namespace {
+
+// "50,100": positive step numbers, each named in the one line a bad one gets.
+std::vector<int64_t> parseStepList(const std::string& option, const std::string& text) {
+    std::vector<int64_t> steps;
+    size_t start = 0;
+    while (start <= text.size()) {
+        const size_t comma = std::min(text.find(',', start), text.size());
+        const std::string item = text.substr(start, comma - start);
+        char* end = nullptr;
+        errno = 0;
+        const long long value = std::strtoll(item.c_str(), &end, 10);
+        if (item.empty() || *end != '\0' || errno == ERANGE || value < 1)
+            throw InputError(option + ": \"" + item + "\" is not a step number (steps count from 1; e.g. " + option +
+                             " 50,100)");
+        steps.push_back(value);
+        start = comma + 1;
+    }
+    return steps;
+}
 
 // report / export-csv / export-tfevents: run directories and --out.
 CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
@@ -137,11 +160,14 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--set"}, assignment)) {
             request.overrides.push_back(assignment);
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
+        } else if (options.takeValue({"--trace-steps"}, assignment)) {
+            request.traceSteps = parseStepList("--trace-steps", assignment);
         } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("run: unknown option '" + a +
-                             "' (options: --out DIR, --scenario NAME, --set key.path=value, --quiet)");
+                             "' (options: --out DIR, --scenario NAME, --set key.path=value, --trace-steps N,M, "
+                             "--quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {
@@ -153,6 +179,8 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
     if (request.configPath.empty() && request.scenario.empty())
         throw InputError("run: missing CONFIG.json (or --scenario NAME)");
     if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
+    if (!request.traceSteps.empty() && !request.scenario.empty())
+        throw InputError("run: --trace-steps traces a CONFIG.json run, not a --scenario (which may run several)");
     return request;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // Parsing of ampscope-cli's command line into a plain request. Bad usage is an
 // InputError whose message is the one line the CLI prints (exit code 2).
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,6 +16,7 @@ struct CliRequest {
     std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
     std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
+    std::vector<int64_t> traceSteps;  // run --trace-steps 50,100: Chrome traces of those steps
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
     // and as parsed (a double: what the cast rounds, once).
     std::string castFormat;

@@ -6,10 +6,12 @@
 #include <chrono>
 #include <cmath>
 #include <csignal>
+#include <filesystem>
 #include <thread>
 
 #include "common/Text.h"
 #include "engine/Engine.h"
+#include "engine/StepTrace.h"
 #include "probes/NonFiniteText.h"
 #include "run/EventSchema.h"
 #include "run/StepRecordCodec.h"
@@ -116,7 +118,7 @@ private:
 }  // namespace
 
 HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirectory, std::FILE* out,
-                           bool quiet) {
+                           bool quiet, const std::vector<int64_t>& traceSteps) {
     interruptRequested.store(false);
     auto previousInt = std::signal(SIGINT, onInterrupt);
     auto previousTerm = std::signal(SIGTERM, onInterrupt);
@@ -124,6 +126,7 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
     HeadlessResult result;
     ProgressPrinter progress(out, quiet);
     Engine engine(config, runDirectory);
+    engine.traceSteps(traceSteps);
     engine.start();
     auto showStep = [&progress](const StepMetrics& m) {
         progress.step(m);
@@ -169,6 +172,14 @@ HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirect
     engine.wait();
     progress.finish();
     result.summary = engine.summary();
+    for (const int64_t step : traceSteps) {
+        const std::string path = runDirectory + "/" + stepTraceFileName(step);
+        if (std::filesystem::exists(path))
+            progress.message("step " + std::to_string(step) + " traced: " + path);
+        else
+            progress.message("step " + std::to_string(step) + " not traced: the run ended after step " +
+                             std::to_string(result.summary.steps));
+    }
     std::signal(SIGINT, previousInt);
     std::signal(SIGTERM, previousTerm);
     return result;

@@ -5,6 +5,7 @@
 // run directory gets its summary with status "stopped").
 #include <cstdio>
 #include <string>
+#include <vector>
 
 #include "config/RunConfig.h"
 #include "engine/RunSummary.h"
@@ -18,8 +19,10 @@ struct HeadlessResult {
     std::string errorMessage;
 };
 
+// traceSteps: steps whose Chrome trace goes to the run directory (Engine::traceSteps);
+// each is named at the end, with its file or as not reached.
 HeadlessResult runHeadless(const RunConfig& config, const std::string& runDirectory, std::FILE* out,
-                           bool quiet = false);
+                           bool quiet = false, const std::vector<int64_t>& traceSteps = {});
 
 // Exit code per DESIGN.md: 0 finished (NaN included), 2 bad input, 1 internal
 // error, 130 interrupted by the user.

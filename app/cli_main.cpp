@@ -56,7 +56,7 @@ int main(int argc, char** argv) {
                     throw InputError(request.configPath + ": " + e.what());
                 }
                 const auto result =
-                    app::runHeadless(config, request.outDirectory, stdout, request.quiet);
+                    app::runHeadless(config, request.outDirectory, stdout, request.quiet, request.traceSteps);
                 if (result.summary.status == run_status::kError) {
                     std::fprintf(stderr, "ampscope-cli: %s\n",
                                  result.errorMessage.empty() ? result.summary.error.c_str()

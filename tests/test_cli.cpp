@@ -45,6 +45,12 @@ private Q_SLOTS:
         QTest::newRow("missing --out") << QStringList{"run", "x.json"} << "--out";
         QTest::newRow("missing config file") << QStringList{"run", "/no/such.json", "--out", "/tmp/x"}
                                              << "/no/such.json";
+        QTest::newRow("trace step zero") << QStringList{"run", "x.json", "--out", "d", "--trace-steps", "0"}
+                                         << "--trace-steps: \"0\" is not a step number";
+        QTest::newRow("trace step a word") << QStringList{"run", "x.json", "--out", "d", "--trace-steps", "5,,6"}
+                                           << "--trace-steps: \"\" is not a step number";
+        QTest::newRow("trace a scenario") << QStringList{"run", "--scenario", "x", "--out", "d", "--trace-steps", "5"}
+                                          << "not a --scenario";
         QTest::newRow("formats with an argument") << QStringList{"formats", "e4m3"} << "'e4m3'";
         QTest::newRow("cast without a format") << QStringList{"cast"} << "missing FORMAT";
         QTest::newRow("cast to an unknown format") << QStringList{"cast", "fp8", "1"} << "unknown format 'fp8'";
@@ -185,6 +191,48 @@ private Q_SLOTS:
         const auto again = runCli({"run", path, "--out", out});
         QCOMPARE(again.exitCode, 2);
         QVERIFY2(again.err.contains("already holds a run"), qPrintable(again.err));
+    }
+
+    void tracedStepsWriteChromeTraces() {
+        // Step 1 is a probe step, step 3 a clean one, step 99 past the run's end.
+        QTemporaryDir dir;
+        const QString path = writeConfig(dir, "tiny.json", kTinyRun);
+        const QString out = dir.filePath("run");
+        const auto r = runCli({"run", path, "--out", out, "--set", "train.max_steps=4", "--trace-steps", "1,3,99"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("step 1 traced: " + out + "/trace-step-1.json"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("step 99 not traced: the run ended after step 4"), qPrintable(r.out));
+        QVERIFY(!QFile::exists(out + "/trace-step-2.json"));
+        QVERIFY(!QFile::exists(out + "/trace-step-99.json"));
+        auto load = [&](int step) {
+            std::ifstream file((out + QString("/trace-step-%1.json").arg(step)).toStdString());
+            return nlohmann::json::parse(file);
+        };
+        for (int step : {1, 3}) {
+            const auto trace = load(step);
+            QCOMPARE(trace["otherData"]["step"].get<int>(), step);
+            const auto& events = trace["traceEvents"];
+            double stepSpan = -1.0;
+            int linear = 0, probeWork = 0;
+            for (const auto& e : events) {
+                QCOMPARE(e["ph"].get<std::string>(), std::string("X"));
+                QVERIFY(e["ts"].get<double>() >= 0.0 && e["dur"].get<double>() >= 0.0);
+                const auto name = e["name"].get<std::string>();
+                if (name == "ampscope::step " + std::to_string(step)) stepSpan = e["dur"].get<double>();
+                if (name == "aten::linear" || name == "aten::addmm") ++linear;
+                // beginStep/endStep run on every step; the probes' own work only on probe steps.
+                if (name.rfind("probes: ", 0) == 0 && name != "probes: begin step" &&
+                    name != "probes: end step (readout)")
+                    ++probeWork;
+            }
+            QVERIFY2(stepSpan > 0.0, "the step's own span");
+            QVERIFY2(linear >= 2, "the MLP's two linear layers");  // forward of fc1 and the output layer
+            // The probe step shows its probes' work; the clean step none.
+            if (step == 1)
+                QVERIFY2(probeWork > 0, "probe spans on the probe step");
+            else
+                QCOMPARE(probeWork, 0);
+        }
     }
 
     void scaleHistoryWithInjectedInfsFollowsTheRule() {

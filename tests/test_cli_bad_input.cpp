@@ -438,6 +438,12 @@ private Q_SLOTS:
         QTest::newRow("cast 0 to e8m0 (no zero)") << QStringList{"cast", "e8m0", "0"} << "cast: 0: e8m0 has no zero";
         QTest::newRow("cast a negative value to e8m0")
             << QStringList{"cast", "e8m0", "-4"} << "cast: -4: e8m0 has no sign";
+        QTest::newRow("--trace-steps 0")
+            << QStringList{"run", "$CONFIG", "--out", "$OUT", "--trace-steps", "0"}
+            << "--trace-steps: \"0\" is not a step number (steps count from 1; e.g. --trace-steps 50,100)";
+        QTest::newRow("--trace-steps with a word")
+            << QStringList{"run", "$CONFIG", "--out", "$OUT", "--trace-steps", "50,last"}
+            << "--trace-steps: \"last\" is not a step number";
         QTest::newRow("--set a value nested 50000 levels deep (was a crash)")
             << QStringList{"run",  "$CONFIG", "--out",
                            "$OUT", "--set",   QString::fromStdString("optim.lr=" + nested(50000))}

@@ -1,6 +1,7 @@
 #include "engine/Engine.h"
 
 #include <ATen/Parallel.h>
+#include <ATen/record_function.h>
 #include <torch/torch.h>
 #include <torch/version.h>
 
@@ -8,6 +9,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -23,6 +25,7 @@
 #include "engine/ProbeSession.h"
 #include "engine/RunAccounting.h"
 #include "engine/RunRecords.h"
+#include "engine/StepTrace.h"
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
 #include "engine/Watchpoints.h"
@@ -94,6 +97,7 @@ struct Engine::Impl {
     std::condition_variable endedSignal;
 
     std::unique_ptr<RunWriter> writer;
+    std::set<int64_t> tracedSteps;
     ModelConfig modelFile;  // the model as config.json names it (a user's file: path, SHA-256)
 
     void setState(EngineState s) {
@@ -355,12 +359,21 @@ void Engine::Impl::train(RunSummary& s) {
             ++step;
             const double lossFactor = faults.beginStep(step);
             if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
+            std::optional<StepTrace> trace;
+            if (writer && tracedSteps.count(step)) trace.emplace();
             const auto t0 = Clock::now();
-            if (probes) probes->beginStep(step);
-            if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
-            StepMetrics m = trainer.step(x, y);
-            const auto snapshot = probes ? probes->endStep() : nullptr;
+            StepMetrics m;
+            std::shared_ptr<ProbeSnapshot> snapshot;
+            {
+                at::RecordFunction stepSpan(at::RecordScope::USER_SCOPE);
+                if (stepSpan.isActive()) stepSpan.before("ampscope::step " + std::to_string(step));
+                if (probes) probes->beginStep(step);
+                if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
+                m = trainer.step(x, y);
+                snapshot = probes ? probes->endStep() : nullptr;
+            }
             m.stepSeconds = secondsSince(t0);
+            if (trace) trace->writeTo(runDirectory + "/" + stepTraceFileName(step), step);
             // B's step is not A's time: it runs after A's step is timed.
             const auto lockstepRecord =
                 lockstep ? std::optional<LockstepRecord>(lockstep->step(step, trainer, m.loss, x, y)) : std::nullopt;
@@ -423,6 +436,11 @@ Engine::Engine(RunConfig config, std::string runDirectory) : impl_(std::make_uni
 Engine::~Engine() {
     stop();
     wait();
+}
+
+void Engine::traceSteps(std::vector<int64_t> steps) {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->tracedSteps.insert(steps.begin(), steps.end());
 }
 
 void Engine::start() {

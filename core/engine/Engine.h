@@ -16,6 +16,7 @@
 // No torch in this header (pimpl), so the UI and CLI see plain types only.
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "config/RunConfig.h"
 #include "engine/MetricStream.h"
@@ -33,6 +34,10 @@ public:
     ~Engine();
     Engine(const Engine&) = delete;
     Engine& operator=(const Engine&) = delete;
+
+    // Steps to trace (before start()): each one's Chrome trace goes to the run
+    // directory as stepTraceFileName(step) (StepTrace.h). Tracing slows those steps.
+    void traceSteps(std::vector<int64_t> steps);
 
     void start();
     void pause();

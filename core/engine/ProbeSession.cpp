@@ -1,5 +1,7 @@
 #include "engine/ProbeSession.h"
 
+#include <ATen/record_function.h>
+
 #include "probes/FirstNonFiniteOp.h"
 
 #include <array>
@@ -16,11 +18,15 @@
 
 namespace ampscope {
 
-// Adds the wall time of a probe's work to the step's probe time.
+// Adds the wall time of a probe's work to the step's probe time, and names the work
+// as a span in a step trace (StepTrace), so a traced step shows what each probe costs.
 struct ProbeSession::Timer {
-    explicit Timer(double& sink) : sink_(sink), start_(Clock::now()) {}
+    Timer(double& sink, const char* part) : sink_(sink), span_(at::RecordScope::USER_SCOPE), start_(Clock::now()) {
+        if (span_.isActive()) span_.before(part);
+    }
     ~Timer() { sink_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
     double& sink_;
+    at::RecordFunction span_;
     Clock::time_point start_;
 };
 
@@ -76,7 +82,7 @@ void ProbeSession::beginStep(int64_t step) {
     shadowResult_.reset();
     newFirst_.reset();
     stepProbeSeconds_ = 0.0;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: begin step");
     readout_.clear();
     slots_.assign(trainer_.model().layerCount(), LayerSlots{});
     updateResults_.assign(trainer_.model().layerCount(), std::nullopt);
@@ -115,7 +121,7 @@ void ProbeSession::afterLoss(const torch::Tensor& loss) {
         return;
     }
     if (!probeStep_ && !locateThisStep_) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: after loss");
     audit_.end();  // the forward and the loss are done: backward's ops are not audited
     if (locateThisStep_) locator_.checkLoss(loss);
 }
@@ -124,7 +130,7 @@ void ProbeSession::afterBackward(double scale) {
     if (replaying_) return;
     scale_ = scale;
     if (!probeStep_) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: after backward");
     for (size_t i = 0; i < slots_.size(); ++i) {
         const auto grads = layerGrads(i);
         if (grads.empty()) continue;
@@ -144,7 +150,7 @@ void ProbeSession::afterBackward(double scale) {
 
 void ProbeSession::afterUnscale() {
     if (!probeStep_ && !shadowStep_) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: after unscale");
     if (shadowStep_) shadowResult_ = ShadowRecord{step_, shadow_->compare(trainer_)};
     if (!probeStep_) return;
     if (sweepStep_) {
@@ -174,7 +180,7 @@ void ProbeSession::afterUnscale() {
 
 void ProbeSession::stepChecked(bool nonFinite) {
     if (!nonFinite || !locateByReplay_ || locateThisStep_ || locator_.firstEvent()) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: replay of a non-finite step");
     // On a probe step the rounding counts must not see the replay's values.
     trainer_.policy().setRoundingObserver(nullptr);
     locator_.beginStep(step_, true);
@@ -214,19 +220,19 @@ void ProbeSession::takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std:
 
 void ProbeSession::beforeOptimizerStep() {
     if (!probeStep_) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: before optimizer");
     updates_.captureBefore(trainer_.parameters());
 }
 
 void ProbeSession::afterOptimizerUpdate() {
     if (!probeStep_ || !trainer_.policy().pureEmulated) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: pure-mode update loss");
     updates_.captureIntended(trainer_.parameters());
 }
 
 void ProbeSession::afterOptimizerStep(bool stepRan) {
     if (!probeStep_ || !updates_.captured()) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: update ratios");
     if (!stepRan) {
         updates_.discard();
         return;
@@ -241,7 +247,7 @@ void ProbeSession::beforeRounding(const RoundingTag& tag, bool backward, const t
     if (rounding != Rounding::Half || replaying_) return;
     auto it = layerIndex_.find(tag.layer);
     if (it == layerIndex_.end()) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: fp16 rounding counts");
     audit_.pause();  // the counting below is not the layer's work
     struct Resume {
         OpDtypeAudit& audit;
@@ -318,7 +324,7 @@ void ProbeSession::matmulInput(const RoundingTag& tag, const torch::Tensor& valu
     // The layer's first matmul/conv input of the step: for an attention layer the
     // input of its projection, for a layer run twice its first call.
     if (!records.empty()) return;
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: format sweep (activation)");
     audit_.pause();  // the sweep is not the layer's work
     struct Resume {
         OpDtypeAudit& audit;
@@ -363,7 +369,7 @@ void ProbeSession::resolveHalfChecks() {
 void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tensor& output) {
     if (!probeStep_ || replaying_) return;
     {
-        Timer timer(stepProbeSeconds_);
+        Timer timer(stepProbeSeconds_, "probes: layer output");
         if (audit_.active()) audit_.resume();  // paused by auditBoundary_, first in the chain
         if (index + 1 < trainer_.model().layerCount()) {
             const auto compute = trainer_.policy().forLayer(trainer_.model().layerName(index + 1));
@@ -378,7 +384,7 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
     if (!output.requires_grad()) return;
     // The hook runs during backward, inside this step, before endStep() reads.
     output.register_hook([this, index](torch::Tensor grad) {
-        Timer timer(stepProbeSeconds_);
+        Timer timer(stepProbeSeconds_, "probes: activation-gradient histogram");
         auto& s = slots_[index];
         // The fused kernel on a GPU (one pass), the histogram probe elsewhere.
         s.activationGrad = readout_.add(gradientProbeSlots({grad}, {}).histogram);
@@ -390,7 +396,7 @@ void ProbeSession::afterLayer(size_t index, const std::string& name, torch::Tens
 std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
     std::shared_ptr<ProbeSnapshot> snapshot;
     {
-    Timer timer(stepProbeSeconds_);
+    Timer timer(stepProbeSeconds_, "probes: end step (readout)");
     trainer_.policy().setRoundingObserver(nullptr);
     if (locateThisStep_) takeFirstEvent(locator_.endStep(), nonfinite_located_by::kCheck);
     audit_.end();  // a step that threw before its loss

@@ -7,6 +7,7 @@ list(APPEND CORE_PLAIN_SOURCES
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Trainer.cpp
   ${CMAKE_CURRENT_LIST_DIR}/MultiTensorOptimizer.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/StepTrace.cpp
   ${CMAKE_CURRENT_LIST_DIR}/FaultInjector.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Engine.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Versions.cpp)
