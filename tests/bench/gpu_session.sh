@@ -12,7 +12,7 @@
 # the pip torch ships in its include folder, which come first on core's include path.
 #
 # Stages: build, test, probe-bench, steps (per-step times of the CLI's variants), "speed CASES" (CASES as gpu_bench.py --cases),
-# fidelity. Run from the repository root.
+# trace (Chrome traces of a probe step and a clean step, summarised), fidelity. Run from the repository root.
 set -uo pipefail
 ROOT=$PWD
 LOG=${LOG:-${OUT:-$ROOT}/session.log}
@@ -87,6 +87,20 @@ stage() {
         2>&1 | tee -a "$LOG"
       PYTHONUNBUFFERED=1 python3 tests/bench/peer_loop.py --device cuda --data "$DATA" --steps 200 --warmup 5 \
         2>&1 | tee -a "$LOG" ;;
+    trace)
+      # A probe step (50) and a clean step (51) of deep_cnn fp16 at batch 1024 and of
+      # simple_cnn at 128, traced with their kernels; the summaries say where the time went.
+      say "step traces"
+      for case in "deep_cnn 1024 fp16" "simple_cnn 128 fp32"; do
+        read -r model batch mode <<<"$case"
+        local dir="$BUILD/trace-$model-$batch"
+        rm -rf "$dir"
+        "$BUILD/app/ampscope-cli" run examples/fashion-mnist-fp32.json --out "$dir" --quiet \
+          --set device=cuda --set model.name="$model" --set train.batch_size="$batch" --set precision.mode="$mode" \
+          --set train.max_steps=52 --set data.path="$DATA" --trace-steps 50,51 2>&1 | tee -a "$LOG"
+        python3 tests/bench/trace_summary.py "$dir/trace-step-50.json" "$dir/trace-step-51.json" 2>&1 | tee -a "$LOG"
+        for step in 50 51; do cp "$dir/trace-step-$step.json" "${OUT:-$ROOT}/trace-$model-$batch-step-$step.json"; done
+      done ;;
     fidelity)
       say "gpu_bench fidelity"
       PYTHONUNBUFFERED=1 python3 tests/bench/gpu_bench.py --cli "$BUILD/app/ampscope-cli" --data "$DATA" \
