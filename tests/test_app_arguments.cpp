@@ -138,6 +138,12 @@ private Q_SLOTS:
         QCOMPARE(r.outDirectory, std::string("runs/a"));
         QCOMPARE(r.overrides, (std::vector<std::string>{"train.epochs=1", "seed=3"}));
         QVERIFY(r.quiet);
+        QVERIFY(r.traceSteps.empty());
+
+        r = app::parseCliArguments({"run", "c.json", "--out", "d", "--trace-steps", "50,100", "--trace-steps=7"});
+        QCOMPARE(r.traceSteps, (std::vector<int64_t>{7}));  // the last one given counts, as for --out
+        r = app::parseCliArguments({"run", "c.json", "--out", "d", "--trace-steps", "50,100"});
+        QCOMPARE(r.traceSteps, (std::vector<int64_t>{50, 100}));
 
         r = app::parseCliArguments({"run", "--scenario=amp-sanity", "-o", "d"});
         QCOMPARE(r.scenario, std::string("amp-sanity"));
@@ -161,7 +167,7 @@ private Q_SLOTS:
                                              << "export-csv: one RUN_DIR only (got 2)";
         QTest::newRow("run unknown option")
             << QStringList{"run", "c.json", "--fast"}
-            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --set key.path=value, --quiet)";
+            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --set key.path=value, --trace-steps N,M, --quiet)";
         QTest::newRow("run --out= empty") << QStringList{"run", "c.json", "--out="}
                                           << "run: missing --out DIR (where the run directory goes)";
     }

@@ -735,6 +735,45 @@ private Q_SLOTS:
         }
     }
 
+    void statisticsPassMatchesItsDefinition() {
+        // The one-pass CPU statistics against their definition in torch ops (in double):
+        // counts exact, sums to double rounding; and the same on 1 and 2 threads.
+        for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 70}, std::vector<int64_t>{8, 16384}}) {
+            int64_t n = 1;
+            for (int64_t d : shape) n *= d;
+            auto x = wideRandomValues(n, 5).reshape(shape);
+            x.view(-1).index_put_({0}, NAN);
+            x.view(-1).index_put_({1}, -INFINITY);
+            x.view(-1).index_put_({2}, 0.0f);
+            x.view(-1).index_put_({3}, 1e-30f);  // underflows in e4m3 at any sensible scale
+            const auto out = quantizeWithScale(x, NumberFormat::E4M3, 0.25f);
+            const auto q = out.values;
+            const auto finite = torch::isfinite(x);
+            const auto both = finite & torch::isfinite(q);
+            const auto signal = torch::where(both, x.to(torch::kDouble), torch::zeros({}, torch::kDouble));
+            const auto error = torch::where(both, q.to(torch::kDouble), torch::zeros({}, torch::kDouble)) - signal;
+            const auto& s = out.stats;
+            QCOMPARE(s.elements, n);
+            QCOMPARE(s.nonFinite, n - finite.sum().item<int64_t>());
+            const auto nonZero = finite & (x != 0);
+            QCOMPARE(s.nonZero, nonZero.sum().item<int64_t>());
+            QCOMPARE(s.underflowed, (nonZero & (q == 0)).sum().item<int64_t>());
+            QCOMPARE(s.saturated, (finite & (x.abs() * 0.25f > 464.0f)).sum().item<int64_t>());  // rounds past 448
+            QCOMPARE(s.amax, static_cast<double>(torch::where(finite, x.abs(), torch::zeros({})).max().item<float>()));
+            auto close = [](double got, double expected) { return std::abs(got - expected) <= 1e-12 * std::abs(expected); };
+            QVERIFY(close(s.squaredError, error.square().sum().item<double>()));
+            QVERIFY(close(s.squaredSignal, signal.square().sum().item<double>()));
+            QVERIFY(close(s.absoluteSignal, signal.abs().sum().item<double>()));
+            QVERIFY(close(s.magnitudeError, (error * signal.sign()).sum().item<double>()));
+            const int threads = at::get_num_threads();
+            at::set_num_threads(1);
+            const auto alone = quantizeWithScale(x, NumberFormat::E4M3, 0.25f).stats;
+            at::set_num_threads(threads);
+            QCOMPARE(alone.squaredError, s.squaredError);
+            QCOMPARE(alone.magnitudeError, s.magnitudeError);
+        }
+    }
+
     void blocksWithNanOrInfBecomeNan() {
         auto x = torch::ones({2, 32});
         x.index_put_({0, 3}, NAN);

@@ -137,11 +137,12 @@ struct ProbeConfig {
     int64_t every = 50;  // histogram/underflow probes cadence in steps; 0 = off
     int64_t shadow_every = 0;  // fp32 shadow cadence; 0 = off
     // Format sweep cadence in steps; 0 = off. A sweep step is a probe step that is a
-    // multiple of this (with probes.every 50: steps 1000, 2000, ...; a value that is no
-    // multiple of `every` sweeps every lcm of the two). Far sparser than `every`: one
-    // sweep is ~17 s for simple_cnn, batch 128, 2 CPU cores (40 steps), so every 1000
-    // steps ~4 %, in the probes' 5 % with the rest's 0.5 % (bench/probe_cadence.py).
-    int64_t format_sweep_every = 1000;
+    // multiple of this (with probes.every 50: steps 500, 1000, ...; a value that is no
+    // multiple of `every` sweeps every lcm of the two). Sparser than `every`: one sweep
+    // adds ~0.4 s to a simple_cnn step at batch 128 on 2 CPU cores (5.5 fp32 steps, 10
+    // bf16 steps), so every 500 steps ~1 % (fp32) to 2 % (bf16); a two-epoch
+    // FashionMNIST run (938 steps) sweeps once.
+    int64_t format_sweep_every = 500;
     int64_t ring_steps = 16;   // frames kept before a non-finite event
     // Where the run's first NaN/Inf is located (allowedLocateModes()):
     //   replay  every step only reads what it computes anyway (the loss, the scaler's

@@ -37,7 +37,7 @@ VARIANTS = [
     ("every 50, format sweep on each probe step", ["probes.format_sweep_every=50"]),
 ]
 SWEEP_EVERY = 50
-DEFAULT_SWEEP_EVERY = 1000  # RunConfig.h's probes.format_sweep_every
+DEFAULT_SWEEP_EVERY = 500  # RunConfig.h's probes.format_sweep_every
 BATCH = {"simple_cnn fp32": 128, "simple_cnn bf16": 128, "mlp fp32": 32}
 TARGET = 0.97
 

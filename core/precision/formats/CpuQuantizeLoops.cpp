@@ -145,4 +145,46 @@ void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLeng
     }, uniforms);
 }
 
+QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n) {
+    QuantizationStats s;
+    s.elements = n;
+    float amax = 0.0f;
+    for (int64_t i = 0; i < n; ++i) {
+        const float v = x[i];
+        if (!std::isfinite(v)) {
+            ++s.nonFinite;
+        } else {
+            if (v != 0.0f) {
+                ++s.nonZero;
+                if (q[i] == 0.0f) ++s.underflowed;
+            }
+            amax = std::max(amax, std::fabs(v));
+            if (std::isfinite(q[i])) {
+                const double signal = v;
+                const double error = static_cast<double>(q[i]) - signal;
+                s.magnitudeError += signal > 0 ? error : (signal < 0 ? -error : 0.0);
+                s.absoluteSignal += std::fabs(signal);
+                s.squaredError += error * error;
+                s.squaredSignal += signal * signal;
+            }
+        }
+        if (overflowed && overflowed[i]) ++s.saturated;
+    }
+    s.amax = amax;
+    return s;
+}
+
+void add(QuantizationStats& total, const QuantizationStats& part) {
+    total.elements += part.elements;
+    total.nonZero += part.nonZero;
+    total.underflowed += part.underflowed;
+    total.saturated += part.saturated;
+    total.nonFinite += part.nonFinite;
+    total.squaredError += part.squaredError;
+    total.squaredSignal += part.squaredSignal;
+    total.magnitudeError += part.magnitudeError;
+    total.absoluteSignal += part.absoluteSignal;
+    total.amax = std::max(total.amax, part.amax);
+}
+
 }  // namespace ampscope::cpu_quantize

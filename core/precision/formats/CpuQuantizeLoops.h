@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "precision/formats/FormatTable.h"
+#include "precision/formats/QuantizationStats.h"
 
 namespace ampscope::cpu_quantize {
 
@@ -39,5 +40,12 @@ void quantizeMxRows(const float* x, float* out, int64_t rows, int64_t rowLength,
 // tensor scale s_tensor (nvfp4TensorScale of the tensor's finite amax).
 void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLength, float tensorScale,
                        const float* uniforms = nullptr);
+
+// What quantizing x to q did, over n elements, as TensorQuantizers' measure() defines
+// it (counts, and the error sums in double over the elements finite before and
+// after); `overflowed` (may be null) marks the saturated ones. Only the element
+// statistics: no scale and no block fields. Partial results add with add().
+QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n);
+void add(QuantizationStats& total, const QuantizationStats& part);
 
 }  // namespace ampscope::cpu_quantize

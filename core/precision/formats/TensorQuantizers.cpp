@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 #include <stdexcept>
+#include <vector>
 
 #include <ATen/Parallel.h>
 
@@ -97,6 +98,29 @@ QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const 
     QuantizationStats s;
     s.elements = x.numel();
     if (s.elements == 0) return s;
+    const auto onCpu = [](const torch::Tensor& t, torch::ScalarType type) {
+        return t.device().is_cpu() && t.scalar_type() == type && t.is_contiguous();
+    };
+    if (onCpu(x, torch::kFloat) && onCpu(q, torch::kFloat) && q.numel() == x.numel() &&
+        (!overflowed.defined() || (onCpu(overflowed, torch::kBool) && overflowed.numel() == x.numel()))) {
+        // One pass (a dozen torch ops read the tensors a dozen times); fixed chunks, so
+        // the double sums do not depend on the thread count.
+        const float* xs = x.data_ptr<float>();
+        const float* qs = q.data_ptr<float>();
+        const bool* over = overflowed.defined() ? overflowed.data_ptr<bool>() : nullptr;
+        const int64_t chunks = (s.elements + kLoopGrain - 1) / kLoopGrain;
+        std::vector<QuantizationStats> parts(static_cast<size_t>(chunks));
+        at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
+            for (int64_t c = first; c < last; ++c) {
+                const int64_t begin = c * kLoopGrain, n = std::min(kLoopGrain, s.elements - begin);
+                parts[static_cast<size_t>(c)] =
+                    cpu_quantize::measure(xs + begin, qs + begin, over ? over + begin : nullptr, n);
+            }
+        });
+        QuantizationStats total;
+        for (const auto& part : parts) cpu_quantize::add(total, part);
+        return total;
+    }
     const auto finite = torch::isfinite(x);
     s.nonFinite = s.elements - finite.sum().item<int64_t>();
     auto nonZero = (x != 0).logical_and_(finite);
