@@ -174,17 +174,4 @@ QuantizationStats measure(const float* x, const float* q, const bool* overflowed
     return s;
 }
 
-void add(QuantizationStats& total, const QuantizationStats& part) {
-    total.elements += part.elements;
-    total.nonZero += part.nonZero;
-    total.underflowed += part.underflowed;
-    total.saturated += part.saturated;
-    total.nonFinite += part.nonFinite;
-    total.squaredError += part.squaredError;
-    total.squaredSignal += part.squaredSignal;
-    total.magnitudeError += part.magnitudeError;
-    total.absoluteSignal += part.absoluteSignal;
-    total.amax = std::max(total.amax, part.amax);
-}
-
 }  // namespace ampscope::cpu_quantize

@@ -44,8 +44,7 @@ void quantizeNvfp4Rows(const float* x, float* out, int64_t rows, int64_t rowLeng
 // What quantizing x to q did, over n elements, as TensorQuantizers' measure() defines
 // it (counts, and the error sums in double over the elements finite before and
 // after); `overflowed` (may be null) marks the saturated ones. Only the element
-// statistics: no scale and no block fields. Partial results add with add().
+// statistics: no scale and no block fields. Parts add with addElementsOf().
 QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n);
-void add(QuantizationStats& total, const QuantizationStats& part);
 
 }  // namespace ampscope::cpu_quantize

@@ -1,6 +1,7 @@
 #pragma once
 // Plain (no torch). What one fake-quantization did to a tensor, against its
 // fp32 values: the measurements of the format probes and the format sweep.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -41,6 +42,21 @@ struct QuantizationStats {
     // Elements zeroed while the largest element of their block survived: the
     // block's outlier set a scale too coarse for them.
     int64_t crushedByOutlier = 0;
+
+    // Adds the element statistics of another part of the same tensor (no scale or
+    // block fields): what one pass over the parts in chunks gives.
+    void addElementsOf(const QuantizationStats& part) {
+        elements += part.elements;
+        nonZero += part.nonZero;
+        underflowed += part.underflowed;
+        saturated += part.saturated;
+        nonFinite += part.nonFinite;
+        squaredError += part.squaredError;
+        squaredSignal += part.squaredSignal;
+        magnitudeError += part.magnitudeError;
+        absoluteSignal += part.absoluteSignal;
+        amax = std::max(amax, part.amax);
+    }
 
     double fraction(int64_t part) const { return elements ? double(part) / double(elements) : 0.0; }
     double underflowFraction() const { return fraction(underflowed); }

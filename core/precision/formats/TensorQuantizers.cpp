@@ -118,7 +118,7 @@ QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const 
             }
         });
         QuantizationStats total;
-        for (const auto& part : parts) cpu_quantize::add(total, part);
+        for (const auto& part : parts) total.addElementsOf(part);
         return total;
     }
     const auto finite = torch::isfinite(x);
