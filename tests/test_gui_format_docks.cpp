@@ -213,6 +213,22 @@ private Q_SLOTS:
         QCOMPARE(view.shownStep(), int64_t{10});
     }
 
+    void aDamagedRecordIsSkippedWithOneWarning() {
+        // A record of the right type that does not parse (a damaged line of a recorded
+        // run): one warning naming the dock, and the records after it still count.
+        FormatSweepView view;
+        Feed feed({&view});
+        feed << runInfo({"fc1"});
+        auto damaged = toJson(sweep(10, "fc1", "gradient", "fp16", 200, 5, 0, 1.0, 100.0));
+        damaged["elements"] = "many";
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("^format sweep: skipped a record: .+"));
+        feed << damaged;
+        feed << toJson(sweep(20, "fc1", "gradient", "fp16", 200, 4, 0, 1.0, 100.0));
+        feed.endBatch();
+        QCOMPARE(view.keptSteps(), (std::vector<int64_t>{20}));
+        QCOMPARE(view.heatmap()->value(0, columnOf(view.heatmap(), "fp16")), 4.0 / 200.0);
+    }
+
     void formatSweepSaysWhyItIsEmpty() {
         FormatSweepView view;
         Feed feed({&view});

@@ -24,6 +24,7 @@
 #include "precision/formats/ValueInFormats.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -165,13 +166,9 @@ void FormatExplorerView::takeRecord(const nlohmann::json& record) {
         return;
     }
     if (type != probe_record_type::kHistogram) return;
-    HistogramRecord parsed;
-    try {
-        parsed = histogramRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("format explorer: skipped a record: %s", e.what());
-        return;
-    }
+    auto read = parsedRecord("format explorer", record, histogramRecordFromJson);
+    if (!read) return;
+    HistogramRecord& parsed = *read;
     if (parsed.kind != probe_kind::kParamGrad) return;
     const QString layer = QString::fromStdString(parsed.layer);
     auto& slot = latest_[layer];

@@ -3,6 +3,7 @@
 #include <QtGlobal>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -28,13 +29,9 @@ void FormatQuantHistory::clear() {
 }
 
 bool FormatQuantHistory::take(const nlohmann::json& record) {
-    FormatQuantRecord parsed;
-    try {
-        parsed = formatQuantRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("format_quant: skipped a record: %s", e.what());
-        return false;
-    }
+    auto read = parsedRecord("format_quant", record, formatQuantRecordFromJson);
+    if (!read) return false;
+    const FormatQuantRecord& parsed = *read;
     const QString key = keyOf(parsed.point);
     Series& s = series_.try_emplace(key, kMaxKeptProbeSteps, lostToQuantization).first->second;
     FormatQuantMeasurement* entry = s.entryFor(parsed.step);

@@ -13,6 +13,7 @@
 #include "plots/CategoryHeatmapPlot.h"
 #include "run/EventSchema.h"
 #include "views/ChooserRow.h"
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -108,13 +109,9 @@ void FormatSweepView::takeRecord(const nlohmann::json& record) {
         return;
     }
     if (type != probe_record_type::kFormatSweep) return;
-    FormatSweepRecord parsed;
-    try {
-        parsed = formatSweepRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("format sweep: skipped a record: %s", e.what());
-        return;
-    }
+    auto read = parsedRecord("format sweep", record, formatSweepRecordFromJson);
+    if (!read) return;
+    const FormatSweepRecord& parsed = *read;
     const QString tensor = QString::fromStdString(parsed.tensor);
     TensorData& d = data_.try_emplace(tensor, kMaxKeptSweepSteps, lostToFormats).first->second;
     StepSweep* step = d.entryFor(parsed.step);

@@ -19,6 +19,7 @@
 #include "plots/HistogramSlicePlot.h"
 #include "plots/PowerOfTwoText.h"
 #include "run/EventSchema.h"
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -213,13 +214,9 @@ void GradientHistogramView::takeRecord(const nlohmann::json& record) {
         return;
     }
     if (type != probe_record_type::kHistogram) return;
-    HistogramRecord parsed;
-    try {
-        parsed = histogramRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("gradient histograms: skipped a record: %s", e.what());
-        return;
-    }
+    auto read = parsedRecord("gradient histograms", record, histogramRecordFromJson);
+    if (!read) return;
+    HistogramRecord& parsed = *read;
     const QString layer = QString::fromStdString(parsed.layer);
     const QString kind = QString::fromStdString(parsed.kind);
     layersChanged_ |= layers_.add(layer);

@@ -20,6 +20,7 @@
 #include "probes/NonFiniteText.h"
 #include "probes/Fp16Classes.h"
 #include "probes/ProbeRecords.h"
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -187,12 +188,8 @@ void NanInspectorView::takeRecord(const nlohmann::json& record) {
         return;
     }
     if (type != probe_record_type::kNonFinite || record_) return;  // the first one counts
-    try {
-        record_ = nonFiniteRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("NaN inspector: skipped a record: %s", e.what());
-        return;
-    }
+    record_ = parsedRecord("NaN inspector", record, nonFiniteRecordFromJson);
+    if (!record_) return;
     for (const StatsFrame& frame : record_->frames)
         for (const LayerFrame& layer : frame.layers)
             layers_.add(QString::fromStdString(layer.layer));

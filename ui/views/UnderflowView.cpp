@@ -19,6 +19,7 @@
 #include "probes/ProbeRecords.h"
 #include "views/ChooserRow.h"
 #include "run/EventSchema.h"
+#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -128,13 +129,9 @@ void UnderflowView::takeRecord(const nlohmann::json& record) {
         return;
     }
     if (type != probe_record_type::kUnderflow) return;
-    UnderflowRecord parsed;
-    try {
-        parsed = underflowRecordFromJson(record);
-    } catch (const std::exception& e) {
-        qWarning("underflow: skipped a record: %s", e.what());
-        return;
-    }
+    auto read = parsedRecord("underflow", record, underflowRecordFromJson);
+    if (!read) return;
+    const UnderflowRecord& parsed = *read;
     if (parsed.multiplier != 1.0) return;  // a "what if" count, not what happened
     const QString kind = QString::fromStdString(parsed.kind);
     const QString layer = QString::fromStdString(parsed.layer);
