@@ -198,25 +198,22 @@ torch::Tensor Trainer::computeLoss(const torch::Tensor& output, const torch::Ten
 
 torch::Tensor Trainer::gradNormOnDevice() const {
     // torch.nn.utils.clip_grad_norm_'s total norm: the norm of the per-gradient norms,
-    // in float32 (other gradients are widened first, so no fp16 norm overflows at
-    // 65504). The float32 ones take one multi-tensor norm; the list keeps the
-    // parameters' order.
-    std::vector<torch::Tensor> singleFloat;
-    std::vector<int> fromForeach;  // per gradient: 1 when its norm comes from the multi-tensor call
+    // in float32. All-float32 gradients (every mode but the pure ones) take one
+    // multi-tensor norm; others are widened first, so no fp16 norm overflows at 65504.
     std::vector<torch::Tensor> gradients;
+    bool allFloat = true;
     for (const auto& p : parameters_) {
-        const auto& g = p.grad();
-        if (!g.defined()) continue;
-        gradients.push_back(g);
-        fromForeach.push_back(g.scalar_type() == torch::kFloat);
-        if (fromForeach.back()) singleFloat.push_back(gradients.back());
+        if (!p.grad().defined()) continue;
+        gradients.push_back(p.grad());
+        allFloat = allFloat && p.grad().scalar_type() == torch::kFloat;
     }
     if (gradients.empty()) return torch::zeros({}, torch::TensorOptions().device(device_));
-    const auto foreachNorms = singleFloat.empty() ? std::vector<torch::Tensor>{} : at::_foreach_norm(singleFloat);
     std::vector<torch::Tensor> norms;
-    size_t next = 0;
-    for (size_t k = 0; k < gradients.size(); ++k)
-        norms.push_back(fromForeach[k] ? foreachNorms[next++] : gradients[k].to(torch::kFloat).norm());
+    if (allFloat) {
+        norms = at::_foreach_norm(gradients);
+    } else {
+        for (const auto& g : gradients) norms.push_back(g.to(torch::kFloat).norm());
+    }
     return torch::stack(norms).norm();
 }
 

@@ -44,10 +44,10 @@ void GradScaler::unscaleWithoutReading(const std::vector<torch::Tensor>& paramet
     parameterCount_ = parameters.size();
     const float inverse = inverseScale(state_.scale);
     const auto device = grads.empty() ? torch::Device(torch::kCPU) : grads.front().device();
-    foundInfFlag_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
     parameterFlags_ = torch::Tensor();
     unscaledGradients_.clear();
     if (device.is_cuda()) {
+        foundInfFlag_ = torch::zeros({}, torch::TensorOptions().dtype(torch::kFloat).device(device));
         // PyTorch's kernel, one dtype at a time as torch.amp.GradScaler groups them: it
         // checks each scaled value, sets found_inf, and multiplies by inv_scale.
         const auto inverseTensor = torch::full({}, inverse, foundInfFlag_.options());
@@ -63,7 +63,9 @@ void GradScaler::unscaleWithoutReading(const std::vector<torch::Tensor>& paramet
         }
         for (auto& group : byDtype) at::_amp_foreach_non_finite_check_and_unscale_(group, foundInfFlag_, inverseTensor);
         unscaledGradients_ = grads;
-    } else if (!grads.empty()) {
+    } else if (grads.empty()) {
+        foundInfFlag_ = torch::zeros({}, torch::kFloat);
+    } else {
         // LibTorch 1.13 has that kernel on CUDA only. On the CPU a read costs no
         // synchronisation, so each gradient is checked before the multiply and the
         // per-parameter answer comes with found_inf.
