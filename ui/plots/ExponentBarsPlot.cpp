@@ -1,6 +1,5 @@
 #include "plots/ExponentBarsPlot.h"
 
-#include <QMouseEvent>
 #include <algorithm>
 #include <cmath>
 
@@ -117,16 +116,7 @@ void ExponentBarsPlot::resetView() {
     replot(rpQueuedReplot);
 }
 
-void ExponentBarsPlot::mousePressEvent(QMouseEvent* event) {
-    pressedAt_ = event->position().toPoint();
-    InteractivePlot::mousePressEvent(event);
-}
-
-void ExponentBarsPlot::mouseReleaseEvent(QMouseEvent* event) {
-    InteractivePlot::mouseReleaseEvent(event);
-    const QPoint at = event->position().toPoint();
-    // A click, not the end of a drag (which pans).
-    if (event->button() != Qt::LeftButton || (at - pressedAt_).manhattanLength() > 3) return;
+void ExponentBarsPlot::leftClicked(QPoint at) {
     if (const auto exponent = exponentAt(at)) {
         setSelectedExponent(*exponent);
         Q_EMIT exponentClicked(*exponent);

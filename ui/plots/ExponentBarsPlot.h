@@ -46,8 +46,7 @@ Q_SIGNALS:
     void exponentClicked(int exponent);
 
 protected:
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
+    void leftClicked(QPoint pixel) override;
 
 private:
     void updateSelection();
@@ -57,7 +56,6 @@ private:
     QCPItemText* placeholder_ = nullptr;
     std::map<int, int64_t> counts_;
     std::optional<int> selected_;
-    QPoint pressedAt_;
 };
 
 }  // namespace ampscope::ui

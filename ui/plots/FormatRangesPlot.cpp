@@ -1,6 +1,5 @@
 #include "plots/FormatRangesPlot.h"
 
-#include <QMouseEvent>
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -223,15 +222,7 @@ void FormatRangesPlot::resetView() {
     replot(rpQueuedReplot);
 }
 
-void FormatRangesPlot::mousePressEvent(QMouseEvent* event) {
-    pressedAt_ = event->position().toPoint();
-    InteractivePlot::mousePressEvent(event);
-}
-
-void FormatRangesPlot::mouseReleaseEvent(QMouseEvent* event) {
-    InteractivePlot::mouseReleaseEvent(event);
-    const QPoint at = event->position().toPoint();
-    if (event->button() != Qt::LeftButton || (at - pressedAt_).manhattanLength() > 3) return;
+void FormatRangesPlot::leftClicked(QPoint at) {
     if (const auto k = binAt(at)) Q_EMIT binClicked(*k);
 }
 

@@ -64,8 +64,7 @@ Q_SIGNALS:
     void binClicked(int exponent);
 
 protected:
-    void mousePressEvent(QMouseEvent* event) override;
-    void mouseReleaseEvent(QMouseEvent* event) override;
+    void leftClicked(QPoint pixel) override;
 
 private:
     void redrawSpans();
@@ -81,7 +80,6 @@ private:
     std::map<int, int64_t> bins_;
     double markedLog2_ = 0.0;
     bool marked_ = false;
-    QPoint pressedAt_;
 };
 
 }  // namespace ampscope::ui

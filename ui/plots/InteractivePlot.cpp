@@ -28,4 +28,15 @@ void InteractivePlot::mouseDoubleClickEvent(QMouseEvent* event) {
     if (event->button() == Qt::LeftButton) resetView();
 }
 
+void InteractivePlot::mousePressEvent(QMouseEvent* event) {
+    pressedAt_ = event->position().toPoint();
+    QCustomPlot::mousePressEvent(event);
+}
+
+void InteractivePlot::mouseReleaseEvent(QMouseEvent* event) {
+    QCustomPlot::mouseReleaseEvent(event);
+    const QPoint at = event->position().toPoint();
+    if (event->button() == Qt::LeftButton && (at - pressedAt_).manhattanLength() <= kClickSlop) leftClicked(at);
+}
+
 }  // namespace ampscope::ui

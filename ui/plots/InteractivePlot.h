@@ -9,7 +9,10 @@
 //   itself (the whole run, following new steps).
 // - Leaving the plot hides the tooltip: Qt's tooltip does that itself (it hides on every
 //   Leave event while it is shown), so there is no handler for it here.
-// A subclass writes tooltipText() and resetView() and nothing of the mouse.
+// - A left click (released within kClickSlop pixels of where it was pressed; farther is
+//   the end of a drag, which pans) calls leftClicked() with the pixel.
+// A subclass writes tooltipText(), resetView() and, to take clicks, leftClicked(), and
+// nothing else of the mouse.
 #include <QString>
 
 #include "plots/QCustomPlotInclude.h"
@@ -28,8 +31,16 @@ public Q_SLOTS:
     virtual void resetView() = 0;
 
 protected:
+    static constexpr int kClickSlop = 3;  // pixels, Manhattan distance
+    virtual void leftClicked(QPoint pixel) { Q_UNUSED(pixel); }
+
     void mouseMoveEvent(QMouseEvent* event) override;
     void mouseDoubleClickEvent(QMouseEvent* event) override;
+    void mousePressEvent(QMouseEvent* event) override;
+    void mouseReleaseEvent(QMouseEvent* event) override;
+
+private:
+    QPoint pressedAt_;
 };
 
 }  // namespace ampscope::ui
