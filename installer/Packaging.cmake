@@ -82,7 +82,7 @@ set(CPACK_DEBIAN_PACKAGE_SECTION "science")
 set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
 # Depends: dpkg-shlibdeps reads the libraries the binaries actually link (Qt 6, QCustomPlot,
 # LibTorch 1.13, zlib, the C++ runtime) and writes their packages with minimal versions.
-# tests/test_package.cpp checks the result against dpkg -S of the binaries' NEEDED entries.
+# tests/installer/test_package.cpp checks the result against dpkg -S of the binaries' NEEDED entries.
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 # FashionMNIST is optional: the synthetic sets work without it, and the window says so.
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "dataset-fashion-mnist")

@@ -18,7 +18,7 @@ PACKAGES="
 # clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream
-# and groff-base: tests/test_package.cpp validates the shipped .desktop, metainfo, man pages.
+# and groff-base: tests/installer/test_package.cpp validates the shipped .desktop, metainfo, man pages.
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=""

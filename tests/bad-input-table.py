@@ -14,7 +14,7 @@ SECTIONS = [
     ("config file", "Config files", "`ampscope-cli run $TMP/config.json --out $TMP/run` with the file holding the bad part."),
     ("command line", "Command-line arguments", "`$CONFIG` is a valid config, `$OUT` a fresh directory."),
     ("IDX file", "IDX files", "`data.dataset` `mnist_idx`, `data.path` a directory of crafted files (40 images of 4x4, `validation` `split` unless the row says `test`). The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`."),
-    ("safetensors file", "Safetensors files", "`data.dataset` `tensors`, `data.path` a crafted file holding `x` (F32 [40, 4]) and `y` (I64 [40]), `validation` `split`. The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`. The reader's own checks, one row per kind of bad file with its exact line, are in `tests/test_safetensors.cpp`."),
+    ("safetensors file", "Safetensors files", "`data.dataset` `tensors`, `data.path` a crafted file holding `x` (F32 [40, 4]) and `y` (I64 [40]), `validation` `split`. The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`. The reader's own checks, one row per kind of bad file with its exact line, are in `tests/core/data/test_safetensors.cpp`."),
     ("TorchScript model file", "TorchScript model files", "`model.name` `torchscript`, `model.path` one of the files `tests/tools/export_script_models.py` writes (`$FIX`), on 64 FashionMNIST samples, with the config part the row names. A file that is not a usable model is refused before any step; each line names the file or the field."),
     ("output directory", "Output directory and disk", "`--out` that cannot be written, and a disk that fills while training."),
     ("kill -9", "kill -9 mid-run", "ampscope-cli on spirals (100000 epochs) killed with SIGKILL at a random moment after `run_start` reached the disk; the directory then read with `readRunDirectory`: every step 1..N present, no unreadable line, no `summary.json`."),
@@ -39,7 +39,7 @@ def main():
 
     out = sys.stdout
     out.write("# Bad input: what each gets\n\n")
-    out.write("Every row below was run by `tests/test_cli_bad_input.cpp` (through the real\n"
+    out.write("Every row below was run by `tests/app/test_cli_bad_input.cpp` (through the real\n"
               "`ampscope-cli`, or `readRunDirectory` for run directories); the message column\n"
               "is the exact line that run printed, with the test's temporary directory written\n"
               "as `$TMP`. Regenerate with `tests/bad-input-table.py` (see its header).\n\n"

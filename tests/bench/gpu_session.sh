@@ -66,7 +66,7 @@ stage() {
     test)
       say "ctest"
       ctest --test-dir "$BUILD" --output-on-failure -R \
-        '^(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine|test_nonfinite_replay|test_probe_engine|test_grad_scaler|test_multi_tensor_optimizer)$' \
+        '/(test_cuda_fused_probe|test_fused_probe_rules|test_precision_emulate|test_probes|test_engine|test_nonfinite_replay|test_probe_engine|test_grad_scaler|test_multi_tensor_optimizer)$' \
         2>&1 | tee -a "$LOG" | grep -E "Test +#|tests passed|FAIL|SKIP|QWARN" ;;
     probe-bench)
       say "fused_probe_bench"

@@ -3,7 +3,7 @@
 // loops over fp32 data: one pass where the vectorised torch path of
 // TensorQuantizers.cpp makes a dozen (each op a pass over memory), which is most of
 // what the format modes cost. Same operations on the same floats in the same order,
-// so the results are equal bit for bit (tests/test_formats.cpp compares the two);
+// so the results are equal bit for bit (tests/core/precision/test_formats.cpp compares the two);
 // saturating, no statistics: the torch path keeps those (probe steps) and the
 // non-saturating policy. `uniforms` (null: round to nearest even) holds one draw per
 // element, in the elements' order, for stochastic rounding: the caller draws them

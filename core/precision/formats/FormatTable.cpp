@@ -11,7 +11,7 @@ namespace {
 
 // fp16's limits are the ones the fp16 class counts use (probes/Fp16Classes.h);
 // the others follow from their bit fields and are checked against the
-// specifications' published values in tests/test_formats.cpp.
+// specifications' published values in tests/core/precision/test_formats.cpp.
 constexpr std::array<FormatDescription, 6> kFormats{{
     {NumberFormat::Fp16, "fp16", "1-5-10", 16, 5, 10, 15, SpecialCodes::Ieee, fp16::kMax, fp16::kMinNormal,
      fp16::kMinSubnormal},

@@ -2,7 +2,7 @@
 // INTERNAL (includes torch). Fake quantization: fp32 in, the values the
 // format would hold (dequantized) out, fp32, same shape, with the statistics of
 // QuantizationStats.h. Vectorised torch ops; ScalarCodec.h is the reference
-// they are tested against bit for bit (tests/test_formats.cpp).
+// they are tested against bit for bit (tests/core/precision/test_formats.cpp).
 //
 // Element rounding is the scalar codec's: nearest even (or stochastic), overflow
 // saturating by default. Blocks (MX: 32, NVFP4: 16) run along the last

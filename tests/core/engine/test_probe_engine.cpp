@@ -13,6 +13,7 @@
 #include "engine/ProbeSession.h"
 #include "engine/Trainer.h"
 #include "RunSupport.h"
+#include "TinyGradientsStep.h"
 #include "run/RunReader.h"
 
 using namespace ampscope;
@@ -98,29 +99,14 @@ private Q_SLOTS:
     }
 
     void emulatedFlushCountsEqualADirectCount() {
-        // One probed step of a linear model on tiny_gradients in emulated fp16,
-        // scaler off: count the weight-gradient elements fp16 flushes, directly.
-        RunConfig config;
-        config.data.dataset = "tiny_gradients";
-        config.model.name = "mlp";
-        config.model.hidden = {};
-        config.precision.mode = "fp16";
-        config.precision.scaler.kind = "off";
-        config.probes.every = 1;
-        const DataBundle data = loadData(config.data, 0);
-        torch::manual_seed(0);
-        Trainer trainer(config, data, c10::Device(c10::kCPU));
-        ProbeSession probes(trainer, config.probes, nullptr);
-        BatchIterator batches(data.train, 128, true, 0);
-        batches.startEpoch(1);
-        torch::Tensor x, y;
-        QVERIFY(batches.next(x, y));
-        {
-            // From zero weights the residual is the whole (tiny) target: most of the
-            // weight gradient lies below 2^-25, so the count has something to count.
-            torch::NoGradGuard noGrad;
-            for (auto& p : trainer.parameters()) p.zero_();
-        }
+        // One probed step of a linear model on tiny_gradients in emulated fp16, scaler
+        // off, from zero weights: count the weight-gradient elements fp16 flushes, directly.
+        test::TinyGradientsStep fixture(test::tinyGradientsLinearFp16());
+        QVERIFY(fixture.hasBatch);
+        auto& trainer = fixture.trainer;
+        auto& probes = fixture.probes;
+        const auto& x = fixture.x;
+        const auto& y = fixture.y;
         const auto weight = trainer.parameters()[0].detach().clone();
         const auto bias = trainer.parameters()[1].detach().clone();
         probes.beginStep(1);

@@ -19,6 +19,7 @@
 #include "run/RunReader.h"
 #include "RunSupport.h"
 #include "TestSupport.h"
+#include "TinyGradientsStep.h"
 
 using namespace ampscope;
 
@@ -102,28 +103,14 @@ private Q_SLOTS:
     }
 
     void lostElementsAreTheGradientsFp16Flushed() {
-        // One probed step of a linear model on tiny_gradients in emulated fp16,
-        // scaler off, from zero weights (as test_probe_engine's flush count).
-        RunConfig config;
-        config.data.dataset = "tiny_gradients";
-        config.model.name = "mlp";
-        config.model.hidden = {};
-        config.precision.mode = "fp16";
-        config.precision.scaler.kind = "off";
-        config.probes.every = 1;
-        config.probes.shadow_every = 1;
-        const DataBundle data = loadData(config.data, 0);
-        torch::manual_seed(0);
-        Trainer trainer(config, data, c10::Device(c10::kCPU));
-        ProbeSession probes(trainer, config.probes, nullptr);
-        BatchIterator batches(data.train, 128, true, 0);
-        batches.startEpoch(1);
-        torch::Tensor x, y;
-        QVERIFY(batches.next(x, y));
-        {
-            torch::NoGradGuard noGrad;
-            for (auto& p : trainer.parameters()) p.zero_();
-        }
+        // One probed step of a linear model on tiny_gradients in emulated fp16, scaler
+        // off, from zero weights (as test_probe_engine's flush count).
+        test::TinyGradientsStep fixture(test::tinyGradientsLinearFp16(1));
+        QVERIFY(fixture.hasBatch);
+        auto& trainer = fixture.trainer;
+        auto& probes = fixture.probes;
+        const auto& x = fixture.x;
+        const auto& y = fixture.y;
         probes.beginStep(1);
         trainer.step(x, y);
         const auto snapshot = probes.endStep();
