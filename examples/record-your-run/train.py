@@ -10,7 +10,9 @@ autocast with a GradScaler, unchanged:
     ampscope-cli report runs/spirals-recorded --out report.html
 
 Options: --steps N, --out DIR, --probe-every N, --nan-at STEP (puts a NaN into the
-second layer's output at that step, to see the recorder locate it).
+second layer's output at that step, to see the recorder locate it), --precision fp16|bf16
+(default: fp16 on a GPU, bf16 on the CPU; fp16 on the CPU needs a PyTorch with CPU fp16
+autocast, 2.x).
 """
 import argparse
 import math
@@ -36,12 +38,15 @@ def main():
     parser.add_argument("--out", default="runs/spirals-recorded")
     parser.add_argument("--probe-every", type=int, default=50)
     parser.add_argument("--nan-at", type=int, default=0)
+    parser.add_argument("--precision", choices=["auto", "fp16", "bf16"], default="auto")
     args = parser.parse_args()
 
     device = "cuda" if torch.cuda.is_available() else "cpu"
     # fp16 needs a loss scaler; bf16 has fp32's range and does without one.
-    dtype = torch.float16 if device == "cuda" else torch.bfloat16
-    mode = "fp16" if dtype == torch.float16 else "bf16"
+    if args.precision == "auto":
+        args.precision = "fp16" if device == "cuda" else "bf16"
+    dtype = torch.float16 if args.precision == "fp16" else torch.bfloat16
+    mode = args.precision
     generator = torch.Generator().manual_seed(0)
     torch.manual_seed(0)
 
@@ -50,9 +55,9 @@ def main():
         torch.nn.Linear(128, 128), torch.nn.ReLU(),
         torch.nn.Linear(128, 2)).to(device)
     optimizer = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    # torch 2.x names the scaler torch.amp.GradScaler("cuda"); 1.13 has torch.cuda.amp's.
+    # torch 2.x names the scaler torch.amp.GradScaler(device); 1.13 has torch.cuda.amp's.
     if hasattr(torch, "amp") and hasattr(torch.amp, "GradScaler"):
-        scaler = torch.amp.GradScaler("cuda", enabled=(mode == "fp16"))
+        scaler = torch.amp.GradScaler(device, enabled=(mode == "fp16"))
     else:
         scaler = torch.cuda.amp.GradScaler(enabled=(mode == "fp16"))
     loss_fn = torch.nn.CrossEntropyLoss()
