@@ -20,6 +20,12 @@ const char* cliUsage() {
            "  ampscope-cli run --scenario NAME --out DIR [--set key.path=value ...] [--quiet]\n"
            "      (a scenario with several runs records each in DIR/<run-name>/ and ends\n"
            "      with a side-by-side table; --set applies to every run)\n"
+           "  ampscope-cli precision-map CONFIG.json --step N --out DIR [--reference fp32|fp64]\n"
+           "                               [--set key.path=value ...] [--quiet]\n"
+           "      trains to step N and maps it: the step run again from the same state in the\n"
+           "      run's mode and in the reference, every op's output compared. DIR is the run\n"
+           "      directory, with precision_map.csv and precision_map_modules.csv; prints the\n"
+           "      first op past the tolerance and the ten ops that add the most error\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
            "  ampscope-cli export-csv RUN_DIR --out DIR\n"
@@ -91,6 +97,41 @@ CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
     return request;
 }
 
+// precision-map CONFIG.json --step N --out DIR [--reference fp32|fp64] [--set ...] [--quiet]
+CliRequest parsePrecisionMapCommand(const std::vector<std::string>& args) {
+    CliRequest request;
+    request.command = CliRequest::Command::PrecisionMap;
+    for (OptionReader options(args, 1, "precision-map: "); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        std::string value;
+        if (options.takeValue({"--out", "-o"}, request.outDirectory)) {
+        } else if (options.takeValue({"--set"}, value)) {
+            request.overrides.push_back(value);
+        } else if (options.takeValue({"--step"}, value)) {
+            const auto steps = parseStepList("--step", value);
+            if (steps.size() != 1) throw InputError("--step: one step number (got \"" + value + "\")");
+            request.mapStep = steps.front();
+        } else if (options.takeValue({"--reference"}, request.mapReference)) {
+            if (request.mapReference != "fp32" && request.mapReference != "fp64")
+                throw InputError("--reference: \"" + request.mapReference + "\" is not a reference (fp32 or fp64)");
+        } else if (options.isFlag({"--quiet", "-q"})) {
+            request.quiet = true;
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError("precision-map: unknown option '" + a +
+                             "' (options: --step N, --out DIR, --reference fp32|fp64, --set key.path=value, --quiet)");
+        } else if (request.configPath.empty()) {
+            request.configPath = a;
+        } else {
+            throw InputError("precision-map: unexpected argument '" + a + "' (one CONFIG.json only)");
+        }
+    }
+    if (request.configPath.empty()) throw InputError("precision-map: missing CONFIG.json");
+    if (request.mapStep == 0) throw InputError("precision-map: missing --step N (the step to map)");
+    if (request.outDirectory.empty())
+        throw InputError("precision-map: missing --out DIR (where the run directory goes)");
+    return request;
+}
+
 // cast FORMAT VALUE... [--no-saturate]
 CliRequest parseCastCommand(const std::vector<std::string>& args) {
     CliRequest request;
@@ -146,11 +187,12 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         return request;
     }
     if (command == "cast") return parseCastCommand(args);
+    if (command == "precision-map") return parsePrecisionMapCommand(args);
     if (command == "report" || command == "export-csv" || command == "export-tfevents")
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, scenarios, report, export-csv, export-tfevents, formats, cast; see "
+                         "' (commands: run, precision-map, scenarios, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {

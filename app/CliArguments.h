@@ -8,7 +8,7 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, Scenarios, Report, ExportCsv, ExportTfEvents, Formats, Cast };
+    enum class Command { Help, Version, Run, PrecisionMap, Scenarios, Report, ExportCsv, ExportTfEvents, Formats, Cast };
     Command command = Command::Help;
     std::string configPath;
     std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
@@ -17,6 +17,8 @@ struct CliRequest {
     std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
     std::vector<int64_t> traceSteps;  // run --trace-steps 50,100: Chrome traces of those steps
+    int64_t mapStep = 0;              // precision-map --step N
+    std::string mapReference = "fp32";  // precision-map --reference fp32|fp64
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
     // and as parsed (a double: what the cast rounds, once).
     std::string castFormat;

@@ -8,6 +8,7 @@
 #include "CliArguments.h"
 #include "FormatCommands.h"
 #include "HeadlessRunner.h"
+#include "PrecisionMapCommand.h"
 #include "ScenarioRunner.h"
 #include "ReportCommand.h"
 #include "common/BuildInfo.h"
@@ -66,6 +67,8 @@ int main(int argc, char** argv) {
                 }
                 return app::exitCodeFor(result);
             }
+            case app::CliRequest::Command::PrecisionMap:
+                return app::runPrecisionMapCommand(request, stdout, stderr);
             case app::CliRequest::Command::Report:
                 return app::runReportCommand(request.runDirectories, request.outDirectory,
                                              request.quiet, argc, argv);

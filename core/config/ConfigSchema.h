@@ -103,6 +103,8 @@ void visitProbes(V& v, Probes& probes) {
     v.field("shadow_every", probes.shadow_every);
     v.field("format_sweep_every", probes.format_sweep_every);
     v.field("ring_steps", probes.ring_steps);
+    v.field("precision_map_steps", probes.precision_map_steps);
+    v.field("precision_map_reference", probes.precision_map_reference);
     v.field("locate_nonfinite", probes.locate_nonfinite);
     v.field("pause_on_nonfinite", probes.pause_on_nonfinite);
     v.field("pause_overflow_above", probes.pause_overflow_above);

@@ -72,6 +72,10 @@ const std::vector<std::string>& allowedLocateModes() {
     static const std::vector<std::string> values = {"replay", "always", "off"};
     return values;
 }
+const std::vector<std::string>& allowedMapReferences() {
+    static const std::vector<std::string> values = {"fp32", "fp64"};
+    return values;
+}
 const std::vector<std::string>& allowedDevices() {
     static const std::vector<std::string> values = {"auto", "cpu", "cuda"};
     return values;
@@ -385,6 +389,9 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.format_sweep_every", probes.format_sweep_every, int64_t{0});
     check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
     check.oneOf("probes.locate_nonfinite", probes.locate_nonfinite, allowedLocateModes());
+    for (std::size_t i = 0; i < probes.precision_map_steps.size(); ++i)
+        check.atLeast(indexed("probes.precision_map_steps", i), probes.precision_map_steps[i], int64_t{1});
+    check.oneOf("probes.precision_map_reference", probes.precision_map_reference, allowedMapReferences());
     check.inRange("probes.pause_overflow_above", probes.pause_overflow_above, 0.0, Bound::Closed, 1.0,
                   Bound::Closed);
     check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);

@@ -42,6 +42,7 @@ const std::vector<std::string>& allowedEmulation();  // precision.emulate
 const std::vector<std::string>& allowedOptimizers();
 const std::vector<std::string>& allowedFaultKinds();
 const std::vector<std::string>& allowedLocateModes();
+const std::vector<std::string>& allowedMapReferences();  // probes.precision_map_reference
 const std::vector<std::string>& allowedDevices();
 const std::vector<std::string>& allowedValidationModes();  // data.validation
 const std::vector<std::string>& allowedActivations();

@@ -141,9 +141,15 @@ struct ProbeConfig {
     // multiple of `every` sweeps every lcm of the two). Sparser than `every`: one sweep
     // adds ~0.4 s to a simple_cnn step at batch 128 on 2 CPU cores (5.5 fp32 steps, 10
     // bf16 steps), so every 500 steps ~1 % (fp32) to 2 % (bf16); a two-epoch
-    // FashionMNIST run (938 steps) sweeps once.
+    // FashionMNIST run (938 steps) sweeps once. A run with no sweep step by its last
+    // probe step sweeps there (a one-epoch run of 469 steps: at step 450).
     int64_t format_sweep_every = 500;
     int64_t ring_steps = 16;   // frames kept before a non-finite event
+    // Steps whose precision map is taken: the step run a second time from the same state
+    // in the run's mode and once in the reference, every op's output compared (the
+    // precision_map record). Each costs a few steps' time (README: the map's cost).
+    std::vector<int64_t> precision_map_steps;
+    std::string precision_map_reference = "fp32";  // fp32 | fp64 (a model that runs in float64)
     // Where the run's first NaN/Inf is located (allowedLocateModes()):
     //   replay  every step only reads what it computes anyway (the loss, the scaler's
     //           found-inf, the gradient norm); a step that turns out non-finite is run

@@ -12,6 +12,7 @@
 #include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <utility>
 
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
@@ -33,6 +34,7 @@
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
 #include "run/RecordCodec.h"
+#include "probes/PrecisionMapRecord.h"
 #include "run/RunWriter.h"
 
 namespace ampscope {
@@ -90,6 +92,7 @@ struct Engine::Impl {
     bool pauseRequested = false;
     bool stopRequested = false;
     int64_t stepsAllowed = 0;  // single steps granted while paused
+    bool mapRequested = false; // the window asked for the next step's precision map
     std::string pauseReason;   // a watchpoint's message, shown with the Paused event
     EngineState state = EngineState::Idle;
     RunSummary summary;
@@ -129,6 +132,11 @@ struct Engine::Impl {
     bool stopping() {
         std::lock_guard<std::mutex> lock(mutex);
         return stopRequested;
+    }
+
+    bool takeMapRequest() {
+        std::lock_guard<std::mutex> lock(mutex);
+        return std::exchange(mapRequested, false);
     }
 
     // A watchpoint fired: pause before the next step and say why.
@@ -289,6 +297,7 @@ void Engine::Impl::recordProbeResults(ProbeSession& probes, const std::shared_pt
         accounting.countShadow(shadow->layers);
         record(toJson(*shadow));
     }
+    if (auto map = probes.takePrecisionMap()) record(toJson(*map));
     if (const auto& first = probes.newFirstNonFinite()) {
         s.firstNonFinite = *first;
         record(nonFiniteRecord(*first, probes.locator().framesAtFirstEvent()));
@@ -334,8 +343,9 @@ void Engine::Impl::train(RunSummary& s) {
     FaultInjector faults(config.faults, [&](const FaultConfig& f) { record(faultRecord(f)); });
     // Probes off entirely (no cadence, no locator) only when asked, to measure their cost.
     std::optional<ProbeSession> probes;
-    if (config.probes.every > 0 || config.probes.locate_nonfinite != "off")
+    if (config.probes.every > 0 || config.probes.locate_nonfinite != "off" || !config.probes.precision_map_steps.empty())
         probes.emplace(trainer, config.probes, faults.hasFaults() ? &faults : nullptr);
+    if (probes) probes->setTotalSteps(total);
     else if (faults.hasFaults())
         trainer.setObserver(&faults);
     std::optional<LockstepRun> lockstep;
@@ -367,6 +377,7 @@ void Engine::Impl::train(RunSummary& s) {
             {
                 at::RecordFunction stepSpan(at::RecordScope::USER_SCOPE);
                 if (stepSpan.isActive()) stepSpan.before("ampscope::step " + std::to_string(step));
+                if (probes && takeMapRequest()) probes->requestMap();
                 if (probes) probes->beginStep(step);
                 if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
                 m = trainer.step(x, y);
@@ -471,6 +482,11 @@ void Engine::stepOnce() {
         ++impl_->stepsAllowed;
     }
     impl_->wake.notify_all();
+}
+
+void Engine::mapNextStep() {
+    std::lock_guard<std::mutex> lock(impl_->mutex);
+    impl_->mapRequested = true;
 }
 
 void Engine::stop() {

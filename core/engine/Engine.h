@@ -43,6 +43,9 @@ public:
     void pause();
     void resume();
     void stepOnce();
+    // Takes the precision map of the next step that runs (with stepOnce() while paused:
+    // the step about to run). Needs the probes (probes.every or the locator on).
+    void mapNextStep();
     void stop();
     void wait();
     bool waitFor(double seconds);  // true when the thread has ended

@@ -3,13 +3,19 @@
 #include <limits>
 #include <new>
 
+#include "precision/InsertedOps.h"
+#include "precision/NamedOpScope.h"
+
 namespace ampscope {
 namespace {
 
+// The replacement is named as a fault in the op stream, so the first op that made the
+// NaN is "an injected fault", not the fill that wrote it.
 torch::Tensor withFirstElement(const torch::Tensor& t, double value) {
+    NamedOpScope fault(inserted_op::kInjectedFault, t);
     auto copy = t.clone();
     copy.view({-1})[0].fill_(value);
-    return copy;
+    return fault.output(copy);
 }
 
 double faultValue(const std::string& kind) {
@@ -48,13 +54,16 @@ void FaultInjector::afterLayer(size_t, const std::string& name, torch::Tensor& o
         if (f.step != step_ || f.layer != name || output.numel() == 0) continue;
         if (f.kind == "inf_activation" || f.kind == "nan_activation") {
             // A replacement that keeps the graph: grads still flow to the layer.
+            NamedOpScope fault(inserted_op::kInjectedFault, output);
             auto mask = torch::zeros_like(output);
             mask.view({-1})[0].fill_(1.0);
             output = torch::where(mask.to(torch::kBool), torch::full_like(output, faultValue(f.kind)), output);
+            fault.output(output);
             reportOnce(k);
         } else if (f.kind == "scale_activation") {
             // Multiplied, not replaced: the graph and the gradients to the layer stay.
-            output = output * f.factor;
+            NamedOpScope fault(inserted_op::kInjectedFault, output);
+            output = fault.output(output * f.factor);
             reportOnce(k);
         } else if (f.kind == "alloc_failure") {
             // What running out of memory looks like from the engine: the allocator throws.

@@ -30,7 +30,7 @@ private:
     std::vector<FaultConfig> faults_;
     Report report_;
     int64_t step_ = 0;
-    // Faults reported in this step: a step run again (NonFiniteReplay) injects them
+    // Faults reported in this step: a step run again (StepReplay) injects them
     // again, so the replay sees what the step saw, but reports each once.
     std::vector<bool> reported_;
     void reportOnce(size_t index);

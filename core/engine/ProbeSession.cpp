@@ -4,7 +4,9 @@
 
 #include "probes/FirstNonFiniteOp.h"
 
+#include <algorithm>
 #include <array>
+#include <utility>
 
 #include "engine/DeviceMemory.h"
 #include "engine/SystemInfo.h"
@@ -50,6 +52,7 @@ ProbeSession::ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObs
     formatRounding_ = policy.quantizesFormats();
     if (config_.shadow_every > 0) shadow_ = std::make_unique<ShadowRun>(trainer);
     auditBoundary_.audit = &audit_;
+    faults_ = faults;
     chain_.add(&auditBoundary_);
     chain_.add(faults);
     if (locateAlways_ || locateByReplay_) chain_.add(&locator_);
@@ -78,8 +81,16 @@ void ProbeSession::beginStep(int64_t step) {
     step_ = step;
     probeStep_ = config_.every > 0 && (step == 1 || step % config_.every == 0);
     shadowStep_ = shadow_ && (step == 1 || step % config_.shadow_every == 0);
-    sweepStep_ = probeStep_ && config_.format_sweep_every > 0 && step % config_.format_sweep_every == 0;
+    const bool sweeps = probeStep_ && config_.format_sweep_every > 0;
+    // The last probe step: the largest multiple of the cadence within the run, or step 1.
+    const int64_t lastProbeStep =
+        config_.every > 0 && totalSteps_ >= config_.every ? totalSteps_ - totalSteps_ % config_.every : 1;
+    sweepStep_ = sweeps && (step % config_.format_sweep_every == 0 || (!swept_ && step == lastProbeStep && totalSteps_ > 0));
+    swept_ = swept_ || sweepStep_;
     shadowResult_.reset();
+    mapResult_.reset();
+    const auto& mapSteps = config_.precision_map_steps;
+    mapStep_ = std::exchange(mapRequested_, false) || std::find(mapSteps.begin(), mapSteps.end(), step) != mapSteps.end();
     newFirst_.reset();
     stepProbeSeconds_ = 0.0;
     Timer timer(stepProbeSeconds_, "probes: begin step");
@@ -93,7 +104,7 @@ void ProbeSession::beginStep(int64_t step) {
     const bool searching = !locator_.firstEvent();
     locateThisStep_ = locateAlways_ || (locateByReplay_ && searching && (probeStep_ || replayMissedStep_ > 0));
     if (locateThisStep_) locator_.beginStep(step, true);
-    if (locateByReplay_ && searching && !locateThisStep_) replay_.beginStep();
+    if ((locateByReplay_ && searching && !locateThisStep_) || mapStep_) replay_.beginStep();
     if (listensAtRoundingPoints()) trainer_.policy().setRoundingObserver(this);
     formatPoints_.clear();
     formatPointIndex_.clear();
@@ -115,9 +126,22 @@ std::optional<ShadowRecord> ProbeSession::takeShadow() {
     return result;
 }
 
+std::optional<PrecisionMapRecord> ProbeSession::takePrecisionMap() {
+    auto result = std::move(mapResult_);
+    mapResult_.reset();
+    return result;
+}
+
+void ProbeSession::beforeForward() {
+    if (replaying_) mapFraming_.beforeForward();
+}
+
 void ProbeSession::afterLoss(const torch::Tensor& loss) {
     if (replaying_) {
-        locator_.checkLoss(loss);
+        if (mapFraming_.capture)
+            mapFraming_.afterLoss();
+        else
+            locator_.checkLoss(loss);
         return;
     }
     if (!probeStep_ && !locateThisStep_) return;
@@ -127,7 +151,10 @@ void ProbeSession::afterLoss(const torch::Tensor& loss) {
 }
 
 void ProbeSession::afterBackward(double scale) {
-    if (replaying_) return;
+    if (replaying_) {
+        mapFraming_.afterBackward();
+        return;
+    }
     scale_ = scale;
     if (!probeStep_) return;
     Timer timer(stepProbeSeconds_, "probes: after backward");
@@ -179,7 +206,11 @@ void ProbeSession::afterUnscale() {
 }
 
 void ProbeSession::stepChecked(bool nonFinite) {
-    if (!nonFinite || !locateByReplay_ || locateThisStep_ || locator_.firstEvent()) return;
+    if (nonFinite && locateByReplay_ && !locateThisStep_ && !locator_.firstEvent()) locateByReplay();
+    if (mapStep_) runPrecisionMap();
+}
+
+void ProbeSession::locateByReplay() {
     Timer timer(stepProbeSeconds_, "probes: replay of a non-finite step");
     // On a probe step the rounding counts must not see the replay's values.
     trainer_.policy().setRoundingObserver(nullptr);
@@ -209,6 +240,29 @@ void ProbeSession::stepChecked(bool nonFinite) {
         // reductions). The checks run on every step from the next one until one hits.
         replayMissedStep_ = step_;
     }
+}
+
+void ProbeSession::runPrecisionMap() {
+    Timer timer(stepProbeSeconds_, "probes: precision map");
+    if (!map_) map_ = std::make_unique<PrecisionMapRun>(trainer_, config_.precision_map_reference);
+    // The replay is watched by the capture alone: no rounding counts, no locator checks,
+    // no probe hooks; the faults fire again, as they did in the step.
+    trainer_.policy().setRoundingObserver(nullptr);
+    trainer_.setObserver(faults_);
+    replaying_ = true;
+    struct EndMap {
+        ProbeSession& session;
+        ~EndMap() {
+            session.replaying_ = false;
+            session.mapFraming_.capture = nullptr;
+            session.trainer_.setObserver(&session.chain_);
+            if (session.listensAtRoundingPoints()) session.trainer_.policy().setRoundingObserver(&session);
+        }
+    } endMap{*this};
+    mapResult_ = map_->map(trainer_, replay_, step_, [this](OpCapture& capture) {
+        mapFraming_.capture = &capture;
+        replay_.run();
+    });
 }
 
 void ProbeSession::takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std::string_view locatedBy) {

@@ -5,7 +5,7 @@
 //   gradient arriving at a layer output), as probes.locate_nonfinite says:
 //   "replay" checks those only on probe steps (for the frames before an event)
 //   and on a replay of the first step the trainer reports non-finite
-//   (NonFiniteReplay); "always" checks them on every step. A replay that does not
+//   (StepReplay); "always" checks them on every step. A replay that does not
 //   reproduce the event (a non-deterministic kernel) turns the checks on for
 //   every step until the event is found, and the event says so;
 // - on probe steps (step 1 and every probes.every steps): per-layer histograms
@@ -19,13 +19,18 @@
 //   memory. All of a probe step's tensor results come to the host in one copy
 //   (ProbeReadout).
 // - on sweep steps (probe steps that are a multiple of probes.format_sweep_every,
-//   when > 0; not step 1, whose sweep would cost a short run too much): the format sweep (FormatSweep.h) of each
+//   when > 0; not step 1, whose sweep would cost a short run too much; and the run's
+//   last probe step when none has swept yet, so a run shorter than the cadence sweeps
+//   once too): the format sweep (FormatSweep.h) of each
 //   layer's first matmul/conv input of the step (as the layer holds it, before any
 //   rounding or quantization of the mode) and of its weight gradient (the layer's
 //   first parameter of two or more dimensions, unscaled, before clipping);
 // - on shadow steps (step 1 and every probes.shadow_every steps, when > 0):
 //   the fp32 shadow (ShadowRun) at the unscale point; takeShadow() hands the
 //   result to the engine after the step.
+// - on map steps (probes.precision_map_steps, and a step the window asks for with
+//   requestMap()): the precision map (PrecisionMapRun) between the step's check and its
+//   optimizer step; takePrecisionMap() hands the record to the engine after the step.
 // The engine calls beginStep() before and endStep() after Trainer::step().
 #include <chrono>
 #include <map>
@@ -37,7 +42,8 @@
 #include <torch/torch.h>
 
 #include "config/RunConfig.h"
-#include "engine/NonFiniteReplay.h"
+#include "engine/StepReplay.h"
+#include "engine/PrecisionMapRun.h"
 #include "engine/ProbeSnapshot.h"
 #include "engine/ShadowRun.h"
 #include "engine/Trainer.h"
@@ -57,6 +63,8 @@ public:
     ProbeSession(Trainer& trainer, const ProbeConfig& config, LayerObserver* faults);
     ~ProbeSession() override;
 
+    // The run's length in steps: its last probe step sweeps when no earlier one did.
+    void setTotalSteps(int64_t total) { totalSteps_ = total; }
     void beginStep(int64_t step);
     // Returns the probe snapshot on probe steps.
     std::shared_ptr<ProbeSnapshot> endStep();
@@ -66,12 +74,18 @@ public:
     bool sweepStep() const { return sweepStep_; }
     // The shadow comparison of the step just ended, once (null when none ran).
     std::optional<ShadowRecord> takeShadow();
+    // Maps the next step too (besides probes.precision_map_steps).
+    void requestMap() { mapRequested_ = true; }
+    bool mapStep() const { return mapStep_; }
+    // The precision map of the step just ended, once (null when none ran).
+    std::optional<PrecisionMapRecord> takePrecisionMap();
     // The run's first non-finite value, when this step found it.
     const std::optional<NonFiniteEvent>& newFirstNonFinite() const { return newFirst_; }
     const NonFiniteLocator& locator() const { return locator_; }
     double probeSeconds() const { return totalSeconds_; }
 
     // StepProbe
+    void beforeForward() override;
     void afterLoss(const torch::Tensor& loss) override;
     void afterBackward(double scale) override;
     void afterUnscale() override;
@@ -142,6 +156,8 @@ private:
     bool probeStep_ = false;
     bool shadowStep_ = false;
     bool sweepStep_ = false;
+    bool swept_ = false;       // some step of the run has swept
+    int64_t totalSteps_ = 0;   // 0: not known
     std::unique_ptr<ShadowRun> shadow_;
     std::optional<ShadowRecord> shadowResult_;
     OpDtypeAudit audit_;
@@ -167,7 +183,16 @@ private:
     bool locateThisStep_ = false;
     bool replaying_ = false;
     int64_t replayMissedStep_ = 0;  // a replay that found nothing: checks every step since
-    NonFiniteReplay replay_;
+    StepReplay replay_;
+    // The precision map: on this step, asked for the next, its reference (built at the
+    // first map), the capture watching the replay, the result.
+    bool mapStep_ = false, mapRequested_ = false;
+    std::unique_ptr<PrecisionMapRun> map_;
+    CaptureFraming mapFraming_;  // the capture watching the map's replay
+    std::optional<PrecisionMapRecord> mapResult_;
+    LayerObserver* faults_ = nullptr;  // what the map's replay injects again, as the step did
+    void runPrecisionMap();
+    void locateByReplay();  // the replay of the run's first non-finite step
     void takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std::string_view locatedBy);
     std::vector<std::optional<LayerUpdateRatio>> updateResults_;
 };

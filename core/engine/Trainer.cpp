@@ -255,7 +255,13 @@ bool Trainer::stepOptimizer() {
     return ran;
 }
 
-torch::Tensor Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale) {
+std::optional<float> Trainer::lossScale() const {
+    return scaler_->enabled() ? std::optional<float>(scaler_->scale()) : std::nullopt;
+}
+
+torch::Tensor Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor,
+                                       std::optional<float> lossScale) {
+    if (probe_) probe_->beforeForward();
     if (policy_.pureWeights && x.is_floating_point()) x = x.to(policy_.lowDtype);
     torch::Tensor loss;
     {
@@ -265,8 +271,8 @@ torch::Tensor Trainer::forwardBackward(torch::Tensor x, const torch::Tensor& y, 
     }
     if (lossFactor != 1.0) loss = loss * lossFactor;
     if (probe_) probe_->afterLoss(loss);
-    scaler_->scale(loss).backward();
-    if (probe_) probe_->afterBackward(scale);
+    (lossScale ? scaleLoss(loss, *lossScale) : loss).backward();
+    if (probe_) probe_->afterBackward(lossScale.value_or(1.0f));
     return loss.detach().to(torch::kFloat);
 }
 
@@ -280,7 +286,7 @@ StepMetrics Trainer::step(const torch::Tensor& inputs, const torch::Tensor& targ
     lastTargets_ = toDevice(targets);
     stepLossFactor_ = std::exchange(nextLossFactor_, 1.0);
     m.scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
-    const torch::Tensor loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, m.scale);
+    const torch::Tensor loss = forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, lossScale());
 
     const double clip = config_.optim.clip_norm;
     if (clip > 0.0 && scaler_->enabled() && !config_.optim.clip_after_unscale) {
@@ -347,8 +353,18 @@ void Trainer::replayForwardBackward() {
     applyDeviceMathMode();
     model_->setTraining(true);
     for (auto& p : parameters_) p.mutable_grad().reset();
-    const double scale = scaler_->enabled() ? static_cast<double>(scaler_->scale()) : 1.0;
-    forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, scale);
+    forwardBackward(lastInputs_, lastTargets_, stepLossFactor_, lossScale());
+}
+
+void Trainer::replayStepOf(const Trainer& source, std::optional<c10::ScalarType> dtype) {
+    applyDeviceMathMode();
+    model_->setTraining(true);
+    for (auto& p : parameters_) p.mutable_grad().reset();
+    auto x = source.lastInputs_;
+    auto y = source.lastTargets_;
+    if (dtype && x.is_floating_point()) x = x.to(*dtype);
+    if (dtype && y.is_floating_point()) y = y.to(*dtype);
+    forwardBackward(x, y, source.stepLossFactor_, source.lossScale());
 }
 
 void Trainer::gradientsUnscaled() {

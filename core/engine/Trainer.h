@@ -9,6 +9,7 @@
 // and the loss only; leaving it clears the autocast cache.
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,8 @@ namespace ampscope {
 class StepProbe {
 public:
     virtual ~StepProbe() = default;
+    // The step's (or a replay's) forward is about to start.
+    virtual void beforeForward() {}
     virtual void afterLoss(const torch::Tensor& loss) {}
     // Gradients as backward left them: multiplied by `scale` (what fp16 holds).
     virtual void afterBackward(double scale) {}
@@ -72,8 +75,13 @@ public:
     // Runs the last step's forward and backward again: the same batch, loss factor and
     // loss scale, through the observer and the probe's afterLoss/afterBackward. Only
     // between stepChecked() and the optimizer step. It leaves the replay's gradients and
-    // BatchNorm statistics; NonFiniteReplay puts the step's own back.
+    // BatchNorm statistics; StepReplay puts the step's own back.
     void replayForwardBackward();
+    // The same for a reference model (the precision map's): `source`'s last step (its
+    // batch, loss factor and loss scale) forward and backward on this trainer's model in
+    // this trainer's mode, the batch's floating values in `dtype` when given (fp64).
+    // Leaves the gradients.
+    void replayStepOf(const Trainer& source, std::optional<c10::ScalarType> dtype = std::nullopt);
     // cancelled() is asked between batches; a cancelled evaluation returns NaNs.
     Evaluation evaluate(const TensorDataset& data, int64_t batchSize,
                         const std::function<bool()>& cancelled = {});
@@ -114,8 +122,10 @@ private:
     torch::Tensor forwardLoss(const torch::Tensor& x, const torch::Tensor& y, LayerObserver* observer);
     torch::Tensor computeLoss(const torch::Tensor& output, const torch::Tensor& targets);
     // Forward (under the precision policy), loss times lossFactor, backward of the loss
-    // times the scale; returns the loss (float32, still on the device).
-    torch::Tensor forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor, double scale);
+    // times lossScale (none: unscaled); returns the loss (float32, still on the device).
+    torch::Tensor forwardBackward(torch::Tensor x, const torch::Tensor& y, double lossFactor,
+                                  std::optional<float> lossScale);
+    std::optional<float> lossScale() const;  // the scaler's, when it scales
     // A batch on the run's device (on a GPU through pinned memory, without waiting).
     torch::Tensor toDevice(const torch::Tensor& batch) const;
     // Fills m.loss and m.gradNorm and hands the scaler its found_inf, in one host read.

@@ -10,13 +10,17 @@
 
 #include "common/InputError.h"
 #include "export/CsvWriter.h"
+#include "export/PrecisionMapCsv.h"
 #include "probes/FormatQuantRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
 
 namespace ampscope {
 namespace {
+
+constexpr const char* kPrecisionMapModulesFile = "precision_map_modules.csv";
 
 bool isFraming(const std::string& type) {
     return type == event_type::kRunStart || type == event_type::kRunInfo || type == event_type::kRunEnd;
@@ -175,12 +179,36 @@ private:
     int skipped_ = 0;
 };
 
+// The precision maps: their ops and modules (PrecisionMapCsv.h).
+class PrecisionMapTable {
+public:
+    PrecisionMapTable(const std::string& opsPath, const std::string& modulesPath) : csv_(opsPath, modulesPath) {}
+    void write(const nlohmann::json& json) {
+        try {
+            csv_.write(precisionMapRecordFromJson(json));
+        } catch (const std::exception&) {
+            ++skipped_;
+        }
+    }
+    int64_t close(std::vector<std::string>& warnings) {
+        if (skipped_)
+            warnings.push_back("precision_map.csv: skipped " + std::to_string(skipped_) +
+                               " malformed precision_map record(s)");
+        return csv_.close();
+    }
+
+private:
+    PrecisionMapCsv csv_;
+    int skipped_ = 0;
+};
+
 // One record type's file: which table writes it.
 struct TypeFile {
     std::string name;
     FlatTable flat;
     std::optional<HistogramTable> histograms;
     std::optional<UnderflowTable> underflow;
+    std::optional<PrecisionMapTable> precisionMap;
 };
 
 void writeJsonFile(const nlohmann::json& value, const std::string& path) {
@@ -222,7 +250,9 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
         if (type.empty() || isFraming(type)) return;
         auto [it, added] = files.try_emplace(type);
         if (added) types.push_back(type);
-        if (type != probe_record_type::kHistogram && type != probe_record_type::kUnderflow) it->second.flat.noteColumns(record);
+        if (type != probe_record_type::kHistogram && type != probe_record_type::kUnderflow &&
+            type != probe_record_type::kPrecisionMap)
+            it->second.flat.noteColumns(record);
     });
     // steps and epochs always exist (with a header only when the run has none), so a
     // script can read them unconditionally.
@@ -258,9 +288,12 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
             file.histograms.emplace(path);
         else if (type == probe_record_type::kUnderflow)
             file.underflow.emplace(path);
+        else if (type == probe_record_type::kPrecisionMap)
+            file.precisionMap.emplace(path, (folder / kPrecisionMapModulesFile).string());
         else
             file.flat.open(path);
         result.files.push_back(path);
+        if (file.precisionMap) result.files.push_back((folder / kPrecisionMapModulesFile).string());
     }
 
     // Pass 2: every record into its file.
@@ -272,6 +305,8 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
             file.histograms->write(record);
         else if (file.underflow)
             file.underflow->write(record);
+        else if (file.precisionMap)
+            file.precisionMap->write(record);
         else if (type == probe_record_type::kFormatQuant)
             file.flat.write(withReadableBlockScales(record));
         else
@@ -279,9 +314,10 @@ CsvExportResult exportRecordsCsv(const RunRecordSource& forEachRecord, const Run
     });
     for (const std::string& type : types) {
         TypeFile& file = files[type];
-        result.dataRows[file.name] = file.histograms  ? file.histograms->close(result.warnings)
-                                     : file.underflow ? file.underflow->close(result.warnings)
-                                                      : file.flat.close();
+        result.dataRows[file.name] = file.histograms     ? file.histograms->close(result.warnings)
+                                     : file.underflow    ? file.underflow->close(result.warnings)
+                                     : file.precisionMap ? file.precisionMap->close(result.warnings)
+                                                         : file.flat.close();
     }
 
     const std::string configPath = (folder / kConfigFileName).string();

@@ -9,6 +9,11 @@
 //                    bins with count 0 are left out (a missing bin is an empty one)
 //   underflow.csv    long form: step, layer, kind, multiplier, exact, class, count; the
 //                    seven fp16 classes of every underflow record, zeros included
+//   precision_map.csv, precision_map_modules.csv
+//                    the precision maps: one row per op of each map (step, its index in
+//                    execution order, phase, module, op and the errors of
+//                    probes/PrecisionMapRecord.h), one per module and phase (the error
+//                    entering, leaving, the gain) (PrecisionMapCsv.h)
 //   <type>.csv       any other record type (update_ratio, nonfinite, error, format_sweep,
 //                    format_quant and the types later probes add): one row per record, one
 //                    column per top-level field; format_quant's block_scale_exponents as

@@ -1,6 +1,7 @@
 #include "export/TfEventsExport.h"
 
 #include <cmath>
+#include <cstdio>
 #include <ctime>
 #include <filesystem>
 #include <functional>
@@ -11,6 +12,7 @@
 #include "export/TfRecordFile.h"
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
@@ -202,6 +204,23 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                 addFinite(event.values, prefix + "amax", p.amax);
                 addFinite(event.values, prefix + "scale", p.scale);
                 if (p.blocks > 0) event.values.push_back(scalar(prefix + "crushed", p.crushedFraction()));
+            } else if (type == probe_record_type::kPrecisionMap) {
+                const PrecisionMapRecord map = precisionMapRecordFromJson(r);
+                for (const auto& m : map.modules) {
+                    const std::string prefix = "precision_map/" + m.phase + "/" + m.module + "/";
+                    addFinite(event.values, prefix + "input_error", m.inputError);
+                    addFinite(event.values, prefix + "output_error", m.outputError);
+                    addFinite(event.values, prefix + "gain", m.gain());
+                }
+                for (size_t k = 0; k < map.ops.size(); ++k) {
+                    const auto& o = map.ops[k];
+                    char index[16];
+                    std::snprintf(index, sizeof index, "%04zu", k);
+                    const std::string prefix = "precision_map_op/" + o.phase + "/" + index + " " + o.module + " " +
+                                               o.op + (o.output ? "[" + std::to_string(o.output) + "]" : "") + "/";
+                    addFinite(event.values, prefix + "rel_error", o.relError);
+                    addFinite(event.values, prefix + "added_error", o.addedError);
+                }
             } else if (type == probe_record_type::kUpdateRatio) {
                 const std::string layer = r.value("layer", "");
                 if (const auto ratio = numberField(r, "ratio"); ratio && !layer.empty())

@@ -19,6 +19,9 @@
 //   format_quant    format_quant/<layer>/<operand>_<direction>/{underflow,saturated,snr_db,
 //                   amax,scale} and, for block formats, crushed (fraction of elements
 //                   zeroed by their block's outlier)
+//   precision_map   precision_map/<phase>/<module>/{input_error,output_error,gain} and, per
+//                   op, precision_map_op/<phase>/<index> <module> <op>/{rel_error,added_error}
+//                   (index: the op's place in the map, 4 digits, so tags sort in order)
 //   An SNR of +inf (the format held the tensor exactly) and an MX point's NaN scale are
 //   left out: TensorBoard cannot draw them.
 // Other record types are not written. The file is

@@ -4,6 +4,7 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/CsvWriter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunCsvExport.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapCsv.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Crc32c.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TfRecordFile.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TfEventCodec.cpp

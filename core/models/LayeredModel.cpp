@@ -2,10 +2,27 @@
 
 #include <algorithm>
 #include <optional>
+#include <utility>
 
+#include "precision/InsertedOps.h"
+#include "precision/NamedOpScope.h"
 #include "precision/Autocast.h"
 
 namespace ampscope {
+
+namespace {
+
+thread_local const std::string* runningLayer = nullptr;
+
+struct RunningLayer {
+    explicit RunningLayer(const std::string& name) : previous(std::exchange(runningLayer, &name)) {}
+    ~RunningLayer() { runningLayer = previous; }
+    const std::string* previous;
+};
+
+}  // namespace
+
+const std::string* currentZooLayer() { return runningLayer; }
 
 void LayeredModel::addLayer(const std::string& name, LayerPtr layer) {
     register_module(name, layer);
@@ -29,17 +46,24 @@ torch::Tensor LayeredModel::forward(const torch::Tensor& input, const ComputePol
     for (size_t i = 0; i < layers_.size(); ++i) {
         const std::string& name = names_[i];
         const bool kept = policy.keeps(name);
-        if (kept && x.is_floating_point()) x = x.to(torch::kFloat);
-        if (policy.pureWeights && !kept && x.is_floating_point()) x = x.to(policy.lowDtype);
+        RunningLayer running(name);
+        {
+            NamedOpScope entry(inserted_op::kModuleInput, x);
+            if (kept && x.is_floating_point()) x = x.to(torch::kFloat);
+            if (policy.pureWeights && !kept && x.is_floating_point()) x = x.to(policy.lowDtype);
+            entry.output(x);
+        }
         {
             std::optional<AutocastScope> fp32Region;
             if (kept && policy.realAutocast)
                 fp32Region.emplace(policy.device.type(), policy.lowDtype, false);
             x = layers_[i]->forward(x, policy.forLayer(name));
         }
+        NamedOpScope leave(inserted_op::kLeaveModule, x);
         if (policy.pureRounding != Rounding::None && !kept)
             x = roundWithGradient(x, policy.pureRounding, policy.pureRounding);
         if (observer) observer->afterLayer(i, name, x);
+        leave.output(x);
     }
     return x;
 }

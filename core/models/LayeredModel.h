@@ -4,7 +4,9 @@
 // layer: real autocast around everything but the layers kept in fp32 (those run
 // with autocast off on fp32 inputs), emulated rounding through LayerCompute,
 // and in emulated pure modes a rounding of every layer's output. An observer
-// sees (and may replace, for fault injection) each layer's output.
+// sees (and may replace, for fault injection) each layer's output. A layer's entry
+// casts and its output (rounding, observer) are named in the op stream as the
+// TorchScript graph pass names a module's (NamedOpScope.h).
 #include <memory>
 #include <string>
 #include <vector>
@@ -21,6 +23,10 @@ public:
     virtual ~LayerObserver() = default;
     virtual void afterLayer(size_t index, const std::string& name, torch::Tensor& output) = 0;
 };
+
+// The zoo layer whose forward is running on this thread (a name LayeredModel owns), or
+// null: for watchers of the op stream that attribute ops to layers (OpCapture).
+const std::string* currentZooLayer();
 
 class LayeredModel : public torch::nn::Module {
 public:

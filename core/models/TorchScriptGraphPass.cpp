@@ -8,6 +8,7 @@
 #include <torch/library.h>
 
 #include "models/ScriptRunContext.h"
+#include "precision/InsertedOps.h"
 #include "precision/Autocast.h"
 
 namespace ampscope {
@@ -119,16 +120,16 @@ using torch::jit::Node;
 using torch::jit::Value;
 using torch::jit::WithInsertPoint;
 
-const c10::Symbol kEnter = c10::Symbol::fromQualString("ampscope::enter_module");
-const c10::Symbol kLeave = c10::Symbol::fromQualString("ampscope::leave_module");
-const c10::Symbol kLeaveOther = c10::Symbol::fromQualString("ampscope::leave_module_other");
-const c10::Symbol kModuleInput = c10::Symbol::fromQualString("ampscope::module_input");
-const c10::Symbol kOperand = c10::Symbol::fromQualString("ampscope::operand");
-const c10::Symbol kOperandOptional = c10::Symbol::fromQualString("ampscope::operand_optional");
-const c10::Symbol kOpResult = c10::Symbol::fromQualString("ampscope::op_result");
-const c10::Symbol kAutocastFp32 = c10::Symbol::fromQualString("ampscope::autocast_fp32");
-const c10::Symbol kAutocastLow = c10::Symbol::fromQualString("ampscope::autocast_low");
-const c10::Symbol kAutocastLowOptional = c10::Symbol::fromQualString("ampscope::autocast_low_optional");
+const c10::Symbol kEnter = c10::Symbol::fromQualString(inserted_op::kEnterModule);
+const c10::Symbol kLeave = c10::Symbol::fromQualString(inserted_op::kLeaveModule);
+const c10::Symbol kLeaveOther = c10::Symbol::fromQualString(inserted_op::kLeaveModuleOther);
+const c10::Symbol kModuleInput = c10::Symbol::fromQualString(inserted_op::kModuleInput);
+const c10::Symbol kOperand = c10::Symbol::fromQualString(inserted_op::kOperand);
+const c10::Symbol kOperandOptional = c10::Symbol::fromQualString(inserted_op::kOperandOptional);
+const c10::Symbol kOpResult = c10::Symbol::fromQualString(inserted_op::kOpResult);
+const c10::Symbol kAutocastFp32 = c10::Symbol::fromQualString(inserted_op::kAutocastFp32);
+const c10::Symbol kAutocastLow = c10::Symbol::fromQualString(inserted_op::kAutocastLow);
+const c10::Symbol kAutocastLowOptional = c10::Symbol::fromQualString(inserted_op::kAutocastLowOptional);
 
 bool isNorm(const Node* node) {
     static const std::unordered_set<std::string> norms = {"aten::layer_norm", "aten::group_norm",

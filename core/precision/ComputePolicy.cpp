@@ -6,7 +6,20 @@
 
 #include <mutex>
 
+#include "precision/NamedOpScope.h"
+
 namespace ampscope {
+
+torch::Tensor LayerCompute::apply(const char* opName, const torch::Tensor& t, const RoundingSlot& forward,
+                                  const RoundingSlot& backward, const RoundingTag* tag, FormatPoints* points,
+                                  BlockLayout layout) const {
+    NamedOpScope scope(opName, t);
+    // The plain roundings keep their own path, so fp16/bf16/tf32 emulation is
+    // exactly what it was before the formats existed.
+    if (forward.format.none() && backward.format.none())
+        return scope.output(roundWithGradient(t, forward.rounding, backward.rounding, tag));
+    return scope.output(quantizeWithGradient(t, forward.format, backward.format, points, generator, tag, layout));
+}
 
 LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
     // A kept layer rounds nothing, but keeps its tags: the format sweep still sees

@@ -16,6 +16,7 @@
 
 #include "config/RunConfig.h"
 #include "precision/FormatQuantizer.h"
+#include "precision/InsertedOps.h"
 #include "precision/PrecisionMode.h"
 #include "precision/Rounding.h"
 
@@ -66,12 +67,12 @@ struct LayerCompute {
     // mode: the format sweep's activations.
     torch::Tensor input(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
         if (inputTag && inputTag->observer) inputTag->observer->matmulInput(*inputTag, t, layout);
-        return apply(t, operandForward, operandBackward, inputTag, inputPoints, layout);
+        return apply(inserted_op::kOperand, t, operandForward, operandBackward, inputTag, inputPoints, layout);
     }
     // A parameter entering a matmul/conv: its backward rounding is the
     // parameter's gradient as fp16 holds it.
     torch::Tensor weight(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
-        return apply(t, operandForward, operandBackward, weightTag, weightPoints, layout);
+        return apply(inserted_op::kOperand, t, operandForward, operandBackward, weightTag, weightPoints, layout);
     }
     // A bias added inside a matmul/conv (linear, conv, addmm). The plain roundings
     // hold it with the weights, as autocast casts it with them; the format modes add
@@ -84,7 +85,7 @@ struct LayerCompute {
     // A matmul/conv output: forward holds the activation, backward the gradient
     // arriving at it (dY, the operand of both backward matmuls).
     torch::Tensor result(const torch::Tensor& t, BlockLayout layout = BlockLayout::LastDim) const {
-        return apply(t, resultForward, resultBackward, outputTag, outputPoints, layout);
+        return apply(inserted_op::kOpResult, t, resultForward, resultBackward, outputTag, outputPoints, layout);
     }
     bool identity() const {
         return operandForward.none() && operandBackward.none() && resultForward.none() &&
@@ -93,15 +94,11 @@ struct LayerCompute {
     }
 
 private:
-    torch::Tensor apply(const torch::Tensor& t, const RoundingSlot& forward,
-                        const RoundingSlot& backward, const RoundingTag* tag,
-                        FormatPoints* points, BlockLayout layout) const {
-        // The plain roundings keep their own path, so fp16/bf16/tf32 emulation is
-        // exactly what it was before the formats existed.
-        if (forward.format.none() && backward.format.none())
-            return roundWithGradient(t, forward.rounding, backward.rounding, tag);
-        return quantizeWithGradient(t, forward.format, backward.format, points, generator, tag, layout);
-    }
+    // The rounding of one operand or result, named in the op stream as the TorchScript
+    // graph pass names it (`opName`, InsertedOps.h).
+    torch::Tensor apply(const char* opName, const torch::Tensor& t, const RoundingSlot& forward,
+                        const RoundingSlot& backward, const RoundingTag* tag, FormatPoints* points,
+                        BlockLayout layout) const;
 };
 
 struct ComputePolicy {

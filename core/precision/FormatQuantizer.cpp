@@ -3,6 +3,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "precision/InsertedOps.h"
+#include "precision/NamedOpScope.h"
 #include "precision/formats/TensorQuantizers.h"
 
 namespace ampscope {
@@ -129,7 +131,8 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         auto* g = reinterpret_cast<at::Generator*>(ctx->saved_data["generator"].toInt());
         const auto* tag = reinterpret_cast<const RoundingTag*>(ctx->saved_data["tag"].toInt());
         const auto layout = static_cast<BlockLayout>(ctx->saved_data["layout"].toInt());
-        return {quantizeObserved(grads[0], q, p, true, true, g, tag, layout), torch::Tensor(),
+        NamedOpScope scope(inserted_op::kGradientRounding, grads[0]);
+        return {scope.output(quantizeObserved(grads[0], q, p, true, true, g, tag, layout)), torch::Tensor(),
                 torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };

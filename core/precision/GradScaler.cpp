@@ -12,11 +12,15 @@ GradScaler::GradScaler(Kind kind, double initScale, const ScaleUpdateRule& rule)
     state_.scale = static_cast<float>(initScale);
 }
 
-torch::Tensor GradScaler::scale(const torch::Tensor& loss) const {
-    if (!enabled()) return loss;
+torch::Tensor scaleLoss(const torch::Tensor& loss, float scale) {
     // The scale is a float32 tensor in PyTorch: the product is taken in the loss's
     // dtype promoted with float32.
-    return loss * torch::full({}, state_.scale, loss.options().dtype(torch::kFloat));
+    return loss * torch::full({}, scale, loss.options().dtype(torch::kFloat));
+}
+
+torch::Tensor GradScaler::scale(const torch::Tensor& loss) const {
+    if (!enabled()) return loss;
+    return scaleLoss(loss, state_.scale);
 }
 
 bool GradScaler::unscale(const std::vector<torch::Tensor>& parameters) {

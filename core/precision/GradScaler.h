@@ -25,6 +25,10 @@
 
 namespace ampscope {
 
+// loss times a loss scale, as torch.amp's scale(loss) forms it (the scale a float32
+// tensor); a reference run of a scaled step scales its loss the same way.
+torch::Tensor scaleLoss(const torch::Tensor& loss, float scale);
+
 // Misuse of the scaler, with PyTorch's own messages.
 class ScalerUsageError : public std::logic_error {
 public:

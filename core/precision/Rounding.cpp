@@ -4,6 +4,9 @@
 #include <cstring>
 #include <cmath>
 
+#include "precision/InsertedOps.h"
+#include "precision/NamedOpScope.h"
+
 namespace ampscope {
 
 torch::Tensor roundToHalf(const torch::Tensor& values) {
@@ -66,7 +69,8 @@ struct RoundingFunction : public torch::autograd::Function<RoundingFunction> {
         const auto rounding = static_cast<Rounding>(ctx->saved_data["backward"].toInt());
         const auto* tag = reinterpret_cast<const RoundingTag*>(ctx->saved_data["tag"].toInt());
         observe(tag, true, grads[0], rounding);
-        return {roundTo(grads[0], rounding), torch::Tensor(), torch::Tensor(), torch::Tensor()};
+        NamedOpScope scope(inserted_op::kGradientRounding, grads[0]);
+        return {scope.output(roundTo(grads[0], rounding)), torch::Tensor(), torch::Tensor(), torch::Tensor()};
     }
 };
 

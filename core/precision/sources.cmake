@@ -4,6 +4,7 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/Autocast.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Rounding.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ComputePolicy.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/NamedOpScope.cpp
   ${CMAKE_CURRENT_LIST_DIR}/BlockLayout.cpp
   ${CMAKE_CURRENT_LIST_DIR}/FormatQuantizer.cpp)
 list(APPEND CORE_PLAIN_SOURCES ${CMAKE_CURRENT_LIST_DIR}/ScaleUpdateRule.cpp)

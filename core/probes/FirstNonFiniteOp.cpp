@@ -6,6 +6,7 @@
 #include <torch/torch.h>
 
 #include "models/ScriptRunContext.h"
+#include "precision/InsertedOps.h"
 
 namespace ampscope {
 
@@ -16,14 +17,23 @@ struct WatchState {
     bool checking = false;        // the check's own ops are not watched
     int backwardDepth = 0;
     std::string backwardNode;
-    int insertedDepth = 0;        // inside an op of the graph pass (ampscope::...)
-    std::string insertedOp;
+    // The lab's own ops (precision/InsertedOps.h) the current op runs inside, outermost
+    // first: the graph pass's, the zoo's scopes of the same names, an injected fault.
+    std::vector<const char*> inserted;
     std::vector<NonFiniteOp> hits;
 };
 
 thread_local WatchState watch;
 
-bool isInserted(const char* name) { return std::strncmp(name, "ampscope::", 10) == 0; }
+bool isInserted(const char* name) { return inserted_op::isInserted(name); }
+
+// The op a user can act on for an op run inside the lab's own: an injected fault when
+// the work is one, else the outermost (the rounding, the module's output).
+std::string insertedNaming() {
+    for (const char* name : watch.inserted)
+        if (std::strcmp(name, inserted_op::kInjectedFault) == 0) return name;
+    return watch.inserted.front();
+}
 
 // Allocations hand out memory before anything is written to it: whatever bits they
 // show (NaN among them) are no result of the model.
@@ -44,7 +54,7 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
         if (watch.backwardDepth++ == 0) watch.backwardNode = nodeName(fn.name());
     } else if (isInserted(fn.name())) {
-        if (watch.insertedDepth++ == 0) watch.insertedOp = fn.name();
+        watch.inserted.push_back(fn.name());
     }
     return nullptr;
 }
@@ -68,8 +78,10 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
         --watch.backwardDepth;
         return;
     }
+    // An inserted op is named by what it runs inside, itself included.
     const bool inserted = isInserted(fn.name());
-    if (inserted) --watch.insertedDepth;
+    const std::string insertedName = watch.inserted.empty() ? std::string() : insertedNaming();
+    if (inserted) watch.inserted.pop_back();
     if (watch.hits.size() >= FirstNonFiniteOp::kMaxHits || allocatesOnly(fn.name())) return;
     watch.checking = true;
     const auto [nan, inf] = nonFinite(fn.outputs());
@@ -77,7 +89,7 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
     if (!nan && !inf) return;
     NonFiniteOp op;
     // An op inside an inserted one (a rounding's cast) is named by the inserted op.
-    op.op = !inserted && watch.insertedDepth > 0 ? watch.insertedOp : std::string(fn.name());
+    op.op = insertedName.empty() ? std::string(fn.name()) : insertedName;
     const bool backward = watch.backwardDepth > 0;
     op.phase = std::string(backward ? nonfinite_phase::kBackward : nonfinite_phase::kForward);
     if (backward) op.node = watch.backwardNode;

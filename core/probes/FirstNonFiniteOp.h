@@ -3,7 +3,7 @@
 // while it is watching: a thread-local RecordFunction callback looks at every op the
 // dispatcher runs on this thread (the TorchScript interpreter's ops included) and
 // checks its floating outputs. One reduction per op: meant for the replay of the step
-// that went non-finite (NonFiniteReplay), never for clean steps.
+// that went non-finite (StepReplay), never for clean steps.
 //
 // Every op whose output holds a NaN or an Inf is kept, in dispatch order, forward then
 // backward (autograd runs a CPU backward on the calling thread; a GPU backward on its

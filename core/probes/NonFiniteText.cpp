@@ -1,5 +1,7 @@
 #include "probes/NonFiniteText.h"
 
+#include "precision/InsertedOps.h"
+
 namespace ampscope {
 
 namespace {
@@ -17,12 +19,14 @@ std::string counts(const NonFiniteEvent& e) {
     return text;
 }
 
-// The ops the TorchScript graph pass inserts, in words.
+// The lab's own ops (the graph pass's, the zoo's scopes, faults), in words.
 std::string opInWords(const std::string& op) {
-    if (op == "ampscope::op_result") return "the rounding of a matmul/conv result (" + op + ")";
-    if (op == "ampscope::operand" || op == "ampscope::operand_optional")
+    if (op == inserted_op::kInjectedFault) return "an injected fault (" + op + ")";
+    if (op == inserted_op::kOpResult) return "the rounding of a matmul/conv result (" + op + ")";
+    if (op == inserted_op::kOperand || op == inserted_op::kOperandOptional)
         return "the rounding of a matmul/conv operand (" + op + ")";
-    if (op == "ampscope::leave_module") return "the module's output: pure-mode rounding or an injected fault (" + op + ")";
+    if (op == inserted_op::kGradientRounding) return "the rounding of a gradient (" + op + ")";
+    if (op == inserted_op::kLeaveModule) return "the module's output: pure-mode rounding (" + op + ")";
     return op;
 }
 

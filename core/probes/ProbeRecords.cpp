@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "probes/HistogramFields.h"
 #include "run/RecordCodec.h"
 
 namespace ampscope {
@@ -43,44 +44,13 @@ void visitStatsFrame(V& v, F& frame) {
                      kTensorStats);
 }
 
-// The bins are written from 2^kMinExponent up; a writer with another bin range still
-// reads: bins outside ours fold into below/above, which is what those bins mean (so
-// below and above are read before the bins).
-template <class V, class H>
-void visitHistogramBins(V& v, H& h) {
-    v.field("below", h.below);
-    v.field("above", h.above);
-    int64_t minExponent = kMinExponent;
-    v.field("min_exponent", minExponent);
-    v.custom(
-        "counts", h, [](const ExponentHistogram& written) { return json(written.counts); },
-        [&minExponent](const json& counts, auto& read, auto& reader) {
-            if (!counts.is_array()) return reader.fail("field \"counts\" must be an array");
-            for (size_t i = 0; i < counts.size(); ++i) {
-                if (!counts[i].is_number_integer()) return reader.fail("\"counts\" must hold integers");
-                const int64_t c = counts[i].get<int64_t>();
-                const int64_t e = minExponent + static_cast<int64_t>(i);
-                if (e < kMinExponent)
-                    read.below += c;
-                else if (e > kMaxExponent)
-                    read.above += c;
-                else
-                    read.counts[static_cast<size_t>(e - kMinExponent)] += c;
-            }
-        });
-}
-
 template <class V, class R>
 void visitHistogram(V& v, R& r) {
     v.type(probe_record_type::kHistogram);
     v.field("step", r.step);
     v.field("layer", r.layer);
     v.field("kind", r.kind);
-    visitHistogramBins(v, r.histogram);
-    v.field("zero", r.histogram.zero);
-    v.field("nan", r.histogram.nan);
-    v.field("pos_inf", r.histogram.posInf);
-    v.field("neg_inf", r.histogram.negInf);
+    histogram_fields::visitHistogram(v, r.histogram);
 }
 
 template <class V, class R>

@@ -8,7 +8,9 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ProbeRecords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/FormatQuantRecord.cpp
   ${CMAKE_CURRENT_LIST_DIR}/FormatSweepRecord.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/NonFiniteText.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/NonFiniteText.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapRecord.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapText.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classifier.cpp
@@ -23,4 +25,6 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/StepAuditRecords.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/GradientComparisonProbe.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/OpCapture.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapCompare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/OpDtypeAudit.cpp)

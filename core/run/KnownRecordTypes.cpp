@@ -4,6 +4,7 @@
 
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 
@@ -16,7 +17,8 @@ const std::vector<std::string_view>& knownRecordTypes() {
         event_type::kRunEnd,           probe_record_type::kHistogram, probe_record_type::kUnderflow,
         probe_record_type::kNonFinite, probe_record_type::kUpdateRatio, probe_record_type::kShadow,
         probe_record_type::kLockstep,  probe_record_type::kOpDtypes,  probe_record_type::kMemory,
-        probe_record_type::kFormatQuant, probe_record_type::kFormatSweep};
+        probe_record_type::kFormatQuant, probe_record_type::kFormatSweep,
+        probe_record_type::kPrecisionMap};
     return types;
 }
 

@@ -9,6 +9,7 @@
 
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 
 using namespace ampscope;
@@ -304,6 +305,81 @@ private Q_SLOTS:
                   "format_quant record: \"block_scale_exponents\" must map exponents to block counts");
         failsWith(json({{"-2x", 1}}),
                   "format_quant record: \"block_scale_exponents\" must map exponents to block counts");
+    }
+
+    // precision_map: every field back through text (a histogram trimmed to its non-empty
+    // bins reads back whole; +inf SNR and a NaN added error by the non-finite rule); the
+    // derived gain written; the first op past 10 u and the largest added errors, by hand.
+    void precisionMapRoundTrip() {
+        PrecisionMapRecord r;
+        r.step = 7;
+        r.mode = "bf16";
+        r.reference = "fp32";
+        r.formatForward = r.formatBackward = "bf16";
+        r.bitsForward = r.bitsBackward = 8;
+        r.seconds = 0.25;
+        PrecisionMapOp a;
+        a.op = "aten::conv2d";
+        a.module = "conv1";
+        a.phase = "forward";
+        a.elements = 100;
+        a.relError = 0.002;
+        a.snrDb = 53.9;
+        a.addedError = 0.002;
+        a.ulpsMax = 1.5;
+        a.ulpsRms = 0.3;
+        a.run.counts[64] = 90;  // 2^0 <= |x| < 2^1
+        a.run.counts[65] = 10;
+        a.reference.counts[64] = 100;
+        PrecisionMapOp b = a;
+        b.op = "aten::relu";
+        b.addedError = kNaN;
+        b.snrDb = kInf;
+        b.relError = 0.05;  // 12.8 u: past 10 u
+        b.inputError = 0.002;
+        b.flushed = 0.25;
+        b.newInf = 2;
+        b.output = 1;
+        b.node = "ReluBackward0";
+        b.phase = "backward";
+        r.ops = {a, b};
+        r.modules = {{"conv1", "forward", 0, 1, 0.0, 0.002}, {"conv1", "backward", 1, 1, 0.25, 0.5}};
+        r.unmatched = {{"run", "aten::mul", "loss", "backward"}};
+        const json j = throughText(toJson(r));
+        QCOMPARE(j.at("type").get<std::string>(), std::string("precision_map"));
+        QCOMPARE(j.at("ops")[0].at("histogram").at("min_exponent").get<int>(), 0);
+        QCOMPARE(j.at("ops")[0].at("histogram").at("counts").size(), size_t(2));
+        QVERIFY(j.at("modules")[0].at("gain").is_null());
+        QCOMPARE(j.at("modules")[1].at("gain").get<double>(), 2.0);
+        const auto back = precisionMapRecordFromJson(j);
+        QCOMPARE(back.step, r.step);
+        QCOMPARE(back.mode, r.mode);
+        QCOMPARE(back.bitsForward, 8);
+        QCOMPARE(back.ops.size(), size_t(2));
+        QVERIFY(back.ops[0].run == a.run);
+        QVERIFY(back.ops[0].reference == a.reference);
+        QCOMPARE(back.ops[1].node, b.node);
+        QCOMPARE(back.ops[1].output, 1);
+        QVERIFY(std::isnan(back.ops[1].addedError));
+        QVERIFY(std::isinf(back.ops[1].snrDb));
+        QCOMPARE(back.ops[1].flushed, 0.25);
+        QCOMPARE(back.ops[1].newInf, int64_t{2});
+        QCOMPARE(back.modules.size(), size_t(2));
+        QCOMPARE(back.modules[1].inputError, 0.25);
+        QCOMPARE(back.unmatched.size(), size_t(1));
+        QCOMPARE(back.unmatched[0].op, std::string("aten::mul"));
+        QCOMPARE(back.unitRoundoff("forward"), 1.0 / 256.0);
+        QCOMPARE(back.firstPastTolerance().value_or(99), size_t(1));
+        QCOMPARE(back.largestAdded(10), std::vector<size_t>{0});
+
+        json missing = toJson(r);
+        missing["ops"][0].erase("rel_error");
+        try {
+            precisionMapRecordFromJson(missing);
+            QFAIL("no error");
+        } catch (const RecordError& error) {
+            QVERIFY2(QString(error.what()).contains("rel_error"), error.what());
+        }
     }
 };
 

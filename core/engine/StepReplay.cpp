@@ -1,4 +1,4 @@
-#include "engine/NonFiniteReplay.h"
+#include "engine/StepReplay.h"
 
 #include <mutex>
 
@@ -18,9 +18,9 @@ std::vector<at::Generator> generatorsOf(const c10::Device& device) {
 
 }  // namespace
 
-NonFiniteReplay::NonFiniteReplay(Trainer& trainer) : trainer_(trainer) {}
+StepReplay::StepReplay(Trainer& trainer) : trainer_(trainer) {}
 
-std::vector<torch::Tensor> NonFiniteReplay::randomStates() const {
+std::vector<torch::Tensor> StepReplay::randomStates() const {
     std::vector<torch::Tensor> states;
     for (auto generator : generatorsOf(trainer_.device())) {
         std::lock_guard<std::mutex> lock(generator.mutex());
@@ -29,7 +29,7 @@ std::vector<torch::Tensor> NonFiniteReplay::randomStates() const {
     return states;
 }
 
-void NonFiniteReplay::restoreRandomStates(const std::vector<torch::Tensor>& states) const {
+void StepReplay::restoreRandomStates(const std::vector<torch::Tensor>& states) const {
     auto generators = generatorsOf(trainer_.device());
     for (size_t k = 0; k < generators.size() && k < states.size(); ++k) {
         std::lock_guard<std::mutex> lock(generators[k].mutex());
@@ -37,12 +37,12 @@ void NonFiniteReplay::restoreRandomStates(const std::vector<torch::Tensor>& stat
     }
 }
 
-void NonFiniteReplay::beginStep() {
+void StepReplay::beginStep() {
     stepStartRandomStates_ = randomStates();
     if (trainer_.policy().quantizesFormats()) stepStartFormatState_ = trainer_.policy().saveFormatState();
 }
 
-void NonFiniteReplay::run() {
+void StepReplay::run() {
     // The step's own gradients are moved aside (the replay makes new tensors) and
     // moved back; nothing is copied but the small BatchNorm buffers.
     std::vector<torch::Tensor> gradients;
@@ -57,7 +57,7 @@ void NonFiniteReplay::run() {
     restoreRandomStates(stepStartRandomStates_);
     if (formats) trainer_.policy().restoreFormatState(stepStartFormatState_);
     struct PutBack {
-        NonFiniteReplay& replay;
+        StepReplay& replay;
         std::vector<torch::Tensor>& gradients;
         std::vector<torch::Tensor>& buffers;
         const std::vector<torch::Tensor>& randomStates;
@@ -73,6 +73,21 @@ void NonFiniteReplay::run() {
         }
     } putBack{*this, gradients, buffers, stepEndRandomStates, formats ? &stepEndFormatState : nullptr};
     trainer_.replayForwardBackward();
+}
+
+}  // namespace ampscope
+
+namespace ampscope {
+
+void StepReplay::runFromStepStart(const std::function<void()>& work) {
+    const auto stepEndRandomStates = randomStates();
+    restoreRandomStates(stepStartRandomStates_);
+    struct PutBack {
+        const StepReplay& replay;
+        const std::vector<torch::Tensor>& states;
+        ~PutBack() { replay.restoreRandomStates(states); }
+    } putBack{*this, stepEndRandomStates};
+    work();
 }
 
 }  // namespace ampscope

@@ -1,11 +1,13 @@
 #pragma once
-// INTERNAL (includes torch). Runs a step that turned out non-finite a second time,
-// so that the first NaN/Inf can be located with every layer checked while clean
-// steps pay for nothing but what they read anyway.
+// INTERNAL (includes torch). Runs a step's forward and backward again from the state the
+// step started from, for whoever watches the second run: the non-finite locator on a
+// step that turned out non-finite (so clean steps pay for nothing but what they read
+// anyway), and the precision map, which watches it and a reference run of the same
+// step (engine/PrecisionMapRun.h).
 //
-// Before each step it keeps the random state the step starts from (a few bytes; a
-// model with dropout draws the same masks again). When the trainer reports the step
-// non-finite, before the optimizer has touched a weight, run() replays the forward
+// Before such a step it keeps the random state the step starts from (a few bytes; a
+// model with dropout draws the same masks again). Once the trainer has checked the
+// step, before the optimizer has touched a weight, run() replays the forward
 // and backward on the same batch, loss factor and loss scale with the locator (or
 // whatever the caller set up) watching, then puts back what the replay changed: the
 // gradients (the step's own tensors, not copies), the BatchNorm statistics and the
@@ -14,6 +16,7 @@
 // the histories advance once. The replay's forward in training mode normalises with the batch's
 // own statistics, so the running statistics it updates again do not change what it
 // computes; they are restored all the same.
+#include <functional>
 #include <vector>
 
 #include <torch/torch.h>
@@ -24,14 +27,18 @@ namespace ampscope {
 
 class Trainer;
 
-class NonFiniteReplay {
+class StepReplay {
 public:
-    explicit NonFiniteReplay(Trainer& trainer);
+    explicit StepReplay(Trainer& trainer);
 
     // Before the step: keeps the random state (and format state) it starts from.
     void beginStep();
     // Between Trainer's stepChecked() and its optimizer step.
     void run();
+    // Between the same two points: `work` (a reference model's forward and backward on the
+    // step's batch) draws from the random state the step started from; the state the
+    // step left is put back afterwards.
+    void runFromStepStart(const std::function<void()>& work);
 
 private:
     std::vector<torch::Tensor> randomStates() const;

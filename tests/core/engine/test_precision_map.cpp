@@ -1,0 +1,479 @@
+// The precision map against theory: fp32 mapped against fp32 is exact; an op that only
+// rounds stays within the unit roundoff, with the RMS error of round-to-nearest; ops that
+// only move or select values add nothing; a bf16 dot product with fp32 accumulation stays
+// within the standard error bound; a log of a sum of tiny values is flagged at the sum;
+// the zoo's simple_cnn and its TorchScript export give the same map; and a run with maps
+// trains exactly as one without.
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+#include <cmath>
+#include <optional>
+
+#include <nlohmann/json.hpp>
+#include <torch/torch.h>
+
+#include "DataLoadSupport.h"
+#include "RunSupport.h"
+#include "engine/PrecisionMapRun.h"
+#include "engine/StepReplay.h"
+#include "engine/Trainer.h"
+#include "precision/Autocast.h"
+#include "precision/InsertedOps.h"
+#include "precision/NamedOpScope.h"
+#include "precision/Rounding.h"
+#include "probes/OpCapture.h"
+#include "probes/PrecisionMapCompare.h"
+
+using namespace ampscope;
+
+namespace {
+
+QString fixtures() { return qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES"); }
+
+// One step of a trainer with its precision map, as ProbeSession takes it on a map step.
+class MapStep : public StepProbe {
+public:
+    explicit MapStep(Trainer& trainer, std::string reference = "fp32")
+        : trainer_(trainer), replay_(trainer), map_(trainer, std::move(reference)) {
+        trainer_.setStepProbe(this);
+    }
+    ~MapStep() override { trainer_.setStepProbe(nullptr); }
+
+    PrecisionMapRecord step(const torch::Tensor& x, const torch::Tensor& y) {
+        replay_.beginStep();
+        trainer_.step(x, y);
+        return *record_;
+    }
+    void beforeForward() override { framing_.beforeForward(); }
+    void afterLoss(const torch::Tensor&) override { framing_.afterLoss(); }
+    void afterBackward(double) override { framing_.afterBackward(); }
+    void stepChecked(bool) override {
+        record_ = map_.map(trainer_, replay_, 1, [this](OpCapture& capture) {
+            framing_.capture = &capture;
+            replay_.run();
+            framing_.capture = nullptr;
+        });
+    }
+
+private:
+    Trainer& trainer_;
+    StepReplay replay_;
+    PrecisionMapRun map_;
+    CaptureFraming framing_;
+    std::optional<PrecisionMapRecord> record_;
+};
+
+RunConfig zooConfig(const std::string& model, const std::string& mode) {
+    RunConfig c;
+    c.model.name = model;
+    c.precision.mode = mode;
+    c.optim.name = "adam";
+    c.optim.lr = 1e-3;
+    return c;
+}
+
+RunConfig scriptConfig(const char* file, const std::string& mode) {
+    RunConfig c = zooConfig("torchscript", mode);
+    c.model.path = (fixtures() + "/" + file).toStdString();
+    return c;
+}
+
+PrecisionMapRecord mapOneStep(const RunConfig& config, const DataBundle& data, int64_t batch = 16) {
+    torch::manual_seed(5);
+    Trainer trainer(config, data, torch::kCPU);
+    MapStep map(trainer);
+    return map.step(data.train.inputs.slice(0, 0, batch), data.train.targets.slice(0, 0, batch));
+}
+
+// The run's and a reference's capture of the same code, compared as the map compares.
+template <class Run, class Reference>
+PrecisionMapRecord mapOf(Run&& run, Reference&& reference, const MapFormats& formats) {
+    std::vector<CapturedOp> runOps, referenceOps;
+    {
+        OpCapture capture(torch::kFloat);
+        run();
+        runOps = capture.takeOps();
+    }
+    {
+        OpCapture capture;
+        reference();
+        referenceOps = capture.takeOps();
+    }
+    return comparePrecisionMaps(runOps, referenceOps, formats);
+}
+
+const PrecisionMapOp* findOp(const PrecisionMapRecord& map, const std::string& op, const std::string& phase = "forward") {
+    for (const auto& row : map.ops)
+        if (row.op == op && row.phase == phase) return &row;
+    return nullptr;
+}
+
+QString describe(const PrecisionMapOp& row) {
+    return QString("%1 in %2 (%3, output %4): rel %5, added %6, input %7")
+        .arg(QString::fromStdString(row.op), QString::fromStdString(row.module), QString::fromStdString(row.phase))
+        .arg(row.output)
+        .arg(row.relError, 0, 'g', 17)
+        .arg(row.addedError, 0, 'g', 17)
+        .arg(row.inputError, 0, 'g', 17);
+}
+
+MapFormat bf16Format() { return MapFormat{"bf16", 8, -126}; }
+MapFormat fp16Format() { return MapFormat{"fp16", 11, -14}; }
+
+}  // namespace
+
+class PrecisionMapTest : public QObject {
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase() { at::set_num_threads(1); }
+
+    // Same kernels, same threads, same state: every op's output is bit for bit the
+    // reference's, and every op run again in fp32 gives the same bits.
+    void fp32AgainstFp32IsExact_data() {
+        QTest::addColumn<QString>("model");
+        QTest::newRow("zoo simple_cnn") << "simple_cnn";
+        QTest::newRow("zoo mlp with BatchNorm") << "batchnorm_mlp";
+        QTest::newRow("TorchScript simple_cnn") << "simple_cnn.pt";
+        QTest::newRow("TorchScript residual_mlp") << "residual_mlp.pt";
+    }
+    void fp32AgainstFp32IsExact() {
+        QFETCH(QString, model);
+        const bool script = model.endsWith(".pt");
+        if (script && !QFile::exists(fixtures() + "/" + model)) QSKIP("no TorchScript fixtures");
+        const auto config = script ? scriptConfig(model.toUtf8().constData(), "fp32")
+                                   : zooConfig(model.toStdString(), "fp32");
+        const auto map = mapOneStep(config, test::randomImageData(32, 3, 8));
+        QVERIFY(map.ops.size() > 10);
+        QVERIFY(findOp(map, "aten::mm", "backward") || findOp(map, "aten::convolution_backward", "backward") ||
+                findOp(map, "aten::addmm", "backward"));
+        for (const auto& u : map.unmatched)
+            qWarning("unmatched: %s in %s (%s), %s only", u.op.c_str(), u.module.c_str(), u.phase.c_str(), u.side.c_str());
+        QVERIFY(map.unmatched.empty());
+        int measured = 0;
+        for (const auto& row : map.ops) {
+            QVERIFY2(row.relError == 0.0 && row.ulpsMax == 0.0 && row.newNan == 0 && row.newInf == 0,
+                     qPrintable(describe(row)));
+            QVERIFY2(std::isnan(row.addedError) || row.addedError == 0.0, qPrintable(describe(row)));
+            measured += std::isnan(row.addedError) ? 0 : 1;
+        }
+        QVERIFY(measured > static_cast<int>(map.ops.size()) / 2);
+        QCOMPARE(map.formatForward, std::string("fp32"));
+        QVERIFY(!map.firstPastTolerance().has_value());
+    }
+
+    // Round-to-nearest: each element's error is at most half a spacing (|x - ref| <= u |ref|,
+    // so the normwise error is at most u too); relative to the power of two at each value
+    // it is uniform in [-u, u], RMS u / sqrt(3), i.e. 1/sqrt(12) of a spacing.
+    void anOpThatOnlyRounds_data() {
+        QTest::addColumn<int>("bits");
+        QTest::newRow("bf16") << 8;
+        QTest::newRow("fp16") << 11;
+    }
+    void anOpThatOnlyRounds() {
+        QFETCH(int, bits);
+        const double u = std::ldexp(1.0, -bits);
+        const auto format = bits == 8 ? bf16Format() : fp16Format();
+        const auto rounding = bits == 8 ? Rounding::BFloat16 : Rounding::Half;
+        torch::manual_seed(1);
+        const auto x = torch::randn({1 << 20});
+        PrecisionMapOp row;
+        measureOutput(roundTo(x, rounding), x, {}, format, row);
+        QVERIFY2(row.relError <= u, qPrintable(QString::number(row.relError / u)));
+        QVERIFY2(row.ulpsMax <= 0.5, qPrintable(QString::number(row.ulpsMax)));
+        const double rms = 2.0 * u * row.ulpsRms;  // relative to the power of two at each value
+        const double theory = u / std::sqrt(3.0);
+        QVERIFY2(std::abs(rms / theory - 1.0) <= 0.2, qPrintable(QString("RMS %1 u/sqrt(3)").arg(rms / theory)));
+
+        // Through the capture: an op's result rounded (a pure-mode module output) is that op
+        // as the run holds it; the error it adds is the rounding alone.
+        const auto a = torch::randn({256, 1024}).abs() + 0.5;
+        const auto map = mapOf(
+            [&] {
+                const auto y = torch::relu(a);
+                NamedOpScope leave(inserted_op::kLeaveModule, y);
+                leave.output(roundWithGradient(y, rounding, rounding));  // the last op: the scope may stay open
+            },
+            [&] {
+                const auto y = torch::relu(a);
+                NamedOpScope leave(inserted_op::kLeaveModule, y);
+                leave.output(y);
+            },
+            MapFormats{format, format});
+        const auto* relu = findOp(map, "aten::relu");
+        QVERIFY(relu);
+        QVERIFY2(relu->relError > 0.0 && relu->relError <= u, qPrintable(describe(*relu)));
+        QVERIFY2(relu->addedError == relu->relError, qPrintable(describe(*relu)));
+        QVERIFY2(std::abs(2.0 * u * relu->ulpsRms / theory - 1.0) <= 0.2, qPrintable(describe(*relu)));
+    }
+
+    // ReLU, max-pool, reshape and transpose move or select values: run in fp32 on the
+    // run's own inputs they give the run's output bit for bit, so they add no error, and
+    // the error of what they move is the error of their input.
+    void selectionOpsAddNoError() {
+        torch::manual_seed(2);
+        const auto a = torch::randn({8, 4, 16, 16});
+        const auto ops = [&](bool rounded) {
+            auto x = a * 3.0;  // an op whose output carries the rounding error
+            {
+                NamedOpScope result(inserted_op::kOpResult, x);
+                x = result.output(rounded ? roundWithGradient(x, Rounding::BFloat16, Rounding::BFloat16) : x);
+            }
+            torch::relu(x);
+            torch::max_pool2d(x, {2, 2});
+            x.reshape({8, -1});
+            x.transpose(1, 3);
+        };
+        const auto map = mapOf([&] { ops(true); }, [&] { ops(false); }, MapFormats{bf16Format(), bf16Format()});
+        const auto* mul = findOp(map, "aten::mul");
+        QVERIFY(mul && mul->relError > 0.0);
+        for (const char* name : {"aten::relu", "aten::max_pool2d", "aten::reshape", "aten::transpose"}) {
+            const auto* row = findOp(map, name);
+            QVERIFY2(row, name);
+            QVERIFY2(row->addedError == 0.0, qPrintable(describe(*row)));
+            QVERIFY2(row->inputError == mul->relError, qPrintable(describe(*row)));
+        }
+        // Reshape and transpose keep every element: the same error, up to the order of the sums.
+        for (const char* name : {"aten::reshape", "aten::transpose"}) {
+            const auto* row = findOp(map, name);
+            QVERIFY2(std::abs(row->relError - row->inputError) <= 1e-12 * row->inputError, qPrintable(describe(*row)));
+        }
+
+        // In a model: simple_cnn in bf16 (CPU autocast), forward and backward.
+        const auto model = mapOneStep(zooConfig("simple_cnn", "bf16"), test::randomImageData(32, 4, 8));
+        int checked = 0;
+        for (const auto& row : model.ops) {
+            const bool moves = row.op == "aten::relu" || row.op == "aten::max_pool2d" || row.op == "aten::flatten" ||
+                               row.op == "aten::threshold_backward" || row.op == "aten::view" ||
+                               row.op == "aten::max_pool2d_with_indices_backward";
+            if (!moves) continue;
+            ++checked;
+            QVERIFY2(row.addedError == 0.0, qPrintable(describe(row)));
+        }
+        QVERIFY2(checked >= 8, qPrintable(QString::number(checked)));
+        const auto* flatten = findOp(model, "aten::flatten");
+        QVERIFY(flatten);
+        QVERIFY2(std::abs(flatten->relError - flatten->inputError) <= 1e-12 * flatten->inputError,
+                 qPrintable(describe(*flatten)));
+    }
+
+    // x.y with x, y rounded to bf16 (|delta| <= u each; their products exact in fp32),
+    // summed in fp32 (gamma_K = K u32 / (1 - K u32)) and the sum rounded to bf16 (u):
+    // |out - s| <= [(2u + u^2) + gamma_K (1+u)^2 + u (1 + 2u + u^2 + gamma_K (1+u)^2)] sum|x_k y_k|.
+    void bf16DotProductWithinTheStandardBound_data() {
+        QTest::addColumn<int>("k");
+        QTest::newRow("K 64") << 64;
+        QTest::newRow("K 4096") << 4096;
+    }
+    void bf16DotProductWithinTheStandardBound() {
+        QFETCH(int, k);
+        torch::manual_seed(3);
+        const auto x = torch::randn({64, k});
+        const auto y = torch::randn({k, 48});
+        const auto map = mapOf(
+            [&] {
+                AutocastScope autocast(c10::DeviceType::CPU, torch::kBFloat16, true);
+                torch::mm(x, y);
+            },
+            [&] { torch::mm(x, y); }, MapFormats{bf16Format(), bf16Format()});
+        const auto* mm = findOp(map, "aten::mm");
+        QVERIFY(mm);
+        const double u = std::ldexp(1.0, -8), u32 = std::ldexp(1.0, -24);
+        const double gamma = k * u32 / (1.0 - k * u32);
+        const double c = (2 * u + u * u) + gamma * (1 + u) * (1 + u) + u * (1 + 2 * u + u * u + gamma * (1 + u) * (1 + u));
+        const auto exact = torch::mm(x.to(torch::kDouble), y.to(torch::kDouble));
+        const auto bound = c * torch::mm(x.to(torch::kDouble).abs(), y.to(torch::kDouble).abs());
+        // Every element within its bound, so the norm of the error within the bound's norm.
+        const double allowed = (bound.norm() / exact.norm()).item<double>();
+        QVERIFY2(mm->relError > 0.0 && mm->relError <= allowed,
+                 qPrintable(QString("rel %1, bound %2").arg(mm->relError).arg(allowed)));
+        QVERIFY2(mm->addedError <= allowed, qPrintable(describe(*mm)));
+    }
+
+    // log(x.sum()) over values below fp16's range: the sum of the fp16 values is 0 (every
+    // term flushed), and the log of it -inf. The error enters at the sum; the log only
+    // passes on what it was given (its own added error is 0), though its output is new Inf.
+    void logOfSmallSumFlaggedAtTheSum() {
+        torch::manual_seed(4);
+        const auto a = torch::rand({4096}) + 0.5;
+        const auto graph = [&](bool half) {
+            auto x = a * 1e-9;
+            // CPU LibTorch has no fp16 log: the sum comes back to fp32 for it, as autocast does.
+            torch::log(half ? x.to(torch::kHalf).sum().to(torch::kFloat) : x.sum());
+        };
+        const auto map = mapOf([&] { graph(true); }, [&] { graph(false); }, MapFormats{fp16Format(), fp16Format()});
+        const auto first = map.firstPastTolerance();
+        QVERIFY(first.has_value());
+        QCOMPARE(map.ops[*first].op, std::string("aten::sum"));
+        QCOMPARE(map.ops[*first].flushed, 1.0);
+        const auto* log = findOp(map, "aten::log");
+        QVERIFY(log);
+        QCOMPARE(log->newInf, int64_t{1});
+        QVERIFY2(!(log->addedError > 0.0), qPrintable(describe(*log)));
+
+        // The lesson's model (fp16, the tiny values made by loss_head): flagged in
+        // loss_head, where they flush, before the loss's sum and log.
+        RunConfig lesson = zooConfig("log_sum", "fp16");
+        lesson.model.hidden = {32};
+        lesson.data.dataset = "spirals";
+        lesson.data.synthetic_samples = 256;
+        const DataBundle data = loadData(lesson.data, 0);
+        const auto lessonMap = mapOneStep(lesson, data, 64);
+        const auto flagged = lessonMap.firstPastTolerance();
+        QVERIFY(flagged.has_value());
+        QCOMPARE(lessonMap.ops[*flagged].module, std::string("loss_head"));
+        QCOMPARE(lessonMap.ops[*flagged].phase, std::string("forward"));
+        const auto* lessonLog = findOp(lessonMap, "aten::log");
+        QVERIFY(lessonLog && lessonLog->newInf == 1);
+        QVERIFY(*flagged < static_cast<size_t>(lessonLog - lessonMap.ops.data()));
+    }
+
+    // The export of the zoo's simple_cnn, from the zoo model's weights, is mapped op for op
+    // as the zoo model is: the same modules, phases and outputs, the same errors.
+    void zooAndTorchScriptGiveTheSameMap_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("bf16") << "bf16";
+        QTest::newRow("fp16 emulated") << "fp16";
+        QTest::newRow("mxfp8") << "mxfp8";
+    }
+    void zooAndTorchScriptGiveTheSameMap() {
+        QFETCH(QString, mode);
+        if (!QFile::exists(fixtures() + "/simple_cnn.pt")) QSKIP("no TorchScript fixtures");
+        const DataBundle data = test::randomImageData(32, 6, 8);
+        RunConfig zooRun = zooConfig("simple_cnn", mode.toStdString());
+        RunConfig scriptRun = scriptConfig("simple_cnn.pt", mode.toStdString());
+        scriptRun.model.probe_modules = {"conv1", "pool1", "relu1", "conv2", "pool2", "relu2", "flatten", "fc"};
+        torch::manual_seed(11);
+        Trainer zoo(zooRun, data, torch::kCPU);
+        Trainer script(scriptRun, data, torch::kCPU);
+        script.copyStateFrom(zoo);
+        const auto x = data.train.inputs.slice(0, 0, 16), y = data.train.targets.slice(0, 0, 16);
+        PrecisionMapRecord a, b;
+        {
+            MapStep map(zoo);
+            a = map.step(x, y);
+        }
+        {
+            MapStep map(script);
+            b = map.step(x, y);
+        }
+        QCOMPARE(b.ops.size(), a.ops.size());
+        QCOMPARE(b.unmatched.size(), a.unmatched.size());
+        // The traced conv is aten::_convolution where the zoo calls aten::conv2d.
+        const auto sameOp = [](const std::string& zooOp, const std::string& scriptOp) {
+            return zooOp == scriptOp || (zooOp == "aten::conv2d" && scriptOp == "aten::_convolution");
+        };
+        for (size_t k = 0; k < a.ops.size(); ++k) {
+            const auto& za = a.ops[k];
+            const auto& sb = b.ops[k];
+            QVERIFY2(sameOp(za.op, sb.op) && za.module == sb.module && za.phase == sb.phase && za.output == sb.output,
+                     qPrintable(describe(za) + " / " + describe(sb)));
+            QVERIFY2(std::abs(za.relError - sb.relError) <= 1e-6 * std::max(za.relError, 1e-30),
+                     qPrintable(describe(za) + " / " + describe(sb)));
+        }
+    }
+
+    // A step mapped trains on as one that was not: the same losses, bit for bit, step by
+    // step, in the zoo and for a TorchScript model, in plain, scaled and format modes.
+    void trainingGoesOnAsWithoutTheMap_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("mode");
+        QTest::newRow("mlp fp32") << "mlp" << "fp32";
+        QTest::newRow("mlp fp16 (dynamic scaler)") << "mlp" << "fp16";
+        QTest::newRow("mlp bf16") << "mlp" << "bf16";
+        QTest::newRow("mlp mxfp8") << "mlp" << "mxfp8";
+        QTest::newRow("mlp nvfp4 (stochastic gradients)") << "mlp" << "nvfp4";
+        QTest::newRow("mlp fp8 (delayed scaling)") << "mlp" << "fp8";
+        QTest::newRow("batchnorm_mlp bf16-pure") << "batchnorm_mlp" << "bf16-pure";
+        QTest::newRow("TorchScript residual_mlp bf16") << "residual_mlp.pt" << "bf16";
+    }
+    void trainingGoesOnAsWithoutTheMap() {
+        QFETCH(QString, model);
+        QFETCH(QString, mode);
+        const bool script = model.endsWith(".pt");
+        if (script && !QFile::exists(fixtures() + "/" + model)) QSKIP("no TorchScript fixtures");
+        RunConfig config = test::spiralsMlp(mode.toStdString());
+        if (script) {
+            config = scriptConfig(model.toUtf8().constData(), mode.toStdString());
+            config.threads = 1;
+            config.data.dataset = "fashion_mnist";
+            config.data.subset = 256;
+            config.train.batch_size = 32;
+        } else {
+            config.model.name = model.toStdString();
+        }
+        if (mode == "nvfp4") config.precision.nvfp4.stochastic_gradients = true;
+        config.train.max_steps = 6;
+        config.probes.every = 2;
+        QTemporaryDir tmp;
+        if (script && !QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz") &&
+            qEnvironmentVariableIsEmpty("AMPSCOPE_FASHION_MNIST"))
+            QSKIP("no FashionMNIST (dataset-fashion-mnist)");
+        const auto plain = test::runAndRead(config, tmp, "plain");
+        config.probes.precision_map_steps = {2, 3, 5};
+        const auto mapped = test::runAndRead(config, tmp, "mapped");
+        QCOMPARE(test::recordsOf(mapped, "precision_map").size(), size_t{3});
+        const auto losses = [](const RunData& run) {
+            std::vector<std::string> text;
+            for (const auto& r : test::recordsOf(run, "step")) text.push_back(r["loss"].dump());
+            return text;
+        };
+        QCOMPARE(losses(mapped), losses(plain));
+        QCOMPARE(losses(mapped).size(), size_t{6});
+        // And the probes of the mapped steps saw the step, not the map's runs of it.
+        const auto histograms = [](const RunData& run) {
+            std::vector<std::string> text;
+            for (const auto& r : test::recordsOf(run, "histogram")) text.push_back(r.dump());
+            return text;
+        };
+        QCOMPARE(histograms(mapped), histograms(plain));
+    }
+
+    // The format modes: errors in units of the element format's spacing, the unit
+    // roundoff of e4m3 (2^-4) and e2m1 (2^-2); the matmul ops add error, the ReLUs none.
+    void formatModesAreMapped_data() {
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("format");
+        QTest::addColumn<int>("bits");
+        QTest::newRow("fp8") << "fp8" << "e4m3" << 4;
+        QTest::newRow("mxfp8") << "mxfp8" << "e4m3" << 4;
+        QTest::newRow("mxfp4") << "mxfp4" << "e2m1" << 2;
+        QTest::newRow("nvfp4") << "nvfp4" << "e2m1" << 2;
+    }
+    void formatModesAreMapped() {
+        QFETCH(QString, mode);
+        QFETCH(QString, format);
+        QFETCH(int, bits);
+        RunConfig config = test::spiralsMlp(mode.toStdString());
+        const DataBundle data = loadData(config.data, 0);
+        const auto map = mapOneStep(config, data, 32);
+        QCOMPARE(QString::fromStdString(map.formatForward), format);
+        QCOMPARE(map.bitsForward, bits);
+        QCOMPARE(map.unitRoundoff("forward"), std::ldexp(1.0, -bits));
+        const auto* linear = findOp(map, "aten::linear");
+        QVERIFY(linear);
+        QVERIFY2(linear->addedError > 0.0, qPrintable(describe(*linear)));
+        const auto* relu = findOp(map, "aten::relu");
+        QVERIFY(relu);
+        QCOMPARE(relu->addedError, 0.0);
+    }
+
+    // fp64 as the reference: an fp32 run's own rounding shows, at fp32's scale.
+    void fp64Reference() {
+        RunConfig config = test::spiralsMlp("fp32");
+        const DataBundle data = loadData(config.data, 0);
+        torch::manual_seed(5);
+        Trainer trainer(config, data, torch::kCPU);
+        MapStep map(trainer, "fp64");
+        const auto record = map.step(data.train.inputs.slice(0, 0, 32), data.train.targets.slice(0, 0, 32));
+        const auto* linear = findOp(record, "aten::linear");
+        QVERIFY(linear);
+        QVERIFY2(linear->relError > 0.0 && linear->relError < 1e-5, qPrintable(describe(*linear)));
+        QVERIFY2(linear->addedError > 0.0 && linear->addedError < 1e-5, qPrintable(describe(*linear)));
+        QCOMPARE(record.reference, std::string("fp64"));
+    }
+};
+
+QTEST_GUILESS_MAIN(PrecisionMapTest)
+#include "test_precision_map.moc"
