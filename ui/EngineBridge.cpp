@@ -83,6 +83,12 @@ void EngineBridge::stepOnce() {
     engine_->stepOnce();
 }
 
+void EngineBridge::mapNextStep() {
+    if (!engine_) return;
+    engine_->mapNextStep();
+    stepOnce();
+}
+
 void EngineBridge::setStepsPerSecond(double stepsPerSecond) {
     const bool wasPaced = paced();
     pace_ = std::max(0.0, stepsPerSecond);

@@ -51,6 +51,8 @@ public:
     void pause();
     void resume();
     void stepOnce();
+    // One step, as stepOnce(), with its precision map (Engine::mapNextStep).
+    void mapNextStep();
     void stop();
     void setStepsPerSecond(double stepsPerSecond);
     double stepsPerSecond() const { return pace_; }

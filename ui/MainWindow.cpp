@@ -49,6 +49,7 @@
 #include "views/BlockScalesView.h"
 #include "views/FormatExplorerView.h"
 #include "views/FormatSweepView.h"
+#include "views/PrecisionMapView.h"
 #include "views/ScalingView.h"
 #include "views/UnderflowView.h"
 #include "scenarios/ScenarioCatalogue.h"
@@ -172,6 +173,13 @@ void MainWindow::buildActions() {
     stepAction_->setToolTip(tr("Run exactly one step, then pause (F10)"));
     connect(stepAction_, &QAction::triggered, this, &MainWindow::stepOnce);
 
+    mapStepAction_ = new QAction(tr("&Map this step against fp32"), this);
+    mapStepAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F10));
+    mapStepAction_->setToolTip(
+        tr("Run the next step once, twice from the same state: in the run's mode and in fp32, every op's "
+           "output compared (the Precision map dock; Shift+F10)"));
+    connect(mapStepAction_, &QAction::triggered, this, &MainWindow::mapNextStep);
+
     stopAction_ = new QAction(s->standardIcon(QStyle::SP_MediaStop), tr("S&top"), this);
     stopAction_->setShortcut(QKeySequence(Qt::SHIFT | Qt::Key_F5));
     stopAction_->setToolTip(tr("Stop the run after the current step (Shift+F5)"));
@@ -234,6 +242,7 @@ void MainWindow::buildMenus() {
     run->addAction(startAction_);
     run->addAction(pauseAction_);
     run->addAction(stepAction_);
+    run->addAction(mapStepAction_);
     run->addAction(stopAction_);
 
     viewMenu_ = menuBar()->addMenu(tr("&View"));
@@ -383,6 +392,11 @@ void MainWindow::buildDocks() {
     tabifyDockWidget(formatSweepDock_, scalingDock_);
     tabifyDockWidget(scalingDock_, blockScalesDock_);
     tabifyDockWidget(blockScalesDock_, formatExplorerDock_);
+    // Where a step's error enters, op by op (precision_map records).
+    precisionMapView_ = new PrecisionMapView(this);
+    precisionMapDock_ = addRunView(QStringLiteral("precisionMap"), tr("Precision map"), precisionMapView_,
+                                   Qt::RightDockWidgetArea, precisionMapView_);
+    tabifyDockWidget(formatExplorerDock_, precisionMapDock_);
     // The block scale chosen there is the one the explorer divides by.
     connect(blockScalesView_, &BlockScalesView::blockScaleChosen, formatExplorer_,
             &FormatExplorerView::setBlockScale);
@@ -597,6 +611,8 @@ void MainWindow::updateActions() {
     startAction_->setEnabled(!active && valid);
     pauseAction_->setEnabled(active && !stopping);
     stepAction_->setEnabled(active ? !stopping : valid);
+    // A map needs a step that has not run yet: a paused run's next one.
+    mapStepAction_->setEnabled(active && !stopping && bridge_->isPaused());
     stopAction_->setEnabled(active && !stopping);
     openRunAction_->setEnabled(!active);
     openConfigAction_->setEnabled(!active);
@@ -707,6 +723,14 @@ void MainWindow::stepOnce() {
     pauseAction_->setChecked(true);
 }
 
+void MainWindow::mapNextStep() {
+    if (!bridge_->isActive() || !bridge_->isPaused()) return;
+    bridge_->mapNextStep();
+    precisionMapDock_->raise();
+    const QSignalBlocker block(pauseAction_);
+    pauseAction_->setChecked(true);
+}
+
 void MainWindow::stopRun() {
     if (!bridge_->isActive()) return;
     bridge_->stop();
@@ -743,6 +767,7 @@ void MainWindow::onPaused() {
     progress_.pause(clock_.elapsed() / 1000.0);
     runLabel_->setFullText(
         tr("Paused at step %1 · %2").arg(feed_->lastStep()).arg(shownPath(bridge_->runDirectory())));
+    updateActions();  // a paused run's next step can be mapped
 }
 
 void MainWindow::onResumed() {
@@ -751,6 +776,7 @@ void MainWindow::onResumed() {
     progress_.resume(clock_.elapsed() / 1000.0);
     runLabel_->setFullText(
         tr("Training · recording to %1").arg(shownPath(bridge_->runDirectory())));
+    updateActions();
 }
 
 void MainWindow::onFailed(const QString& message, bool inputError) {

@@ -67,6 +67,7 @@ class ScalePlot;
 class ThroughputPlot;
 class UnderflowView;
 class FormatSweepView;
+class PrecisionMapView;
 class ScalingView;
 class BlockScalesView;
 class FormatExplorerView;
@@ -112,6 +113,7 @@ public:
     UnderflowView* underflowView() const { return underflowView_; }
     NanInspectorView* nanInspector() const { return nanInspector_; }
     FormatSweepView* formatSweepView() const { return formatSweepView_; }
+    PrecisionMapView* precisionMapView() const { return precisionMapView_; }
     ScalingView* scalingView() const { return scalingView_; }
     BlockScalesView* blockScalesView() const { return blockScalesView_; }
     FormatExplorerView* formatExplorer() const { return formatExplorer_; }
@@ -122,6 +124,7 @@ public:
     QAction* startAction() const { return startAction_; }
     QAction* pauseAction() const { return pauseAction_; }
     QAction* stepAction() const { return stepAction_; }
+    QAction* mapStepAction() const { return mapStepAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* openRunAction() const { return openRunAction_; }
     QAction* saveConfigAction() const { return saveConfigAction_; }
@@ -138,6 +141,8 @@ public Q_SLOTS:
     bool startRun() { return startRunWith(false); }
     void togglePause(bool pause);
     void stepOnce();
+    // On a paused run: the next step, run once with its precision map against fp32.
+    void mapNextStep();
     void stopRun();
     void openRunWithDialog();
     void saveConfigWithDialog();
@@ -209,6 +214,7 @@ private:
     UnderflowView* underflowView_ = nullptr;
     NanInspectorView* nanInspector_ = nullptr;
     FormatSweepView* formatSweepView_ = nullptr;
+    PrecisionMapView* precisionMapView_ = nullptr;
     ScalingView* scalingView_ = nullptr;
     BlockScalesView* blockScalesView_ = nullptr;
     FormatExplorerView* formatExplorer_ = nullptr;
@@ -226,6 +232,7 @@ private:
     QDockWidget* underflowDock_ = nullptr;
     QDockWidget* nanDock_ = nullptr;
     QDockWidget* formatSweepDock_ = nullptr;
+    QDockWidget* precisionMapDock_ = nullptr;
     QDockWidget* scalingDock_ = nullptr;
     QDockWidget* blockScalesDock_ = nullptr;
     QDockWidget* formatExplorerDock_ = nullptr;
@@ -237,6 +244,7 @@ private:
     QAction* startAction_ = nullptr;
     QAction* pauseAction_ = nullptr;
     QAction* stepAction_ = nullptr;
+    QAction* mapStepAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* openRunAction_ = nullptr;
     QAction* openConfigAction_ = nullptr;

@@ -31,8 +31,12 @@ void PrecisionMapRun::buildReference(const Trainer& main) {
     for (size_t i = 0; i < twin_->model().layerCount(); ++i) twin_->model().layerTo(i, torch::kDouble);
 }
 
+c10::ScalarType PrecisionMapRun::rerunDtype() const {
+    return reference_ == precision_map_reference::kFp64 ? torch::kDouble : torch::kFloat;
+}
+
 PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64_t step,
-                                        const std::function<void(OpCapture&)>& replayWatched) {
+                                        std::vector<CapturedOp> runOps) {
     const auto start = std::chrono::steady_clock::now();
     if (!twin_) buildReference(main);
     const bool fp64 = reference_ == precision_map_reference::kFp64;
@@ -41,6 +45,14 @@ PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64
     std::vector<CapturedOp> referenceOps;
     {
         twin_->copyStateFrom(main);
+        // The step has updated the run's BatchNorm statistics already: the twin starts
+        // from the ones the step started from.
+        {
+            torch::NoGradGuard noGrad;
+            auto buffers = twin_->model().buffers();
+            const auto& start = replay.stepStartBuffers();
+            for (size_t k = 0; k < buffers.size() && k < start.size(); ++k) buffers[k].copy_(start[k]);
+        }
         ReferenceFraming framing;
         OpCapture capture(std::nullopt, false);
         framing.framing.capture = &capture;
@@ -62,12 +74,6 @@ PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64
                              "); use fp32");
         }
         referenceOps = capture.takeOps();
-    }
-    std::vector<CapturedOp> runOps;
-    {
-        OpCapture capture(fp64 ? torch::kDouble : torch::kFloat, false);
-        replayWatched(capture);
-        runOps = capture.takeOps();
     }
     PrecisionMapRecord record = comparePrecisionMaps(runOps, referenceOps, mapFormatsOf(main.policy()));
     record.step = step;

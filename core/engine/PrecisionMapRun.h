@@ -7,13 +7,11 @@
 // no scaler, nothing kept), given the run's weights and buffers before each map and, for
 // fp64, its parameters and floating buffers held in float64. It runs the step's batch
 // with the step's loss factor and loss scale (a power of two: the gradients compare as
-// they are), drawing from the random state the step started from (StepReplay). The
-// run's side is the StepReplay of the step itself, so the values are the step's own,
-// and everything the replay changed is put back: training goes on as without the map.
-//
-// Both sides are watched by an OpCapture; the run's reruns each op in the reference's
-// dtype for the error the op adds itself.
-#include <functional>
+// they are), drawing from the random state the step started from (StepReplay), after the
+// step's own forward and backward, before its optimizer step; the twin changes nothing
+// of the run's. The run's side is the step itself, watched by an OpCapture
+// (rerunDtype(): each op run again in the reference's dtype for the error it adds
+// itself), which only observes: training goes on as without the map.
 #include <memory>
 #include <string>
 
@@ -26,7 +24,7 @@ namespace ampscope {
 
 // What a StepProbe's hooks tell a capture: it watches from the start of the forward,
 // takes the ops after the loss as the backward's, and stops when the backward is done
-// (the work around a replay, its saving and putting back, is no op of the step).
+// (the unscaling, clipping and optimizer step are no ops of the map).
 struct CaptureFraming {
     OpCapture* capture = nullptr;
     void beforeForward() const {
@@ -47,11 +45,12 @@ public:
     PrecisionMapRun(const Trainer& main, std::string reference);
     ~PrecisionMapRun();
 
+    // The dtype the run's capture reruns its ops in: the reference's.
+    c10::ScalarType rerunDtype() const;
     // Between the trainer's stepChecked() and its optimizer step, on a step StepReplay has
-    // begun. replayWatched(capture) runs the replay of the run's step (StepReplay::run)
-    // with the trainer's StepProbe passing its hooks on to a CaptureFraming of it.
-    PrecisionMapRecord map(Trainer& main, StepReplay& replay, int64_t step,
-                           const std::function<void(OpCapture& capture)>& replayWatched);
+    // begun with its buffers: runOps are the step's own ops (an OpCapture framed by the trainer's
+    // StepProbe hooks through a CaptureFraming); the reference runs here.
+    PrecisionMapRecord map(Trainer& main, StepReplay& replay, int64_t step, std::vector<CapturedOp> runOps);
 
 private:
     void buildReference(const Trainer& main);

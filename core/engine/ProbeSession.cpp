@@ -22,12 +22,14 @@ namespace ampscope {
 
 // Adds the wall time of a probe's work to the step's probe time, and names the work
 // as a span in a step trace (StepTrace), so a traced step shows what each probe costs.
+// The work is no op of the model: a precision map's capture of the step leaves it out.
 struct ProbeSession::Timer {
     Timer(double& sink, const char* part) : sink_(sink), span_(at::RecordScope::USER_SCOPE), start_(Clock::now()) {
         if (span_.isActive()) span_.before(part);
     }
     ~Timer() { sink_ += std::chrono::duration<double>(Clock::now() - start_).count(); }
     double& sink_;
+    OutsideCapture probeWork_;
     at::RecordFunction span_;
     Clock::time_point start_;
 };
@@ -104,7 +106,12 @@ void ProbeSession::beginStep(int64_t step) {
     const bool searching = !locator_.firstEvent();
     locateThisStep_ = locateAlways_ || (locateByReplay_ && searching && (probeStep_ || replayMissedStep_ > 0));
     if (locateThisStep_) locator_.beginStep(step, true);
-    if ((locateByReplay_ && searching && !locateThisStep_) || mapStep_) replay_.beginStep();
+    if ((locateByReplay_ && searching && !locateThisStep_) || mapStep_) replay_.beginStep(mapStep_);
+    if (mapStep_) {
+        if (!map_) map_ = std::make_unique<PrecisionMapRun>(trainer_, config_.precision_map_reference);
+        mapCapture_ = std::make_unique<OpCapture>(map_->rerunDtype(), false);
+        mapFraming_.capture = mapCapture_.get();
+    }
     if (listensAtRoundingPoints()) trainer_.policy().setRoundingObserver(this);
     formatPoints_.clear();
     formatPointIndex_.clear();
@@ -133,17 +140,15 @@ std::optional<PrecisionMapRecord> ProbeSession::takePrecisionMap() {
 }
 
 void ProbeSession::beforeForward() {
-    if (replaying_) mapFraming_.beforeForward();
+    if (!replaying_) mapFraming_.beforeForward();
 }
 
 void ProbeSession::afterLoss(const torch::Tensor& loss) {
     if (replaying_) {
-        if (mapFraming_.capture)
-            mapFraming_.afterLoss();
-        else
-            locator_.checkLoss(loss);
+        locator_.checkLoss(loss);
         return;
     }
+    mapFraming_.afterLoss();
     if (!probeStep_ && !locateThisStep_) return;
     Timer timer(stepProbeSeconds_, "probes: after loss");
     audit_.end();  // the forward and the loss are done: backward's ops are not audited
@@ -151,10 +156,8 @@ void ProbeSession::afterLoss(const torch::Tensor& loss) {
 }
 
 void ProbeSession::afterBackward(double scale) {
-    if (replaying_) {
-        mapFraming_.afterBackward();
-        return;
-    }
+    if (replaying_) return;
+    mapFraming_.afterBackward();
     scale_ = scale;
     if (!probeStep_) return;
     Timer timer(stepProbeSeconds_, "probes: after backward");
@@ -243,26 +246,14 @@ void ProbeSession::locateByReplay() {
 }
 
 void ProbeSession::runPrecisionMap() {
-    Timer timer(stepProbeSeconds_, "probes: precision map");
-    if (!map_) map_ = std::make_unique<PrecisionMapRun>(trainer_, config_.precision_map_reference);
-    // The replay is watched by the capture alone: no rounding counts, no locator checks,
-    // no probe hooks; the faults fire again, as they did in the step.
-    trainer_.policy().setRoundingObserver(nullptr);
-    trainer_.setObserver(faults_);
-    replaying_ = true;
-    struct EndMap {
-        ProbeSession& session;
-        ~EndMap() {
-            session.replaying_ = false;
-            session.mapFraming_.capture = nullptr;
-            session.trainer_.setObserver(&session.chain_);
-            if (session.listensAtRoundingPoints()) session.trainer_.policy().setRoundingObserver(&session);
-        }
-    } endMap{*this};
-    mapResult_ = map_->map(trainer_, replay_, step_, [this](OpCapture& capture) {
-        mapFraming_.capture = &capture;
-        replay_.run();
-    });
+    // Not a Timer: the reference's capture must see the reference's ops.
+    const auto start = Clock::now();
+    std::vector<CapturedOp> runOps = mapCapture_->takeOps();
+    mapFraming_.capture = nullptr;
+    mapCapture_.reset();
+    mapResult_ = map_->map(trainer_, replay_, step_, std::move(runOps));
+    const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+    stepProbeSeconds_ += seconds;
 }
 
 void ProbeSession::takeFirstEvent(const std::optional<NonFiniteEvent>& hit, std::string_view locatedBy) {
@@ -452,6 +443,8 @@ std::shared_ptr<ProbeSnapshot> ProbeSession::endStep() {
     {
     Timer timer(stepProbeSeconds_, "probes: end step (readout)");
     trainer_.policy().setRoundingObserver(nullptr);
+    mapFraming_.capture = nullptr;
+    mapCapture_.reset();  // a step that threw before it was checked
     if (locateThisStep_) takeFirstEvent(locator_.endStep(), nonfinite_located_by::kCheck);
     audit_.end();  // a step that threw before its loss
     if (probeStep_) snapshot = buildSnapshot();

@@ -29,8 +29,10 @@
 //   the fp32 shadow (ShadowRun) at the unscale point; takeShadow() hands the
 //   result to the engine after the step.
 // - on map steps (probes.precision_map_steps, and a step the window asks for with
-//   requestMap()): the precision map (PrecisionMapRun) between the step's check and its
-//   optimizer step; takePrecisionMap() hands the record to the engine after the step.
+//   requestMap()): the precision map (PrecisionMapRun): the step's own forward and
+//   backward watched op by op (the probes' own work left out), the reference run between
+//   the step's check and its optimizer step; takePrecisionMap() hands the record to the
+//   engine after the step.
 // The engine calls beginStep() before and endStep() after Trainer::step().
 #include <chrono>
 #include <map>
@@ -188,7 +190,8 @@ private:
     // first map), the capture watching the replay, the result.
     bool mapStep_ = false, mapRequested_ = false;
     std::unique_ptr<PrecisionMapRun> map_;
-    CaptureFraming mapFraming_;  // the capture watching the map's replay
+    std::unique_ptr<OpCapture> mapCapture_;  // watching the map step itself
+    CaptureFraming mapFraming_;
     std::optional<PrecisionMapRecord> mapResult_;
     LayerObserver* faults_ = nullptr;  // what the map's replay injects again, as the step did
     void runPrecisionMap();

@@ -37,8 +37,11 @@ void StepReplay::restoreRandomStates(const std::vector<torch::Tensor>& states) c
     }
 }
 
-void StepReplay::beginStep() {
+void StepReplay::beginStep(bool buffers) {
     stepStartRandomStates_ = randomStates();
+    stepStartBuffers_.clear();
+    if (buffers)
+        for (const auto& b : trainer_.model().buffers()) stepStartBuffers_.push_back(b.detach().clone());
     if (trainer_.policy().quantizesFormats()) stepStartFormatState_ = trainer_.policy().saveFormatState();
 }
 

@@ -31,8 +31,11 @@ class StepReplay {
 public:
     explicit StepReplay(Trainer& trainer);
 
-    // Before the step: keeps the random state (and format state) it starts from.
-    void beginStep();
+    // Before the step: keeps the random state (and format state) it starts from; with
+    // buffers, also the model's buffers (BatchNorm statistics), for a reference model
+    // that must start where the step started (the step itself updates them).
+    void beginStep(bool buffers = false);
+    const std::vector<torch::Tensor>& stepStartBuffers() const { return stepStartBuffers_; }
     // Between Trainer's stepChecked() and its optimizer step.
     void run();
     // Between the same two points: `work` (a reference model's forward and backward on the
@@ -46,6 +49,7 @@ private:
 
     Trainer& trainer_;
     std::vector<torch::Tensor> stepStartRandomStates_;
+    std::vector<torch::Tensor> stepStartBuffers_;  // beginStep(true) only
     ComputePolicy::FormatState stepStartFormatState_;  // format modes only
 };
 

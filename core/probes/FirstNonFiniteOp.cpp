@@ -16,6 +16,7 @@ struct WatchState {
     bool active = false;
     bool checking = false;        // the check's own ops are not watched
     int backwardDepth = 0;
+    bool backwardStarted = false;  // a gradient hook runs between the nodes, outside them
     std::string backwardNode;
     // The lab's own ops (precision/InsertedOps.h) the current op runs inside, outermost
     // first: the graph pass's, the zoo's scopes of the same names, an injected fault.
@@ -52,6 +53,7 @@ std::string nodeName(const char* name) {
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     if (!watch.active || watch.checking) return nullptr;
     if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
+        watch.backwardStarted = true;
         if (watch.backwardDepth++ == 0) watch.backwardNode = nodeName(fn.name());
     } else if (isInserted(fn.name())) {
         watch.inserted.push_back(fn.name());
@@ -90,7 +92,7 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
     NonFiniteOp op;
     // An op inside an inserted one (a rounding's cast) is named by the inserted op.
     op.op = insertedName.empty() ? std::string(fn.name()) : insertedName;
-    const bool backward = watch.backwardDepth > 0;
+    const bool backward = watch.backwardDepth > 0 || watch.backwardStarted;
     op.phase = std::string(backward ? nonfinite_phase::kBackward : nonfinite_phase::kForward);
     if (backward) op.node = watch.backwardNode;
     if (!backward)

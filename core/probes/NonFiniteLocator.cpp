@@ -1,5 +1,7 @@
 #include "probes/NonFiniteLocator.h"
 
+#include "probes/OpCapture.h"
+
 #include <algorithm>
 #include <array>
 #include <map>
@@ -55,6 +57,7 @@ namespace {
 
 template <class CheckT>
 void computeSlots(CheckT& check, const torch::Tensor& values, bool withStats) {
+    OutsideCapture probeWork;  // a check is no op of the model (a precision map's capture)
     if (values.device().is_cpu())
         tensorStatsSlotsOnCpu(values, withStats, check.hostSlots.data());
     else

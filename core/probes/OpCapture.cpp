@@ -108,8 +108,11 @@ struct Frame : at::ObserverContext {
     uint64_t seqBegin = 0;
     std::string module;
     Role role = Role::Entry;
+    bool underAutocast = false;
     std::vector<c10::IValue> inputs;
 };
+
+thread_local int outsideCapture = 0;
 
 }  // namespace
 
@@ -240,6 +243,16 @@ struct OpCapture::State {
     }
 
     std::vector<torch::Tensor> rerun(const at::RecordFunction& fn, const Frame& frame);
+    // The op ran as the rerun would run it: every floating input in the rerun's dtype and
+    // no rounding before it, outside autocast.
+    bool computesAsTheReference(const Frame& frame) const {
+        if (frame.underAutocast) return false;
+        for (const auto& t : tensorsOf(frame.inputs)) {
+            if (!isFloating(t)) continue;
+            if (t.scalar_type() != *rerunIn || rounded.count(t.unsafeGetTensorImpl())) return false;
+        }
+        return true;
+    }
     void entry(const at::RecordFunction& fn, Frame& frame);
 };
 
@@ -249,7 +262,7 @@ thread_local OpCapture::State* active = nullptr;
 
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     OpCapture::State* s = active;
-    if (!s || s->busy || !s->watching) return nullptr;
+    if (!s || s->busy || !s->watching || outsideCapture > 0) return nullptr;
     auto frame = std::make_unique<Frame>();
     if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
         frame->node = true;
@@ -271,6 +284,7 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     frame->seqBegin = at::sequence_number::peek();
     frame->module = s->currentModule();
     frame->role = s->classify(fn.name());
+    frame->underAutocast = autocastEnabled(c10::DeviceType::CPU) || autocastEnabled(c10::DeviceType::CUDA);
     if (frame->role != Role::Hidden) frame->inputs.assign(fn.inputs().begin(), fn.inputs().end());
     return frame;
 }
@@ -326,7 +340,9 @@ void OpCapture::State::entry(const at::RecordFunction& fn, Frame& frame) {
         if (std::find(op.inputsFrom.begin(), op.inputsFrom.end(), from) == op.inputsFrom.end())
             op.inputsFrom.push_back(from);
     }
-    if (rerunIn) {
+    if (rerunIn && computesAsTheReference(frame)) {
+        for (auto& out : op.outputs) out.rerun = out.value;
+    } else if (rerunIn) {
         const auto again = rerun(fn, frame);
         for (auto& out : op.outputs)
             if (out.index < static_cast<int>(again.size())) out.rerun = again[static_cast<size_t>(out.index)];
@@ -409,6 +425,10 @@ OpCapture::~OpCapture() {
 }
 
 void OpCapture::watch(bool on) { state_->watching = on; }
+
+OutsideCapture::OutsideCapture() { ++outsideCapture; }
+
+OutsideCapture::~OutsideCapture() { --outsideCapture; }
 
 void OpCapture::startBackward() { state_->backward = true; }
 

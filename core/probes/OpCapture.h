@@ -25,7 +25,12 @@
 // With rerunIn set, each op whose inputs are the run's own is run a second time, in that
 // dtype (fp32 or fp64), outside autocast, from the same input values (before any
 // rounding that feeds it): the difference is the error the op itself adds. Ops that
-// change their inputs or draw random numbers are not run again.
+// change their inputs or draw random numbers are not run again. An op that already ran
+// in that dtype on unrounded inputs outside autocast would give its own output again:
+// it is not run, its output stands for the rerun (its own error 0).
+//
+// The capture watches a training step itself: what probes compute in it is no op of the
+// model and is left out (OutsideCapture around probe work).
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -51,6 +56,16 @@ struct CapturedOp {
     std::vector<CapturedOutput> outputs;
     // Which earlier copies its inputs were: (op index, output index).
     std::vector<std::pair<size_t, int>> inputsFrom;
+};
+
+// While one is alive on a thread, no capture there keeps an op (probe work inside a
+// captured step: histograms, non-finite checks, the format sweep).
+class OutsideCapture {
+public:
+    OutsideCapture();
+    ~OutsideCapture();
+    OutsideCapture(const OutsideCapture&) = delete;
+    OutsideCapture& operator=(const OutsideCapture&) = delete;
 };
 
 // The module name of ops outside the model (the loss, the loss scale).

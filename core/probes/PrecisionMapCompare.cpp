@@ -44,6 +44,63 @@ MapFormat slotFormat(const RoundingSlot& slot, const ComputePolicy& policy) {
     return MapFormat{};
 }
 
+// What one output's numbers are made of (sums over its elements).
+struct ErrorSums {
+    double errSq = 0, refSq = 0;    // elements finite on both sides
+    double ulpsMax = 0, ulpsSq = 0;
+    double finite = 0, flushed = 0, saturated = 0, newNan = 0, newInf = 0;
+    double addSq = std::nan(""), rerunSq = std::nan("");  // against the op run again
+};
+
+// floor(log2 |x|) of a finite non-zero x, clamped below at an unscaled format's smallest
+// normal exponent: the exponent of the format's spacing there is this - (bits - 1).
+int spacingExponent(double magnitude, const MapFormat& format) {
+    int e = std::ilogb(magnitude);
+    if (format.minExponent) e = std::max(e, *format.minExponent);
+    return e - (format.bits - 1);
+}
+
+// On the CPU: two passes over the elements, no temporaries (temporaries of an op's size
+// cost more than the arithmetic, and every torch op a parallel launch).
+ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
+                    const MapFormat& format) {
+    const auto mt = runValues.detach().to(torch::kFloat).contiguous();
+    const auto rt = referenceValues.detach().to(torch::kDouble).contiguous();
+    const auto at = rerun.defined() ? rerun.detach().to(torch::kDouble).contiguous() : torch::Tensor();
+    const float* m = mt.data_ptr<float>();
+    const double* r = rt.data_ptr<double>();
+    const double* a = at.defined() ? at.data_ptr<double>() : nullptr;
+    const int64_t n = mt.numel();
+    double top = 0.0;  // the run's largest magnitude, for saturation
+    for (int64_t i = 0; i < n; ++i)
+        if (std::isfinite(m[i]) && std::isfinite(r[i])) top = std::max(top, std::abs(static_cast<double>(m[i])));
+    const double saturatedBelow = top * (1.0 + std::ldexp(2.0, -format.bits));
+    ErrorSums s;
+    if (a) s.addSq = s.rerunSq = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double mi = m[i], ri = r[i];
+        const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
+        if (std::isnan(mi) && !std::isnan(ri)) s.newNan += 1;
+        if (std::isinf(mi) && rf) s.newInf += 1;
+        if (a && mf && std::isfinite(a[i])) {
+            s.addSq += (mi - a[i]) * (mi - a[i]);
+            s.rerunSq += a[i] * a[i];
+        }
+        if (!(mf && rf)) continue;
+        s.finite += 1;
+        const double d = mi - ri;
+        s.errSq += d * d;
+        s.refSq += ri * ri;
+        const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
+        const double ulps = magnitude > 0.0 ? std::abs(d) / std::ldexp(1.0, spacingExponent(magnitude, format)) : 0.0;
+        s.ulpsMax = std::max(s.ulpsMax, ulps);
+        s.ulpsSq += ulps * ulps;
+        if (mi == 0.0 && ri != 0.0) s.flushed += 1;
+        if (top > 0.0 && std::abs(mi) == top && std::abs(ri) > saturatedBelow) s.saturated += 1;
+    }
+    return s;
+}
+
 // 2^e for integer exponents, exactly (a double built from its bits), e within the
 // normal doubles.
 torch::Tensor powerOfTwo(const torch::Tensor& exponents) {
@@ -51,7 +108,46 @@ torch::Tensor powerOfTwo(const torch::Tensor& exponents) {
     return ((e + 1023) * (int64_t{1} << 52)).view(torch::kDouble);
 }
 
-enum Sum { kErrSq, kRefSq, kUlpsMax, kUlpsSq, kFinite, kFlushed, kSaturated, kNewNan, kNewInf, kAddSq, kRerunSq, kCount };
+// The same with torch ops, on the tensors' device (a GPU), read with one copy.
+ErrorSums sumsWithTorchOps(const torch::Tensor& runValues, const torch::Tensor& referenceValues,
+                           const torch::Tensor& rerun, const MapFormat& format) {
+    const auto m = runValues.detach().to(torch::kDouble).reshape({-1});
+    const auto r = referenceValues.detach().to(torch::kDouble).reshape({-1});
+    const auto finite = torch::isfinite(m) & torch::isfinite(r);
+    const auto zero = torch::zeros({}, m.options());
+    const auto d = torch::where(finite, m - r, zero);
+    const auto magnitude = torch::where(finite, torch::where(r != 0, r.abs(), m.abs()), zero);
+    auto exponent = std::get<1>(torch::frexp(magnitude)).to(torch::kLong) - 1;  // floor(log2 |x|)
+    if (format.minExponent) exponent = exponent.clamp_min(*format.minExponent);
+    const auto ulps = torch::where(magnitude > 0, d.abs() / powerOfTwo(exponent - (format.bits - 1)), zero);
+    const auto runMagnitude = torch::where(finite, m.abs(), zero);
+    const auto top = runMagnitude.numel() ? runMagnitude.max() : zero;
+    const auto saturated =
+        finite & (runMagnitude == top) & (top > 0) & (r.abs() > top * (1.0 + std::ldexp(2.0, -format.bits)));
+    std::vector<torch::Tensor> sums = {d.square().sum(),
+                                       torch::where(finite, r, zero).square().sum(),
+                                       ulps.numel() ? ulps.max() : zero,
+                                       ulps.square().sum(),
+                                       finite.sum().to(torch::kDouble),
+                                       (finite & (m == 0) & (r != 0)).sum().to(torch::kDouble),
+                                       saturated.sum().to(torch::kDouble),
+                                       (torch::isnan(m) & ~torch::isnan(r)).sum().to(torch::kDouble),
+                                       (torch::isinf(m) & torch::isfinite(r)).sum().to(torch::kDouble)};
+    if (rerun.defined()) {
+        const auto a = rerun.detach().to(torch::kDouble).reshape({-1});
+        const auto both = torch::isfinite(m) & torch::isfinite(a);
+        sums.push_back(torch::where(both, m - a, zero).square().sum());
+        sums.push_back(torch::where(both, a, zero).square().sum());
+    }
+    const auto host = torch::stack(sums).to(torch::kCPU);
+    const auto v = host.accessor<double, 1>();
+    ErrorSums s{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+    if (rerun.defined()) {
+        s.addSq = v[9];
+        s.rerunSq = v[10];
+    }
+    return s;
+}
 
 }  // namespace
 
@@ -63,59 +159,25 @@ MapFormats mapFormatsOf(const ComputePolicy& policy) {
 void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
                    const MapFormat& format, PrecisionMapOp& into) {
     torch::NoGradGuard noGrad;
-    const auto m = runValues.detach().to(torch::kDouble).reshape({-1});
-    const auto r = referenceValues.detach().to(referenceValues.device()).to(torch::kDouble).reshape({-1});
-    const auto finite = torch::isfinite(m) & torch::isfinite(r);
-    const auto zero = torch::zeros({}, m.options());
-    const auto d = torch::where(finite, m - r, zero);
-    const auto ref = torch::where(finite, r, zero);
-    // The spacing at the reference's magnitude (at the run's where the reference is 0).
-    const auto magnitude = torch::where(finite, torch::where(r != 0, r.abs(), m.abs()), zero);
-    auto exponent = std::get<1>(torch::frexp(magnitude)).to(torch::kLong) - 1;  // floor(log2 |x|)
-    if (format.minExponent) exponent = exponent.clamp_min(*format.minExponent);
-    const auto spacing = powerOfTwo(exponent - (format.bits - 1));
-    const auto ulps = d.abs() / spacing;
-    const auto runMagnitude = torch::where(finite, m.abs(), zero);
-    const auto top = runMagnitude.numel() ? runMagnitude.max() : zero;
-    const double twoU = std::ldexp(2.0, -format.bits);
-    const auto saturated = finite & (runMagnitude == top) & (top > 0) & (r.abs() > top * (1.0 + twoU));
-    std::vector<torch::Tensor> sums(kCount);
-    sums[kErrSq] = d.square().sum();
-    sums[kRefSq] = ref.square().sum();
-    sums[kUlpsMax] = ulps.numel() ? ulps.max() : zero;
-    sums[kUlpsSq] = ulps.square().sum();
-    sums[kFinite] = finite.sum().to(torch::kDouble);
-    sums[kFlushed] = (finite & (m == 0) & (r != 0)).sum().to(torch::kDouble);
-    sums[kSaturated] = saturated.sum().to(torch::kDouble);
-    sums[kNewNan] = (torch::isnan(m) & ~torch::isnan(r)).sum().to(torch::kDouble);
-    sums[kNewInf] = (torch::isinf(m) & torch::isfinite(r)).sum().to(torch::kDouble);
-    if (rerun.defined() && rerun.numel() == runValues.numel()) {
-        const auto a = rerun.detach().to(torch::kDouble).reshape({-1});
-        const auto both = torch::isfinite(m) & torch::isfinite(a);
-        sums[kAddSq] = torch::where(both, m - a, zero).square().sum();
-        sums[kRerunSq] = torch::where(both, a, zero).square().sum();
-    } else {
-        sums[kAddSq] = sums[kRerunSq] = torch::full({}, std::nan(""), m.options());
-    }
-    const auto host = torch::stack(sums).to(torch::kCPU);
-    const auto v = host.accessor<double, 1>();
+    const torch::Tensor again = rerun.defined() && rerun.numel() == runValues.numel() ? rerun : torch::Tensor();
+    const ErrorSums s = runValues.device().is_cpu() ? sumsOnCpu(runValues, referenceValues, again, format)
+                                                    : sumsWithTorchOps(runValues, referenceValues, again, format);
     const auto relative = [](double errSq, double refSq) {
         if (std::isnan(errSq)) return errSq;
         if (errSq == 0.0) return 0.0;
         return refSq > 0.0 ? std::sqrt(errSq / refSq) : std::numeric_limits<double>::infinity();
     };
     into.elements = runValues.numel();
-    into.relError = relative(v[kErrSq], v[kRefSq]);
-    into.snrDb = v[kErrSq] == 0.0 ? std::numeric_limits<double>::infinity()
-                                  : 10.0 * std::log10(v[kRefSq] / v[kErrSq]);
-    into.ulpsMax = v[kUlpsMax];
-    into.ulpsRms = v[kFinite] > 0 ? std::sqrt(v[kUlpsSq] / v[kFinite]) : 0.0;
+    into.relError = relative(s.errSq, s.refSq);
+    into.snrDb = s.errSq == 0.0 ? std::numeric_limits<double>::infinity() : 10.0 * std::log10(s.refSq / s.errSq);
+    into.ulpsMax = s.ulpsMax;
+    into.ulpsRms = s.finite > 0 ? std::sqrt(s.ulpsSq / s.finite) : 0.0;
     const double n = std::max<double>(1.0, static_cast<double>(into.elements));
-    into.flushed = v[kFlushed] / n;
-    into.saturated = v[kSaturated] / n;
-    into.newNan = static_cast<int64_t>(v[kNewNan]);
-    into.newInf = static_cast<int64_t>(v[kNewInf]);
-    into.addedError = relative(v[kAddSq], v[kRerunSq]);
+    into.flushed = s.flushed / n;
+    into.saturated = s.saturated / n;
+    into.newNan = static_cast<int64_t>(s.newNan);
+    into.newInf = static_cast<int64_t>(s.newInf);
+    into.addedError = relative(s.addSq, s.rerunSq);
     into.run = computeExponentHistogram(runValues.detach().to(torch::kFloat));
     into.reference = computeExponentHistogram(referenceValues.detach().to(torch::kFloat));
 }

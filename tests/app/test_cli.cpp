@@ -193,6 +193,37 @@ private Q_SLOTS:
         QVERIFY2(again.err.contains("already holds a run"), qPrintable(again.err));
     }
 
+    // precision-map trains to the step, maps it, writes the map's CSV into the run
+    // directory and prints it in words; a step the run never reaches is bad input.
+    void precisionMapMapsTheStep() {
+        QTemporaryDir dir;
+        const QString path = writeConfig(dir, "tiny.json", kTinyRun);
+        const QString out = dir.filePath("map");
+        const auto r = runCli({"precision-map", path, "--step", "3", "--out", out, "--set", "precision.mode=bf16"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QVERIFY2(r.out.contains("step 3: bf16 against fp32, "), qPrintable(r.out));
+        QVERIFY2(r.out.contains("ulps of bf16 (unit roundoff 2^-8)"), qPrintable(r.out));
+        QVERIFY2(r.out.contains("ops adding the most error:") && r.out.contains("aten::linear in fc1 (forward)"),
+                 qPrintable(r.out));
+        QVERIFY2(r.out.contains("per module, error entering -> leaving:"), qPrintable(r.out));
+        std::ifstream summaryFile((out + "/summary.json").toStdString());
+        QCOMPARE(nlohmann::json::parse(summaryFile)["steps"].get<int>(), 3);
+        QFile csv(out + "/precision_map.csv");
+        QVERIFY(csv.open(QIODevice::ReadOnly));
+        const QStringList lines = QString::fromUtf8(csv.readAll()).trimmed().split('\n');
+        QVERIFY(lines.front().startsWith("step,index,mode,reference,phase,module,op,"));
+        QVERIFY(lines.size() > 10);
+        QVERIFY2(lines[1].startsWith("3,0,bf16,fp32,forward,"), qPrintable(lines[1]));
+        QVERIFY(QFile::exists(out + "/precision_map_modules.csv"));
+
+        // Six steps of 32 in an epoch of 192 samples: step 50 is never reached.
+        const QString late = dir.filePath("late");
+        const auto never = runCli({"precision-map", path, "--step", "50", "--out", late, "--set", "train.epochs=1"});
+        QCOMPARE(never.exitCode, 2);
+        QVERIFY2(never.err.contains("--step: the run ended at step 6, before step 50"), qPrintable(never.err));
+        QCOMPARE(never.err.trimmed().count('\n'), 0);
+    }
+
     void tracedStepsWriteChromeTraces() {
         // Step 1 is a probe step, step 3 a clean one, step 99 past the run's end.
         QTemporaryDir dir;

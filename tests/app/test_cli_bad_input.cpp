@@ -315,6 +315,13 @@ private Q_SLOTS:
                                               << "probes.locate_nonfinite: must be one of replay, always, off";
         QTest::newRow("locator mode a number") << "{\"probes\": {\"locate_nonfinite\": 1}}"
                                                << "probes.locate_nonfinite: expected a string";
+        QTest::newRow("precision map at step 0") << "{\"probes\": {\"precision_map_steps\": [10, 0]}}"
+                                                 << "probes.precision_map_steps[1]: must be >= 1";
+        QTest::newRow("precision map steps a number") << "{\"probes\": {\"precision_map_steps\": 10}}"
+                                                      << "probes.precision_map_steps: expected an array";
+        QTest::newRow("unknown precision map reference")
+            << "{\"probes\": {\"precision_map_reference\": \"fp16\"}}"
+            << "probes.precision_map_reference: must be one of fp32, fp64";
         QTest::newRow("unknown mode") << "{\"precision\": {\"mode\": \"fp6\"}}"
                                       << "precision.mode: must be one of";
         QTest::newRow("unknown fp8 recipe") << "{\"precision\": {\"fp8\": {\"recipe\": \"mx\"}}}"
@@ -444,6 +451,22 @@ private Q_SLOTS:
         QTest::newRow("--trace-steps with a word")
             << QStringList{"run", "$CONFIG", "--out", "$OUT", "--trace-steps", "50,last"}
             << "--trace-steps: \"last\" is not a step number";
+        QTest::newRow("precision-map without --step")
+            << QStringList{"precision-map", "$CONFIG", "--out", "$OUT"} << "precision-map: missing --step N";
+        QTest::newRow("precision-map --step 0")
+            << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "0"}
+            << "--step: \"0\" is not a step number";
+        QTest::newRow("precision-map --step of two steps")
+            << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "3,4"}
+            << "--step: one step number (got \"3,4\")";
+        QTest::newRow("precision-map --reference fp16")
+            << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "3", "--reference", "fp16"}
+            << "--reference: \"fp16\" is not a reference (fp32 or fp64)";
+        QTest::newRow("precision-map --step past train.max_steps")
+            << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "20", "--set", "train.max_steps=5"}
+            << "--step: 20 is past the run's last step (train.max_steps 5)";
+        QTest::newRow("precision-map without --out")
+            << QStringList{"precision-map", "$CONFIG", "--step", "3"} << "precision-map: missing --out DIR";
         QTest::newRow("--set a value nested 50000 levels deep (was a crash)")
             << QStringList{"run",  "$CONFIG", "--out",
                            "$OUT", "--set",   QString::fromStdString("optim.lr=" + nested(50000))}

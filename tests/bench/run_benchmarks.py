@@ -23,7 +23,8 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost", "long-run",
+            "gui"]
 
 
 def cpu_name():
@@ -111,6 +112,9 @@ def main():
     if "replay-cost" not in skip:
         rows += json_rows([python, os.path.join(HERE, "replay_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "replay_cost.py")
+    if "map-cost" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "map_cost.py"), "--cli", cli, "--json",
+                           *threads, *size], "map_cost.py")
     if "long-run" not in skip:
         steps = 3000 if args.smoke else (100000 if args.quick else args.long_run_steps)
         window = os.path.join(args.build, "app", "ampscope")

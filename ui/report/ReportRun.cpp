@@ -212,6 +212,14 @@ ReportRun loadReportRun(const QString& directory) {
             keepLatestStep(run.formatSweep, e, formatSweepRecordFromJson, "format_sweep", badSweep, run.warnings);
         } else if (type == probe_record_type::kFormatQuant) {
             keepLatestStep(run.formatQuant, e, formatQuantRecordFromJson, "format_quant", badQuant, run.warnings);
+        } else if (type == probe_record_type::kPrecisionMap) {
+            try {
+                auto map = precisionMapRecordFromJson(e);
+                if (!run.precisionMap || map.step >= run.precisionMap->step) run.precisionMap = std::move(map);
+            } catch (const std::exception& error) {
+                run.warnings << QStringLiteral("events.jsonl: a precision_map record does not read (%1)")
+                                    .arg(QString::fromUtf8(error.what()));
+            }
         } else if (type == "error") {
             run.errorMessage = text(e, "message");
         }

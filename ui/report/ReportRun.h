@@ -25,6 +25,7 @@
 #include "models/ScriptModuleInfo.h"
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
@@ -86,6 +87,8 @@ struct ReportRun {
     // format_quant records of its last probe step (a format mode's); empty when none.
     std::vector<FormatSweepRecord> formatSweep;
     std::vector<FormatQuantRecord> formatQuant;
+    // The run's last precision map (the one of the highest step); none when not taken.
+    std::optional<PrecisionMapRecord> precisionMap;
     // The records are not kept (a long run does not fit): the plots stream them again
     // from `directory` (ReportRunViews.h).
 };

@@ -14,13 +14,30 @@
 #include "common/Text.h"
 
 namespace ampscope::ui::report_text {
-namespace {
-
-const QString kUnknown = QStringLiteral("—");
 
 QString esc(const QString& text) {
     return text.toHtmlEscaped();
 }
+
+QString table(const QStringList& header, const std::vector<QStringList>& rows) {
+    QString html =
+        QStringLiteral("<table class=\"results\" cellspacing=\"0\" cellpadding=\"3\"><tr>");
+    for (const QString& h : header) html += QStringLiteral("<th>%1</th>").arg(esc(h));
+    html += QStringLiteral("</tr>");
+    for (const QStringList& row : rows) {
+        html += QStringLiteral("<tr>");
+        for (int i = 0; i < row.size(); ++i)
+            html += (i == 0 ? QStringLiteral("<td class=\"key\">%1</td>")
+                            : QStringLiteral("<td>%1</td>"))
+                        .arg(esc(row[i]));
+        html += QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
+namespace {
+
+const QString kUnknown = QStringLiteral("—");
 
 QString number(const std::optional<double>& value, int significant = 4) {
     if (!value) return kUnknown;
@@ -85,21 +102,6 @@ QString moduleType(const ReportRun& run, const QString& layer) {
     return {};
 }
 
-QString table(const QStringList& header, const std::vector<QStringList>& rows) {
-    QString html =
-        QStringLiteral("<table class=\"results\" cellspacing=\"0\" cellpadding=\"3\"><tr>");
-    for (const QString& h : header) html += QStringLiteral("<th>%1</th>").arg(esc(h));
-    html += QStringLiteral("</tr>");
-    for (const QStringList& row : rows) {
-        html += QStringLiteral("<tr>");
-        for (int i = 0; i < row.size(); ++i)
-            html += (i == 0 ? QStringLiteral("<td class=\"key\">%1</td>")
-                            : QStringLiteral("<td>%1</td>"))
-                        .arg(esc(row[i]));
-        html += QStringLiteral("</tr>");
-    }
-    return html + QStringLiteral("</table>");
-}
 
 }  // namespace
 
@@ -501,7 +503,8 @@ QString numberFormatsHtml(const ReportRun& run) {
         return html + QStringLiteral(
                           "<p class=\"note\">No format sweep was recorded in this run: it runs on the "
                           "probe steps that are multiples of probes.format_sweep_every (every %1 "
-                          "steps by default; 0 turns it off).</p>")
+                          "steps by default) and at a run's last probe step when none has swept; 0 "
+                          "turns it off.</p>")
                           .arg(ProbeConfig{}.format_sweep_every);
     if (!run.formatSweep.empty()) html += formatSweepHtml(run.formatSweep);
     if (!run.formatQuant.empty()) html += formatQuantHtml(run.formatQuant);

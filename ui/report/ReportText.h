@@ -14,6 +14,10 @@ namespace ampscope::ui::report_text {
 
 // The style sheet both outputs use (QTextDocument understands this subset of CSS).
 QString styleSheet();
+// Text made safe for HTML.
+QString esc(const QString& text);
+// A results table: a header row, the first column of each row as its key.
+QString table(const QStringList& header, const std::vector<QStringList>& rows);
 QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generated);
 // Side by side, the first run as the baseline: samples/s and memory as ratios,
 // accuracy as a difference in points with the "within 0.5 pt" check.

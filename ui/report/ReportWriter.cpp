@@ -18,6 +18,7 @@
 #include "plots/ScalePlot.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
+#include "report/PrecisionMapReport.h"
 #include "report/ReportText.h"
 #include "views/GradientHistogramView.h"
 
@@ -202,6 +203,7 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
                                "to 0 at any probe step: the map is empty.</p>"));
     }
     sink.html(numberFormatsHtml(run));
+    sink.html(precisionMapHtml(run));
     sink.html(nanDiagnosisHtml(run));
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }

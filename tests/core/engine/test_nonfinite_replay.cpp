@@ -168,6 +168,46 @@ private Q_SLOTS:
         QCOMPARE(b.event["frames"].back(), a.event["frames"].back());
     }
 
+    // A NaN put into a layer's output by a fault is explained as the fault, in the zoo as
+    // for a TorchScript model, in any mode: not as the raw op that wrote it (as_strided,
+    // fill_, where).
+    void anInjectedFaultIsNamedAsOne_data() {
+        QTest::addColumn<QString>("model");
+        QTest::addColumn<QString>("mode");
+        QTest::addColumn<QString>("kind");
+        for (const char* mode : {"fp32", "fp16", "bf16"}) {
+            QTest::newRow(qPrintable(QString("zoo %1 nan_activation").arg(mode))) << "mlp" << mode << "nan_activation";
+            QTest::newRow(qPrintable(QString("zoo %1 inf_activation").arg(mode))) << "mlp" << mode << "inf_activation";
+        }
+        QTest::newRow("zoo fp32 nan_grad") << "mlp" << "fp32" << "nan_grad";
+        QTest::newRow("TorchScript fp32 nan_activation") << "residual_mlp.pt" << "fp32" << "nan_activation";
+        QTest::newRow("TorchScript fp16 nan_activation") << "residual_mlp.pt" << "fp16" << "nan_activation";
+    }
+    void anInjectedFaultIsNamedAsOne() {
+        QFETCH(QString, model);
+        QFETCH(QString, mode);
+        QFETCH(QString, kind);
+        QTemporaryDir tmp;
+        auto config = spirals(mode.toStdString(), "replay");
+        std::string layer = "fc2";
+        if (model.endsWith(".pt")) {
+            const QString file = qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES") + "/" + model;
+            if (!QFile::exists(file)) QSKIP("no TorchScript fixtures");
+            if (!QFile::exists("/usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz"))
+                QSKIP("no FashionMNIST (dataset-fashion-mnist)");
+            config.model.name = "torchscript";
+            config.model.path = file.toStdString();
+            config.data.dataset = "fashion_mnist";
+            config.data.subset = 256;
+            layer = "blocks.0.fc1";
+        }
+        config.faults = {FaultConfig{3, kind.toStdString(), layer, 1.0}};
+        const Located r = runWith(config, tmp, "run");
+        QVERIFY(!r.event.is_null());
+        QCOMPARE(r.event["step"].get<int>(), 3);
+        QCOMPARE(QString::fromStdString(r.event.value("op", std::string())), QString("ampscope::injected_fault"));
+    }
+
     void framesByReplayAreTheProbeStepsAndTheEventStep() {
         QTemporaryDir tmp;
         auto config = spirals("fp32", "replay");

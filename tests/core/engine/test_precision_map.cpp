@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <memory>
 #include <optional>
 
 #include <nlohmann/json.hpp>
@@ -41,7 +42,9 @@ public:
     ~MapStep() override { trainer_.setStepProbe(nullptr); }
 
     PrecisionMapRecord step(const torch::Tensor& x, const torch::Tensor& y) {
-        replay_.beginStep();
+        replay_.beginStep(true);
+        capture_ = std::make_unique<OpCapture>(map_.rerunDtype(), false);
+        framing_.capture = capture_.get();
         trainer_.step(x, y);
         return *record_;
     }
@@ -49,17 +52,17 @@ public:
     void afterLoss(const torch::Tensor&) override { framing_.afterLoss(); }
     void afterBackward(double) override { framing_.afterBackward(); }
     void stepChecked(bool) override {
-        record_ = map_.map(trainer_, replay_, 1, [this](OpCapture& capture) {
-            framing_.capture = &capture;
-            replay_.run();
-            framing_.capture = nullptr;
-        });
+        auto ops = capture_->takeOps();
+        framing_.capture = nullptr;
+        capture_.reset();
+        record_ = map_.map(trainer_, replay_, 1, std::move(ops));
     }
 
 private:
     Trainer& trainer_;
     StepReplay replay_;
     PrecisionMapRun map_;
+    std::unique_ptr<OpCapture> capture_;
     CaptureFraming framing_;
     std::optional<PrecisionMapRecord> record_;
 };

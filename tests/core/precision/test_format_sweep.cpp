@@ -103,6 +103,36 @@ class FormatSweepTest : public QObject {
 private Q_SLOTS:
     void initTestCase() { at::set_num_threads(1); }
 
+    // A run shorter than the sweep cadence sweeps once, at its last probe step: a
+    // one-epoch FashionMNIST run of 469 steps with the defaults (every 50, sweep every
+    // 500) at step 450; a run whose last probe step already swept (1000 steps: 500 and
+    // 1000) sweeps nowhere else; a run shorter than `every` at step 1.
+    void aShortRunSweepsAtItsLastProbeStep_data() {
+        QTest::addColumn<int>("total");
+        QTest::addColumn<QList<int>>("sweeps");
+        QTest::newRow("469 steps") << 469 << QList<int>{450};
+        QTest::newRow("1000 steps") << 1000 << QList<int>{500, 1000};
+        QTest::newRow("1020 steps") << 1020 << QList<int>{500, 1000};
+        QTest::newRow("30 steps") << 30 << QList<int>{1};
+    }
+    void aShortRunSweepsAtItsLastProbeStep() {
+        QFETCH(int, total);
+        QFETCH(QList<int>, sweeps);
+        const DataBundle data = images();
+        const RunConfig config = cnnConfig("fp32", 50, 500);
+        torch::manual_seed(1);
+        Trainer trainer(config, data, torch::kCPU);
+        ProbeSession probes(trainer, config.probes, nullptr);
+        probes.setTotalSteps(total);
+        QList<int> swept;
+        for (int step = 1; step <= total; ++step) {
+            probes.beginStep(step);  // which probes a step runs is decided here
+            if (probes.sweepStep()) swept.push_back(step);
+            probes.endStep();
+        }
+        QCOMPARE(swept, sweeps);
+    }
+
     // probes.every 2, format_sweep_every 4: probe steps 1, 2, 4, 6, 8; sweep steps 4 and
     // 8 (not step 1: a sweep step is a probe step that is a multiple of the cadence). Each sweep step has every weight layer x {gradient, activation} x 7 formats, in
     // layer order, gradient first; the other steps none.
