@@ -95,6 +95,28 @@ std::vector<torch::Tensor> tensorsOf(const Values& values) {
 
 bool isFloating(const torch::Tensor& t) { return t.defined() && t.is_floating_point(); }
 
+// The tensors an op writes into, by its schema (in place, "aten::add_"; an out= argument):
+// found only for ops whose name or overload says they write.
+std::vector<torch::Tensor> writtenBy(const at::RecordFunction& fn) {
+    const std::string_view name = fn.name();
+    const auto op = fn.operator_name();
+    if (!op) return {};
+    const bool mayWrite = (!name.empty() && name.back() == '_') || op->overload_name.find("out") != std::string::npos;
+    if (!mayWrite) return {};
+    const auto handle = c10::Dispatcher::singleton().findOp(*op);
+    if (!handle || !handle->hasSchema()) return {};
+    const auto& arguments = handle->schema().arguments();
+    const auto inputs = fn.inputs();
+    std::vector<torch::Tensor> written;
+    for (size_t k = 0; k < arguments.size() && k < inputs.size(); ++k) {
+        const auto* alias = arguments[k].alias_info();
+        if (!alias || !alias->isWrite()) continue;
+        for (const auto& t : tensorsOf(std::vector<c10::IValue>{inputs[k]})) written.push_back(t);
+    }
+    return written;
+}
+
+
 struct Frame : at::ObserverContext {
     bool node = false;
     // A node: what it interrupts.
@@ -205,12 +227,37 @@ struct OpCapture::State {
         return it == madeBy.end() ? nullptr : &it->second;
     }
 
-    torch::Tensor copyOf(const torch::Tensor& t) {
-        busy = true;
-        torch::NoGradGuard noGrad;
-        auto copy = t.detach().clone();
-        busy = false;
-        return copy;
+    // The values an op made, held without a copy (a copy of every output costs as much as
+    // the ops that made them). An op that writes into a tensor (in place, or into an `out`
+    // argument) first has every held value on that memory copied (copyBeforeWrite).
+    struct Held {
+        size_t op, output;
+        bool rerun;  // the output's rerun, else its value
+    };
+    std::unordered_map<const c10::StorageImpl*, std::vector<Held>> heldOn;
+
+    torch::Tensor hold(const torch::Tensor& t, size_t op, size_t output, bool asRerun = false) {
+        heldOn[t.storage().unsafeGetStorageImpl()].push_back(Held{op, output, asRerun});
+        return t.detach();
+    }
+
+    void copyBeforeWrite(const std::vector<torch::Tensor>& written) {
+        for (const auto& t : written) {
+            if (!t.defined() || !t.has_storage()) continue;
+            auto it = heldOn.find(t.storage().unsafeGetStorageImpl());
+            if (it == heldOn.end()) continue;
+            busy = true;
+            {
+                torch::NoGradGuard noGrad;
+                for (const auto& held : it->second) {
+                    auto& out = ops[held.op].outputs[held.output];
+                    auto& value = held.rerun ? out.rerun : out.value;
+                    if (value.defined() && value.storage().unsafeGetStorageImpl() == it->first) value = value.clone();
+                }
+            }
+            busy = false;
+            heldOn.erase(it);
+        }
     }
 
     void keepMade(const torch::Tensor& t, size_t op, size_t output) {
@@ -238,7 +285,13 @@ struct OpCapture::State {
             return;
         }
         const Made where = *maker;
-        ops[where.op].outputs[where.output].value = copyOf(output);
+        auto& out = ops[where.op].outputs[where.output];
+        if (out.rerunIsValue) {
+            // The unrounded value was what the rerun would give; the rounding is the error added.
+            out.rerun = hold(out.value, where.op, where.output, true);
+            out.rerunIsValue = false;
+        }
+        out.value = hold(output, where.op, where.output);
         keepMade(output, where.op, where.output);
     }
 
@@ -262,7 +315,11 @@ thread_local OpCapture::State* active = nullptr;
 
 std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     OpCapture::State* s = active;
-    if (!s || s->busy || !s->watching || outsideCapture > 0) return nullptr;
+    if (!s || s->busy) return nullptr;
+    // Held values are copied before anything writes over them, watched or not: the
+    // scaler's unscale and clipping change gradients in place before the map compares.
+    if (const auto written = writtenBy(fn); !written.empty()) s->copyBeforeWrite(written);
+    if (!s->watching || outsideCapture > 0) return nullptr;
     auto frame = std::make_unique<Frame>();
     if (fn.scope() == at::RecordScope::BACKWARD_FUNCTION) {
         frame->node = true;
@@ -324,10 +381,8 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext* context) {
 
 void OpCapture::State::entry(const at::RecordFunction& fn, Frame& frame) {
     const auto outputs = tensorsOf(fn.outputs());
+    if (std::none_of(outputs.begin(), outputs.end(), isFloating)) return;
     CapturedOp op;
-    for (size_t k = 0; k < outputs.size(); ++k)
-        if (isFloating(outputs[k])) op.outputs.push_back(CapturedOutput{static_cast<int>(k), copyOf(outputs[k]), torch::Tensor()});
-    if (op.outputs.empty()) return;
     op.op = fn.name();
     op.module = frame.module;
     op.backward = backward;
@@ -340,16 +395,17 @@ void OpCapture::State::entry(const at::RecordFunction& fn, Frame& frame) {
         if (std::find(op.inputsFrom.begin(), op.inputsFrom.end(), from) == op.inputsFrom.end())
             op.inputsFrom.push_back(from);
     }
-    if (rerunIn && computesAsTheReference(frame)) {
-        for (auto& out : op.outputs) out.rerun = out.value;
-    } else if (rerunIn) {
-        const auto again = rerun(fn, frame);
-        for (auto& out : op.outputs)
-            if (out.index < static_cast<int>(again.size())) out.rerun = again[static_cast<size_t>(out.index)];
-    }
+    const bool asTheReference = rerunIn && computesAsTheReference(frame);
+    const auto again = rerunIn && !asTheReference ? rerun(fn, frame) : std::vector<torch::Tensor>();
+    // Held only now: the rerun's own writes (its converted inputs) are none of the op's.
     const size_t index = ops.size();
-    for (size_t k = 0, j = 0; k < outputs.size(); ++k)
-        if (isFloating(outputs[k])) keepMade(outputs[k], index, j++);
+    for (size_t k = 0; k < outputs.size(); ++k) {
+        if (!isFloating(outputs[k])) continue;
+        CapturedOutput out{static_cast<int>(k), hold(outputs[k], index, op.outputs.size()), torch::Tensor(), asTheReference};
+        if (k < again.size()) out.rerun = again[k];
+        keepMade(outputs[k], index, op.outputs.size());
+        op.outputs.push_back(std::move(out));
+    }
     ops.push_back(std::move(op));
 }
 
@@ -362,6 +418,11 @@ std::vector<torch::Tensor> OpCapture::State::rerun(const at::RecordFunction& fn,
     if (!handle || !handle->hasSchema() || handle->schema().is_mutable()) return {};
     const bool copyAll = updatesBuffers(name);
     const c10::ScalarType dtype = *rerunIn;
+    busy = true;  // the conversions below are the capture's own work
+    struct NotBusy {
+        bool& busy;
+        ~NotBusy() { busy = false; }
+    } notBusy{busy};
     std::vector<torch::Tensor> inputs;  // as handed to the op again
     auto again = [&](const torch::Tensor& t) {
         torch::Tensor v = beforeRounding(t);
@@ -384,11 +445,6 @@ std::vector<torch::Tensor> OpCapture::State::rerun(const at::RecordFunction& fn,
             stack.push_back(value);
         }
     }
-    busy = true;
-    struct NotBusy {
-        bool& busy;
-        ~NotBusy() { busy = false; }
-    } notBusy{busy};
     try {
         torch::NoGradGuard noGrad;
         // Autocast would cast the operands back down: the reference runs without it.

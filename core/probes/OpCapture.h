@@ -2,9 +2,11 @@
 // INTERNAL (includes torch). Keeps every op's output of one forward and backward, for
 // the precision map (PrecisionMapCompare.h): while it watches, a thread-local
 // RecordFunction callback (as FirstNonFiniteOp's) sees each op the dispatcher runs on
-// this thread, the TorchScript interpreter's and a CPU backward's included, and copies
+// this thread, the TorchScript interpreter's and a CPU backward's included, and keeps
 // the floating outputs of the ops the model's code calls itself (the top level: an
-// op's inner ops, autocast's casts among them, belong to it).
+// op's inner ops, autocast's casts among them, belong to it). They are kept without a
+// copy; a value that something then writes over (an op in place or into an out=
+// argument, watched or not: the scaler's unscale, clipping) is copied first.
 //
 // What one side of a comparison has and the other not is folded, never listed as an op:
 // - the lab's roundings and module-boundary casts (precision/InsertedOps.h: the graph
@@ -44,8 +46,11 @@ namespace ampscope {
 
 struct CapturedOutput {
     int index = 0;        // which output of the op (tensors of its outputs in order)
-    torch::Tensor value;  // a copy, as the run holds it (after any rounding of the result)
+    torch::Tensor value;  // as the run holds it (after any rounding of the result)
     torch::Tensor rerun;  // the op again in rerunIn's dtype; undefined when not run again
+    // The op ran as the rerun would (in that dtype, unrounded inputs, no autocast): the
+    // value stands for the rerun.
+    bool rerunIsValue = false;
 };
 
 struct CapturedOp {

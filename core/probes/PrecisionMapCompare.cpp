@@ -1,6 +1,11 @@
 #include "probes/PrecisionMapCompare.h"
 
 #include <algorithm>
+#include <type_traits>
+#include <array>
+#include <cstring>
+
+#include <ATen/Parallel.h>
 #include <cmath>
 #include <map>
 #include <utility>
@@ -44,47 +49,70 @@ MapFormat slotFormat(const RoundingSlot& slot, const ComputePolicy& policy) {
     return MapFormat{};
 }
 
-// What one output's numbers are made of (sums over its elements).
+// What one output's numbers are made of (sums over its elements), and its histograms.
 struct ErrorSums {
     double errSq = 0, refSq = 0;    // elements finite on both sides
     double ulpsMax = 0, ulpsSq = 0;
     double finite = 0, flushed = 0, saturated = 0, newNan = 0, newInf = 0;
     double addSq = std::nan(""), rerunSq = std::nan("");  // against the op run again
+    std::array<double, histogram_slot::kCount> runSlots{}, referenceSlots{};
+
+    void add(const ErrorSums& o) {
+        errSq += o.errSq;
+        refSq += o.refSq;
+        ulpsMax = std::max(ulpsMax, o.ulpsMax);
+        ulpsSq += o.ulpsSq;
+        finite += o.finite;
+        flushed += o.flushed;
+        saturated += o.saturated;
+        newNan += o.newNan;
+        newInf += o.newInf;
+        addSq += o.addSq;
+        rerunSq += o.rerunSq;
+    }
 };
 
-// floor(log2 |x|) of a finite non-zero x, clamped below at an unscaled format's smallest
-// normal exponent: the exponent of the format's spacing there is this - (bits - 1).
-int spacingExponent(double magnitude, const MapFormat& format) {
-    int e = std::ilogb(magnitude);
-    if (format.minExponent) e = std::max(e, *format.minExponent);
-    return e - (format.bits - 1);
+// 2^-e for the spacing exponent e, from the bits where that is a normal double.
+inline double inversePowerOfTwo(int e) {
+    const int biased = 1023 - e;
+    if (biased < 1 || biased > 2046) return std::ldexp(1.0, -e);
+    const uint64_t bits = static_cast<uint64_t>(biased) << 52;
+    double value;
+    std::memcpy(&value, &bits, sizeof value);
+    return value;
 }
 
-// On the CPU: two passes over the elements, no temporaries (temporaries of an op's size
-// cost more than the arithmetic, and every torch op a parallel launch).
-ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
-                    const MapFormat& format) {
-    const auto mt = runValues.detach().to(torch::kFloat).contiguous();
-    const auto rt = referenceValues.detach().to(torch::kDouble).contiguous();
-    const auto at = rerun.defined() ? rerun.detach().to(torch::kDouble).contiguous() : torch::Tensor();
-    const float* m = mt.data_ptr<float>();
-    const double* r = rt.data_ptr<double>();
-    const double* a = at.defined() ? at.data_ptr<double>() : nullptr;
-    const int64_t n = mt.numel();
-    double top = 0.0;  // the run's largest magnitude, for saturation
-    for (int64_t i = 0; i < n; ++i)
-        if (std::isfinite(m[i]) && std::isfinite(r[i])) top = std::max(top, std::abs(static_cast<double>(m[i])));
-    const double saturatedBelow = top * (1.0 + std::ldexp(2.0, -format.bits));
-    ErrorSums s;
-    if (a) s.addSq = s.rerunSq = 0.0;
-    for (int64_t i = 0; i < n; ++i) {
-        const double mi = m[i], ri = r[i];
+// |d| in units of the format's spacing at `magnitude` (finite, non-zero): the spacing is
+// 2^(floor(log2 magnitude) - (bits - 1)), that floor clamped below at an unscaled
+// format's smallest normal exponent.
+inline double inUlps(double absError, double magnitude, const MapFormat& format) {
+    uint64_t bits;
+    std::memcpy(&bits, &magnitude, sizeof bits);
+    const int biased = static_cast<int>((bits >> 52) & 0x7FF);
+    int e = biased ? biased - 1023 : std::ilogb(magnitude);  // a subnormal double: rare
+    if (format.minExponent) e = std::max(e, *format.minExponent);
+    return absError * inversePowerOfTwo(e - (format.bits - 1));
+}
+
+// One chunk's sums, the values read in their own dtypes (no converted copies: a copy of an
+// op's size costs more than the arithmetic). Saturation is counted against the chunk's
+// own running largest magnitude; merging keeps the counts of the chunks that hold the
+// overall largest.
+template <class M, class R, class A>
+void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, const MapFormat& format,
+              ErrorSums& s, double& top, double& saturated) {
+    const double above = 1.0 + std::ldexp(2.0, -format.bits);
+    for (int64_t i = begin; i < end; ++i) {
+        const double mi = static_cast<double>(m[i]), ri = static_cast<double>(r[i]);
         const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
         if (std::isnan(mi) && !std::isnan(ri)) s.newNan += 1;
         if (std::isinf(mi) && rf) s.newInf += 1;
-        if (a && mf && std::isfinite(a[i])) {
-            s.addSq += (mi - a[i]) * (mi - a[i]);
-            s.rerunSq += a[i] * a[i];
+        if constexpr (!std::is_same_v<A, void>) {
+            const double ai = static_cast<double>(a[i]);
+            if (mf && std::isfinite(ai)) {
+                s.addSq += (mi - ai) * (mi - ai);
+                s.rerunSq += ai * ai;
+            }
         }
         if (!(mf && rf)) continue;
         s.finite += 1;
@@ -92,13 +120,85 @@ ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referen
         s.errSq += d * d;
         s.refSq += ri * ri;
         const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
-        const double ulps = magnitude > 0.0 ? std::abs(d) / std::ldexp(1.0, spacingExponent(magnitude, format)) : 0.0;
+        const double ulps = magnitude > 0.0 ? inUlps(std::abs(d), magnitude, format) : 0.0;
         s.ulpsMax = std::max(s.ulpsMax, ulps);
         s.ulpsSq += ulps * ulps;
         if (mi == 0.0 && ri != 0.0) s.flushed += 1;
-        if (top > 0.0 && std::abs(mi) == top && std::abs(ri) > saturatedBelow) s.saturated += 1;
+        const double am = std::abs(mi);
+        if (am > top) {
+            top = am;
+            saturated = 0;
+        }
+        if (am == top && top > 0.0 && std::abs(ri) > top * above) saturated += 1;
     }
-    return s;
+}
+
+template <class T>
+const T* dataOf(const torch::Tensor& t) {
+    return reinterpret_cast<const T*>(t.data_ptr());
+}
+
+// Calls f with typed pointers of a tensor of a floating dtype (half, bfloat16, float, double).
+template <class F>
+void withFloating(const torch::Tensor& t, F&& f) {
+    switch (t.scalar_type()) {
+        case torch::kHalf: return f(dataOf<c10::Half>(t));
+        case torch::kBFloat16: return f(dataOf<c10::BFloat16>(t));
+        case torch::kDouble: return f(dataOf<double>(t));
+        default: return f(dataOf<float>(t));
+    }
+}
+
+// On the CPU: one pass over the elements, in parallel chunks, no temporaries.
+ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
+                    const MapFormat& format) {
+    const auto floating = [](const torch::Tensor& t) {
+        return t.scalar_type() == torch::kHalf || t.scalar_type() == torch::kBFloat16 ||
+                       t.scalar_type() == torch::kDouble
+                   ? t.detach().contiguous()
+                   : t.detach().to(torch::kFloat).contiguous();
+    };
+    const auto mt = floating(runValues), rt = floating(referenceValues);
+    const auto at = rerun.defined() ? floating(rerun) : torch::Tensor();
+    const int64_t n = mt.numel();
+    constexpr int64_t kGrain = int64_t{1} << 16;
+    const size_t chunks = static_cast<size_t>(std::max<int64_t>(1, (n + kGrain - 1) / kGrain));
+    std::vector<ErrorSums> parts(chunks);
+    std::vector<double> tops(chunks, 0.0), saturated(chunks, 0.0);
+    // Each chunk of kGrain elements is one task, so a chunk's sums have one writer.
+    at::parallel_for(0, static_cast<int64_t>(chunks), 1, [&](int64_t firstChunk, int64_t lastChunk) {
+        for (int64_t c = firstChunk; c < lastChunk; ++c) {
+            const size_t k = static_cast<size_t>(c);
+            const int64_t chunk = c * kGrain;
+            const int64_t stop = std::min(n, chunk + kGrain);
+            ErrorSums& s = parts[k];
+            s.addSq = s.rerunSq = 0.0;
+            withFloating(mt, [&](const auto* m) {
+                withFloating(rt, [&](const auto* r) {
+                    if (!at.defined()) {
+                        sumChunk<std::remove_cv_t<std::remove_pointer_t<decltype(m)>>,
+                                 std::remove_cv_t<std::remove_pointer_t<decltype(r)>>, void>(
+                            m, r, nullptr, chunk, stop, format, s, tops[k], saturated[k]);
+                        return;
+                    }
+                    withFloating(at, [&](const auto* a) { sumChunk(m, r, a, chunk, stop, format, s, tops[k], saturated[k]); });
+                });
+            });
+        }
+    });
+    ErrorSums total;
+    total.addSq = total.rerunSq = 0.0;
+    for (const auto& part : parts) total.add(part);
+    // The histograms by the histogram probe's own single pass (HistogramProbe.h).
+    const auto runSlots = histogramSlots(mt), referenceSlots = histogramSlots(rt);
+    std::memcpy(total.runSlots.data(), runSlots.data_ptr<double>(), sizeof(double) * total.runSlots.size());
+    std::memcpy(total.referenceSlots.data(), referenceSlots.data_ptr<double>(),
+                sizeof(double) * total.referenceSlots.size());
+    const double top = *std::max_element(tops.begin(), tops.end());
+    for (size_t k = 0; k < chunks; ++k)
+        if (top > 0.0 && tops[k] == top) total.saturated += saturated[k];
+    if (!at.defined()) total.addSq = total.rerunSq = std::nan("");
+    return total;
 }
 
 // 2^e for integer exponents, exactly (a double built from its bits), e within the
@@ -141,11 +241,25 @@ ErrorSums sumsWithTorchOps(const torch::Tensor& runValues, const torch::Tensor& 
     }
     const auto host = torch::stack(sums).to(torch::kCPU);
     const auto v = host.accessor<double, 1>();
-    ErrorSums s{v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8]};
+    ErrorSums s;
+    s.errSq = v[0];
+    s.refSq = v[1];
+    s.ulpsMax = v[2];
+    s.ulpsSq = v[3];
+    s.finite = v[4];
+    s.flushed = v[5];
+    s.saturated = v[6];
+    s.newNan = v[7];
+    s.newInf = v[8];
     if (rerun.defined()) {
         s.addSq = v[9];
         s.rerunSq = v[10];
     }
+    const auto slots = torch::stack({histogramSlots(runValues.detach().to(torch::kFloat)),
+                                     histogramSlots(referenceValues.detach().to(torch::kFloat))})
+                           .to(torch::kCPU);
+    std::memcpy(s.runSlots.data(), slots[0].data_ptr<double>(), sizeof(double) * s.runSlots.size());
+    std::memcpy(s.referenceSlots.data(), slots[1].data_ptr<double>(), sizeof(double) * s.referenceSlots.size());
     return s;
 }
 
@@ -178,8 +292,8 @@ void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenc
     into.newNan = static_cast<int64_t>(s.newNan);
     into.newInf = static_cast<int64_t>(s.newInf);
     into.addedError = relative(s.addSq, s.rerunSq);
-    into.run = computeExponentHistogram(runValues.detach().to(torch::kFloat));
-    into.reference = computeExponentHistogram(referenceValues.detach().to(torch::kFloat));
+    into.run = histogramFromSlots(s.runSlots.data());
+    into.reference = histogramFromSlots(s.referenceSlots.data());
 }
 
 namespace {
@@ -269,7 +383,8 @@ PrecisionMapRecord comparePrecisionMaps(const std::vector<CapturedOp>& run, cons
             row.phase = phaseOf(op);
             row.node = op.node;
             row.output = out.index;
-            measureOutput(out.value, match->value, out.rerun, op.backward ? formats.backward : formats.forward, row);
+            measureOutput(out.value, match->value, out.rerunIsValue ? out.value : out.rerun,
+                          op.backward ? formats.backward : formats.forward, row);
             for (const auto& from : op.inputsFrom)
                 if (auto it = rowOf.find(from); it != rowOf.end())
                     row.inputError = std::max(row.inputError, record.ops[it->second].relError);
