@@ -984,8 +984,8 @@ private Q_SLOTS:
                        ::setrlimit(RLIMIT_AS, &space);
                    });
         note("config file",
-             "a batch within the machine's memory that exceeds what the process may use "
-             "(hidden [16384], batch 65536; under a 6 GiB address-space limit)",
+             "a batch within the memory that exceeds what the process may use (hidden [16384], "
+             "batch 65536; AMPSCOPE_MEMORY_BYTES=17179869184, under a 6 GiB address-space limit)",
              QString::number(r.exitCode), r.err, tmp.path());
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(isOneLine(r.err), qPrintable(r.err));
