@@ -40,6 +40,7 @@
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
 #include "report/RunExportActions.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "views/GradientHistogramView.h"
 #include "views/CompareView.h"
