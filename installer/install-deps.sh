@@ -13,12 +13,15 @@ PACKAGES="
   libprotobuf-dev protobuf-compiler
   clang libclang-rt-14-dev llvm-14
   dpkg-dev file desktop-file-utils appstream groff-base
+  openssh-client openssh-server
 "
 # libprotobuf-dev + protobuf-compiler: TensorBoard event files (core/export).
 # clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream
 # and groff-base: tests/installer/test_package.cpp validates the shipped .desktop, metainfo, man pages.
+# openssh-client: following a run on another machine (ssh://host/path); openssh-server: the
+# tests start their own sshd on 127.0.0.1 (tests/support/SshServer.h); no service is enabled.
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=""
