@@ -1,5 +1,6 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/EventLines.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/JobNonFiniteOrigin.cpp
   ${CMAKE_CURRENT_LIST_DIR}/KnownRecordTypes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/MirrorDirectory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ModelModulesRecord.cpp
