@@ -26,9 +26,10 @@ RemoteRunCopies::RemoteRunCopies(const std::vector<std::string>& directories, bo
             const Clock::time_point now = Clock::now();
             if (quiet || !progress || now - said < std::chrono::seconds(2)) return;
             said = now;
-            std::fprintf(progress, "ampscope-cli: copying %s: %s so far%s\n",
+            std::fprintf(progress, "copying %s: %s so far%s\n",
                          mirror->address().shown().c_str(), formatBytes(status.bytesCopied).c_str(),
                          status.state == RemoteRunMirror::State::Reconnecting ? " (reconnecting…)" : "");
+            std::fflush(progress);
         });
         local_.push_back(mirror->localDirectory());
         mirrors_.push_back(std::move(mirror));

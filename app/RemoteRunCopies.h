@@ -6,8 +6,9 @@
 //
 // - A remote address that cannot be copied is an InputError with the mirror's one line
 //   (unknown host, refused, authentication, no such run directory, ...).
-// - Unless quiet, a copy that takes longer than two seconds says how far it got on
-//   stderr every two seconds, so a slow link does not look like a hang.
+// - Unless quiet, a copy that takes longer than two seconds says how far it got every two
+//   seconds (on `progress`: the CLI's stdout, so that stderr keeps its one line for a
+//   failure), so a slow link does not look like a hang.
 #include <cstdio>
 #include <memory>
 #include <string>

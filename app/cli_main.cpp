@@ -68,13 +68,13 @@ int main(int argc, char** argv) {
                 return app::exitCodeFor(result);
             }
             case app::CliRequest::Command::Report: {
-                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stderr);
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
                 return app::runReportCommand(runs.local(), request.runDirectories, request.outDirectory,
                                              request.quiet, argc, argv);
             }
             case app::CliRequest::Command::ExportCsv: {
                 // Streamed from disk: a long run is never held whole in memory.
-                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stderr);
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
                 CsvExportResult result;
                 try {
                     result = exportRunCsv(runs.local().front(), request.outDirectory);
@@ -90,7 +90,7 @@ int main(int argc, char** argv) {
                 return 0;
             }
             case app::CliRequest::Command::ExportTfEvents: {
-                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stderr);
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
                 TfEventsExportResult result;
                 try {
                     result = exportRunTfEvents(runs.local().front(), request.outDirectory);

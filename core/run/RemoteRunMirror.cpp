@@ -99,8 +99,10 @@ public:
                 const ssize_t got = ::read(ssh_.outputFd(), chunk.data(), chunk.size());
                 if (got > 0) {
                     heard = Clock::now();
-                    if (const auto end = take(chunk.data(), static_cast<std::size_t>(got)))
-                        return *end;
+                    const auto end = take(chunk.data(), static_cast<std::size_t>(got));
+                    const std::int64_t bytes = mirror_.directory_.bytesCopied();
+                    mirror_.setStatus([bytes](Status& s) { s.bytesCopied = bytes; });
+                    if (end) return *end;
                     continue;
                 }
                 if (got < 0 && errno == EINTR) continue;
@@ -227,8 +229,6 @@ private:
         if (mode_ == Mode::File) mirror_.directory_.writeFile(run_, file_, content_);
         content_.clear();
         mode_ = Mode::Header;
-        const std::int64_t bytes = mirror_.directory_.bytesCopied();
-        mirror_.setStatus([bytes](Status& s) { s.bytesCopied = bytes; });
     }
 
     std::string filePath(const std::string& run, const std::string& name) const {
@@ -402,7 +402,7 @@ void RemoteRunMirror::run() {
                     s.message = remoteRunMessage(
                         address_, "connection lost and not regained in " +
                                       std::to_string(static_cast<int>(options_.giveUpSeconds)) +
-                                      " s (last try: " + lastFailure + "); what arrived is kept");
+                                      " s (last try: " + lastFailure + ")");
                 });
                 return;
             }

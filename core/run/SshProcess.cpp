@@ -79,6 +79,19 @@ std::string hostAndPort(const RemoteRunAddress& address) {
     return address.host + (address.port > 0 ? " port " + std::to_string(address.port) : "");
 }
 
+// Where ssh really connected ("ssh: connect to host 10.0.0.5 port 22: Connection
+// refused"): an alias of ssh_config says less than the address it stands for.
+std::string connectedTo(const RemoteRunAddress& address, const std::string& errors) {
+    constexpr std::string_view kConnect = "connect to host ";
+    const std::size_t start = errors.find(kConnect);
+    if (start == std::string::npos) return hostAndPort(address);
+    const std::size_t from = start + kConnect.size();
+    const std::size_t end = errors.find(": ", from);
+    const std::size_t newline = errors.find('\n', from);
+    if (end == std::string::npos || (newline != std::string::npos && newline < end)) return hostAndPort(address);
+    return errors.substr(from, end - from);
+}
+
 }  // namespace
 
 SshSettings SshSettings::fromEnvironment() {
@@ -210,7 +223,7 @@ std::string sshFailureText(const RemoteRunAddress& address, const std::string& e
     if (contains(errors, "Could not resolve hostname"))
         return "unknown host " + address.host + " (ssh could not resolve it; is it in ~/.ssh/config?)";
     if (contains(errors, "Connection refused"))
-        return hostAndPort(address) + " refused the connection (no SSH server listening there)";
+        return connectedTo(address, errors) + " refused the connection (no SSH server listening there)";
     if (contains(errors, "Permission denied"))
         return where + ": authentication failed (" + lastLine(errors) +
                "); ssh runs with BatchMode, so it asks for no password: load a key into ssh-agent "
@@ -222,9 +235,10 @@ std::string sshFailureText(const RemoteRunAddress& address, const std::string& e
         return where + ": the host key is not known; connect once with ssh in a terminal to check "
                        "and accept it";
     if (contains(errors, "timed out") || contains(errors, "Connection timed out"))
-        return "timed out connecting to " + hostAndPort(address);
-    if (contains(errors, "No route to host")) return hostAndPort(address) + ": no route to host";
-    if (contains(errors, "Network is unreachable")) return hostAndPort(address) + ": network is unreachable";
+        return "timed out connecting to " + connectedTo(address, errors);
+    if (contains(errors, "No route to host")) return connectedTo(address, errors) + ": no route to host";
+    if (contains(errors, "Network is unreachable"))
+        return connectedTo(address, errors) + ": network is unreachable";
     const std::string line = lastLine(errors);
     if (!line.empty()) return where + ": ssh failed: " + line;
     return where + ": ssh ended with status " + std::to_string(status) + " and said nothing";

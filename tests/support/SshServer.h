@@ -16,6 +16,7 @@
 //   accept), kUnknownKeyHost (strict checking against an empty known_hosts).
 // - kill() ends sshd and every session under it (SIGKILL): connections drop as when
 //   the machine goes away; start() brings it back on the same port with the same keys.
+//   Not thread-safe, except killFromAnyThread().
 // - whyNot(): empty when the server runs, else why it cannot here (the suite skips).
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
@@ -96,6 +97,7 @@ public:
             whyNot_ = QStringLiteral("sshd did not start");
             return false;
         }
+        sshdPid_ = static_cast<pid_t>(process_->processId());
         QElapsedTimer waited;
         waited.start();
         while (waited.elapsed() < 10000) {
@@ -119,11 +121,17 @@ public:
 
     void kill() {
         if (!process_ || process_->state() == QProcess::NotRunning) return;
-        const pid_t root = static_cast<pid_t>(process_->processId());
-        for (pid_t pid : descendants(root)) ::kill(pid, SIGKILL);
-        ::kill(root, SIGKILL);
+        killFromAnyThread();
         process_->waitForFinished(5000);
         process_.reset();
+    }
+
+    // kill()'s signals only (no Qt object is touched): for a test's other thread, which
+    // kills the server at the moment it watches for; kill() on the test's thread then reaps.
+    void killFromAnyThread() const {
+        if (sshdPid_ <= 0) return;
+        for (pid_t pid : descendants(sshdPid_)) ::kill(pid, SIGKILL);
+        ::kill(sshdPid_, SIGKILL);
     }
 
     // A port of 127.0.0.1 that nothing listens on (just now).
@@ -235,6 +243,7 @@ private:
     int port_ = 0;
     QString whyNot_;
     std::unique_ptr<QProcess> process_;
+    pid_t sshdPid_ = 0;
 };
 
 }  // namespace ampscope::test
