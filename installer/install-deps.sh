@@ -8,7 +8,7 @@ PACKAGES="
   libtorch-dev nlohmann-json3-dev zlib1g-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   dataset-fashion-mnist
-  python3-torch python3-numpy
+  python3-torch python3-numpy python3-venv
   xvfb xauth poppler-utils
   libprotobuf-dev protobuf-compiler
   clang libclang-rt-14-dev llvm-14
@@ -20,8 +20,9 @@ PACKAGES="
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream
 # and groff-base: tests/installer/test_package.cpp validates the shipped .desktop, metainfo, man pages.
-# openssh-client: following a run on another machine (ssh://host/path); openssh-server: the
-# tests start their own sshd on 127.0.0.1 (tests/support/SshServer.h); no service is enabled.
+# python3-venv: the README installs the recorder into a venv (Debian's python3 refuses pip
+# installs: PEP 668). openssh-client: following a run on another machine (ssh://host/path);
+# openssh-server: the tests start their own sshd on 127.0.0.1 (tests/support/SshServer.h).
 
 if [ "$(id -u)" -eq 0 ]; then
   SUDO=""
