@@ -4,6 +4,9 @@
 #include <map>
 #include <utility>
 
+#include "probes/ProbeRecords.h"
+#include "run/RunReader.h"
+
 namespace ampscope {
 namespace {
 
@@ -103,6 +106,27 @@ std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
     std::string text;
     for (std::size_t i = 0; i < clauses.size(); ++i) text += (i ? "; " : "") + clauses[i];
     return text;
+}
+
+std::string jobNonFiniteOriginOf(const std::vector<std::string>& rankDirectories) {
+    std::vector<RankNonFinite> ranks;
+    for (const std::string& directory : rankDirectories) {
+        RankNonFinite rank{rankOfDirectory(directory), std::nullopt};
+        forEachRunRecord(
+            directory,
+            [&](nlohmann::json& record) {
+                if (rank.first || record.value("type", std::string()) != probe_record_type::kNonFinite) return;
+                try {
+                    rank.first = nonFiniteRecordFromJson(record).event;
+                } catch (const std::exception&) {
+                    // A damaged record: the rank counts as one without a known event.
+                }
+            },
+            // Lines that cannot be the record are passed over unparsed.
+            [](std::string_view line) { return line.find("nonfinite\"") == std::string_view::npos; });
+        ranks.push_back(std::move(rank));
+    }
+    return jobNonFiniteOrigin(std::move(ranks));
 }
 
 }  // namespace ampscope

@@ -28,6 +28,11 @@ struct RankNonFinite {
 
 std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks);
 
+// The same for rank directories on disk (rankRunDirectories), from each rank's
+// `nonfinite` record. Only lines that mention it are parsed, so a long run costs a scan
+// of its events, not a parse. Throws what the reader throws (InputError).
+std::string jobNonFiniteOriginOf(const std::vector<std::string>& rankDirectories);
+
 // The rank number of a job's rank directory (".../rank-12" -> 12), or -1.
 long long rankOfDirectory(const std::string& directory);
 

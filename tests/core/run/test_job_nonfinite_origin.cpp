@@ -1,6 +1,10 @@
 // Which rank of a torch.distributed job a NaN came from (run/JobNonFiniteOrigin.h): the
 // sentence the window's job view and the report of a job show.
+#include <QtCore/QDir>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <fstream>
 
 #include <string>
 #include <vector>
@@ -81,6 +85,30 @@ private Q_SLOTS:
     void nothingNonFiniteSaysNothing() {
         QCOMPARE(origin({{0, std::nullopt}, {1, std::nullopt}}), QString());
         QCOMPARE(origin({}), QString());
+    }
+
+    void readsAJobFolderOnDisk() {
+        QTemporaryDir tmp;
+        const auto rankDir = [&](int rank, const std::string& extra) {
+            const std::string dir = tmp.filePath(QStringLiteral("job/rank-%1").arg(rank)).toStdString();
+            QDir().mkpath(QString::fromStdString(dir));
+            std::ofstream(dir + "/config.json") << R"({"schema_version": 1})";
+            std::ofstream(dir + "/events.jsonl")
+                << "{\"type\":\"run_start\",\"schema_version\":1}\n"
+                   "{\"type\":\"step\",\"step\":14,\"loss\":0.5}\n"
+                << extra << "{\"type\":\"step\",\"step\":16,\"loss\":null}\n";
+            return dir;
+        };
+        const std::string common =
+            "\"layer_index\":0,\"nan\":1,\"neg_inf\":0,\"numel\":64,\"pos_inf\":0,\"step\":15,"
+            "\"type\":\"nonfinite\",\"frames\":[]";
+        const std::vector<std::string> ranks{
+            rankDir(0, "{\"layer\":\"body.0\",\"phase\":\"backward\",\"tensor\":\"param_grad\","
+                       "\"via\":\"gradient_allreduce\"," + common + "}\n"),
+            rankDir(1, "{\"layer\":\"body.2\",\"phase\":\"forward\",\"tensor\":\"activation\"," + common + "}\n")};
+        QCOMPARE(QString::fromStdString(ampscope::jobNonFiniteOriginOf(ranks)),
+                 QStringLiteral("rank 1 went non-finite first, at step 15 in body.2 (forward); "
+                                "rank 0 received it through the gradient all-reduce at step 15"));
     }
 
     void readsTheRankFromItsDirectory() {
