@@ -107,7 +107,10 @@ private Q_SLOTS:
             for (int step = 6; step <= 9; ++step) append(run + QStringLiteral("/events.jsonl"), stepLine(step));
             QVERIFY(server.start());
             QVERIFY2(waitFor([&] { return window.stepsShown() == 9; }), qPrintable(window.runStatusText()));
-            QVERIFY(!window.runStatusText().contains(QStringLiteral("reconnecting")));
+            // Back to the run's own line (the connection's state is looked at every 250 ms).
+            QVERIFY2(waitFor([&] { return !window.runStatusText().contains(QStringLiteral("reconnecting")); }, 5000),
+                     qPrintable(window.runStatusText()));
+            QVERIFY(window.runStatusText().startsWith(QStringLiteral("Following %1").arg(shown)));
 
             // The run ends: its summary arrives after its last records, and following stops.
             append(run + QStringLiteral("/events.jsonl"), stepLine(10));
