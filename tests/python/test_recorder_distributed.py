@@ -14,7 +14,7 @@ import sys
 import tempfile
 import unittest
 
-from support import SOURCE_DIR, events, needs_cli, of_type, run_cli, temp_dir
+from support import GUI, SOURCE_DIR, events, needs_cli, of_type, run_cli, temp_dir
 
 NAN_STEP = 15
 STEPS = 18
@@ -136,6 +136,17 @@ class TwoRanks(unittest.TestCase):
             html = handle.read()
         self.assertIn("rank 1 went non-finite first, at step 15 in body.2 (forward); "
                       "rank 0 received it through the gradient all-reduce at step 15", html)
+
+    @unittest.skipUnless(GUI and os.path.exists(GUI), "the window (AMPSCOPE_GUI) is not built")
+    def test_the_window_names_the_origin_and_shows_that_rank(self):
+        shot = os.path.join(temp_dir(self), "job.png")
+        result = subprocess.run([GUI, "--open-run", self.run_dir, "--screenshot", shot],
+                                capture_output=True, text=True, timeout=300,
+                                env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertIn(f"Opened {os.path.join(self.run_dir, 'rank-1')} ({STEPS} steps) · rank 1 went "
+                      "non-finite first, at step 15 in body.2 (forward); rank 0 received it "
+                      "through the gradient all-reduce at step 15", result.stdout)
 
 
 if __name__ == "__main__":
