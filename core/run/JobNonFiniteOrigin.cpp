@@ -30,18 +30,6 @@ std::string where(const NonFiniteEvent& event) {
 
 }  // namespace
 
-long long rankOfDirectory(const std::string& directory) {
-    std::string name = directory;
-    while (name.size() > 1 && name.back() == '/') name.pop_back();
-    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
-    constexpr std::string_view kPrefix = "rank-";
-    if (name.size() <= kPrefix.size() || name.size() > kPrefix.size() + 9 ||
-        name.compare(0, kPrefix.size(), kPrefix) != 0 ||
-        name.find_first_not_of("0123456789", kPrefix.size()) != std::string::npos)
-        return -1;
-    return std::stoll(name.substr(kPrefix.size()));
-}
-
 std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
     ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](const RankNonFinite& r) { return !r.first; }),
                 ranks.end());

@@ -33,7 +33,4 @@ std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks);
 // of its events, not a parse. Throws what the reader throws (InputError).
 std::string jobNonFiniteOriginOf(const std::vector<std::string>& rankDirectories);
 
-// The rank number of a job's rank directory (".../rank-12" -> 12), or -1.
-long long rankOfDirectory(const std::string& directory);
-
 }  // namespace ampscope

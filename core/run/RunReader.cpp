@@ -308,25 +308,32 @@ std::vector<std::string> rankRunDirectories(const std::string& dir) {
     std::error_code error;
     for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
          it.increment(error)) {
-        const std::string name = it->path().filename().string();
-        constexpr std::string_view kPrefix = "rank-";
-        if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), kPrefix) != 0 ||
-            name.size() > kPrefix.size() + 9)
-            continue;
-        const std::string digits = name.substr(kPrefix.size());
-        if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        const long long rank = rankOfDirectory(it->path().filename().string());
+        if (rank < 0) continue;
         std::error_code statError;
         if (it->is_symlink(statError) || !it->is_directory(statError)) continue;
         const std::string path = it->path().string();
         struct stat info {};
         if (::lstat(joinPath(path, kConfigFileName).c_str(), &info) != 0 || !S_ISREG(info.st_mode))
             continue;
-        found.emplace_back(std::stoll(digits), path);
+        found.emplace_back(rank, path);
     }
     std::sort(found.begin(), found.end());
     std::vector<std::string> paths;
     for (auto& entry : found) paths.push_back(std::move(entry.second));
     return paths;
+}
+
+long long rankOfDirectory(const std::string& directory) {
+    std::string name = directory;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+    constexpr std::string_view kPrefix = "rank-";
+    if (name.size() <= kPrefix.size() || name.size() > kPrefix.size() + 9 ||
+        name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+        name.find_first_not_of("0123456789", kPrefix.size()) != std::string::npos)
+        return -1;
+    return std::stoll(name.substr(kPrefix.size()));
 }
 
 }  // namespace ampscope

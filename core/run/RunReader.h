@@ -82,6 +82,10 @@ std::optional<std::string> readRunDirectoryFile(const std::string& dir, std::str
 // is itself a run, or holds no rank directory. Symbolic links are not followed.
 std::vector<std::string> rankRunDirectories(const std::string& dir);
 
+// The rank number of a rank directory (".../rank-12" -> 12; the name rankRunDirectories
+// accepts), or -1.
+long long rankOfDirectory(const std::string& directory);
+
 struct UnknownTypes;
 
 inline constexpr std::size_t kRunReadChunkBytes = 1u << 20;

@@ -51,6 +51,25 @@ int sshChildren() {
     return count;
 }
 
+// A run directory written by hand: config.json and events.jsonl (run_start, then `steps`
+// step records).
+QString makeRun(const QString& dir, int steps) {
+    QDir().mkpath(dir);
+    append(dir + QStringLiteral("/config.json"), R"({"schema_version": 1})");
+    std::string lines = "{\"type\":\"run_start\",\"schema_version\":1}\n";
+    for (int step = 1; step <= steps; ++step) lines += stepLine(step);
+    append(dir + QStringLiteral("/events.jsonl"), lines);
+    return dir;
+}
+
+// The server's ssh_config for the suite's ssh, and back to none at the end of a case.
+struct SshConfigInUse {
+    explicit SshConfigInUse(const SshServer& server) {
+        qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
+    }
+    ~SshConfigInUse() { qunsetenv("AMPSCOPE_SSH_CONFIG"); }
+};
+
 bool waitFor(const std::function<bool()>& condition, int milliseconds = 30000) {
     QElapsedTimer time;
     time.start();
@@ -76,13 +95,9 @@ private Q_SLOTS:
     void followsARunOnAnotherMachine() {
         SshServer server;
         if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
-        qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
+        const SshConfigInUse config(server);
         QTemporaryDir tmp;
-        const QString run = tmp.filePath(QStringLiteral("run"));
-        QDir().mkpath(run);
-        append(run + QStringLiteral("/config.json"), R"({"schema_version": 1})");
-        append(run + QStringLiteral("/events.jsonl"), "{\"type\":\"run_start\",\"schema_version\":1}\n");
-        for (int step = 1; step <= 5; ++step) append(run + QStringLiteral("/events.jsonl"), stepLine(step));
+        const QString run = makeRun(tmp.filePath(QStringLiteral("run")), 5);
 
         QString copy;
         {
@@ -123,18 +138,14 @@ private Q_SLOTS:
             QCOMPARE(sshChildren(), 0);
             QVERIFY(!QDir(copy).exists());
         }
-        qunsetenv("AMPSCOPE_SSH_CONFIG");
     }
 
     void openingAnotherRunEndsTheConnection() {
         SshServer server;
         if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
-        qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
+        const SshConfigInUse config(server);
         QTemporaryDir tmp;
-        const QString run = tmp.filePath(QStringLiteral("run"));
-        QDir().mkpath(run);
-        append(run + QStringLiteral("/config.json"), R"({"schema_version": 1})");
-        append(run + QStringLiteral("/events.jsonl"), "{\"type\":\"run_start\",\"schema_version\":1}\n" + stepLine(1));
+        const QString run = makeRun(tmp.filePath(QStringLiteral("run")), 1);
         MainWindow window(testOptions());
         QString error;
         QVERIFY2(window.openRun(SshServer::address(run), &error), qPrintable(error));
@@ -142,13 +153,12 @@ private Q_SLOTS:
         QVERIFY2(window.openRun(run, &error), qPrintable(error));  // the same run, from the disk
         QCOMPARE(sshChildren(), 0);
         QCOMPARE(window.runDirectory(), run);
-        qunsetenv("AMPSCOPE_SSH_CONFIG");
     }
 
     void aBadAddressIsOneLine() {
         SshServer server;
         if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
-        qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
+        const SshConfigInUse config(server);
         QTemporaryDir tmp;
         MainWindow window(testOptions());
         QString error;
@@ -157,7 +167,6 @@ private Q_SLOTS:
         QVERIFY(!window.openRun(QStringLiteral("ssh://ampscope-test"), &error));
         QCOMPARE(error, QStringLiteral("ssh://ampscope-test: no path after the host (ssh://[user@]host[:port]/path)"));
         QCOMPARE(sshChildren(), 0);
-        qunsetenv("AMPSCOPE_SSH_CONFIG");
     }
 
     void aJobFolderNamesTheRankItsNanCameFrom() {
@@ -170,13 +179,8 @@ private Q_SLOTS:
             "\"layer\":\"body.0\",\"phase\":\"backward\",\"tensor\":\"param_grad\",\"via\":\"gradient_allreduce\",",
             "\"layer\":\"body.2\",\"phase\":\"forward\",\"tensor\":\"activation\","};
         for (int rank = 0; rank < 2; ++rank) {
-            const QString dir = job + QStringLiteral("/rank-%1").arg(rank);
-            QDir().mkpath(dir);
-            append(dir + QStringLiteral("/config.json"), R"({"schema_version": 1})");
-            std::string lines = "{\"type\":\"run_start\",\"schema_version\":1}\n";
-            for (int step = 1; step <= 15; ++step) lines += stepLine(step);
-            lines += std::string("{") + events[rank] + common + "}\n";
-            append(dir + QStringLiteral("/events.jsonl"), lines);
+            const QString dir = makeRun(job + QStringLiteral("/rank-%1").arg(rank), 15);
+            append(dir + QStringLiteral("/events.jsonl"), std::string("{") + events[rank] + common + "}\n");
             append(dir + QStringLiteral("/summary.json"), R"({"status": "finished"})");
         }
         MainWindow window(testOptions());

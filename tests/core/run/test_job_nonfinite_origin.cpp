@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "run/JobNonFiniteOrigin.h"
+#include "run/RunReader.h"
 
 using ampscope::NonFiniteEvent;
 using ampscope::RankNonFinite;

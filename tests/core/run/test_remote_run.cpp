@@ -10,6 +10,7 @@
 
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <sys/stat.h>
@@ -36,6 +37,16 @@ namespace {
 void writeFile(const std::string& path, const std::string& bytes, bool append = false) {
     std::ofstream out(path, std::ios::binary | (append ? std::ios::app : std::ios::trunc));
     out << bytes;
+}
+
+constexpr const char* kRunStart = "{\"type\":\"run_start\",\"schema_version\":1}\n";
+
+// A run directory at `dir` written by hand: config.json, and events.jsonl when given.
+std::string makeRun(const std::string& dir, const std::optional<std::string>& events = std::nullopt) {
+    QDir().mkpath(QString::fromStdString(dir));
+    writeFile(dir + "/config.json", R"({"schema_version": 1})");
+    if (events) writeFile(dir + "/events.jsonl", *events);
+    return dir;
 }
 
 std::int64_t fileSize(const std::string& path) {
@@ -243,10 +254,8 @@ private Q_SLOTS:
     void aTornLastLineWaitsForItsEnd() {
         if (!serverRuns()) QSKIP("no sshd here (see the warning)");
         QTemporaryDir tmp;
-        const std::string dir = tmp.filePath(QStringLiteral("run")).toStdString();
-        QDir().mkpath(QString::fromStdString(dir));
-        writeFile(dir + "/config.json", R"({"schema_version": 1})");
-        writeFile(dir + "/events.jsonl", "{\"type\":\"run_start\",\"schema_version\":1}\n{\"type\":\"st");
+        const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(),
+                                        std::string(kRunStart) + "{\"type\":\"st");
         RemoteRunMirror mirror(addressOf(QString::fromStdString(dir)), quickOptions(*server_));
         mirror.waitUntilSynced();
         RunFollower follower(mirror.localDirectory());
@@ -268,13 +277,10 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const std::string job = tmp.filePath(QStringLiteral("job")).toStdString();
         for (int rank = 0; rank < 2; ++rank) {
-            const std::string dir = job + "/rank-" + std::to_string(rank);
-            QDir().mkpath(QString::fromStdString(dir));
-            writeFile(dir + "/config.json", R"({"schema_version": 1})");
-            std::string events = "{\"type\":\"run_start\",\"schema_version\":1}\n";
+            std::string events = kRunStart;
             for (int step = 1; step <= 5 + rank; ++step)
                 events += "{\"type\":\"step\",\"step\":" + std::to_string(step) + "}\n";
-            writeFile(dir + "/events.jsonl", events);
+            const std::string dir = makeRun(job + "/rank-" + std::to_string(rank), events);
             writeFile(dir + "/summary.json", R"({"status": "finished"})");
         }
         QDir().mkpath(QString::fromStdString(job + "/not a run"));  // no config.json: left out
@@ -303,9 +309,7 @@ private Q_SLOTS:
     void theCopyIsRemovedWithTheMirror() {
         if (!serverRuns()) QSKIP("no sshd here (see the warning)");
         QTemporaryDir tmp;
-        const std::string dir = tmp.filePath(QStringLiteral("run")).toStdString();
-        QDir().mkpath(QString::fromStdString(dir));
-        writeFile(dir + "/config.json", R"({"schema_version": 1})");
+        const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString());
         std::string local;
         {
             RemoteRunMirror mirror(addressOf(QString::fromStdString(dir)), quickOptions(*server_));
@@ -385,10 +389,7 @@ private Q_SLOTS:
     void aConnectionDroppedForGoodEndsWithOneLine() {
         if (!serverRuns()) QSKIP("no sshd here (see the warning)");
         QTemporaryDir tmp;
-        const std::string dir = tmp.filePath(QStringLiteral("run")).toStdString();
-        QDir().mkpath(QString::fromStdString(dir));
-        writeFile(dir + "/config.json", R"({"schema_version": 1})");
-        writeFile(dir + "/events.jsonl", "{\"type\":\"run_start\",\"schema_version\":1}\n");
+        const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(), kRunStart);
         RemoteMirrorOptions options = quickOptions(*server_);
         options.giveUpSeconds = 1;
         RemoteRunMirror mirror(addressOf(QString::fromStdString(dir)), options);
