@@ -13,7 +13,8 @@
 //   /run is not touched.
 // - Hosts in the ssh_config: kHost (the server, as this user, with the user key and the
 //   server's key in a known_hosts of its own), kWrongKeyHost (a key the server does not
-//   accept), kUnknownKeyHost (strict checking against an empty known_hosts).
+//   accept), kUnknownKeyHost (strict checking against an empty known_hosts), kJumpHost
+//   (the server again, reached through kHost with ProxyJump).
 // - kill() ends sshd and every session under it (SIGKILL): connections drop as when
 //   the machine goes away; start() brings it back on the same port with the same keys.
 //   Not thread-safe, except killFromAnyThread().
@@ -45,6 +46,7 @@ public:
     static constexpr const char* kHost = "ampscope-test";
     static constexpr const char* kWrongKeyHost = "ampscope-test-wrong-key";
     static constexpr const char* kUnknownKeyHost = "ampscope-test-unknown-key";
+    static constexpr const char* kJumpHost = "ampscope-test-jump";  // through kHost (ProxyJump)
 
     SshServer() {
         if (!dir_.isValid()) {
@@ -134,6 +136,35 @@ public:
         ::kill(sshdPid_, SIGKILL);
     }
 
+    // Every process below `root` (sshd's session processes and the shells they run; the
+    // ssh processes a test started).
+    static std::set<pid_t> descendants(pid_t root) {
+        std::map<pid_t, pid_t> parentOf;
+        for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
+            bool number = false;
+            const pid_t pid = entry.toInt(&number);
+            if (!number) continue;
+            std::ifstream stat("/proc/" + entry.toStdString() + "/stat");
+            std::string line;
+            std::getline(stat, line);
+            const std::size_t close = line.rfind(')');
+            if (close == std::string::npos) continue;
+            std::istringstream fields(line.substr(close + 2));
+            char state = 0;
+            pid_t parent = 0;
+            fields >> state >> parent;
+            parentOf[pid] = parent;
+        }
+        std::set<pid_t> found{root};
+        for (bool grew = true; grew;) {
+            grew = false;
+            for (const auto& [pid, parent] : parentOf)
+                if (found.count(parent) && found.insert(pid).second) grew = true;
+        }
+        found.erase(root);
+        return found;
+    }
+
     // A port of 127.0.0.1 that nothing listens on (just now).
     static int freePort() {
         const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
@@ -199,44 +230,18 @@ private:
         write("ssh_config",
               QStringLiteral("Host %1\n%2  IdentityFile %3\n  UserKnownHostsFile %4\n"
                              "Host %5\n%2  IdentityFile %6\n  UserKnownHostsFile %4\n"
-                             "Host %7\n%2  IdentityFile %3\n  UserKnownHostsFile %8\n")
+                             "Host %7\n%2  IdentityFile %3\n  UserKnownHostsFile %8\n"
+                             "Host %9\n%2  IdentityFile %3\n  UserKnownHostsFile %4\n  ProxyJump %1\n")
                   .arg(QString::fromLatin1(kHost), common, path("user_key"), path("known_hosts"),
                        QString::fromLatin1(kWrongKeyHost), path("other_key"),
-                       QString::fromLatin1(kUnknownKeyHost), path("empty_known_hosts")));
+                       QString::fromLatin1(kUnknownKeyHost), path("empty_known_hosts"),
+                       QString::fromLatin1(kJumpHost)));
     }
 
     void write(const char* name, const QString& text) const {
         QFile file(path(name));
         file.open(QIODevice::WriteOnly | QIODevice::Truncate);
         file.write(text.toUtf8());
-    }
-
-    // Every process below `root` (sshd's session processes and the shells they run).
-    static std::set<pid_t> descendants(pid_t root) {
-        std::map<pid_t, pid_t> parentOf;
-        for (const QString& entry : QDir(QStringLiteral("/proc")).entryList(QDir::Dirs)) {
-            bool number = false;
-            const pid_t pid = entry.toInt(&number);
-            if (!number) continue;
-            std::ifstream stat("/proc/" + entry.toStdString() + "/stat");
-            std::string line;
-            std::getline(stat, line);
-            const std::size_t close = line.rfind(')');
-            if (close == std::string::npos) continue;
-            std::istringstream fields(line.substr(close + 2));
-            char state = 0;
-            pid_t parent = 0;
-            fields >> state >> parent;
-            parentOf[pid] = parent;
-        }
-        std::set<pid_t> found{root};
-        for (bool grew = true; grew;) {
-            grew = false;
-            for (const auto& [pid, parent] : parentOf)
-                if (found.count(parent) && found.insert(pid).second) grew = true;
-        }
-        found.erase(root);
-        return found;
     }
 
     QTemporaryDir dir_;

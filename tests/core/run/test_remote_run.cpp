@@ -320,6 +320,30 @@ private Q_SLOTS:
         QVERIFY(!QDir(QString::fromStdString(local)).exists());
     }
 
+    void followsThroughAJumpHostAndEndsBothSshProcesses() {
+        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        QTemporaryDir tmp;
+        const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(), kRunStart);
+        const auto sshProcesses = [] {
+            int count = 0;
+            for (pid_t pid : SshServer::descendants(::getpid())) {
+                std::ifstream comm("/proc/" + std::to_string(pid) + "/comm");
+                std::string name;
+                std::getline(comm, name);
+                count += name == "ssh";
+            }
+            return count;
+        };
+        {
+            RemoteRunMirror mirror(addressOf(QString::fromStdString(dir), SshServer::kJumpHost),
+                                   quickOptions(*server_));
+            mirror.waitUntilSynced();
+            QVERIFY(QFile::exists(QString::fromStdString(mirror.localDirectory() + "/events.jsonl")));
+            QCOMPARE(sshProcesses(), 2);  // ssh, and the one ProxyJump started for the jump
+        }
+        QCOMPARE(sshProcesses(), 0);
+    }
+
     void badInputsGetOneLine_data() {
         QTest::addColumn<QString>("input");
         for (const char* name : {"unknown host", "refused", "authentication", "unknown host key",
