@@ -46,6 +46,9 @@ MirrorDirectory::Run& MirrorDirectory::run(const std::string& name) {
     const auto found = runs_.find(name);
     if (found != runs_.end()) return found->second;
     if (!isRemoteRunName(name)) throw std::invalid_argument("MirrorDirectory: not a run name: " + name);
+    if (runs_.size() >= kMaxRuns)
+        throw InputError("more than " + std::to_string(kMaxRuns) +
+                         " runs in one folder; follow a run, or a job of fewer ranks");
     Run run;
     run.directory = name == "." ? path_ : runfiles::joinPath(path_, name);
     if (name != "." && ::mkdir(run.directory.c_str(), 0700) != 0 && errno != EEXIST)

@@ -15,7 +15,8 @@
 //   that shrank. Whole files (config.json, narrative.md, summary.json) are written to a
 //   temporary name and renamed into place, as the run's writer does, so a reader never
 //   sees half of one; the caller writes summary.json only after every event before it.
-// - A local write that fails is an InputError naming the file and the errno.
+// - A local write that fails is an InputError naming the file and the errno; more than
+//   kMaxRuns runs is one too.
 // - Used by one thread (the mirror's); readers on other threads only read the files.
 #include <cstdint>
 #include <map>
@@ -29,6 +30,10 @@ namespace ampscope {
 
 class MirrorDirectory {
 public:
+    // A folder that holds more runs than this is refused (InputError): no job has as many
+    // ranks worth following, and a remote side must not fill the disk with folders.
+    static constexpr std::size_t kMaxRuns = 4096;
+
     explicit MirrorDirectory(std::string_view remoteName);
     ~MirrorDirectory();
     MirrorDirectory(const MirrorDirectory&) = delete;
