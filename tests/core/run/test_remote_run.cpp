@@ -410,6 +410,14 @@ private Q_SLOTS:
         QVERIFY(!got.contains(QLatin1Char('\n')));
     }
 
+    void noSshProgramIsOneLine() {
+        RemoteMirrorOptions options;
+        options.ssh.program = "/nonexistent/ssh";
+        QCOMPARE(failureOf(ampscope::parseRemoteRunAddress("ssh://host/run"), options),
+                 QStringLiteral("ssh: cannot run '/nonexistent/ssh' (No such file or directory); "
+                                "install openssh-client"));
+    }
+
     void aConnectionDroppedForGoodEndsWithOneLine() {
         if (!serverRuns()) QSKIP("no sshd here (see the warning)");
         QTemporaryDir tmp;
