@@ -36,12 +36,15 @@ int inputFile(const std::string& text) {
     return fd;
 }
 
+// Descriptor 3 in the child: where it says why exec failed (closed by a successful exec).
+constexpr int kExecReportFd = 3;
+
 void closeInheritedDescriptors() {
 #ifdef SYS_close_range
-    if (::syscall(SYS_close_range, 3U, ~0U, 0U) == 0) return;
+    if (::syscall(SYS_close_range, kExecReportFd + 1U, ~0U, 0U) == 0) return;
 #endif
     const long limit = std::min<long>(::sysconf(_SC_OPEN_MAX), 65536);
-    for (int fd = 3; fd < limit; ++fd) ::close(fd);
+    for (int fd = kExecReportFd + 1; fd < limit; ++fd) ::close(fd);
 }
 
 std::vector<std::string> commandLine(const RemoteRunAddress& address, const SshSettings& settings,
@@ -126,12 +129,12 @@ SshProcess::SshProcess(const RemoteRunAddress& address, const SshSettings& setti
         ::dup2(in, 0);
         ::dup2(out[1], 1);
         ::dup2(err[1], 2);
-        const int reportFd = ::dup(execFailed[1]);  // above 2: survives the close below
-        closeInheritedDescriptors();
-        ::fcntl(reportFd, F_SETFD, FD_CLOEXEC);
+        if (execFailed[1] != kExecReportFd) ::dup2(execFailed[1], kExecReportFd);
+        ::fcntl(kExecReportFd, F_SETFD, FD_CLOEXEC);
+        closeInheritedDescriptors();  // everything above it: the parent's files are not ssh's
         ::execvp(argv[0], argv.data());
         const int error = errno;
-        [[maybe_unused]] const ssize_t wrote = ::write(reportFd, &error, sizeof error);
+        [[maybe_unused]] const ssize_t wrote = ::write(kExecReportFd, &error, sizeof error);
         ::_exit(127);
     }
     ::close(in);
