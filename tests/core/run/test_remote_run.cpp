@@ -81,7 +81,22 @@ with ampscope.Recorder(sys.argv[1], model, optimizer=opt, probe_every=25) as rec
     process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
     process->start(QString::fromStdString(ampscope::test::envOr("AMPSCOPE_PYTHON", "/usr/bin/python3")),
                    {QStringLiteral("-c"), script, runDir, QString::number(steps), QString::number(pause)});
+    // The run directory appears once torch is imported; following starts then.
+    QElapsedTimer waited;
+    waited.start();
+    while (!QFile::exists(runDir + QStringLiteral("/config.json")) && waited.elapsed() < 60000)
+        QThread::msleep(20);
     return process;
+}
+
+// Every record the recorder wrote arrived once, in order, as the finished file holds it.
+void compareWithTheFile(const std::vector<json>& followed, const QString& runDir, std::size_t atLeast) {
+    const ampscope::RunData written = ampscope::readRunDirectory(runDir.toStdString());
+    QVERIFY(written.complete);
+    QVERIFY(written.events.size() > atLeast);
+    QCOMPARE(followed.size(), written.events.size());
+    for (std::size_t i = 0; i < followed.size(); ++i)
+        QVERIFY2(followed[i] == written.events[i], qPrintable(QString::number(i)));
 }
 
 RemoteMirrorOptions quickOptions(const SshServer& server, bool follow = true) {
@@ -183,25 +198,14 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString runDir = tmp.filePath(QStringLiteral("recorded"));
         QProcess* recorder = startRecorder(runDir, 300, 0.01, this);
-        QVERIFY(recorder->waitForStarted());
-        // The run directory appears once torch is imported; following starts then.
-        QElapsedTimer waited;
-        waited.start();
-        while (!QFile::exists(runDir + QStringLiteral("/config.json")) && waited.elapsed() < 60000)
-            QThread::msleep(20);
         RemoteRunMirror mirror(addressOf(runDir), quickOptions(*server_));
         mirror.waitUntilSynced();
         QVERIFY2(!QFile::exists(runDir + QStringLiteral("/summary.json")), "the run ended before it was followed");
         const std::vector<json> followed = followCopy(mirror);
         QVERIFY(recorder->waitForFinished(60000));
         QCOMPARE(recorder->exitCode(), 0);
-        // Every record the recorder wrote arrived once, in order, as the file holds it.
-        const ampscope::RunData written = ampscope::readRunDirectory(runDir.toStdString());
-        QVERIFY(written.complete);
-        QVERIFY(written.events.size() > 300);
-        QCOMPARE(followed.size(), written.events.size());
-        for (std::size_t i = 0; i < followed.size(); ++i)
-            QVERIFY2(followed[i] == written.events[i], qPrintable(QString::number(i)));
+        compareWithTheFile(followed, runDir, 300);
+        if (QTest::currentTestFailed()) return;
         QCOMPARE(mirror.status().state, RemoteRunMirror::State::Finished);
         QCOMPARE(mirror.status().reconnections, 0);
     }
@@ -211,10 +215,6 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const QString runDir = tmp.filePath(QStringLiteral("recorded"));
         QProcess* recorder = startRecorder(runDir, 400, 0.015, this);
-        QElapsedTimer waited;
-        waited.start();
-        while (!QFile::exists(runDir + QStringLiteral("/config.json")) && waited.elapsed() < 60000)
-            QThread::msleep(20);
         RemoteRunMirror mirror(addressOf(runDir), quickOptions(*server_));
         mirror.waitUntilSynced();
         bool killed = false, sawReconnecting = false;
@@ -235,12 +235,8 @@ private Q_SLOTS:
         QVERIFY(killed);
         QVERIFY(sawReconnecting);
         QVERIFY(recorder->waitForFinished(60000));
-        const ampscope::RunData written = ampscope::readRunDirectory(runDir.toStdString());
-        QVERIFY(written.complete);
-        // Nothing lost, nothing twice.
-        QCOMPARE(followed.size(), written.events.size());
-        for (std::size_t i = 0; i < followed.size(); ++i)
-            QVERIFY2(followed[i] == written.events[i], qPrintable(QString::number(i)));
+        compareWithTheFile(followed, runDir, 400);  // nothing lost, nothing twice
+        if (QTest::currentTestFailed()) return;
         const RemoteRunMirror::Status status = mirror.status();
         QCOMPARE(status.state, RemoteRunMirror::State::Finished);
         QVERIFY(status.reconnections >= 1);
