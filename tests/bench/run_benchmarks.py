@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
 loop, the cost of each precision mode, probe cadence, the 10^6-step long run,
-and the GUI's replot and stall times. Prints the machine, then the table.
+the GUI's replot and stall times, and following a run over SSH. Prints the machine, then the table.
 
   tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
                                 [--long-run-steps 1000000] [--skip long-run,gui,...]
@@ -26,7 +26,8 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui",
+            "remote-follow"]
 
 # The rows each section must print, as regular expressions on "benchmark | measurement":
 # a section that ran without one of them, or a row without a number, fails the run (exit 1),
@@ -42,6 +43,8 @@ EXPECTED_ROWS = {
     "replay-cost": [r"^replay cost \| simple_cnn fp32", r"^replay cost \| simple_cnn bf16"],
     "long-run": [r"^long run \| "],
     "gui": [r"^GUI \| (loss plot|gui_replot_bench)", r"^GUI \| (UI gaps|gui_replot_bench)"],
+    "remote-follow": [r"^remote follow \| finished run", r"^remote follow \| delay from write to view, local",
+                      r"^remote follow \| delay from write to view, SSH"],
 }
 
 
@@ -158,6 +161,15 @@ def main():
             fail(SCRIPT, f"{gui_bench}: not built, in a build with the window")
         else:
             rows.append(row("GUI", "gui_replot_bench", "not built (GUI off)"))
+
+    if "remote-follow" not in skip:
+        follow_bench = os.path.join(args.build, "tests", "bench", "remote_follow_bench")
+        if os.access(follow_bench, os.X_OK):
+            follow_size = ["--smoke"] if args.smoke else (["--records", "50000", "--seconds", "10"]
+                                                          if args.quick else [])
+            rows += json_rows([follow_bench, "--json", *follow_size], "remote_follow_bench")
+        else:
+            rows.append(row("remote follow", "remote_follow_bench", "not built"))
 
     minutes = (datetime.datetime.now() - started).total_seconds() / 60
     print(f"AmpScope benchmarks{' (smoke: numbers mean nothing)' if args.smoke else ''}: "
