@@ -15,6 +15,7 @@
 #include <torch/torch.h>
 
 #include "DataLoadSupport.h"
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "engine/PrecisionMapRun.h"
 #include "engine/StepReplay.h"
@@ -309,7 +310,7 @@ private Q_SLOTS:
         const auto first = map.firstPastTolerance();
         QVERIFY(first.has_value());
         QCOMPARE(map.ops[*first].op, std::string("aten::sum"));
-        QCOMPARE(map.ops[*first].flushed, 1.0);
+        QCOMPARE_BITS(map.ops[*first].flushed, 1.0);
         const auto* log = findOp(map, "aten::log");
         QVERIFY(log);
         QCOMPARE(log->newInf, int64_t{1});
@@ -417,13 +418,16 @@ private Q_SLOTS:
         config.probes.precision_map_steps = {2, 3, 5};
         const auto mapped = test::runAndRead(config, tmp, "mapped");
         QCOMPARE(test::recordsOf(mapped, "precision_map").size(), size_t{3});
+        // The record holds the loss as written (every digit a double needs): its bits.
         const auto losses = [](const RunData& run) {
-            std::vector<std::string> text;
-            for (const auto& r : test::recordsOf(run, "step")) text.push_back(r["loss"].dump());
-            return text;
+            std::vector<double> values;
+            for (const auto& r : test::recordsOf(run, "step")) values.push_back(r["loss"].get<double>());
+            return values;
         };
-        QCOMPARE(losses(mapped), losses(plain));
-        QCOMPARE(losses(mapped).size(), size_t{6});
+        const auto mappedLosses = losses(mapped), plainLosses = losses(plain);
+        QCOMPARE(mappedLosses.size(), size_t{6});
+        QCOMPARE(plainLosses.size(), mappedLosses.size());
+        for (size_t k = 0; k < mappedLosses.size(); ++k) QCOMPARE_BITS(mappedLosses[k], plainLosses[k]);
         // And the probes of the mapped steps saw the step, not the map's runs of it.
         const auto histograms = [](const RunData& run) {
             std::vector<std::string> text;
@@ -453,13 +457,13 @@ private Q_SLOTS:
         const auto map = mapOneStep(config, data, 32);
         QCOMPARE(QString::fromStdString(map.formatForward), format);
         QCOMPARE(map.bitsForward, bits);
-        QCOMPARE(map.unitRoundoff("forward"), std::ldexp(1.0, -bits));
+        QCOMPARE_BITS(map.unitRoundoff("forward"), std::ldexp(1.0, -bits));
         const auto* linear = findOp(map, "aten::linear");
         QVERIFY(linear);
         QVERIFY2(linear->addedError > 0.0, qPrintable(describe(*linear)));
         const auto* relu = findOp(map, "aten::relu");
         QVERIFY(relu);
-        QCOMPARE(relu->addedError, 0.0);
+        QCOMPARE_BITS(relu->addedError, 0.0);
     }
 
     // fp64 as the reference: an fp32 run's own rounding shows, at fp32's scale.

@@ -20,6 +20,7 @@
 #include "export/TfRecordFile.h"
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
+#include "probes/PrecisionMapRecord.h"
 #include "run/RunReader.h"
 
 using namespace ampscope;
@@ -211,6 +212,45 @@ RunData formatRecordsRun() {
     point.point.blockScaleExponents = {{-10, 1}, {-9, 2}, {-1, 3}};
     run.events = {{{"type", "run_start"}, {"schema_version", 1}, {"time", "2024-05-01T12:00:00Z"}},
                   toJson(e4m3), toJson(fp16), toJson(point)};
+    return run;
+}
+
+// A run holding one precision map of step 6 (bf16 against fp32): fc1's matmul (rel error
+// 2^-9, its own the same), fc1's ReLU (adds 0), one backward matmul whose run went NaN in
+// one element; fc1 forward: no error entering, 2^-9 leaving; fc2 forward: 2^-9 entering,
+// 2^-7 leaving, a gain of 4.
+RunData precisionMapRun() {
+    PrecisionMapRecord map;
+    map.step = 6;
+    map.mode = "bf16";
+    map.reference = "fp32";
+    map.formatForward = map.formatBackward = "bf16";
+    map.bitsForward = map.bitsBackward = 8;
+    PrecisionMapOp matmul;
+    matmul.op = "aten::addmm";
+    matmul.module = "fc1";
+    matmul.phase = "forward";
+    matmul.elements = 64;
+    matmul.relError = matmul.addedError = std::ldexp(1.0, -9);
+    matmul.snrDb = 20.0 * std::log10(512.0);
+    PrecisionMapOp relu = matmul;
+    relu.op = "aten::relu";
+    relu.addedError = 0.0;
+    relu.inputError = std::ldexp(1.0, -9);
+    PrecisionMapOp backward = matmul;
+    backward.op = "aten::mm";
+    backward.module = "fc2";
+    backward.phase = "backward";
+    backward.node = "MmBackward0";
+    backward.output = 1;
+    backward.relError = std::ldexp(1.0, -7);
+    backward.newNan = 1;
+    map.ops = {matmul, relu, backward};
+    map.modules = {{"fc1", "forward", 0, 2, 0.0, std::ldexp(1.0, -9)},
+                   {"fc2", "forward", 2, 1, std::ldexp(1.0, -9), std::ldexp(1.0, -7)}};
+    RunData run;
+    run.config = {{"schema_version", 1}, {"name", "map"}};
+    run.events = {{{"type", "run_start"}, {"schema_version", 1}, {"time", "2024-05-01T12:00:00Z"}}, toJson(map)};
     return run;
 }
 
@@ -455,6 +495,58 @@ private Q_SLOTS:
         QCOMPARE(step4.at("format_quant/fc1/input_forward/crushed"), 0.0625f);
         QVERIFY(!step4.count("format_quant/fc1/input_forward/scale"));
         QCOMPARE(int64_t(step4.size()), int64_t(5 + 5));
+    }
+
+    // precision_map.csv: one row per op with the unit roundoff of its phase (2^-8 for
+    // bf16); precision_map_modules.csv: the gain, empty ("nan") where no error entered.
+    void csvOfPrecisionMaps() {
+        QTemporaryDir tmp;
+        const std::string out = tmp.filePath("csv").toStdString();
+        const CsvExportResult result = exportRunCsv(precisionMapRun(), out);
+        QCOMPARE(result.dataRows.at("precision_map.csv"), int64_t(3));
+        const auto ops = readLines(out + "/precision_map.csv");
+        QCOMPARE(ops.size(), size_t{4});
+        const auto header = cellsOf(ops[0]);
+        std::vector<std::map<std::string, std::string>> rows(3);
+        for (size_t r = 0; r < 3; ++r)
+            for (size_t i = 0; i < header.size(); ++i) rows[r][header[i]] = cellsOf(ops[r + 1]).at(i);
+        QCOMPARE(rows[0].at("op"), std::string("aten::addmm"));
+        QCOMPARE(rows[0].at("step"), std::string("6"));
+        QCOMPARE(rows[0].at("rel_error"), std::string("0.001953125"));
+        QCOMPARE(rows[0].at("unit_roundoff"), std::string("0.00390625"));
+        QCOMPARE(rows[1].at("added_error"), std::string("0"));
+        QCOMPARE(rows[1].at("input_error"), std::string("0.001953125"));
+        QCOMPARE(rows[2].at("node"), std::string("MmBackward0"));
+        QCOMPARE(rows[2].at("output"), std::string("1"));
+        QCOMPARE(rows[2].at("new_nan"), std::string("1"));
+        const auto modules = readLines(out + "/precision_map_modules.csv");
+        QCOMPARE(modules.size(), size_t{3});
+        const auto moduleHeader = cellsOf(modules[0]);
+        std::map<std::string, std::string> fc1, fc2;
+        for (size_t i = 0; i < moduleHeader.size(); ++i) {
+            fc1[moduleHeader[i]] = cellsOf(modules[1]).at(i);
+            fc2[moduleHeader[i]] = cellsOf(modules[2]).at(i);
+        }
+        QCOMPARE(fc1.at("gain"), std::string("nan"));
+        QCOMPARE(fc2.at("gain"), std::string("4"));
+        QCOMPARE(fc2.at("output_error"), std::string("0.0078125"));
+    }
+
+    // TensorBoard: precision_map/<phase>/<module>/{input_error,output_error,gain} and
+    // precision_map_op/<phase>/<index> <module> <op>/{rel_error,added_error}; the gain
+    // where no error entered is left out.
+    void tfEventsOfPrecisionMaps() {
+        if (!tfEventCodecAvailable()) QSKIP("built without protobuf");
+        QTemporaryDir tmp;
+        const auto result = exportRunTfEvents(precisionMapRun(), tmp.filePath("tb").toStdString());
+        const auto step6 = scalarsAtStep(decodeFile(result.path), 6);
+        QVERIFY2(step6.at("precision_map/forward/fc2/gain") == 4.0f, qPrintable(QString::number(step6.at("precision_map/forward/fc2/gain"), \'g\', 9)));
+        QVERIFY2(step6.at("precision_map/forward/fc1/output_error") == 0.001953125f, qPrintable(QString::number(step6.at("precision_map/forward/fc1/output_error"), \'g\', 9)));
+        QVERIFY(!step6.count("precision_map/forward/fc1/gain"));
+        QVERIFY2(step6.at("precision_map_op/forward/0001 fc1 aten::relu/added_error") == 0.0f, qPrintable(QString::number(step6.at("precision_map_op/forward/0001 fc1 aten::relu/added_error"), \'g\', 9)));
+        QVERIFY2(step6.at("precision_map_op/backward/0002 fc2 aten::mm[1]/rel_error") == 0.0078125f, qPrintable(QString::number(step6.at("precision_map_op/backward/0002 fc2 aten::mm[1]/rel_error"), \'g\', 9)));
+        // 2 modules x 3 (one gain left out) + 3 ops x 2.
+        QCOMPARE(int64_t(step6.size()), int64_t(5 + 6));
     }
 
     void tfEventFieldNumbersAreTensorBoards() {
