@@ -267,7 +267,11 @@ ErrorSums sumsWithTorchOps(const torch::Tensor& runValues, const torch::Tensor& 
 
 MapFormats mapFormatsOf(const ComputePolicy& policy) {
     const auto& e = policy.emulation;
-    return MapFormats{slotFormat(e.operandForward, policy), slotFormat(e.operandBackward, policy)};
+    // The format modes hold gradients in their format where dY enters a layer (the result's
+    // backward), not at the operands' gradients: the backward's format is the first one set.
+    MapFormat backward = slotFormat(e.operandBackward, policy);
+    if (e.operandBackward.format.none() && !e.resultBackward.format.none()) backward = slotFormat(e.resultBackward, policy);
+    return MapFormats{slotFormat(e.operandForward, policy), backward};
 }
 
 void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,

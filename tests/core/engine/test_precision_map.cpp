@@ -438,26 +438,35 @@ private Q_SLOTS:
     }
 
     // The format modes: errors in units of the element format's spacing, the unit
-    // roundoff of e4m3 (2^-4) and e2m1 (2^-2); the matmul ops add error, the ReLUs none.
+    // roundoff of e4m3 (2^-4), e5m2 (2^-3) and e2m1 (2^-2), forward and for the gradients;
+    // the matmul ops add error, the ReLUs none.
     void formatModesAreMapped_data() {
         QTest::addColumn<QString>("mode");
         QTest::addColumn<QString>("format");
         QTest::addColumn<int>("bits");
-        QTest::newRow("fp8") << "fp8" << "e4m3" << 4;
-        QTest::newRow("mxfp8") << "mxfp8" << "e4m3" << 4;
-        QTest::newRow("mxfp4") << "mxfp4" << "e2m1" << 2;
-        QTest::newRow("nvfp4") << "nvfp4" << "e2m1" << 2;
+        QTest::addColumn<QString>("gradientFormat");
+        QTest::addColumn<int>("gradientBits");
+        // The gradient's format (dY): the formats document's table of the modes.
+        QTest::newRow("fp8") << "fp8" << "e4m3" << 4 << "e5m2" << 3;
+        QTest::newRow("mxfp8") << "mxfp8" << "e4m3" << 4 << "e5m2" << 3;
+        QTest::newRow("mxfp4") << "mxfp4" << "e2m1" << 2 << "e2m1" << 2;
+        QTest::newRow("nvfp4") << "nvfp4" << "e2m1" << 2 << "e2m1" << 2;
     }
     void formatModesAreMapped() {
         QFETCH(QString, mode);
         QFETCH(QString, format);
         QFETCH(int, bits);
+        QFETCH(QString, gradientFormat);
+        QFETCH(int, gradientBits);
         RunConfig config = test::spiralsMlp(mode.toStdString());
         const DataBundle data = loadData(config.data, 0);
         const auto map = mapOneStep(config, data, 32);
         QCOMPARE(QString::fromStdString(map.formatForward), format);
         QCOMPARE(map.bitsForward, bits);
         QCOMPARE_BITS(map.unitRoundoff("forward"), std::ldexp(1.0, -bits));
+        QCOMPARE(QString::fromStdString(map.formatBackward), gradientFormat);
+        QCOMPARE(map.bitsBackward, gradientBits);
+        QCOMPARE_BITS(map.unitRoundoff("backward"), std::ldexp(1.0, -gradientBits));
         const auto* linear = findOp(map, "aten::linear");
         QVERIFY(linear);
         QVERIFY2(linear->addedError > 0.0, qPrintable(describe(*linear)));
