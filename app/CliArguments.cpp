@@ -54,7 +54,7 @@ const char* cliUsage() {
 namespace {
 
 // "50,100": positive step numbers, each named in the one line a bad one gets.
-std::vector<int64_t> parseStepList(const std::string& option, const std::string& text) {
+std::vector<int64_t> parseStepList(const std::string& option, const std::string& text, const std::string& example) {
     std::vector<int64_t> steps;
     size_t start = 0;
     while (start <= text.size()) {
@@ -64,8 +64,8 @@ std::vector<int64_t> parseStepList(const std::string& option, const std::string&
         errno = 0;
         const long long value = std::strtoll(item.c_str(), &end, 10);
         if (item.empty() || *end != '\0' || errno == ERANGE || value < 1)
-            throw InputError(option + ": \"" + item + "\" is not a step number (steps count from 1; e.g. " + option +
-                             " 50,100)");
+            throw InputError(option + ": \"" + item + "\" is not a step number (steps count from 1; e.g. " + option + " " +
+                             example + ")");
         steps.push_back(value);
         start = comma + 1;
     }
@@ -113,7 +113,7 @@ CliRequest parsePrecisionMapCommand(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--set"}, value)) {
             request.overrides.push_back(value);
         } else if (options.takeValue({"--step"}, value)) {
-            const auto steps = parseStepList("--step", value);
+            const auto steps = parseStepList("--step", value, "50");
             if (steps.size() != 1) throw InputError("--step: one step number (got \"" + value + "\")");
             request.mapStep = steps.front();
         } else if (options.takeValue({"--reference"}, request.mapReference)) {
@@ -208,7 +208,7 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
             request.overrides.push_back(assignment);
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
         } else if (options.takeValue({"--trace-steps"}, assignment)) {
-            request.traceSteps = parseStepList("--trace-steps", assignment);
+            request.traceSteps = parseStepList("--trace-steps", assignment, "50,100");
         } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {

@@ -458,7 +458,7 @@ private Q_SLOTS:
             << QStringList{"precision-map", "$CONFIG", "--out", "$OUT"} << "precision-map: missing --step N";
         QTest::newRow("precision-map --step 0")
             << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "0"}
-            << "--step: \"0\" is not a step number";
+            << "--step: \"0\" is not a step number (steps count from 1; e.g. --step 50)";
         QTest::newRow("precision-map --step of two steps")
             << QStringList{"precision-map", "$CONFIG", "--out", "$OUT", "--step", "3,4"}
             << "--step: one step number (got \"3,4\")";

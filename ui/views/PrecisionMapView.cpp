@@ -97,6 +97,9 @@ PrecisionMapView::PrecisionMapView(QWidget* parent) : QWidget(parent) {
     auto* lower = new QSplitter(Qt::Horizontal, this);
     lower->addWidget(tree_);
     lower->addWidget(histograms_);
+    // The tree's columns ask for all their text: without a floor the histograms get a sliver.
+    histograms_->setMinimumWidth(320);
+    lower->setStretchFactor(0, 1);
     lower->setStretchFactor(1, 1);
     auto* split = new QSplitter(Qt::Vertical, this);
     split->addWidget(plot_);
