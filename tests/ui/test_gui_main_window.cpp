@@ -26,7 +26,7 @@
 #include "plots/ThroughputPlot.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunWriter.h"
 #include "views/GradientHistogramView.h"

@@ -14,7 +14,7 @@
 #include "RunDirectoryNaming.h"
 #include "RunRecordParsing.h"
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
