@@ -139,6 +139,8 @@ json constants() {
         {"STOPPED", run_status::kStopped},
         {"STATUS_ERROR", run_status::kError},
         {"LOCATED_BY_CHECK", nonfinite_located_by::kCheck},
+        {"NONFINITE_PARAM_GRAD", nonfinite_tensor::kParamGrad},
+        {"VIA_GRADIENT_ALLREDUCE", nonfinite_via::kGradientAllReduce},
         {"MIN_EXPONENT", rules::kMinExponent},
         {"MAX_EXPONENT", rules::kMaxExponent},
         {"EXPONENT_BINS", rules::kExponentBins},
