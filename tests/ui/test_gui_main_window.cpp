@@ -18,6 +18,12 @@
 #include "EngineBridge.h"
 #include "ExecutionBadge.h"
 #include "MainWindow.h"
+#include "runset/RunSet.h"
+#include "DockLayout.h"
+#include "RunOpener.h"
+#include "WindowActions.h"
+#include "StatusPanel.h"
+#include "RunControl.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"
@@ -80,22 +86,22 @@ private Q_SLOTS:
     void menusAndDocks() {
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
-        QCOMPARE(window.openRunAction()->shortcut(), QKeySequence(QKeySequence::Open));
-        QCOMPARE(window.saveConfigAction()->shortcut(), QKeySequence(QKeySequence::Save));
-        QCOMPARE(window.quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
+        QCOMPARE(window.actions()->openRunAction()->shortcut(), QKeySequence(QKeySequence::Open));
+        QCOMPARE(window.actions()->saveConfigAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        QCOMPARE(window.actions()->quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
         QStringList titles;
-        for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
-        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput",
-                                      "Gradient histograms", "Underflow", "NaN inspector",
-                                      "Memory", "Lock-step A/B", "Compare runs", "Format sweep",
-                                      "Scaling", "Block scales", "Format explorer", "Scenarios"}));
+        for (QDockWidget* dock : window.dockLayout()->docks()) titles << dock->windowTitle();
+        QCOMPARE(titles, (QStringList{"Configure", "Scenarios", "Runs", "Loss", "Loss scale", "Throughput",
+                                      "Gradient histograms", "Underflow", "NaN inspector", "Memory",
+                                      "Lock-step A/B", "Format sweep", "Scaling", "Block scales",
+                                      "Format explorer"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())
             if (a->text().remove('&') == "View") view = a->menu();
         QVERIFY(view);
         window.show();
-        QDockWidget* loss = window.docks().at(1);
+        QDockWidget* loss = window.dockLayout()->dock("loss");
         QVERIFY(view->actions().contains(loss->toggleViewAction()));
         loss->close();
         QVERIFY(loss->isHidden());
@@ -108,7 +114,7 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.show();
-        const QString idle = window.progressBar()->text();
+        const QString idle = window.statusPanel()->progressBar()->text();
         QVERIFY2(!idle.contains("step") && !idle.contains('/'), qPrintable(idle));
         QVERIFY(!idle.isEmpty());
     }
@@ -117,14 +123,14 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.setConfig(tinyConfig());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
         auto* lr = qobject_cast<QLineEdit*>(window.configPanel()->fieldWidget("optim.lr"));
         lr->setText("-1");
-        QVERIFY(!window.startAction()->isEnabled());
-        QVERIFY(!window.stepAction()->isEnabled());
+        QVERIFY(!window.actions()->startAction()->isEnabled());
+        QVERIFY(!window.actions()->stepAction()->isEnabled());
         QVERIFY(!window.startRun());
         lr->setText("0.01");
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
     }
 
     void startPauseStepStopFromTheToolbar() {
@@ -134,41 +140,41 @@ private Q_SLOTS:
         window.show();
         QSignalSpy ended(&window, &MainWindow::runEnded);
 
-        clickToolbar(window, window.startAction());
-        QVERIFY(window.bridge()->isActive());
-        QVERIFY(!window.startAction()->isEnabled());
+        clickToolbar(window, window.actions()->startAction());
+        QVERIFY(window.runControl()->bridge()->isActive());
+        QVERIFY(!window.actions()->startAction()->isEnabled());
         QVERIFY(window.runDirectory().startsWith(runs.path() + "/"));
         QVERIFY(window.runDirectory().endsWith("-tiny"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->rawLossGraph()->dataCount() > 20, 20000);
-        QVERIFY(window.lossPlot()->smoothedLossGraph()->dataCount() > 0);
-        QVERIFY(window.scalePlot()->scaleGraph()->dataCount() > 0);
-        QVERIFY(window.throughputPlot()->samplesPerSecondGraph()->dataCount() > 0);
-        QVERIFY(window.throughputPlot()->stepTimeGraph()->dataCount() > 0);
-        QVERIFY(window.progressBar()->maximum() > 0);
-        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->validationLossGraph()->dataCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views().loss->rawLossGraph()->dataCount() > 20, 20000);
+        QVERIFY(window.views().loss->smoothedLossGraph()->dataCount() > 0);
+        QVERIFY(window.views().scale->scaleGraph()->dataCount() > 0);
+        QVERIFY(window.views().throughput->samplesPerSecondGraph()->dataCount() > 0);
+        QVERIFY(window.views().throughput->stepTimeGraph()->dataCount() > 0);
+        QVERIFY(window.statusPanel()->progressBar()->maximum() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views().loss->validationLossGraph()->dataCount() > 0, 20000);
 
-        clickToolbar(window, window.pauseAction());
-        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isPaused(), 10000);
-        QVERIFY(window.pauseAction()->isChecked());
+        clickToolbar(window, window.actions()->pauseAction());
+        QTRY_VERIFY_WITH_TIMEOUT(window.runControl()->bridge()->isPaused(), 10000);
+        QVERIFY(window.actions()->pauseAction()->isChecked());
         QTest::qWait(300);  // the last step's metrics reach the window
         const qint64 paused = window.stepsShown();
         QTest::qWait(300);
         QCOMPARE(window.stepsShown(), paused);
 
-        clickToolbar(window, window.stepAction());
+        clickToolbar(window, window.actions()->stepAction());
         QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), paused + 1, 10000);
         QTest::qWait(300);
         QCOMPARE(window.stepsShown(), paused + 1);
 
-        clickToolbar(window, window.pauseAction());  // resume
+        clickToolbar(window, window.actions()->pauseAction());  // resume
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > paused + 10, 10000);
-        QVERIFY(!window.pauseAction()->isChecked());
+        QVERIFY(!window.actions()->pauseAction()->isChecked());
 
-        clickToolbar(window, window.stopAction());
+        clickToolbar(window, window.actions()->stopAction());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 10000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("stopped"));
-        QVERIFY(!window.bridge()->isActive());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(!window.runControl()->bridge()->isActive());
+        QVERIFY(window.actions()->startAction()->isEnabled());
         QVERIFY(window.configPanel()->fieldWidget("optim.lr")->isEnabled());
         QVERIFY(QFileInfo::exists(window.runDirectory() + "/summary.json"));
         QVERIFY(QFileInfo::exists(window.runDirectory() + "/events.jsonl"));
@@ -186,14 +192,14 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.setConfig(tinyConfig());
-        QVERIFY(window.stepAction()->isEnabled());
-        window.stepAction()->trigger();
+        QVERIFY(window.actions()->stepAction()->isEnabled());
+        window.actions()->stepAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), qint64(1), 20000);
-        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isPaused(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.runControl()->bridge()->isPaused(), 10000);
         QTest::qWait(200);
         QCOMPARE(window.stepsShown(), qint64(1));
         window.stopRun();
-        QTRY_VERIFY_WITH_TIMEOUT(!window.bridge()->isActive(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.runControl()->bridge()->isActive(), 10000);
     }
 
     void engineErrorIsShownAndANewRunCanStart() {
@@ -208,17 +214,17 @@ private Q_SLOTS:
         QVERIFY(window.startRun());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("error"));
-        QVERIFY2(window.errorText().contains("/nonexistent/idx-files"),
-                 qPrintable(window.errorText()));
+        QVERIFY2(window.statusPanel()->errorText().contains("/nonexistent/idx-files"),
+                 qPrintable(window.statusPanel()->errorText()));
         auto* box = window.findChild<QMessageBox*>();
         QVERIFY(box);
         QVERIFY(box->isVisible());
         QVERIFY(!box->isModal());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
 
         window.setConfig(tinyConfig());
         QVERIFY(window.startRun());
-        QVERIFY(window.errorText().isEmpty());
+        QVERIFY(window.statusPanel()->errorText().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 5, 20000);
         window.stopRun();
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 10000);
@@ -239,7 +245,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 5000);
         QVERIFY(timer.elapsed() < 5000);
         QVERIFY(!window->isVisible());
-        QVERIFY(!window->bridge()->isActive());
+        QVERIFY(!window->runControl()->bridge()->isActive());
         delete window;  // nothing left to join
         QVERIFY(QFileInfo::exists(runDir + "/summary.json"));
     }
@@ -272,14 +278,14 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
                  qPrintable(error));
-        QVERIFY(!window.isFollowingRun());
+        QVERIFY(!window.opener()->isFollowing());
         QCOMPARE(window.stepsShown(), qint64(steps));
-        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
-        QCOMPARE(window.lossPlot()->validationLossGraph()->dataCount(), 3);
-        QCOMPARE(window.scalePlot()->scaleGraph()->dataCount(), int(steps));
-        QCOMPARE(window.throughputPlot()->samplesPerSecondGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->rawLossGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->validationLossGraph()->dataCount(), 3);
+        QCOMPARE(window.views().scale->scaleGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().throughput->samplesPerSecondGraph()->dataCount(), int(steps));
         QCOMPARE(window.configPanel()->config().model.hidden, config.model.hidden);
-        QVERIFY(window.statusDeviceText().contains("1 thread"));
+        QVERIFY(window.statusPanel()->deviceText().contains("1 thread"));
 
         QVERIFY(!window.openRunDirectory(dir.filePath("missing"), &error));
         QVERIFY(error.contains("missing"));
@@ -329,23 +335,23 @@ private Q_SLOTS:
         QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
                  qPrintable(error));
         QCOMPARE(loaded.count(), 1);
-        QVERIFY(!window.isFollowingRun());
+        QVERIFY(!window.opener()->isFollowing());
         QCOMPARE(window.stepsShown(), qint64(steps));
-        const auto& loss = window.lossPlot()->rawLoss();
+        const auto& loss = window.runSet()->focused()->steps().loss();
         QCOMPARE(loss.appendedCount(), steps);
         QVERIFY(loss.size() <= loss.maxKeptPoints());
         QCOMPARE(loss.maxY(), 1e5);
         QCOMPARE(loss.x(loss.nearestIndex(250001)), 250001.0);  // the first NaN is kept
         QVERIFY(std::isnan(loss.y(loss.nearestIndex(250001))));
-        QVERIFY(window.lossPlot()->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
-        QVERIFY(window.histogramView()->stepSlider()->maximum() + 1 <=
-                static_cast<int>(ampscope::ui::GradientHistogramView::kMaxKeptProbeSteps));
-        window.histogramView()->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
-        window.histogramView()->endOfBatch();
-        QVERIFY(window.histogramView()->heatmap()->columnCount() > 0);
-        QVERIFY(window.histogramView()->heatmap()->columnCount() <= 500);
-        QCOMPARE(window.histogramView()->heatmap()->stepOfColumn(
-                     window.histogramView()->heatmap()->columnCount() - 1),
+        QVERIFY(window.views().loss->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
+        QVERIFY(window.views().histograms->stepSlider()->maximum() + 1 <=
+                static_cast<int>(ampscope::ui::HistogramSeries::kMaxKeptProbeSteps));
+        window.views().histograms->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
+        QVERIFY(window.views().histograms->heatmap()->columnCount() > 0);
+        QVERIFY(window.views().histograms->heatmap()->columnCount() <=
+                static_cast<int>(ampscope::ui::HistogramSeries::kMaxKeptProbeSteps));
+        QCOMPARE(window.views().histograms->heatmap()->stepOfColumn(
+                     window.views().histograms->heatmap()->columnCount() - 1),
                  steps - 49);
     }
 
@@ -361,15 +367,15 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
                  qPrintable(error));
-        QVERIFY(window.isFollowingRun());
+        QVERIFY(window.opener()->isFollowing());
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 50, 20000);  // arrives while it trains
-        QVERIFY(window.isFollowingRun());
+        QVERIFY(window.opener()->isFollowing());
         engine.stop();
         engine.wait();
         const int64_t steps = engine.summary().steps;
-        QTRY_VERIFY_WITH_TIMEOUT(!window.isFollowingRun(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.opener()->isFollowing(), 20000);
         QCOMPARE(window.stepsShown(), qint64(steps));
-        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->rawLossGraph()->dataCount(), int(steps));
     }
 
     void statusBarSaysWhatIsEmulated() {
@@ -378,14 +384,14 @@ private Q_SLOTS:
         RunConfig c = tinyConfig();
         c.precision.mode = "fp16";
         window.setConfig(c);
-        QVERIFY(window.executionBadge()->isEmulated());
-        QCOMPARE(window.executionBadge()->text(), QString("EMULATED"));
-        QVERIFY(window.statusDeviceText().contains("emulated fp16"));
-        QVERIFY(window.statusDeviceText().contains("CPU"));
+        QVERIFY(window.statusPanel()->badge()->isEmulated());
+        QCOMPARE(window.statusPanel()->badge()->text(), QString("EMULATED"));
+        QVERIFY(window.statusPanel()->deviceText().contains("emulated fp16"));
+        QVERIFY(window.statusPanel()->deviceText().contains("CPU"));
         c.precision.mode = "fp32";
         window.setConfig(c);
-        QVERIFY(!window.executionBadge()->isEmulated());
-        QCOMPARE(window.executionBadge()->text(), QString("REAL"));
+        QVERIFY(!window.statusPanel()->badge()->isEmulated());
+        QCOMPARE(window.statusPanel()->badge()->text(), QString("REAL"));
     }
 
     void settingsRememberTheConfigAndLayout() {
@@ -398,7 +404,7 @@ private Q_SLOTS:
             c.optim.lr = 0.0042;
             window.setConfig(c);
             window.show();
-            window.docks().at(3)->close();  // throughput
+            window.dockLayout()->docks().at(3)->close();  // throughput
             window.close();
         }
         {
@@ -406,9 +412,9 @@ private Q_SLOTS:
             window.show();
             QCOMPARE(window.configPanel()->config().optim.lr, 0.0042);
             QCOMPARE(window.configPanel()->config().model.hidden, (std::vector<int64_t>{16, 16}));
-            QVERIFY(window.docks().at(3)->isHidden());
-            window.resetLayout();
-            QVERIFY(!window.docks().at(3)->isHidden());
+            QVERIFY(window.dockLayout()->docks().at(3)->isHidden());
+            window.dockLayout()->resetLayout();
+            QVERIFY(!window.dockLayout()->docks().at(3)->isHidden());
         }
         QSettings().clear();
     }
