@@ -20,6 +20,7 @@
 #include "views/RunListView.h"
 #include "views/ScalingView.h"
 #include "views/UnderflowView.h"
+#include "views/UpdatesView.h"
 
 namespace ampscope::ui {
 
@@ -57,15 +58,18 @@ WindowViews buildWindowDocks(RunSet* set, ScenarioRunner* scenarios, DockLayout&
     v.underflow = new UnderflowView(set, parent);
     v.nanInspector = new NanInspectorView(set, parent);
     v.memory = new MemoryPlot(set, parent);
+    v.updates = new UpdatesView(set, parent);
     QDockWidget* histograms =
         layout.add(QStringLiteral("histograms"), tr("Gradient histograms"), v.histograms, Qt::RightDockWidgetArea);
     QDockWidget* underflow = layout.add(QStringLiteral("underflow"), tr("Underflow"), v.underflow, Qt::RightDockWidgetArea);
     QDockWidget* nan = layout.add(QStringLiteral("nanInspector"), tr("NaN inspector"), v.nanInspector, Qt::RightDockWidgetArea);
     QDockWidget* memory = layout.add(QStringLiteral("memory"), tr("Memory"), v.memory, Qt::RightDockWidgetArea);
+    QDockWidget* updates = layout.add(QStringLiteral("updates"), tr("Updates"), v.updates, Qt::RightDockWidgetArea);
     window->tabifyDockWidget(loss, histograms);
     window->tabifyDockWidget(histograms, underflow);
     window->tabifyDockWidget(underflow, nan);
     window->tabifyDockWidget(throughput, memory);
+    window->tabifyDockWidget(memory, updates);
 
     // Lock-step A/B of the focused run, then the number formats beyond fp16: the sweep
     // over every format, per-tensor scaling and block scales, and the explorer.

@@ -19,6 +19,7 @@ class ScalingView;
 class ScenarioBrowser;
 class ThroughputPlot;
 class UnderflowView;
+class UpdatesView;
 
 struct WindowViews {
     ConfigPanel* config = nullptr;
@@ -32,6 +33,7 @@ struct WindowViews {
     GradientHistogramView* histograms = nullptr;
     UnderflowView* underflow = nullptr;
     NanInspectorView* nanInspector = nullptr;
+    UpdatesView* updates = nullptr;
     LockstepPlot* lockstep = nullptr;
     FormatSweepView* formatSweep = nullptr;
     ScalingView* scaling = nullptr;

@@ -28,6 +28,7 @@ enum class RunChange : unsigned {
     Lockstep = 1u << 10,
     FormatQuant = 1u << 11,  // per-tensor and block scaling of the format modes
     FormatSweep = 1u << 12,
+    Updates = 1u << 13,  // how far optimizer steps moved each layer
 };
 Q_DECLARE_FLAGS(RunChanges, RunChange)
 Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)

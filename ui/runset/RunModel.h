@@ -29,6 +29,7 @@
 #include "runset/RunInfoFacts.h"
 #include "runset/StepSeries.h"
 #include "runset/UnderflowSeries.h"
+#include "runset/UpdateSeries.h"
 
 namespace ampscope::ui {
 
@@ -66,6 +67,7 @@ public:
     const LockstepSeries& lockstep() const { return lockstep_; }
     const FormatQuantHistory& formatQuant() const { return formatQuant_; }
     const FormatSweepSeries& formatSweep() const { return formatSweep_; }
+    const UpdateSeries& updates() const { return updates_; }
     const RunInfoFacts& info() const { return info_; }
 
     // RunObserver: the run's records.
@@ -97,6 +99,7 @@ private:
     LockstepSeries lockstep_;
     FormatQuantHistory formatQuant_;
     FormatSweepSeries formatSweep_;
+    UpdateSeries updates_;
     RunInfoFacts info_;
 };
 

@@ -9,7 +9,7 @@ namespace ampscope::ui {
 void StepSeries::beginRun(const RunContext& context) {
     for (DecimatedSeries* s : {&loss_, &smoothed_, &skipped_, &nonFinite_, &valLoss_, &valAccuracy_,
                                &log2Scale_, &tracker_, &backoffMarks_, &growthMarks_,
-                               &samplesPerSecond_, &stepMilliseconds_})
+                               &samplesPerSecond_, &stepMilliseconds_, &gradNorm_, &gradNormClipped_})
         s->clear();
     epochs_.clear();
     backoffs_.clear();
@@ -52,6 +52,8 @@ void StepSeries::appendSteps(const std::vector<StepMetrics>& steps) {
 
         samplesPerSecond_.append(x, m.samplesPerSecond);
         stepMilliseconds_.append(x, 1000.0 * m.stepSeconds);
+        gradNorm_.append(x, m.gradNorm);
+        gradNormClipped_.append(x, m.gradNormClipped);
         lastStep_ = std::max(lastStep_, m.step);
     }
     if (!steps.empty()) noteChange(RunChange::Steps);

@@ -15,7 +15,8 @@
 //   <= 0); growthTracker: the tracker after the step; backoffMarks and growthMarks: the
 //   log2 scale at each change; backoffs() and growths() list the first kMaxListedChanges
 //   of each, with the first non-finite layer of a backoff.
-// - samplesPerSecond and stepMilliseconds: raw per step.
+// - samplesPerSecond and stepMilliseconds: raw per step; gradNorm and gradNormClipped:
+//   the global norm of the unscaled gradients before and after clipping.
 // - firstNonFiniteLossStep: the first step whose loss was not finite (-1: none).
 #include <optional>
 #include <string>
@@ -59,6 +60,8 @@ public:
 
     const DecimatedSeries& samplesPerSecond() const { return samplesPerSecond_; }
     const DecimatedSeries& stepMilliseconds() const { return stepMilliseconds_; }
+    const DecimatedSeries& gradNorm() const { return gradNorm_; }
+    const DecimatedSeries& gradNormClipped() const { return gradNormClipped_; }
 
     // "dynamic" | "static" | "off", as the engine resolves the run's config.
     const std::string& scalerKind() const { return scalerKind_; }
@@ -72,7 +75,7 @@ public:
 private:
     DecimatedSeries loss_, smoothed_, skipped_, nonFinite_, valLoss_, valAccuracy_;
     DecimatedSeries log2Scale_, tracker_, backoffMarks_, growthMarks_;
-    DecimatedSeries samplesPerSecond_, stepMilliseconds_;
+    DecimatedSeries samplesPerSecond_, stepMilliseconds_, gradNorm_, gradNormClipped_;
     std::vector<EpochMetrics> epochs_;
     std::vector<ScaleEvent> backoffs_, growths_;
     std::string scalerKind_ = "off";

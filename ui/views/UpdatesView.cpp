@@ -1,0 +1,34 @@
+#include "views/UpdatesView.h"
+
+#include <QComboBox>
+#include <QHBoxLayout>
+#include <QLabel>
+#include <QVBoxLayout>
+
+#include "views/ChooserRow.h"
+#include "views/UpdatesPlot.h"
+
+namespace ampscope::ui {
+
+UpdatesView::UpdatesView(RunSet* set, QWidget* parent) : QWidget(parent) {
+    setObjectName(QStringLiteral("updatesView"));
+    plot_ = new UpdatesPlot(set, this);
+    measureBox_ = new QComboBox(this);
+    measureBox_->setObjectName(QStringLiteral("updatesMeasure"));
+    measureBox_->addItem(tr("lost updates (w + \u0394w == w)"), static_cast<int>(UpdatesPlot::Measure::LostUpdates));
+    measureBox_->addItem(tr("update ratio |\u0394w| / |w|"), static_cast<int>(UpdatesPlot::Measure::UpdateRatio));
+    measureBox_->addItem(tr("gradient norm, before and after clipping"),
+                         static_cast<int>(UpdatesPlot::Measure::GradientNorm));
+    QLabel* note = makeDockNote(this, QStringLiteral("updatesNote"));
+    note->setText(tr("Per layer on probe steps (update_ratio records); the gradient norm on every step."));
+    QHBoxLayout* controls = makeChooserRow(this, {{tr("Show:"), measureBox_}}, note);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(4, 4, 4, 4);
+    layout->addLayout(controls);
+    layout->addWidget(plot_, 1);
+    connect(measureBox_, &QComboBox::currentIndexChanged, this, [this] {
+        plot_->setMeasure(static_cast<UpdatesPlot::Measure>(measureBox_->currentData().toInt()));
+    });
+}
+
+}  // namespace ampscope::ui
