@@ -1,5 +1,6 @@
 #include "views/GradientHistogramView.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QHBoxLayout>
 #include <QLabel>
@@ -55,8 +56,11 @@ GradientHistogramView::GradientHistogramView(RunSet* set, QWidget* parent) : QWi
            "scale, as backward produced them in fp16. Activation gradients: what arrives at the "
            "layer's output in backward."));
     noteLabel_ = makeDockNote(this, QStringLiteral("histogramNote"));
-    QHBoxLayout* controls =
-        makeChooserRow(this, {{tr("Layer:"), layerBox_}, {tr("Gradients:"), kindBox_}}, noteLabel_);
+    sliceSwitch_ = new QCheckBox(tr("Slice"), this);
+    sliceSwitch_->setObjectName(QStringLiteral("histogramSliceSwitch"));
+    sliceSwitch_->setToolTip(tr("One step's histogram of the focused run as bars, beneath the maps"));
+    QHBoxLayout* controls = makeChooserRow(
+        this, {{tr("Layer:"), layerBox_}, {tr("Gradients:"), kindBox_}, {QString(), sliceSwitch_}}, noteLabel_);
 
     stepSlider_ = new QSlider(Qt::Horizontal, this);
     stepSlider_->setObjectName(QStringLiteral("histogramStep"));
@@ -73,6 +77,7 @@ GradientHistogramView::GradientHistogramView(RunSet* set, QWidget* parent) : QWi
     });
 
     auto* sliceBox = new QWidget(this);
+    sliceBox_ = sliceBox;
     auto* sliceLayout = new QVBoxLayout(sliceBox);
     sliceLayout->setContentsMargins(0, 0, 0, 0);
     auto* sliderRow = new QHBoxLayout;
@@ -108,6 +113,7 @@ GradientHistogramView::GradientHistogramView(RunSet* set, QWidget* parent) : QWi
         if (!userChoseLayer_ || !focusedSeries()) chooseDefaultLayer();
         showChoice();
     });
+    connect(sliceSwitch_, &QCheckBox::toggled, sliceBox_, &QWidget::setVisible);
     connect(set_, &RunSet::changed, this, &GradientHistogramView::onChanged);
     rebuildPanes();
 }
@@ -179,7 +185,10 @@ void GradientHistogramView::rebuildPanes() {
     }
     // Several runs: the maps side by side across the dock, the slice of the focused run
     // beneath; one run: the map and its slice side by side.
-    splitter_->setOrientation(shown.size() > 1 ? Qt::Vertical : Qt::Horizontal);
+    const bool several = shown.size() > 1;
+    splitter_->setOrientation(several ? Qt::Vertical : Qt::Horizontal);
+    sliceSwitch_->setVisible(several);
+    sliceBox_->setVisible(!several || sliceSwitch_->isChecked());
     for (std::size_t i = 0; i < panes_.size(); ++i)
         panes_[i]->show(i < shown.size() ? shown[i] : nullptr, kind(), layer(), shown.size() > 1);
     userChoseLayer_ = false;

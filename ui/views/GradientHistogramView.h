@@ -17,7 +17,8 @@
 //   counted in the lowest bin and those at or above 2^33 in the highest.
 // - The slice shows one probe step of the focused run: click a heatmap column or move the
 //   slider; with the slider at its right end it follows the newest step. Its dashed lines
-//   use that step's scale.
+//   use that step's scale. One run: the map and its slice side by side. Several: the
+//   maps take the dock, the slice beneath them when its switch is on.
 #include <QString>
 #include <QWidget>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include "runset/HistogramSeries.h"
 #include "runset/RunChanges.h"
 
+class QCheckBox;
 class QComboBox;
 class QLabel;
 class QSlider;
@@ -70,6 +72,8 @@ public:
     QComboBox* layerChooser() const { return layerBox_; }
     QComboBox* kindChooser() const { return kindBox_; }
     QSlider* stepSlider() const { return stepSlider_; }
+    // With several runs side by side the maps take the dock; this shows the slice too.
+    QCheckBox* sliceSwitch() const { return sliceSwitch_; }
     // The focused run's dashed "limit ÷ scale" lines and fp16 bands (HistogramMapPane).
     std::vector<double> scaledLimitYs() const;
     std::vector<std::pair<double, double>> bandYs() const;
@@ -93,6 +97,8 @@ private:
     QSlider* stepSlider_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* noteLabel_ = nullptr;
+    QCheckBox* sliceSwitch_ = nullptr;
+    QWidget* sliceBox_ = nullptr;
     QSplitter* splitter_ = nullptr;
     QHBoxLayout* panesLayout_ = nullptr;
     std::vector<HistogramMapPane*> panes_;
