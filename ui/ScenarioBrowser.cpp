@@ -6,7 +6,9 @@
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
 #include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
@@ -124,6 +126,20 @@ void ScenarioBrowser::followLink(const QUrl& link) {
 
 void ScenarioBrowser::showScenario(const Scenario& scenario) {
     narrative_->setMarkdown(fromStd(scenario.narrative));
+    // Markdown's headings come out at up to twice the text's size; in a dock a third of
+    // the window wide that is three lines of title before the lesson: a little larger
+    // than the text, bold, is enough.
+    const qreal headingSize = narrative_->font().pointSizeF() * 1.2;
+    for (QTextBlock block = narrative_->document()->begin(); block.isValid(); block = block.next()) {
+        if (block.blockFormat().headingLevel() == 0) continue;
+        QTextCursor cursor(block);
+        cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+        QTextCharFormat heading;
+        heading.setProperty(QTextFormat::FontSizeAdjustment, 0);
+        heading.setFontPointSize(headingSize);
+        heading.setFontWeight(QFont::Bold);
+        cursor.mergeCharFormat(heading);
+    }
     runs_->clear();
     for (const auto& run : configs_) runs_->addItem(fromStd(run.name));
     for (int row = 0; row < list_->count(); ++row)
