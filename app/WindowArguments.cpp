@@ -5,6 +5,7 @@
 
 #include "OptionReader.h"
 #include "common/InputError.h"
+#include "run/RemoteRunAddress.h"
 
 namespace ampscope::app {
 
@@ -16,9 +17,10 @@ const char* windowUsage() {
            "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
            "                      run it); names: ampscope-cli scenarios\n"
            "  --open-run PATH     open recorded runs in the window: a run directory, a recorded\n"
-           "                      job's folder of ranks or a scenario's output folder (with\n"
-           "                      --screenshot: grab the window once they are shown, print how\n"
-           "                      long opening took, exit)\n"
+           "                      job's folder of ranks or a scenario's output folder, or one\n"
+           "                      on another machine: ssh://[user@]host[:port]/path, followed\n"
+           "                      through your ssh (with --screenshot: grab the window once they\n"
+           "                      are shown, print how long opening took, exit)\n"
            "  --headless          no window: run in the terminal --config's run, --scenario's runs,\n"
            "                      or else the default comparison, the amp-sanity scenario\n"
            "                      (FashionMNIST, simple CNN: fp32, fp16 + dynamic scaler, bf16)\n"
@@ -80,6 +82,7 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--config"}, request.configPath)) {
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
         } else if (options.takeValue({"--open-run"}, request.openRun)) {
+            if (isRemoteRunAddress(request.openRun)) (void)parseRemoteRunAddress(request.openRun);
         } else if (options.takeValue({"--screenshot"}, request.screenshotPath)) {
         } else if (options.takeValue({"--after-steps"}, afterSteps)) {
             request.afterSteps = positiveCount("--after-steps", afterSteps);

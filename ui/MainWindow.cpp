@@ -42,14 +42,6 @@ namespace ampscope::ui {
 
 namespace {
 
-// Paths under the home directory as ~/..., which is how people read them.
-QString shownPath(const QString& path) {
-    const QString home = QDir::homePath();
-    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/')))
-        return QStringLiteral("~") + path.mid(home.size());
-    return QDir::toNativeSeparators(path);
-}
-
 QString statusWord(const std::string& status) {
     if (status == "finished") return QObject::tr("Run finished");
     if (status == "stopped") return QObject::tr("Run stopped");
@@ -85,7 +77,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     handlers.stepOnce = [this] { stepOnce(); };
     handlers.stop = [this] { stopRun(); };
     handlers.resetLayout = [this] { layout_->resetLayout(); };
-    handlers.openRun = [this](const QString& path, QString* error) { return openRunDirectory(path, error); };
+    handlers.openRun = [this](const QString& path, QString* error) { return openRun(path, error); };
     handlers.openConfig = [this](const QString& path, QString* error) { return loadConfigFile(path, error); };
     handlers.saveConfig = [this](const QString& path, QString* error) { return saveConfigFile(path, error); };
     handlers.configFileName = [this] { return runDisplayName(views_.config->config()) + QStringLiteral(".json"); };
@@ -304,9 +296,9 @@ bool MainWindow::showScenarioView(const ScenarioView& view) {
     return director_->show(view);
 }
 
-bool MainWindow::openRunDirectory(const QString& path, QString* error) {
+bool MainWindow::openRun(const QString& location, QString* error) {
     status_->clearError();
-    if (!opener_->open(path, error)) return false;
+    if (!opener_->open(location, error)) return false;
     // One run opened while none trains: the Configure panel shows its config (a run
     // recorded elsewhere has the config the recorder wrote).
     const RunModel* focused = set_->focused();
@@ -314,6 +306,14 @@ bool MainWindow::openRunDirectory(const QString& path, QString* error) {
     showFocusedFacts();
     updateActions();
     return true;
+}
+
+bool MainWindow::isFollowingRun() const {
+    return opener_->isFollowing();
+}
+
+QString MainWindow::runStatusText() const {
+    return status_->runText();
 }
 
 void MainWindow::replotAllNow() {

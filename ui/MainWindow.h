@@ -14,8 +14,10 @@
 //   config is read-only; Start is enabled only when the config is valid and no run is
 //   active. Engine errors show in the status bar and a non-modal message box; the window
 //   stays usable.
-// - openRunDirectory() adds what a path holds to the set (RunOpener): a run, a recorded
-//   job's ranks, a scenario's output folder; runLoaded says when what is on disk is in.
+// - openRun() adds what a path holds to the set (RunOpener): a run, a recorded job's
+//   ranks (the status bar names the rank its NaN came from), a scenario's output folder,
+//   or one of those on another machine (ssh://[user@]host[:port]/path, followed through
+//   the user's ssh); runLoaded says when what is on disk is in.
 // - Closing while a run trains asks the engine to stop and closes once the engine's
 //   thread has ended (no join on the GUI thread).
 // - With persistSettings, QSettings keeps geometry, dock layout and the last config; without
@@ -63,7 +65,9 @@ public:
     bool runScenario(const QString& name, QString* error = nullptr);
     // Shows a part of the loaded scenario's narrative (ViewDirector).
     bool showScenarioView(const ScenarioView& view);
-    bool openRunDirectory(const QString& path, QString* error);
+    bool openRun(const QString& location, QString* error);
+    bool isFollowingRun() const;
+    QString runStatusText() const;  // the status bar's line about the runs
     // Redraws every plot now (not queued): for grabbing the window into an image.
     void replotAllNow();
 
@@ -95,7 +99,7 @@ Q_SIGNALS:
     void stepsShownChanged(qint64 total);
     // A live run ended ("finished", "stopped" or "error").
     void runEnded(const QString& status);
-    // What openRunDirectory asked for is in the set (for a run still being written: all
+    // What openRun asked for is in the set (for a run still being written: all
     // that was written when the follower first caught up).
     void runLoaded();
     // The window accepted a close (after any run it trained has stopped).

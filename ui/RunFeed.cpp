@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/MetricStream.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "runset/RunSet.h"
 

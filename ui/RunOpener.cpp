@@ -4,8 +4,13 @@
 #include <QDir>
 #include <QFileInfo>
 
+#include "RemoteRunFollowing.h"
+#include "RunDirectoryNaming.h"
 #include "RunFeed.h"
 #include "common/Text.h"
+#include "run/JobNonFiniteOrigin.h"
+#include "run/RemoteRunAddress.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "run/RunSetFolder.h"
 #include "runset/RunDirectoryLoading.h"
@@ -14,14 +19,6 @@
 namespace ampscope::ui {
 
 namespace {
-
-// Paths under the home directory as ~/..., which is how people read them.
-QString shownPath(const QString& path) {
-    const QString home = QDir::homePath();
-    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/')))
-        return QStringLiteral("~") + path.mid(home.size());
-    return QDir::toNativeSeparators(path);
-}
 
 // The status its summary.json gives a run that has ended.
 QString endStatus(const QString& directory) {
@@ -47,7 +44,60 @@ RunOpener::RunOpener(RunSet* set, QObject* parent) : QObject(parent), set_(set) 
     });
 }
 
-RunOpener::~RunOpener() = default;
+RunOpener::~RunOpener() {
+    endRemote();
+}
+
+QString RunOpener::shown(const QString& directory) const {
+    if (remote_) {
+        const QString local = remote_->localDirectory();
+        if (directory == local) return remote_->shownName();
+        if (directory.startsWith(local + QLatin1Char('/'))) return remote_->shownName() + directory.mid(local.size());
+    }
+    return shownPath(directory);
+}
+
+void RunOpener::endRemote() {
+    if (!remote_) return;
+    for (RunId id : remoteRuns_) {
+        const auto it = feeds_.find(id);
+        if (it == feeds_.end()) continue;
+        if (it->second->isFollowing()) set_->setStatus(id, QStringLiteral("incomplete"));
+        it->second->stopFollowing();
+    }
+    remoteRuns_.clear();
+    remote_.reset();  // ends ssh, removes the copy
+}
+
+bool RunOpener::open(const QString& path, QString* error) {
+    if (isRemoteRunAddress(path.toStdString())) return openRemote(path, error);
+    endRemote();
+    return openLocal(path, error);
+}
+
+bool RunOpener::openRemote(const QString& address, QString* error) {
+    std::unique_ptr<RemoteRunFollowing> remote;
+    try {
+        remote = std::make_unique<RemoteRunFollowing>(address);
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    if (!remote->waitUntilCopied([this](const QString& text) { Q_EMIT progress(text); }, error)) return false;
+    endRemote();
+    remote_ = std::move(remote);
+    connect(this, &RunOpener::message, remote_.get(), [this](const QString& text) { remoteOpenedText_ = text; });
+    if (!openLocal(remote_->localDirectory(), error)) {
+        remote_.reset();
+        return false;
+    }
+    remoteRuns_ = opened_;
+    connect(remote_.get(), &RemoteRunFollowing::statusChanged, this, [this](const QString& text) {
+        if (isFollowing()) Q_EMIT progress(text.isEmpty() ? remoteOpenedText_ : text);
+    });
+    connect(remote_.get(), &RemoteRunFollowing::failed, this, &RunOpener::followFailed);
+    return true;
+}
 
 qint64 RunOpener::stepsShown() const {
     qint64 steps = 0;
@@ -56,13 +106,13 @@ qint64 RunOpener::stepsShown() const {
     return steps;
 }
 
-bool RunOpener::open(const QString& path, QString* error) {
+bool RunOpener::openLocal(const QString& path, QString* error) {
     const QString cleaned = QDir::cleanPath(path);
     const std::vector<std::string> directories = runSetDirectories(cleaned.toStdString());
     if (directories.empty()) {
         // The reader's own line for what is not a run (a missing path, a file, no config.json).
         const LoadedRun refused = loadRunDirectory(*set_, cleaned, {});
-        if (error) *error = refused.error;
+        if (error) *error = QString(refused.error).replace(cleaned, shown(cleaned));
         return false;
     }
     const bool asSet = directories.size() > 1 || QDir(cleaned).exists(QStringLiteral("rank-0")) ||
@@ -82,7 +132,7 @@ bool RunOpener::open(const QString& path, QString* error) {
             continue;
         }
         const LoadedRun loaded = loadRunDirectory(*set_, directory, {focus, true}, [&](double fraction) {
-            Q_EMIT progress(tr("Opening %1\u2026 %2%").arg(shownPath(directory)).arg(100.0 * fraction, 0, 'f', 0));
+            Q_EMIT progress(tr("Opening %1\u2026 %2%").arg(shown(directory)).arg(100.0 * fraction, 0, 'f', 0));
             QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
         });
         if (!loaded.run) {
@@ -99,12 +149,21 @@ bool RunOpener::open(const QString& path, QString* error) {
         return false;
     }
     if (asSet) set_->focusFirstNonFinite(opened_);
-    QString text = asSet ? tr("Opened %1 runs of %2").arg(opened_.size()).arg(shownPath(cleaned))
-                         : tr("Opened %1 (%2 steps)").arg(shownPath(cleaned)).arg(stepsShown());
+    QString text = asSet ? tr("Opened %1 runs of %2").arg(opened_.size()).arg(shown(cleaned))
+                         : tr("Opened %1 (%2 steps)").arg(shown(cleaned)).arg(stepsShown());
     if (following) text = asSet ? text + tr(", following those still being written")
-                                : tr("Following %1 (still being written)").arg(shownPath(cleaned));
+                                : tr("Following %1 (still being written)").arg(shown(cleaned));
+    jobOrigin_.clear();
+    if (QDir(cleaned).exists(QStringLiteral("rank-0"))) {
+        try {
+            jobOrigin_ = QString::fromStdString(jobNonFiniteOriginOf(directories));
+        } catch (const std::exception&) {
+            // A rank that cannot be read now: its own line says so.
+        }
+    }
     if (!warnings.isEmpty()) text += tr(" \u00B7 %1 warning(s)").arg(warnings.size());
     if (!refused.isEmpty()) text += tr(" \u00B7 %1").arg(refused.join(QStringLiteral("; ")));
+    if (!jobOrigin_.isEmpty()) text += QStringLiteral(" \u00B7 ") + jobOrigin_;
     Q_EMIT message(text, warnings);
     awaitingCatchUp_ = following;
     if (!following) Q_EMIT runLoaded();
@@ -153,6 +212,7 @@ RunId RunOpener::addFollowed(std::unique_ptr<RunFollower> follower, const RunCon
 
 void RunOpener::stopFollowing() {
     for (auto& [id, feed] : feeds_) feed->stopFollowing();
+    endRemote();
 }
 
 bool RunOpener::isFollowing() const {

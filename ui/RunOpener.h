@@ -12,6 +12,13 @@
 //   (the runs already in the list are unchecked) and the run that went non-finite first
 //   is focused. false with one line when the path holds no run; a run of a set that does
 //   not read is skipped and said (message()).
+// - open(ssh://[user@]host[:port]/path): a run or job folder on another machine, through
+//   the user's ssh: RemoteRunFollowing keeps a local copy that is opened as above and
+//   named host:path in every line; while it is retried the status line says
+//   "reconnecting…" (progress()). Opening anything else ends ssh and removes the copy;
+//   the runs read from it stay in the set as they were.
+// - A job folder of torch.distributed ranks: the message names the rank its first NaN
+//   came from (JobNonFiniteOrigin.h); jobOrigin() keeps that sentence.
 // - follow(follower, context): a followed run joins the set, focused and compared.
 // - A followed run that leaves the set stops being followed.
 // - runLoaded() once what was asked is in the set (for a followed run: when it first
@@ -31,6 +38,7 @@ class RunFollower;
 
 namespace ampscope::ui {
 
+class RemoteRunFollowing;
 class RunFeed;
 class RunSet;
 
@@ -48,6 +56,8 @@ public:
     const std::vector<RunId>& openedRuns() const { return opened_; }
     // Steps of the runs the last open() added (or a followed one has so far).
     qint64 stepsShown() const;
+    // The last job folder opened: which rank its NaN came from; empty: none went non-finite.
+    const QString& jobOrigin() const { return jobOrigin_; }
 
 Q_SIGNALS:
     // Opening a long run: how far it got ("Opening X… 40%, 123 steps").
@@ -59,6 +69,10 @@ Q_SIGNALS:
     void followFailed(const QString& message);
 
 private:
+    bool openLocal(const QString& path, QString* error);
+    bool openRemote(const QString& address, QString* error);
+    QString shown(const QString& directory) const;  // as people read it: ~/..., host:path
+    void endRemote();
     RunId followDirectory(const QString& directory, bool focus);
     RunId addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus);
 
@@ -66,6 +80,10 @@ private:
     std::map<RunId, RunFeed*> feeds_;  // followed runs
     std::vector<RunId> opened_;
     bool awaitingCatchUp_ = false;
+    std::unique_ptr<RemoteRunFollowing> remote_;  // the copy of a run on another machine
+    std::vector<RunId> remoteRuns_;                // the runs read from it
+    QString remoteOpenedText_;                     // its own status line, between connection news
+    QString jobOrigin_;
 };
 
 }  // namespace ampscope::ui

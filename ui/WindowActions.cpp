@@ -2,6 +2,8 @@
 
 #include <QAction>
 #include <QFileDialog>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
 #include <QMainWindow>
 #include <QMenuBar>
@@ -56,6 +58,11 @@ void WindowActions::buildActions() {
                             "scenario's output folder (Ctrl+O)"));
     connect(openRun_, &QAction::triggered, this, &WindowActions::openRunWithDialog);
 
+    openRemoteRun_ = new QAction(tr("Open &remote run…"), this);
+    openRemoteRun_->setToolTip(
+        tr("Follow a run on another machine through your ssh: ssh://[user@]host[:port]/path"));
+    connect(openRemoteRun_, &QAction::triggered, this, &WindowActions::openRemoteRunWithDialog);
+
     openConfig_ = new QAction(tr("Open &config…"), this);
     openConfig_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openConfig_, &QAction::triggered, this, &WindowActions::openConfigWithDialog);
@@ -90,6 +97,7 @@ void WindowActions::buildMenus() {
     QMenuBar* bar = window_->menuBar();
     QMenu* file = bar->addMenu(tr("&File"));
     file->addAction(openRun_);
+    file->addAction(openRemoteRun_);
     file->addAction(openConfig_);
     file->addAction(saveConfig_);
     file->addSeparator();
@@ -168,6 +176,20 @@ void WindowActions::openRunWithDialog() {
     if (directory.isEmpty()) return;
     QString error;
     if (!handlers_.openRun(directory, &error)) QMessageBox::warning(window_, tr("Open run"), error);
+}
+
+void WindowActions::openRemoteRunWithDialog() {
+    bool ok = false;
+    const QString address = QInputDialog::getText(
+        window_, tr("Open remote run"),
+        tr("A run directory or job folder on another machine, reached with your ssh\n"
+           "(your ~/.ssh/config, keys and agent apply):"),
+        QLineEdit::Normal,
+        lastRemoteAddress_.isEmpty() ? QStringLiteral("ssh://host/path/to/run") : lastRemoteAddress_, &ok);
+    if (!ok || address.trimmed().isEmpty()) return;
+    lastRemoteAddress_ = address.trimmed();
+    QString error;
+    if (!handlers_.openRun(lastRemoteAddress_, &error)) QMessageBox::warning(window_, tr("Open remote run"), error);
 }
 
 void WindowActions::openConfigWithDialog() {

@@ -50,6 +50,7 @@ public:
     QAction* stepAction() const { return step_; }
     QAction* stopAction() const { return stop_; }
     QAction* openRunAction() const { return openRun_; }
+    QAction* openRemoteRunAction() const { return openRemoteRun_; }
     QAction* saveConfigAction() const { return saveConfig_; }
     QAction* quitAction() const { return quit_; }
     QMenu* viewMenu() const { return viewMenu_; }
@@ -58,6 +59,7 @@ public:
 
 public Q_SLOTS:
     void openRunWithDialog();
+    void openRemoteRunWithDialog();
     void openConfigWithDialog();
     void saveConfigWithDialog();
     void exportPlotsWithDialog();
@@ -76,6 +78,8 @@ private:
     QAction* step_ = nullptr;
     QAction* stop_ = nullptr;
     QAction* openRun_ = nullptr;
+    QAction* openRemoteRun_ = nullptr;
+    QString lastRemoteAddress_;
     QAction* openConfig_ = nullptr;
     QAction* saveConfig_ = nullptr;
     QAction* export_ = nullptr;

@@ -60,7 +60,7 @@ private Q_SLOTS:
         test::runAndRead(early, tmp, "dist/rank-1");
         MainWindow window(windowOptions(tmp.filePath("runs")));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("dist"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("dist"), &error), qPrintable(error));
         RunSet* set = window.runSet();
         QCOMPARE(set->size(), 2);
         QCOMPARE(set->runAt(0)->name(), QString("rank-0"));
@@ -90,9 +90,9 @@ private Q_SLOTS:
         const RunData fp16 = test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
         MainWindow window(windowOptions(tmp.filePath("runs")));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("a-fp32"), &error), qPrintable(error));
-        QVERIFY2(window.openRunDirectory(tmp.filePath("b-fp16"), &error), qPrintable(error));
-        QVERIFY(!window.openRunDirectory(tmp.filePath("missing"), &error));
+        QVERIFY2(window.openRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
+        QVERIFY(!window.openRun(tmp.filePath("missing"), &error));
         QVERIFY2(error.contains("no such run directory"), qPrintable(error));
         RunSet* set = window.runSet();
         QCOMPARE(set->size(), 2);
@@ -142,8 +142,8 @@ private Q_SLOTS:
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("a-fp32"), &error), qPrintable(error));
-        QVERIFY2(window.openRunDirectory(tmp.filePath("b-fp16"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
         const std::vector<TimeSeriesPlot*> plots{window.views().loss, window.views().scale, window.views().throughput};
         for (TimeSeriesPlot* plot : plots) {
             QTRY_VERIFY(plot->isVisible());
@@ -174,7 +174,7 @@ private Q_SLOTS:
         const RunData run = test::runAndRead(config, tmp, "ab");
         MainWindow window(windowOptions(tmp.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("ab"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("ab"), &error), qPrintable(error));
         LockstepPlot* plot = window.views().lockstep;
         QCOMPARE(plot->partnerMode(), QString("fp32"));
 
@@ -209,7 +209,7 @@ private Q_SLOTS:
         (void)test::runAndRead(tinyRun("fp32"), tmp, "solo");
         MainWindow window(windowOptions(tmp.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("solo"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("solo"), &error), qPrintable(error));
         QVERIFY(window.views().lockstep->partnerMode().isEmpty());
         QCOMPARE(window.views().lockstep->lossDiffGraph()->data()->size(), 0);
     }

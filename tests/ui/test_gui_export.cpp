@@ -198,7 +198,7 @@ private Q_SLOTS:
         const QString run = recordSmallRun(tmp);
         MainWindow window(MainWindowOptions{false, tmp.path()});
         QString error;
-        QVERIFY2(window.openRunDirectory(run, &error), qPrintable(error));
+        QVERIFY2(window.openRun(run, &error), qPrintable(error));
 
         const QString data = tmp.filePath(QStringLiteral("data"));
         QCOMPARE(window.actions()->exportActions()->exportData(window.runDirectory(), data), QString());

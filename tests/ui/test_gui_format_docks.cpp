@@ -560,7 +560,7 @@ private Q_SLOTS:
             QVERIFY2(dock && window.dockLayout()->docks().contains(dock), id);
         }
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(dir), &error), qPrintable(error));
+        QVERIFY2(window.openRun(QString::fromStdString(dir), &error), qPrintable(error));
         QTRY_COMPARE(window.views().blockScales->plot()->bars(), (std::map<int, int64_t>{{-3, 4}, {-1, 6}}));
         QCOMPARE(window.views().formatSweep->heatmap()->value(0, 0), 16.0 / 64.0);
         QCOMPARE(window.views().scaling->overflowSteps(), (std::vector<int64_t>{10}));

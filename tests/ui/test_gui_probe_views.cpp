@@ -34,6 +34,8 @@
 #include "views/NanInspectorView.h"
 #include "plots/UnderflowFractionPlot.h"
 #include "views/UnderflowView.h"
+#include "views/UpdatesPlot.h"
+#include "views/UpdatesView.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -485,6 +487,62 @@ private Q_SLOTS:
                  qPrintable(histograms.heatmap()->placeholderText()));
     }
 
+    void updatesDockShowsEachRunsLostUpdatesAndRatios() {
+        auto record = [](int64_t step, const char* layer, double ratio, int64_t intended, int64_t lost) {
+            UpdateRatioRecord r;
+            r.step = step;
+            r.ratio.layer = layer;
+            r.ratio.ratio = ratio;
+            r.ratio.numel = 100;
+            r.ratio.intendedNonZero = intended;
+            r.ratio.lost = lost;
+            return toJson(r);
+        };
+        OneRunSet feed;
+        UpdatesView view(&feed.set);
+        UpdatesPlot* plot = view.plot();
+        feed.beginRun(contextFor(probedConfig()));
+        feed.takeRecord(record(1, "fc1", 1e-3, 80, 60));
+        feed.takeRecord(record(1, "fc2", 2e-5, 40, 0));
+        feed.takeRecord(record(5, "fc1", 4e-3, 50, 10));
+        feed.endOfBatch();
+        // Lost updates (the default): lost / intended per layer and probe step.
+        QCOMPARE(plot->measure(), UpdatesPlot::Measure::LostUpdates);
+        QCPGraph* fc1 = plot->graphOf(0, QStringLiteral("fc1"));
+        QVERIFY(fc1);
+        QCOMPARE(fc1->dataCount(), 2);
+        QCOMPARE(fc1->data()->at(0)->key, 1.0);
+        QCOMPARE(fc1->data()->at(0)->value, 0.75);
+        QCOMPARE(fc1->data()->at(1)->value, 0.2);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 0.0);
+        QCOMPARE(plot->yAxis->range().upper, 1.05);
+
+        // The update ratio, on a log axis.
+        view.measureChooser()->setCurrentIndex(1);
+        QCOMPARE(plot->measure(), UpdatesPlot::Measure::UpdateRatio);
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->data()->at(1)->value, 4e-3);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 2e-5);
+
+        // A second run, compared: it is focused (shown first), in its own colour; the
+        // first run's lines stay.
+        RunModel* second = feed.addRun(contextFor(probedConfig()));
+        feed.takeRecord(record(1, "fc1", 5e-4, -1, -1));
+        feed.endOfBatch();
+        QCPGraph* mine = plot->graphOf(0, QStringLiteral("fc1"));
+        QCPGraph* theirs = plot->graphOf(1, QStringLiteral("fc1"));
+        QVERIFY(mine && theirs);
+        QCOMPARE(mine->data()->at(0)->value, 5e-4);
+        QCOMPARE(theirs->dataCount(), 2);
+        QCOMPARE(mine->pen().color(), second->colour());
+        QVERIFY(theirs->pen().color() != mine->pen().color());
+
+        // Lost updates: the second run measured none, the first still shows its own.
+        view.measureChooser()->setCurrentIndex(0);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->dataCount(), 0);
+        QCOMPARE(plot->graphOf(1, QStringLiteral("fc1"))->data()->at(0)->value, 0.75);
+    }
+
     void nanInspectorSaysWhenThereIsNoEvent() {
         OneRunSet viewFeed;
         NanInspectorView view(&viewFeed.set);
@@ -695,7 +753,7 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+        QVERIFY2(window.openRun(QString::fromStdString(runDir), &error),
                  qPrintable(error));
         QCOMPARE(window.stepsShown(), qint64(kSteps));
 

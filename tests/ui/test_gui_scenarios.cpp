@@ -23,6 +23,7 @@
 #include "RunControl.h"
 #include "RunPaceControl.h"
 #include "ScenarioBrowser.h"
+#include "runset/RunSet.h"
 #include "config/ConfigJson.h"
 #include "plots/LossPlot.h"
 #include "runset/RunSet.h"
@@ -176,6 +177,44 @@ private Q_SLOTS:
     }
 
     // The pace is the teacher's choice for a scenario: each scenario remembers its own.
+    // Every "look at X in run Y" of every built-in narrative: following its link focuses
+    // that run and brings its dock to the front, readable at 1280x800 (one click: the link).
+    void everyNarrativeViewShowsItsRunAndDockAt1280x800() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::RunSet* set = window.runSet();
+        int shown = 0;
+        for (const Scenario& scenario : builtInScenarios()) {
+            for (const ui::RunModel* run : set->runs()) set->removeRun(run->id());
+            for (const ScenarioRun& run : scenario.runs)
+                set->addRun({run.config, QString::fromStdString(run.name), QString(), false}, {true, false});
+            const std::vector<std::string> links = narrativeViewLinks(scenario.narrative);
+            QVERIFY2(scenario.runs.size() < 2 || !links.empty(), scenario.name.c_str());
+            for (const std::string& id : links) {
+                const ScenarioView* view = scenario.view(id);
+                QVERIFY(view);
+                const QString where = QString::fromStdString(scenario.name + ": " + id);
+                window.showScenarioView(*view);
+                QCoreApplication::processEvents();
+                if (!view->run.empty()) {
+                    QVERIFY2(set->focused(), qPrintable(where));
+                    QCOMPARE(set->focused()->name(), QString::fromStdString(view->run));
+                }
+                if (view->dock.empty()) continue;
+                QDockWidget* dock = window.dockLayout()->dock(QString::fromStdString(view->dock));
+                QVERIFY2(dock, qPrintable(where));
+                QVERIFY2(dock->isVisible() && !dock->visibleRegion().isEmpty(), qPrintable(where));
+                QVERIFY2(dock->width() >= 300 && dock->height() >= 200,
+                         qPrintable(where + QStringLiteral(": %1x%2").arg(dock->width()).arg(dock->height())));
+                ++shown;
+            }
+        }
+        QVERIFY(shown >= 20);
+    }
+
     void paceIsRememberedPerScenario() {
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));

@@ -364,7 +364,7 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(gone, &error), qPrintable(error));
+        QVERIFY2(window.openRun(gone, &error), qPrintable(error));
         ConfigPanel* panel = window.configPanel();
         QVERIFY(!panel->modelFileLoaded());
         QVERIFY(panel->modelFileError().isEmpty());
@@ -430,7 +430,7 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(runDir_, &error), qPrintable(error));
+        QVERIFY2(window.openRun(runDir_, &error), qPrintable(error));
         NanInspectorView* inspector = window.views().nanInspector;
         QCOMPARE(inspector->culpritLayer(), culprit_);
         QSignalSpy ended(&window, &MainWindow::runEnded);

@@ -27,6 +27,10 @@ public:
     const std::optional<NonFiniteRecord>& record() const { return record_; }
     // The step of the first non-finite value (-1: none so far).
     int64_t step() const { return record_ ? record_->event.step : -1; }
+    // A rank of a torch.distributed job that got the value from another rank.
+    bool receivedThroughAllReduce() const {
+        return record_ && record_->event.via == nonfinite_via::kGradientAllReduce;
+    }
     const LayerOrder& layers() const { return layers_; }
     const QStringList& keptInFp32() const { return keptInFp32_; }
     // probes.locate_nonfinite of the run: "off", "replay" or "always".

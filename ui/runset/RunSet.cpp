@@ -72,13 +72,18 @@ void RunSet::setErrorMessage(RunId id, const QString& message) {
 }
 
 RunId RunSet::firstNonFinite(const std::vector<RunId>& among) const {
+    // At one step, a run (a rank) where the value appeared comes before one that received
+    // it through the gradient all-reduce.
     RunId first = kNoRun;
     int64_t earliest = -1;
+    bool firstReceived = false;
     for (RunId id : among) {
         const RunModel* model = run(id);
         const int64_t step = model ? model->firstNonFiniteStep() : -1;
-        if (step >= 0 && (earliest < 0 || step < earliest)) {
+        const bool received = model && model->nonFinite().receivedThroughAllReduce();
+        if (step >= 0 && (earliest < 0 || step < earliest || (step == earliest && firstReceived && !received))) {
             earliest = step;
+            firstReceived = received;
             first = id;
         }
     }

@@ -26,14 +26,15 @@ void UpdateSeries::takeRecord(const nlohmann::json& record) {
     const QString name = QString::fromStdString(r.layer);
     auto it = std::find_if(layers_.begin(), layers_.end(), [&](const Layer& l) { return l.name == name; });
     if (it == layers_.end()) {
-        layers_.push_back(Layer{name, {}, {}});
+        layers_.emplace_back();
+        layers_.back().name = name;
         it = std::prev(layers_.end());
     }
     const double step = static_cast<double>(read->step);
     if (std::isfinite(r.ratio)) it->ratio.append(step, r.ratio);
     if (r.measuredLoss()) {
         measuredLost_ = true;
-        it->lostFraction.append(step, r.intendedNonZero > 0 ? double(r.lost) / double(r.intendedNonZero) : 0.0);
+        it->lostFraction.append(step, r.lostFraction());
     }
     lastStep_ = std::max(lastStep_, step);
     noteChange(RunChange::Updates);

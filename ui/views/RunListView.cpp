@@ -72,7 +72,10 @@ QString RunListView::rowText(const RunModel& run) {
     QStringList facts{run.badgeText()};
     if (!run.status().isEmpty()) facts << run.status();
     const int64_t nonFinite = run.firstNonFiniteStep();
-    if (nonFinite >= 0) facts << tr("non-finite at step %1").arg(nonFinite);
+    if (nonFinite >= 0 && run.nonFinite().receivedThroughAllReduce())
+        facts << tr("non-finite via all-reduce, step %1").arg(nonFinite);
+    else if (nonFinite >= 0)
+        facts << tr("non-finite at step %1").arg(nonFinite);
     return run.name() + QLatin1Char('\n') + facts.join(QStringLiteral(" \u00B7 "));
 }
 

@@ -19,9 +19,10 @@ UpdatesView::UpdatesView(RunSet* set, QWidget* parent) : QWidget(parent) {
     measureBox_->addItem(tr("update ratio |\u0394w| / |w|"), static_cast<int>(UpdatesPlot::Measure::UpdateRatio));
     measureBox_->addItem(tr("gradient norm, before and after clipping"),
                          static_cast<int>(UpdatesPlot::Measure::GradientNorm));
-    QLabel* note = makeDockNote(this, QStringLiteral("updatesNote"));
-    note->setText(tr("Per layer on probe steps (update_ratio records); the gradient norm on every step."));
-    QHBoxLayout* controls = makeChooserRow(this, {{tr("Show:"), measureBox_}}, note);
+    // What each measure is made of, as the chooser's tip: a note beside it wraps to many
+    // lines in a narrow dock and makes the whole window taller than a laptop screen.
+    measureBox_->setToolTip(tr("Per layer on probe steps (update_ratio records); the gradient norm on every step."));
+    QHBoxLayout* controls = makeChooserRow(this, {{tr("Show:"), measureBox_}}, new QLabel(this));
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
