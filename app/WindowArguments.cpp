@@ -30,9 +30,9 @@ const char* windowUsage() {
            "  --at-end            with --scenario: train every run of the scenario and grab the\n"
            "                      window when it has ended, its narrative's first view shown\n"
            "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
-           "                      scale, throughput, memory, histograms, underflow, nanInspector,\n"
-           "                      lockstep, formatSweep, scaling, blockScales, formatExplorer,\n"
-           "                      scenarios, runs\n"
+           "                      scale, throughput, memory, updates, histograms, underflow,\n"
+           "                      nanInspector, lockstep, formatSweep, scaling, blockScales,\n"
+           "                      formatExplorer, scenarios, runs\n"
            "Without a display (no DISPLAY or WAYLAND_DISPLAY) ampscope runs headless.\n"
            "Exit codes: 0 done, 2 bad input, 1 internal error, 130 interrupted.\n";
 }

@@ -102,7 +102,7 @@ private Q_SLOTS:
         QStringList titles;
         for (QDockWidget* dock : window.dockLayout()->docks()) titles << dock->windowTitle();
         QCOMPARE(titles, (QStringList{"Configure", "Scenarios", "Runs", "Loss", "Loss scale", "Throughput",
-                                      "Gradient histograms", "Underflow", "NaN inspector", "Memory",
+                                      "Gradient histograms", "Underflow", "NaN inspector", "Memory", "Updates",
                                       "Lock-step A/B", "Format sweep", "Scaling", "Block scales",
                                       "Format explorer"}));
         // The View menu can bring back a closed dock.
