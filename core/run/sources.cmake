@@ -1,4 +1,5 @@
 list(APPEND CORE_PLAIN_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/FlatRecordText.cpp
   ${CMAKE_CURRENT_LIST_DIR}/KnownRecordTypes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ModelModulesRecord.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunFiles.cpp
