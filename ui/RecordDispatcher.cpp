@@ -4,10 +4,29 @@
 
 #include "RunRecordParsing.h"
 #include "engine/StepRecordText.h"
+#include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
+#include "run/FlatRecordText.h"
 #include "run/ModelModulesRecord.h"
 
 namespace ampscope::ui {
+namespace {
+
+// A probe record decoded once for every view; one that does not read is counted and
+// named in one warning, and the views go on with the next.
+template <class Decode>
+auto decodedRecord(const char* what, const nlohmann::json& record, Decode&& decode, int64_t& malformed)
+    -> std::optional<decltype(decode(record))> {
+    try {
+        return decode(record);
+    } catch (const std::exception& e) {
+        ++malformed;
+        qWarning("skipped a %s record: %s", what, e.what());
+        return std::nullopt;
+    }
+}
+
+}  // namespace
 
 RecordDispatcher::RecordDispatcher(const std::vector<RunObserver*>& observers, Hooks hooks)
     : observers_(observers), hooks_(std::move(hooks)) {}
@@ -34,6 +53,14 @@ void RecordDispatcher::take(const nlohmann::json& record) {
         return;
     }
     if (type == event_type::kRunStart || type == event_type::kRunEnd) return;
+    if (type == probe_record_type::kHistogram) {
+        if (auto histogram = decodedRecord("histogram", record, histogramRecordFromJson, malformed_)) takeHistogram(*histogram);
+        return;
+    }
+    if (type == probe_record_type::kUnderflow) {
+        if (auto underflow = decodedRecord("underflow", record, underflowRecordFromJson, malformed_)) takeUnderflow(*underflow);
+        return;
+    }
     flushSteps();
     if (type == event_type::kEpoch) {
         if (auto epoch = epochFromRecord(record))
@@ -57,6 +84,39 @@ void RecordDispatcher::take(const nlohmann::json& record) {
 
 void RecordDispatcher::takeStep(StepMetrics step) {
     pendingSteps_.push_back(std::move(step));
+}
+
+void RecordDispatcher::takeHistogram(const HistogramRecord& record) {
+    flushSteps();
+    for (RunObserver* observer : observers_) observer->takeHistogram(record);
+}
+
+void RecordDispatcher::takeUnderflow(const UnderflowRecord& record) {
+    flushSteps();
+    for (RunObserver* observer : observers_) observer->takeUnderflow(record);
+}
+
+bool RecordDispatcher::takeLine(std::string_view line) {
+    record_text::FlatLine flat;
+    if (!flat.split(line)) return false;
+    const std::string_view type = flat.type();
+    if (type == event_type::kStep) {
+        StepMetrics m;
+        if (!parseStepRecordText(flat, m)) return false;
+        takeStep(std::move(m));
+        return true;
+    }
+    if (type == probe_record_type::kHistogram) {
+        if (!histogramRecordFromText(flat, histogram_)) return false;
+        takeHistogram(histogram_);
+        return true;
+    }
+    if (type == probe_record_type::kUnderflow) {
+        if (!underflowRecordFromText(flat, underflow_)) return false;
+        takeUnderflow(underflow_);
+        return true;
+    }
+    return false;
 }
 
 void RecordDispatcher::takeDrained(const DrainedMetrics& drained) {
@@ -89,13 +149,8 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
         dispatcher.take(record);
         if (alsoSee) alsoSee(record);
     };
-    const auto takeStepLine = [&](std::string_view line) {
-        StepMetrics m;
-        if (!parseStepRecordText(line, m)) return false;
-        dispatcher.takeStep(std::move(m));
-        return true;
-    };
-    while (reader.visit(onRecord, takeStepLine, batchRecords)) {
+    const auto takeLine = [&](std::string_view line) { return dispatcher.takeLine(line); };
+    while (reader.visit(onRecord, takeLine, batchRecords)) {
         dispatcher.flushSteps();
         if (afterBatch) afterBatch();
     }

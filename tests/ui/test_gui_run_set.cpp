@@ -174,7 +174,7 @@ private Q_SLOTS:
         h.layer = "fc1";
         h.kind = std::string(probe_kind::kParamGrad);
         h.histogram.counts[40] = 3;
-        run->takeRecord(toJson(h));
+        run->takeHistogram(h);
         run->endOfBatch();
         QCOMPARE(spy.count(), 1);
         QCOMPARE(caught(spy).front(), std::make_pair(run->id(), RunChange::Steps | RunChange::Histograms));

@@ -50,6 +50,7 @@ public:
     QString histogramKindText() const;
 
 private:
+    class LayerScan;
     std::unique_ptr<RunSet> set_;    // the one run the views show
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
     LossPlot* loss_ = nullptr;
