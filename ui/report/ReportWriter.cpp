@@ -2,6 +2,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QPageLayout>
@@ -19,6 +20,8 @@
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/ReportText.h"
+#include "run/RunReader.h"
+#include "run/RunSetFolder.h"
 #include "views/GradientHistogramView.h"
 
 namespace ampscope::ui {
@@ -206,11 +209,37 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }
 
+// The run directories of the folders given: each a run, a job's ranks or a scenario's
+// output folder (runSetDirectories). Empty, with `error` set to the reader's one line,
+// for a folder that holds no run.
+QStringList runsOfFolders(const QStringList& folders, QString& error) {
+    QStringList runs;
+    for (const QString& folder : folders) {
+        const std::vector<std::string> found = runSetDirectories(QDir::cleanPath(folder).toStdString());
+        if (found.empty()) {
+            try {
+                RunRecordReader refusal(QDir::cleanPath(folder).toStdString());  // names what is wrong
+                error = QStringLiteral("%1: holds no run").arg(folder);
+            } catch (const std::exception& e) {
+                error = QString::fromUtf8(e.what());
+                if (QFileInfo(folder).isDir())
+                    error += QStringLiteral(", nor a job's rank-N folders or a scenario's run folders");
+            }
+            return {};
+        }
+        for (const std::string& run : found) runs << QString::fromStdString(run);
+    }
+    return runs;
+}
+
 }  // namespace
 
-QString writeReport(const QStringList& runDirectories, const ReportOptions& options) {
+QString writeReport(const QStringList& folders, const ReportOptions& options) {
     const QString path = options.outputPath;
-    if (runDirectories.isEmpty()) return QStringLiteral("no run directory given");
+    if (folders.isEmpty()) return QStringLiteral("no run directory given");
+    QString folderError;
+    const QStringList runDirectories = runsOfFolders(folders, folderError);
+    if (runDirectories.isEmpty()) return folderError;
     const QString suffix = QFileInfo(path).suffix().toLower();
     const bool pdf = suffix == QLatin1String("pdf");
     if (!pdf && suffix != QLatin1String("html") && suffix != QLatin1String("htm"))
