@@ -1,5 +1,7 @@
 #include "run/FlatRecordText.h"
 
+#include <algorithm>
+#include <array>
 #include <charconv>
 #include <limits>
 #include <system_error>
@@ -15,12 +17,22 @@ inline bool sameText(std::string_view a, std::string_view b) {
     return true;
 }
 
-inline bool before(std::string_view a, std::string_view b) {
+// <0, 0, >0 as a sorts before, with or after b, byte by byte (std::map's order of keys).
+inline int compareText(std::string_view a, std::string_view b) {
     const std::size_t n = a.size() < b.size() ? a.size() : b.size();
     for (std::size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-    return a.size() < b.size();
+        if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]) ? -1 : 1;
+    return a.size() < b.size() ? -1 : (a.size() > b.size() ? 1 : 0);
 }
+
+inline bool before(std::string_view a, std::string_view b) { return compareText(a, b) < 0; }
+
+// Bytes a string holds as they are: printable ASCII but '"' and '\\'.
+constexpr auto kPlainByte = [] {
+    std::array<bool, 256> plain{};
+    for (int c = 0x20; c < 0x7f; ++c) plain[static_cast<std::size_t>(c)] = c != '"' && c != '\\';
+    return plain;
+}();
 
 inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 
@@ -28,16 +40,11 @@ inline bool isDigit(char c) { return c >= '0' && c <= '9'; }
 bool scanString(const char*& p, const char* end, std::string_view& out) {
     if (p == end || *p != '"') return false;
     const char* begin = ++p;
-    for (; p != end; ++p) {
-        const auto c = static_cast<unsigned char>(*p);
-        if (c == '"') {
-            out = std::string_view(begin, static_cast<std::size_t>(p - begin));
-            ++p;
-            return true;
-        }
-        if (c < 0x20 || c >= 0x7f || c == '\\') return false;
-    }
-    return false;
+    while (p != end && kPlainByte[static_cast<unsigned char>(*p)]) ++p;
+    if (p == end || *p != '"') return false;  // an escape, a control or non-ASCII byte
+    out = std::string_view(begin, static_cast<std::size_t>(p - begin));
+    ++p;
+    return true;
 }
 
 // A JSON number at p: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?. p moves past it.
@@ -181,6 +188,7 @@ bool forEachNumber(std::string_view inside, Visit&& visit) {
 bool FlatLine::split(std::string_view line) {
     count_ = 0;
     cursor_ = 0;
+    typeIndex_ = -1;
     const char* p = line.data();
     const char* end = p + line.size();
     if (p == end || *p != '{') return false;
@@ -193,6 +201,7 @@ bool FlatLine::split(std::string_view line) {
         ++p;
         if (!scanValue(p, end, pair.value) || p == end) return false;
         if (count_ > 0 && !before(pairs_[count_ - 1].key, pair.key)) return false;
+        if (sameText(pair.key, "type")) typeIndex_ = count_;
         ++count_;
         if (*p == '}') return p + 1 == end;
         if (*p != ',') return false;
@@ -201,14 +210,30 @@ bool FlatLine::split(std::string_view line) {
 }
 
 std::string_view FlatLine::type() const {
-    const Value* v = find("type");
-    return v && v->kind == Kind::String ? v->text : std::string_view();
+    if (typeIndex_ < 0) return {};
+    const Value& v = pairs_[typeIndex_].value;
+    return v.kind == Kind::String ? v.text : std::string_view();
 }
 
 const FlatLine::Value* FlatLine::find(std::string_view key) const {
-    // Nearly always the next key is the one asked for.
-    if (cursor_ < count_ && sameText(pairs_[cursor_].key, key)) return &pairs_[cursor_++].value;
-    int low = 0, high = count_;
+    // Field lists mostly ask in key order: nearly always the key at the cursor, or one a
+    // little after it.
+    int high = count_;
+    if (cursor_ < count_) {
+        int order = compareText(pairs_[cursor_].key, key);
+        if (order == 0) return &pairs_[cursor_++].value;
+        if (order < 0) {
+            int at = cursor_ + 1;
+            while (at < count_ && (order = compareText(pairs_[at].key, key)) < 0) ++at;
+            cursor_ = at;
+            if (at == count_ || order > 0) return nullptr;
+            ++cursor_;
+            return &pairs_[at].value;
+        }
+        high = cursor_;  // it sorts before the cursor
+    }
+    const int limit = high;
+    int low = 0;
     while (low < high) {
         const int middle = (low + high) / 2;
         if (before(pairs_[middle].key, key))
@@ -216,7 +241,7 @@ const FlatLine::Value* FlatLine::find(std::string_view key) const {
         else
             high = middle;
     }
-    if (low == count_ || !sameText(pairs_[low].key, key)) return nullptr;
+    if (low == limit || !sameText(pairs_[low].key, key)) return nullptr;
     cursor_ = low + 1;
     return &pairs_[low].value;
 }
@@ -278,6 +303,80 @@ bool NumberList::read(std::string_view inside) {
         }
         items_.push_back(item);
         if (p != end) ++p;  // the comma
+    }
+    return true;
+}
+
+namespace {
+
+// A number as nlohmann types it (unsigned when not negative), or nothing when the text
+// path cannot be sure to give the parser's value.
+bool numberJson(std::string_view token, bool isInteger, nlohmann::json& out) {
+    if (isInteger) {
+        const auto integer = integerToken(token);
+        if (!integer) return false;
+        if (token.front() != '-')  // "-0" is a signed zero to the parser
+            out = static_cast<std::uint64_t>(*integer);
+        else
+            out = *integer;
+        return true;
+    }
+    const auto number = floatToken(token);
+    if (!number) return false;
+    out = *number;
+    return true;
+}
+
+bool valueJson(const FlatLine::Value& v, nlohmann::json& out) {
+    switch (v.kind) {
+        case FlatLine::Kind::Integer:
+            return numberJson(v.text, true, out);
+        case FlatLine::Kind::Float:
+            return numberJson(v.text, false, out);
+        case FlatLine::Kind::Null:
+            out = nullptr;
+            return true;
+        case FlatLine::Kind::True:
+            out = true;
+            return true;
+        case FlatLine::Kind::False:
+            out = false;
+            return true;
+        case FlatLine::Kind::String:
+            out = std::string(v.text);
+            return true;
+        case FlatLine::Kind::Array: {
+            nlohmann::json::array_t items;
+            items.reserve(static_cast<std::size_t>(std::count(v.text.begin(), v.text.end(), ',')) + 1);
+            const char* p = v.text.data();
+            const char* end = p + v.text.size();
+            while (p != end) {
+                const char* begin = p;
+                bool isInteger = false;
+                if (!scanNumber(p, end, isInteger)) return false;
+                nlohmann::json item;
+                if (!numberJson(std::string_view(begin, static_cast<std::size_t>(p - begin)), isInteger, item))
+                    return false;
+                items.push_back(std::move(item));
+                if (p != end) ++p;
+            }
+            out = std::move(items);
+            return true;
+        }
+    }
+    return false;
+}
+
+}  // namespace
+
+bool toJson(const FlatLine& line, nlohmann::json& out) {
+    out = nlohmann::json::object();
+    auto& object = *out.get_ptr<nlohmann::json::object_t*>();
+    for (int i = 0; i < line.size(); ++i) {
+        nlohmann::json value;
+        if (!valueJson(line.valueAt(i), value)) return false;
+        // The keys rise (split checked): each goes at the end of the map.
+        object.emplace_hint(object.end(), std::string(line.keyAt(i)), std::move(value));
     }
     return true;
 }

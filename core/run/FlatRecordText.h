@@ -57,6 +57,9 @@ public:
     const Value* find(std::string_view prefix, std::string_view suffix) const;
 
     static constexpr int kMaxKeys = 48;
+    int size() const { return count_; }
+    std::string_view keyAt(int i) const { return pairs_[i].key; }
+    const Value& valueAt(int i) const { return pairs_[i].value; }
 
 private:
     struct Pair {
@@ -65,6 +68,7 @@ private:
     };
     Pair pairs_[kMaxKeys];
     int count_ = 0;
+    int typeIndex_ = -1;
     mutable int cursor_ = 0;
 };
 
@@ -101,6 +105,13 @@ private:
 // nullopt when the text path cannot match the JSON path (see above).
 std::optional<std::int64_t> integerOf(const FlatLine::Value& value);
 std::optional<double> doubleOf(const FlatLine::Value& value);
+
+// The split line as the JSON value nlohmann's parser makes of the same text (numbers
+// typed as it types them: a non-negative integer unsigned, a negative one signed, others
+// double), built without the parser's lexing: the records no field list reads here
+// (format sweeps, update ratios, ...) still come to their readers as JSON, sooner. False
+// when a number is one the text path leaves to the parser (see above).
+bool toJson(const FlatLine& line, nlohmann::json& out);
 
 // A field-list visitor over a split line (the calls of RecordCodec.h's JsonReader).
 class FlatReader {

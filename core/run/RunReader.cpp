@@ -14,6 +14,7 @@
 #include "common/JsonNesting.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
+#include "run/FlatRecordText.h"
 #include "run/KnownRecordTypes.h"
 #include "run/RunFiles.h"
 
@@ -40,7 +41,11 @@ bool isBlank(std::string_view line) {
 // success, else why the line is not a record. Uses the non-throwing parse:
 // garbage is expected input here, not an exceptional one.
 std::string parseRecord(std::string_view line, nlohmann::json& record) {
-    record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+    // Most lines are flat objects: built straight from their text (the same value the
+    // parser makes), the rest parsed.
+    record_text::FlatLine flat;
+    if (!flat.split(line) || !record_text::toJson(flat, record))
+        record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
     if (record.is_discarded()) {
         return "not JSON";
     }

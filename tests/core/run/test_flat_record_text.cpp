@@ -135,6 +135,36 @@ QString splitDifference(const std::string& line) {
     return {};
 }
 
+// Two JSON values alike in every value and in every number's type (signed, unsigned,
+// double: what a reader asking is_number_unsigned() would see).
+bool sameJson(const json& a, const json& b) {
+    if (a.type() != b.type()) return false;
+    if (a.is_object()) {
+        if (a.size() != b.size()) return false;
+        for (auto it = a.begin(), jt = b.begin(); it != a.end(); ++it, ++jt)
+            if (it.key() != jt.key() || !sameJson(*it, *jt)) return false;
+        return true;
+    }
+    if (a.is_array()) {
+        if (a.size() != b.size()) return false;
+        for (std::size_t i = 0; i < a.size(); ++i)
+            if (!sameJson(a[i], b[i])) return false;
+        return true;
+    }
+    if (a.is_number_float()) return sameBits(a.get<double>(), b.get<double>());
+    return a == b;
+}
+
+// The JSON a split line builds is the parser's, or none (the parser's way).
+QString builtJsonDifference(const std::string& line) {
+    record_text::FlatLine flat;
+    json built;
+    if (!flat.split(line) || !record_text::toJson(flat, built)) return {};
+    const json parsed = json::parse(line, nullptr, false);
+    if (parsed.is_discarded()) return "built JSON from a line the parser refuses";
+    return sameJson(built, parsed) ? QString() : QString::fromStdString("built " + built.dump());
+}
+
 std::vector<std::string> linesOf(const QString& path) {
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) return {};
@@ -211,6 +241,8 @@ private Q_SLOTS:
             if (outcome == Outcome::Text) byText.insert(type);
             const QString split = splitDifference(line);
             QVERIFY2(split.isEmpty(), qPrintable(split + ": " + QString::fromStdString(line)));
+            const QString built = builtJsonDifference(line);
+            QVERIFY2(built.isEmpty(), qPrintable(built + ": " + QString::fromStdString(line)));
         }
         QVERIFY(lines > 50);
         QCOMPARE(byText, (std::set<std::string>{"step", "histogram", "underflow"}));
@@ -302,6 +334,8 @@ private Q_SLOTS:
         QTest::newRow("underflow, an Inf multiplier")
             << underflow.arg("false", R"("multiplier":null,"multiplier_nonfinite":"inf",)") << text;
         QTest::newRow("underflow, exact as a number") << underflow.arg("1", "") << refused;
+        QTest::newRow("step, minus zero integer") << R"({"epoch":-0,"step":7,"type":"step"})" << text;
+        QTest::newRow("step, negative integers") << R"({"epoch":-3,"growth_tracker":-9223372036854775808,"step":7,"type":"step"})" << text;
         QTest::newRow("not a record") << "[1,2]" << viaJson;
         QTest::newRow("empty object") << "{}" << viaJson;
     }
@@ -314,6 +348,8 @@ private Q_SLOTS:
         QVERIFY2(failure.isEmpty(), qPrintable(failure));
         QCOMPARE(static_cast<int>(outcome), expected);
         if (outcome == Outcome::Text) QVERIFY(splitDifference(line.toStdString()).isEmpty());
+        const QString built = builtJsonDifference(line.toStdString());
+        QVERIFY2(built.isEmpty(), qPrintable(built));
     }
 };
 
