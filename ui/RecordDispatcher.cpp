@@ -6,7 +6,6 @@
 #include "engine/StepRecordText.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "run/FlatRecordText.h"
 #include "run/ModelModulesRecord.h"
 
 namespace ampscope::ui {
@@ -96,27 +95,21 @@ void RecordDispatcher::takeUnderflow(const UnderflowRecord& record) {
     for (RunObserver* observer : observers_) observer->takeUnderflow(record);
 }
 
+void RecordDispatcher::take(ParsedRecord&& record) {
+    if (auto* step = std::get_if<StepMetrics>(&record))
+        takeStep(std::move(*step));
+    else if (const auto* histogram = std::get_if<HistogramRecord>(&record))
+        takeHistogram(*histogram);
+    else if (const auto* underflow = std::get_if<UnderflowRecord>(&record))
+        takeUnderflow(*underflow);
+    else
+        take(std::get<nlohmann::json>(record));
+}
+
 bool RecordDispatcher::takeLine(std::string_view line) {
-    record_text::FlatLine flat;
-    if (!flat.split(line)) return false;
-    const std::string_view type = flat.type();
-    if (type == event_type::kStep) {
-        StepMetrics m;
-        if (!parseStepRecordText(flat, m)) return false;
-        takeStep(std::move(m));
-        return true;
-    }
-    if (type == probe_record_type::kHistogram) {
-        if (!histogramRecordFromText(flat, histogram_)) return false;
-        takeHistogram(histogram_);
-        return true;
-    }
-    if (type == probe_record_type::kUnderflow) {
-        if (!underflowRecordFromText(flat, underflow_)) return false;
-        takeUnderflow(underflow_);
-        return true;
-    }
-    return false;
+    if (!parseCommonRecordLine(line, parsedLine_)) return false;
+    take(std::move(parsedLine_));
+    return true;
 }
 
 void RecordDispatcher::takeDrained(const DrainedMetrics& drained) {
@@ -155,6 +148,24 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
         if (afterBatch) afterBatch();
     }
     dispatcher.flushSteps();
+}
+
+void dispatchParsedRun(ParsedRunReader& reader, RecordDispatcher& dispatcher,
+                       const std::function<void(const nlohmann::json&)>& alsoSee,
+                       const std::function<void()>& afterBatch) {
+    std::vector<ParsedRecord> batch;
+    while (reader.next(batch)) {
+        for (ParsedRecord& record : batch) {
+            if (const auto* json = std::get_if<nlohmann::json>(&record); json && alsoSee) {
+                dispatcher.take(*json);
+                alsoSee(*json);
+                continue;
+            }
+            dispatcher.take(std::move(record));
+        }
+        dispatcher.flushSteps();
+        if (afterBatch) afterBatch();
+    }
 }
 
 }  // namespace ampscope::ui

@@ -34,6 +34,7 @@
 #include "engine/MetricStream.h"
 #include "engine/StepMetrics.h"
 #include "probes/ProbeRecords.h"
+#include "run/ParsedRunReader.h"
 #include "run/RunReader.h"
 
 namespace ampscope::ui {
@@ -57,9 +58,11 @@ public:
     // Histogram and underflow records, decoded: every view's takeHistogram/takeUnderflow.
     void takeHistogram(const HistogramRecord& record);
     void takeUnderflow(const UnderflowRecord& record);
+    // A record parsed by ParsedRunReader (or takeLine): the call its kind gets.
+    void take(ParsedRecord&& record);
     // A line of events.jsonl read without JSON when it is a step, histogram or underflow
-    // record that run/FlatRecordText.h reads (nearly all of a long run); false, taking
-    // nothing, for any other line: the caller parses it as JSON and hands it to take().
+    // record the text path reads (parseCommonRecordLine: nearly all of a long run); false,
+    // taking nothing, for any other line: the caller parses it as JSON and hands it to take().
     bool takeLine(std::string_view line);
     // What a live run's stream held since the last drain, in the run directory's order.
     void takeDrained(const DrainedMetrics& drained);
@@ -76,8 +79,7 @@ private:
     const std::vector<RunObserver*>& observers_;
     Hooks hooks_;
     std::vector<StepMetrics> pendingSteps_;
-    HistogramRecord histogram_;  // reused by takeLine: no allocation per record
-    UnderflowRecord underflow_;
+    ParsedRecord parsedLine_;  // takeLine's
     int64_t stepsDelivered_ = 0;
     int64_t lastStep_ = 0;
     int64_t malformed_ = 0;
@@ -93,5 +95,13 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
                         const std::function<void(const nlohmann::json&)>& alsoSee = {},
                         const std::function<void()>& afterBatch = {},
                         std::size_t batchRecords = 16384);
+
+// The same from a reader that parses on its own thread (several runs open at once, each
+// parsed beside the views taking the others): every batch through the dispatcher, steps
+// flushed after each, then afterBatch; alsoSee sees the records that came as JSON. Does
+// not call endBatch; rethrows the reader's errors.
+void dispatchParsedRun(ParsedRunReader& reader, RecordDispatcher& dispatcher,
+                       const std::function<void(const nlohmann::json&)>& alsoSee = {},
+                       const std::function<void()>& afterBatch = {});
 
 }  // namespace ampscope::ui
