@@ -185,6 +185,17 @@ bool forEachNumber(std::string_view inside, Visit&& visit) {
 
 }  // namespace
 
+bool takeNumber(std::string_view& text, FlatLine::Value& value) {
+    const char* p = text.data();
+    const char* end = p + text.size();
+    bool isInteger = false;
+    if (!scanNumber(p, end, isInteger)) return false;
+    const auto length = static_cast<std::size_t>(p - text.data());
+    value = {isInteger ? FlatLine::Kind::Integer : FlatLine::Kind::Float, text.substr(0, length)};
+    text.remove_prefix(length);
+    return true;
+}
+
 bool FlatLine::split(std::string_view line) {
     count_ = 0;
     cursor_ = 0;

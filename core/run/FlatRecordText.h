@@ -101,6 +101,10 @@ private:
     std::vector<Item> items_;
 };
 
+// The number at the start of `text` (JSON's grammar, kept inside double's range as
+// split() keeps them) as a Value; text moves past it. False when there is none.
+bool takeNumber(std::string_view& text, FlatLine::Value& value);
+
 // The number a value holds as JSON would give it to get<int64_t>() / get<double>();
 // nullopt when the text path cannot match the JSON path (see above).
 std::optional<std::int64_t> integerOf(const FlatLine::Value& value);

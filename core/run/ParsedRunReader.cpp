@@ -7,6 +7,8 @@
 namespace ampscope {
 
 bool parseCommonRecordLine(std::string_view line, ParsedRecord& out) {
+    // Most lines are the engine's step lines: their own one-pass reader first.
+    if (line.substr(0, 9) == R"({"epoch":)" && parseStepRecordText(line, out.emplace<StepMetrics>())) return true;
     record_text::FlatLine flat;
     if (!flat.split(line)) return false;
     const std::string_view type = flat.type();
@@ -44,6 +46,15 @@ void ParsedRunReader::work() {
     try {
         for (;;) {
             std::vector<ParsedRecord> batch;
+            {
+                // A batch the consumer is done with, its room kept (no fresh pages per batch).
+                std::lock_guard<std::mutex> lock(mutex_);
+                if (!spare_.empty()) {
+                    batch = std::move(spare_.back());
+                    spare_.pop_back();
+                }
+            }
+            batch.clear();
             batch.reserve(batchRecords_);
             ParsedRecord parsed;
             const auto onRecord = [&](nlohmann::json& record) { batch.emplace_back(std::move(record)); };
@@ -78,6 +89,9 @@ bool ParsedRunReader::next(std::vector<ParsedRecord>& batch) {
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !queue_.empty() || workerDone_; });
     if (!queue_.empty()) {
+        // Handed back whole: the worker frees its records, on the thread that made them
+        // (a free from another thread costs the allocator a lock each).
+        if (batch.capacity() > 0 && spare_.size() < kQueuedBatches) spare_.push_back(std::move(batch));
         batch = std::move(queue_.front());
         queue_.pop_front();
         room_.notify_one();

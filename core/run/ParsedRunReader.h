@@ -14,7 +14,9 @@
 //   (config, summary, complete). Then a worker thread reads events.jsonl in batches of
 //   up to batchRecords records, keeping at most kQueuedBatches of them waiting, so memory
 //   is bounded by a few batches whatever the run's length.
-// - next(batch) replaces batch's contents with the next records in file order, waiting
+// - next(batch) replaces batch's contents with the next records in file order (what the
+//   batch held goes back to the worker, which frees it: records may be taken from, moved
+//   out of or left as they are), waiting
 //   for the worker when it has none ready; false once every record was handed over. A
 //   read error after the start (EIO) is rethrown by the next() that reaches it, after
 //   the records read before it. data() is final (warnings, counts) once next() has
@@ -77,6 +79,7 @@ private:
     std::condition_variable ready_;  // a batch queued, or the worker done
     std::condition_variable room_;   // the queue has room, or stop
     std::deque<std::vector<ParsedRecord>> queue_;
+    std::vector<std::vector<ParsedRecord>> spare_;  // batches handed back, for the worker to empty and fill
     bool workerDone_ = false;
     bool stop_ = false;
     std::exception_ptr error_;

@@ -231,7 +231,72 @@ void appendStepRecordText(const StepMetrics& m, std::string& out) {
     out += stepRecord(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+namespace {
+
+// The step line as the engine writes it for nearly every step (every number finite, no
+// scale change, no layer named), read in one pass over its known keys. Each value is read
+// as the field list's lenient reader reads it from the split line; anything else (a null,
+// a tag, another key, an integer written as a float) is left to the general text path.
+class EngineStepLine {
+public:
+    explicit EngineStepLine(std::string_view line) : rest_(line) {}
+
+    bool read(StepMetrics& m) {
+        const bool read = literal("{\"epoch\":") && integer(m.epoch) && literal(",\"found_inf\":") &&
+                          boolean(m.foundInf) && literal(",\"grad_norm\":") && number(m.gradNorm) &&
+                          literal(",\"grad_norm_clipped\":") && number(m.gradNormClipped) &&
+                          literal(",\"growth_tracker\":") && integer(m.growthTracker) &&
+                          literal(",\"loss\":") && number(m.loss) && literal(",\"lr\":") && number(m.lr) &&
+                          literal(",\"samples_per_second\":") && number(m.samplesPerSecond) &&
+                          literal(",\"scale\":") && number(m.scale) && literal(",\"scale_after\":") &&
+                          number(m.scaleAfter) && literal(",\"step\":") && integer(m.step) &&
+                          literal(",\"step_seconds\":") && number(m.stepSeconds) &&
+                          literal(",\"step_skipped\":") && boolean(m.stepSkipped) &&
+                          literal(",\"type\":\"step\"}") && rest_.empty();
+        if (!read) return false;
+        m.scaleChange = ScaleChange::None;
+        m.firstNonFiniteLayer.clear();
+        return true;
+    }
+
+private:
+    bool literal(std::string_view text) {
+        if (rest_.size() < text.size() || rest_.compare(0, text.size(), text) != 0) return false;
+        rest_.remove_prefix(text.size());
+        return true;
+    }
+    bool integer(int64_t& out) {
+        record_text::FlatLine::Value v;
+        if (!record_text::takeNumber(rest_, v)) return false;
+        const auto value = record_text::integerOf(v);  // a float token: the general path's default
+        if (!value) return false;
+        out = *value;
+        return true;
+    }
+    bool number(double& out) {
+        record_text::FlatLine::Value v;
+        if (!record_text::takeNumber(rest_, v)) return false;
+        const auto value = record_text::doubleOf(v);
+        if (!value) return false;
+        out = *value;
+        return true;
+    }
+    bool boolean(bool& out) {
+        if (literal("true")) return out = true, true;
+        if (literal("false")) return out = false, true;
+        return false;
+    }
+
+    std::string_view rest_;
+};
+
+}  // namespace
+
 bool parseStepRecordText(std::string_view line, StepMetrics& m) {
+    if (StepMetrics read; EngineStepLine(line).read(read)) {
+        m = std::move(read);
+        return true;
+    }
     record_text::FlatLine flat;
     return flat.split(line) && parseStepRecordText(flat, m);
 }

@@ -75,8 +75,9 @@ Outcome readBothWays(const std::string& line, QString& failure) {
     if (!split) return Outcome::Json;
     const std::string type = parsed.is_object() ? parsed.value("type", std::string()) : std::string();
     if (type == "step") {
+        // The one-pass reader of the engine's usual line first, then the split line's.
         StepMetrics text;
-        const bool read = parseStepRecordText(flat, text);
+        const bool read = parseStepRecordText(line, text);
         const auto viaJson = stepFromJson(parsed);
         if (!read) return viaJson ? Outcome::Json : Outcome::Refused;
         if (!viaJson) failure = "text read a step the JSON path finds unusable";
@@ -334,6 +335,17 @@ private Q_SLOTS:
         QTest::newRow("underflow, an Inf multiplier")
             << underflow.arg("false", R"("multiplier":null,"multiplier_nonfinite":"inf",)") << text;
         QTest::newRow("underflow, exact as a number") << underflow.arg("1", "") << refused;
+        const QString engine =
+            R"({"epoch":%1,"found_inf":false,"grad_norm":0.19796565175056458,"grad_norm_clipped":0.19796565175056458,)"
+            R"("growth_tracker":%2,"loss":%3,"lr":0.001,"samples_per_second":15645.11405532601,"scale":1.0,)"
+            R"("scale_after":1.0,"step":12,"step_seconds":0.002045367,"step_skipped":false,"type":"step"})";
+        QTest::newRow("engine step") << engine.arg("1", "0", "1.1084307432174683") << text;
+        QTest::newRow("engine step, an integer loss") << engine.arg("1", "0", "2") << text;
+        QTest::newRow("engine step, a float tracker") << engine.arg("1", "1.5", "2") << text;
+        QTest::newRow("engine step, a float epoch") << engine.arg("1e0", "3", "2") << text;
+        QTest::newRow("engine step, a null loss") << engine.arg("1", "3", "null") << text;
+        QTest::newRow("engine step, beyond double") << engine.arg("1", "3", "1e999") << refused;
+        QTest::newRow("engine step, trailing text") << engine.arg("1", "3", "2") + "x" << refused;
         QTest::newRow("step, minus zero integer") << R"({"epoch":-0,"step":7,"type":"step"})" << text;
         QTest::newRow("step, negative integers") << R"({"epoch":-3,"growth_tracker":-9223372036854775808,"step":7,"type":"step"})" << text;
         QTest::newRow("not a record") << "[1,2]" << viaJson;
