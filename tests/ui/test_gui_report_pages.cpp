@@ -7,7 +7,10 @@
 
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
+#include "probes/ProbeRecords.h"
+#include "report/HistogramContrast.h"
 
+using namespace ampscope;
 using namespace ampscope::ui;
 
 namespace {
@@ -17,6 +20,17 @@ bool inkInColumn(const QImage& image, int x, int top, int bottom) {
     for (int y = top; y < bottom; ++y)
         if (qGray(image.pixel(x, y)) < 128) return true;
     return false;
+}
+
+HistogramRecord histogram(int64_t step, const std::string& layer, std::string_view kind,
+                          std::initializer_list<std::pair<int, int64_t>> bins) {
+    HistogramRecord r;
+    r.step = step;
+    r.layer = layer;
+    r.kind = std::string(kind);
+    for (const auto& [exponent, count] : bins)
+        r.histogram.counts[static_cast<std::size_t>(exponent - kMinExponent)] = count;
+    return r;
 }
 
 }  // namespace
@@ -54,6 +68,34 @@ private Q_SLOTS:
             everyWordFits = everyWordFits && metrics.horizontalAdvance(word) <= width;
         if (everyWordFits) QCOMPARE(lines.join(QLatin1Char(' ')), title);
         if (metrics.horizontalAdvance(title) > width) QVERIFY(lines.size() > 1);
+    }
+
+    // fp16 without a scaler against the dynamic scaler's 2^16: the scaled gradients sit 16
+    // binades apart, the unscaled ones where they were; a layer one run lacks is not
+    // compared. Each run's histograms add up over its probe steps.
+    void theHistogramsThatDifferMostComeFirst() {
+        const auto scaled = probe_kind::kParamGradScaled, unscaled = probe_kind::kParamGrad;
+        HistogramTotals noScaler, dynamic, third;
+        for (HistogramTotals* t : {&noScaler, &dynamic, &third}) t->beginRun({});
+        for (const int64_t step : {1, 51}) {
+            noScaler.takeHistogram(histogram(step, "fc1", unscaled, {{-30, 4}, {-29, 4}}));
+            noScaler.takeHistogram(histogram(step, "fc1", scaled, {{-30, 4}, {-29, 4}}));
+            dynamic.takeHistogram(histogram(step, "fc1", unscaled, {{-30, 4}, {-29, 4}}));
+            dynamic.takeHistogram(histogram(step, "fc1", scaled, {{-14, 4}, {-13, 4}}));
+        }
+        dynamic.takeHistogram(histogram(1, "out", scaled, {{-3, 1}}));
+        third.takeHistogram(histogram(1, "fc1", unscaled, {{-26, 2}, {-25, 2}}));  // 4 binades up
+        QCOMPARE(noScaler.totals().at({std::string(scaled), "fc1"}).countAt(-30), int64_t{8});
+        const std::vector<HistogramContrast> ranked = rankContrasts({&noScaler, &dynamic, &third});
+        QCOMPARE(ranked.size(), std::size_t{2});
+        QCOMPARE(ranked[0].kind, QString::fromUtf8(scaled.data(), static_cast<qsizetype>(scaled.size())));
+        QCOMPARE(ranked[0].layer, QStringLiteral("fc1"));
+        QCOMPARE(ranked[0].binades, 16.0);
+        QCOMPARE(ranked[0].runA, 0);
+        QCOMPARE(ranked[0].runB, 1);
+        QCOMPARE(ranked[1].kind, QString::fromUtf8(unscaled.data(), static_cast<qsizetype>(unscaled.size())));
+        QCOMPARE(ranked[1].binades, 4.0);  // the third run's, against either of the others
+        QCOMPARE(ranked[1].runB, 2);
     }
 
     // Drawn into a narrow image, the title's ink stays inside it with a margin: nothing
