@@ -52,6 +52,7 @@ void RecordDispatcher::take(const nlohmann::json& record) {
         return;
     }
     if (type == event_type::kRunStart || type == event_type::kRunEnd) return;
+    if (type == probe_record_type::kOpDtypes) return;  // recordTypesNoViewReads()
     if (type == probe_record_type::kHistogram) {
         if (auto histogram = decodedRecord("histogram", record, histogramRecordFromJson, malformed_)) takeHistogram(*histogram);
         return;
@@ -148,6 +149,10 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
         if (afterBatch) afterBatch();
     }
     dispatcher.flushSteps();
+}
+
+std::vector<std::string> recordTypesNoViewReads() {
+    return {std::string(probe_record_type::kOpDtypes)};
 }
 
 void dispatchParsedRun(ParsedRunReader& reader, RecordDispatcher& dispatcher,

@@ -18,6 +18,8 @@
 //   does not read is malformed (counted, one warning), and the views go on.
 // - "error": the error hook only; a view never sees it.
 // - "run_start", "run_end": framing; the steps and the summary say what the run did.
+// - the types no view reads (recordTypesNoViewReads: "op_dtypes"): delivered nowhere, so
+//   a run opened with them passed over unparsed gives the views the same calls.
 // - malformed (not an object, or no string "type"): counted, delivered nowhere.
 // - any other type, known or not: takeRecord. Views pick the types they know, so a run
 //   written by a newer AmpScope (or recorded from a PyTorch run) opens in an older one.
@@ -95,6 +97,11 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
                         const std::function<void(const nlohmann::json&)>& alsoSee = {},
                         const std::function<void()>& afterBatch = {},
                         std::size_t batchRecords = 16384);
+
+// Record types no view reads (the op dtype audit is for exports and reports' tables to
+// come): a run read for the views passes them over unparsed (ParsedRunReader's
+// skippedTypes). A view that starts to read one takes it off this list.
+std::vector<std::string> recordTypesNoViewReads();
 
 // The same from a reader that parses on its own thread (several runs open at once, each
 // parsed beside the views taking the others): every batch through the dispatcher, steps

@@ -27,9 +27,11 @@ bool parseCommonRecordLine(std::string_view line, ParsedRecord& out) {
     return false;
 }
 
-ParsedRunReader::ParsedRunReader(const std::string& dir, std::size_t batchRecords)
+ParsedRunReader::ParsedRunReader(const std::string& dir, std::size_t batchRecords,
+                                 std::vector<std::string> skippedTypes)
     : reader_(dir), start_(reader_.data()), batchRecords_(batchRecords > 0 ? batchRecords : 1),
       totalBytes_(reader_.totalBytes()) {
+    for (const std::string& type : skippedTypes) skippedEndings_.push_back("\"type\":\"" + type + "\"}");
     worker_ = std::thread([this] { work(); });
 }
 
@@ -59,6 +61,8 @@ void ParsedRunReader::work() {
             ParsedRecord parsed;
             const auto onRecord = [&](nlohmann::json& record) { batch.emplace_back(std::move(record)); };
             const auto takeLine = [&](std::string_view line) {
+                for (const std::string& ending : skippedEndings_)
+                    if (line.size() >= ending.size() && line.substr(line.size() - ending.size()) == ending) return true;
                 if (!parseCommonRecordLine(line, parsed)) return false;
                 batch.push_back(std::move(parsed));
                 return true;

@@ -52,7 +52,11 @@ class ParsedRunReader {
 public:
     static constexpr std::size_t kQueuedBatches = 2;
 
-    explicit ParsedRunReader(const std::string& dir, std::size_t batchRecords = 16384);
+    // skippedTypes: record types the consumer reads none of; their lines are passed over
+    // unparsed where the line's end names the type (`"type":"NAME"}`, as this program's
+    // writers end every line of a type that sorts last), and handed over as JSON otherwise.
+    explicit ParsedRunReader(const std::string& dir, std::size_t batchRecords = 16384,
+                             std::vector<std::string> skippedTypes = {});
     ~ParsedRunReader();
     ParsedRunReader(const ParsedRunReader&) = delete;
     ParsedRunReader& operator=(const ParsedRunReader&) = delete;
@@ -72,6 +76,7 @@ private:
     RunData start_;
     RunData final_;
     std::size_t batchRecords_;
+    std::vector<std::string> skippedEndings_;  // `"type":"NAME"}` per skipped type
     std::int64_t totalBytes_ = 0;
     std::atomic<std::int64_t> bytesRead_{0};
 

@@ -162,6 +162,7 @@ private Q_SLOTS:
             {{"type", "fault"}, {"step", 3}},
             toJson(UnderflowRecord{3, "fc1", std::string(probe_kind::kParamGradScaled), 1.0, {}}),
             {{"type", "histogram"}, {"step", 3}},  // malformed: no layer, kind or bins
+            {{"type", "op_dtypes"}, {"step", 3}, {"layers", nlohmann::json::array()}},  // no view reads it
             {{"type", "step"}, {"step", 3}},
             {{"type", "step"}, {"step", "four"}},  // malformed: no integer step
             nlohmann::json::array({1, 2}),          // malformed: not an object

@@ -18,7 +18,8 @@ void replayRun(const RunContext& context, const std::vector<nlohmann::json>& rec
 void replayRunDirectory(const RunContext& context, const std::string& directory,
                         const std::vector<RunObserver*>& observers,
                         const std::function<void(const nlohmann::json&)>& alsoSee) {
-    ParsedRunReader reader(directory);  // parses on its own thread, beside the views
+    // Parsed on its own thread, beside the views; what no view reads is passed over.
+    ParsedRunReader reader(directory, 16384, recordTypesNoViewReads());
     RecordDispatcher dispatcher(observers);
     dispatcher.beginRun(context);
     dispatchParsedRun(reader, dispatcher, alsoSee);

@@ -113,6 +113,24 @@ private Q_SLOTS:
         QCOMPARE(parsedData.complete, !torn);
     }
 
+    // A type the consumer reads none of is passed over unparsed; the rest is as before.
+    void skippedTypesAreLeftOut() {
+        RunData expectedData;
+        std::vector<json> expected = readAsJson(run_, expectedData);
+        const auto skipped = std::remove_if(expected.begin(), expected.end(),
+                                            [](const json& r) { return r.value("type", "") == "op_dtypes"; });
+        QVERIFY(skipped != expected.end());  // the run has some
+        expected.erase(skipped, expected.end());
+        ParsedRunReader reader(run_, 16384, {"op_dtypes"});
+        std::vector<json> parsed;
+        std::vector<ParsedRecord> records;
+        while (reader.next(records))
+            for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+        QCOMPARE(parsed.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) QVERIFY(parsed[i] == expected[i]);
+        QCOMPARE(reader.data().warnings, expectedData.warnings);
+    }
+
     void refusesWhatTheReaderRefuses() {
         try {
             ParsedRunReader reader(tmp_.filePath("nothing-here").toStdString());
