@@ -52,7 +52,7 @@ QStringList sectionTitles(const QString& html) {
     const QRegularExpression heading(QStringLiteral("<h2>([^<]*)</h2>"));
     for (auto it = heading.globalMatch(html); it.hasNext();) {
         const QString title = it.next().captured(1);
-        if (title != QLatin1String("Side by side")) titles << title;
+        if (title != QLatin1String("Side by side") && title != QLatin1String("The runs together")) titles << title;
     }
     return titles;
 }
@@ -88,6 +88,15 @@ private Q_SLOTS:
         QVERIFY(html.contains(QStringLiteral("AmpScope comparison of 2 runs")));
         QCOMPARE(sectionTitles(html), (QStringList{QStringLiteral("no-scaler"), QStringLiteral("dynamic-scaler")}));
         QVERIFY(html.contains(QStringLiteral("<h2>Side by side</h2>")));
+        // Then the runs together, before either run's own pages: overlaid, and the
+        // histograms fp16 holds 16 binades apart (the dynamic scaler's 2^16) side by side.
+        const qsizetype together = html.indexOf(QStringLiteral("<h2>The runs together</h2>"));
+        QVERIFY(together > 0);
+        QVERIFY(together < html.indexOf(QStringLiteral("<h2>no-scaler</h2>")));
+        QVERIFY(html.contains(QStringLiteral("alt=\"Loss, all runs\"")));
+        QVERIFY(html.contains(QStringLiteral("alt=\"Loss scale, all runs\"")));
+        QVERIFY(html.contains(QStringLiteral("no-scaler against dynamic-scaler: 16.0 binades apart")));
+        QVERIFY(html.contains(QStringLiteral("alt=\"no-scaler | dynamic-scaler\"")));
     }
 
     void aJobFolderIsReportedAsItsRanks() {

@@ -1,14 +1,22 @@
 // What a report draws: plot titles wrap to the plot's width instead of being cut at both
 // ends (the rendered lines measured against the width, and the ink of a drawn title kept
-// off the image's edges).
+// off the image's edges); a report of several runs opens with them together (overlaid,
+// then side by side).
 #include <QApplication>
 #include <QImage>
+#include <QTemporaryDir>
 #include <QtTest/QtTest>
+#include <fstream>
+#include <nlohmann/json.hpp>
 
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
 #include "probes/ProbeRecords.h"
+#include "config/ConfigJson.h"
+#include "plots/LossPlot.h"
 #include "report/HistogramContrast.h"
+#include "report/ReportSetViews.h"
+#include "run/StepRecordCodec.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -31,6 +39,44 @@ HistogramRecord histogram(int64_t step, const std::string& layer, std::string_vi
     for (const auto& [exponent, count] : bins)
         r.histogram.counts[static_cast<std::size_t>(exponent - kMinExponent)] = count;
     return r;
+}
+
+UnderflowRecord underflow(int64_t step, const std::string& layer, int64_t flushed, int64_t normal) {
+    UnderflowRecord r;
+    r.step = step;
+    r.layer = layer;
+    r.kind = std::string(probe_kind::kParamGradScaled);
+    r.counts.flushed = flushed;
+    r.counts.normal = normal;
+    return r;
+}
+
+// A run directory of four steps: its scaled fc1 gradients around 2^exponent, at step 2
+// the layers' fp16 classes given, one epoch with `accuracy`.
+ReportRun writeRun(const QString& directory, int exponent, std::pair<int64_t, int64_t> fc1,
+                   std::pair<int64_t, int64_t> fc2, double accuracy) {
+    QDir().mkpath(directory);
+    const nlohmann::json config = configToJson(RunConfig{});
+    std::ofstream(QFile::encodeName(directory + QStringLiteral("/config.json")).toStdString()) << config.dump();
+    std::ofstream events(QFile::encodeName(directory + QStringLiteral("/events.jsonl")).toStdString());
+    events << R"({"type":"run_start","schema_version":1,"device":"cpu","threads":1})" << "\n";
+    for (int64_t step = 1; step <= 4; ++step) {
+        StepMetrics m;
+        m.step = step;
+        m.epoch = 1;
+        m.loss = 1.0 / static_cast<double>(step);
+        events << stepRecord(m).dump() << "\n";
+        if (step != 2) continue;
+        events << toJson(histogram(step, "fc1", probe_kind::kParamGradScaled, {{exponent, 8}})).dump() << "\n";
+        events << toJson(underflow(step, "fc1", fc1.first, fc1.second)).dump() << "\n";
+        events << toJson(underflow(step, "fc2", fc2.first, fc2.second)).dump() << "\n";
+    }
+    events << epochRecord(EpochMetrics{1, 4, 0.5, 0.5, accuracy, 1.0}).dump() << "\n";
+    ReportRun run;
+    run.directory = directory;
+    run.title = QFileInfo(directory).fileName();
+    run.config = config;
+    return run;
 }
 
 }  // namespace
@@ -118,6 +164,32 @@ private Q_SLOTS:
         bool ink = false;
         for (int x = 0; x < 260 && !ink; ++x) ink = inkInColumn(image, x, 0, titleBottom);
         QVERIFY(ink);  // it was drawn at all
+    }
+
+    // Two runs together: both overlaid on the window's loss plot; the flushed fraction of
+    // all layers per probe step (fc1 1 of 4, fc2 0 of 4: 12.5%; 4 of 4 and 4 of 8: 8 of
+    // 12) and the accuracy per epoch, one line per run; their fc1 histograms 16 binades
+    // apart, shown side by side.
+    void severalRunsAreDrawnTogether() {
+        QTemporaryDir tmp;
+        const std::vector<ReportRun> runs{writeRun(tmp.filePath(QStringLiteral("no-scaler")), -30, {1, 3}, {0, 4}, 0.5),
+                                          writeRun(tmp.filePath(QStringLiteral("dynamic")), -14, {4, 0}, {4, 4}, 0.75)};
+        ReportSetViews views(runs);
+        QCOMPARE(views.loss()->shownRunCount(), 2);
+        QVERIFY(views.hasFlushed());
+        QVERIFY(views.hasAccuracy());
+        QCOMPARE(views.flushed()->graphCount(), 2);
+        QCOMPARE(views.flushed()->graph(0)->name(), QStringLiteral("no-scaler"));
+        QCOMPARE(views.flushed()->graph(0)->dataCount(), 1);
+        QCOMPARE(views.flushed()->graph(0)->data()->at(0)->key, 2.0);
+        QCOMPARE(views.flushed()->graph(0)->data()->at(0)->value, 12.5);
+        QCOMPARE(views.flushed()->graph(1)->data()->at(0)->value, 800.0 / 12.0);
+        QCOMPARE(views.accuracy()->graph(1)->data()->at(0)->value, 75.0);
+        QCOMPARE(views.accuracy()->graph(1)->data()->at(0)->key, 4.0);
+        QCOMPARE(views.contrasts().size(), std::size_t{1});
+        QCOMPARE(views.contrasts()[0].binades, 16.0);
+        views.showContrast(views.contrasts()[0]);
+        QCOMPARE(views.histogramPanes().size(), std::size_t{2});
     }
 };
 

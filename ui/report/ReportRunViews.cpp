@@ -45,14 +45,7 @@ private:
     ReportRunViews& views_;
 };
 
-ReportRunViews::ReportRunViews(const ReportRun& run)
-    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
-    host_->setAttribute(Qt::WA_DontShowOnScreen);
-    loss_ = new LossPlot(set_.get(), host_.get());
-    scale_ = new ScalePlot(set_.get(), host_.get());
-    histograms_ = new GradientHistogramView(set_.get(), host_.get());
-    underflow_ = new UnderflowView(set_.get(), host_.get());
-
+RunContext reportRunContext(const ReportRun& run) {
     RunContext context;
     try {
         context.config = configFromJson(run.config);
@@ -63,6 +56,18 @@ ReportRunViews::ReportRunViews(const ReportRun& run)
     context.title = run.title;
     context.runDirectory = run.directory;
     context.live = false;
+    return context;
+}
+
+ReportRunViews::ReportRunViews(const ReportRun& run)
+    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
+    host_->setAttribute(Qt::WA_DontShowOnScreen);
+    loss_ = new LossPlot(set_.get(), host_.get());
+    scale_ = new ScalePlot(set_.get(), host_.get());
+    histograms_ = new GradientHistogramView(set_.get(), host_.get());
+    underflow_ = new UnderflowView(set_.get(), host_.get());
+
+    const RunContext context = reportRunContext(run);
     // Streamed from the run directory: the views and this scan keep only what they show.
     LayerScan scan(*this);
     replayRunDirectory(context, run.directory.toStdString(), {set_->addRun(context), &scan});

@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "RunObserver.h"
 #include "report/ReportRun.h"
 
 class QCustomPlot;
@@ -28,6 +29,9 @@ class LossPlot;
 class RunSet;
 class ScalePlot;
 class UnderflowView;
+
+// The context a recorded run is replayed with (its config, title and directory; not live).
+RunContext reportRunContext(const ReportRun& run);
 
 class ReportRunViews {
 public:
