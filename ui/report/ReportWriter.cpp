@@ -78,11 +78,7 @@ public:
     void html(const QString& fragment) override {
         if (!painter_.isActive()) return;
         QTextDocument document;
-        document.documentLayout()->setPaintDevice(&writer_);
-        document.setDocumentMargin(0);
-        document.setDefaultStyleSheet(report_text::styleSheet());
-        document.setHtml(fragment);
-        document.setTextWidth(width_);
+        layOut(document, fragment);
         const double height = document.size().height();
         if (y_ > 0 && y_ + height > height_) newPage();
         // A fragment taller than a page continues on the next ones.
@@ -112,11 +108,7 @@ public:
         if (!painter_.isActive() || plots.empty()) return;
         const double height = std::min<double>(width_ * aspect, height_);
         QTextDocument document;
-        document.documentLayout()->setPaintDevice(&writer_);
-        document.setDocumentMargin(0);
-        document.setDefaultStyleSheet(report_text::styleSheet());
-        document.setHtml(heading);
-        document.setTextWidth(width_);
+        layOut(document, heading);
         const double headingHeight = document.size().height() + 6;
         if (y_ > 0 && y_ + headingHeight + height > height_) newPage();
         html(heading);
@@ -134,6 +126,15 @@ public:
     }
 
 private:
+    // A fragment as the page will draw it: the page's width, the report's styles.
+    void layOut(QTextDocument& document, const QString& fragment) {
+        document.documentLayout()->setPaintDevice(&writer_);
+        document.setDocumentMargin(0);
+        document.setDefaultStyleSheet(report_text::styleSheet());
+        document.setHtml(fragment);
+        document.setTextWidth(width_);
+    }
+
     void newPage() {
         writer_.newPage();
         y_ = 0;
