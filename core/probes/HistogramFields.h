@@ -36,11 +36,12 @@ void visitBins(V& v, H& h, bool trimmed = false) {
             return json(std::vector<int64_t>(written.counts.begin() + static_cast<std::ptrdiff_t>(first),
                                              written.counts.begin() + static_cast<std::ptrdiff_t>(last)));
         },
-        [&minExponent](const json& counts, auto& read, auto& reader) {
+        // Generic in the counts: JSON's array, or the text reader's list of numbers.
+        [&minExponent](const auto& counts, auto& read, auto& reader) {
             if (!counts.is_array()) return reader.fail("field \"counts\" must be an array");
             for (size_t i = 0; i < counts.size(); ++i) {
                 if (!counts[i].is_number_integer()) return reader.fail("\"counts\" must hold integers");
-                const int64_t c = counts[i].get<int64_t>();
+                const int64_t c = counts[i].template get<int64_t>();
                 const int64_t e = minExponent + static_cast<int64_t>(i);
                 if (e < kMinExponent)
                     read.below += c;

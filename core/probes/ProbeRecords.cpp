@@ -3,7 +3,9 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/HistogramFields.h"
+#include "run/FlatRecordText.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -139,6 +141,13 @@ json toJson(const UpdateRatioRecord& r) { return encode(r, kUpdateRatioFields); 
 HistogramRecord histogramRecordFromJson(const json& j) {
     return decode<HistogramRecord>(j, probe_record_type::kHistogram, kHistogramFields);
 }
+bool histogramRecordFromText(const record_text::FlatLine& line, HistogramRecord& out) {
+    return record_text::decodeFlat(line, ReadRule::Strict, kHistogramFields, out);
+}
+bool underflowRecordFromText(const record_text::FlatLine& line, UnderflowRecord& out) {
+    return record_text::decodeFlat(line, ReadRule::Strict, kUnderflowFields, out);
+}
+
 UnderflowRecord underflowRecordFromJson(const json& j) {
     return decode<UnderflowRecord>(j, probe_record_type::kUnderflow, kUnderflowFields);
 }
@@ -147,6 +156,13 @@ NonFiniteRecord nonFiniteRecordFromJson(const json& j) {
 }
 UpdateRatioRecord updateRatioRecordFromJson(const json& j) {
     return decode<UpdateRatioRecord>(j, probe_record_type::kUpdateRatio, kUpdateRatioFields);
+}
+
+json probeRecordKeys() {
+    return {{probe_record_type::kHistogram, keysOf<HistogramRecord>(kHistogramFields)},
+            {probe_record_type::kUnderflow, keysOf<UnderflowRecord>(kUnderflowFields)},
+            {probe_record_type::kNonFinite, keysOf<NonFiniteRecord>(kNonFiniteFields)},
+            {probe_record_type::kUpdateRatio, keysOf<UpdateRatioRecord>(kUpdateRatioFields)}};
 }
 
 }  // namespace ampscope

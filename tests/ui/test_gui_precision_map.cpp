@@ -1,9 +1,11 @@
-// The Precision map dock: a hand-built precision_map record goes in as the window's feed
-// hands records to views; the plot draws its ops, the first op past the tolerance (10
+// The Precision map dock: a hand-built precision_map record goes into a run of the run
+// set as the window's feed hands records to it, and the dock reads the run's store; the
+// plot draws its ops, the first op past the tolerance (10
 // unit roundoffs of bf16: 10 * 2^-8 = 0.0390625) is named, a click on an op selects its
 // module in the dock's module tree and overlays that op's log2|x| histograms (run against
-// reference); a record that does not read is counted, not shown; the window's Run menu
-// has "Map this step against fp32", enabled only on a paused run.
+// reference); a record that does not read is counted, not shown; a compared run's map of
+// the same step is drawn over it; the window's Run menu has "Map this step against fp32",
+// enabled only on a paused run, and the dock is among the window's docks.
 #include <QComboBox>
 #include <QLabel>
 #include <QSignalSpy>
@@ -11,12 +13,16 @@
 #include <QtTest/QtTest>
 #include <nlohmann/json.hpp>
 
+#include "DockLayout.h"
 #include "MainWindow.h"
+#include "WindowActions.h"
 #include "plots/ExponentOverlayPlot.h"
 #include "plots/PrecisionMapPlot.h"
 #include "probes/PrecisionMapRecord.h"
 #include "report/PrecisionMapReport.h"
 #include "report/ReportRun.h"
+#include "runset/RunModel.h"
+#include "runset/RunSet.h"
 #include "views/PrecisionMapView.h"
 
 using namespace ampscope;
@@ -60,14 +66,15 @@ class PrecisionMapDockTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void drawsTheMapAndAClickSelectsTheModule() {
-        PrecisionMapView view;
+        RunSet set;
+        PrecisionMapView view(&set);
         view.resize(900, 600);
         view.show();
-        view.beginRun(RunContext{});
+        RunModel* run = set.addRun(RunContext{});
         QCOMPARE(view.plot()->opCount(), 0);
-        view.takeRecord(toJson(mapOfStep(5)));
-        view.takeRecord(toJson(mapOfStep(9)));
-        view.endOfBatch();
+        run->takeRecord(toJson(mapOfStep(5)));
+        run->takeRecord(toJson(mapOfStep(9)));
+        run->endOfBatch();
         // The newest map is shown; both steps can be chosen.
         QCOMPARE(view.shownStep(), int64_t{9});
         QCOMPARE(view.stepChooser()->count(), 2);
@@ -94,15 +101,44 @@ private Q_SLOTS:
     }
 
     void aRecordThatDoesNotReadIsCounted() {
-        PrecisionMapView view;
-        view.beginRun(RunContext{});
+        RunSet set;
+        PrecisionMapView view(&set);
+        RunModel* run = set.addRun(RunContext{});
         auto record = toJson(mapOfStep(3));
         record["ops"] = "not a list";
-        view.takeRecord(record);
-        view.endOfBatch();
+        run->takeRecord(record);
+        run->endOfBatch();
         QCOMPARE(view.malformedRecords(), int64_t{1});
         QCOMPARE(view.shownStep(), int64_t{-1});
         QCOMPARE(view.plot()->opCount(), 0);
+    }
+
+    // A second run compared with the focused one: its map of the shown step is a second
+    // series; the focused run's map stays the one the chooser and the tree show.
+    void aComparedRunsMapIsDrawnOver() {
+        RunSet set;
+        PrecisionMapView view(&set);
+        RunContext a, b;
+        a.title = QStringLiteral("bf16 run");
+        b.title = QStringLiteral("fp16 run");
+        RunModel* runA = set.addRun(a);
+        RunModel* runB = set.addRun(b, RunSet::AddOptions{false, true});
+        set.focus(runA->id());
+        set.setCompared(runA->id(), true);
+        runA->takeRecord(toJson(mapOfStep(7)));
+        runA->endOfBatch();
+        QCOMPARE(view.overlayCount(), 0);
+        PrecisionMapRecord other = mapOfStep(7);
+        other.mode = "fp16";
+        runB->takeRecord(toJson(other));
+        runB->endOfBatch();
+        QCOMPARE(view.shownStep(), int64_t{7});
+        QCOMPARE(view.overlayCount(), 1);
+        QCOMPARE(view.plot()->seriesCount(), 2);
+        // Not compared: not drawn.
+        set.setCompared(runB->id(), false);
+        QCOMPARE(view.overlayCount(), 0);
+        QCOMPARE(view.plot()->seriesCount(), 1);
     }
 
     // The report's section: the ops by the error they add (fc2's matmul 0.048 first, then
@@ -124,13 +160,23 @@ private Q_SLOTS:
     }
 
     void theRunMenuMapsOnlyAPausedRun() {
-        MainWindow window;
-        QAction* map = window.mapStepAction();
+        MainWindow window(MainWindowOptions{false, QString()});
+        QAction* map = window.actions()->mapStepAction();
         QVERIFY(map);
         QCOMPARE(map->text().remove('&'), QStringLiteral("Map this step against fp32"));
+        QCOMPARE(map->shortcut(), QKeySequence(Qt::SHIFT | Qt::Key_F10));
         // No run: nothing to map.
         QVERIFY(!map->isEnabled());
-        QVERIFY(window.precisionMapView());
+        // Paused: the next step can be mapped; running or stopping: not.
+        window.actions()->update(true, false, true, true);
+        QVERIFY(map->isEnabled());
+        window.actions()->update(true, false, true, false);
+        QVERIFY(!map->isEnabled());
+        window.actions()->update(true, true, true, true);
+        QVERIFY(!map->isEnabled());
+        QVERIFY(window.views().precisionMap);
+        QCOMPARE(window.dockLayout()->dock(QStringLiteral("precisionMap"))->widget(),
+                 static_cast<QWidget*>(window.views().precisionMap));
     }
 };
 

@@ -59,6 +59,8 @@ public:
     void setSelectedOp(int index);
     int selectedOp() const { return selected_; }
     int opCount() const;
+    // Runs drawn: the shown run and those drawn over it.
+    int seriesCount() const { return static_cast<int>(map_.series.size()); }
     // The pixel of an op's relative error (series 0), for tests and the click.
     QPoint opPixel(int index) const;
     QString placeholderText() const;

@@ -1,6 +1,6 @@
 #pragma once
-// ReportRunViews: the window's own views, built offscreen (never shown) and fed one
-// recorded run (RunReplay.h), so a report draws exactly what the window would: the
+// ReportRunViews: the window's own views, built offscreen (never shown) over a run set of
+// one recorded run (RunReplay.h), so a report draws exactly what the window would: the
 // loss, the loss scale, the gradient-histogram heatmap of the most affected layers and
 // the underflow map.
 //
@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "RunObserver.h"
 #include "report/ReportRun.h"
 
 class QCustomPlot;
@@ -25,8 +26,12 @@ namespace ampscope::ui {
 
 class GradientHistogramView;
 class LossPlot;
+class RunSet;
 class ScalePlot;
 class UnderflowView;
+
+// The context a recorded run is replayed with (its config, title and directory; not live).
+RunContext reportRunContext(const ReportRun& run);
 
 class ReportRunViews {
 public:
@@ -49,6 +54,8 @@ public:
     QString histogramKindText() const;
 
 private:
+    class LayerScan;
+    std::unique_ptr<RunSet> set_;    // the one run the views show
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
     LossPlot* loss_ = nullptr;
     ScalePlot* scale_ = nullptr;

@@ -1,28 +1,20 @@
 #include "views/PrecisionMapView.h"
 
 #include <QComboBox>
-#include <QFileDialog>
-#include <QFileInfo>
 #include <QHeaderView>
 #include <QLabel>
-#include <QMessageBox>
-#include <QPushButton>
 #include <QSplitter>
 #include <QTreeWidget>
 #include <QTreeWidgetItemIterator>
 #include <QVBoxLayout>
 #include <cmath>
-#include <optional>
-#include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
 #include "plots/ExponentOverlayPlot.h"
 #include "plots/PrecisionMapPlot.h"
 #include "probes/PrecisionMapText.h"
-#include "run/RecordCodec.h"
-#include "run/RunReader.h"
+#include "runset/RunModel.h"
+#include "runset/RunSet.h"
 #include "views/ChooserRow.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -30,7 +22,6 @@ namespace {
 
 const QColor kRunColor(31, 119, 180);
 const QColor kReferenceColor(120, 120, 120);
-const QColor kOverlayColors[] = {QColor(255, 127, 14), QColor(44, 160, 44), QColor(214, 39, 40)};
 constexpr int kModuleRole = Qt::UserRole;
 
 QString qs(const std::string& text) { return QString::fromStdString(text); }
@@ -75,15 +66,13 @@ PrecisionMapPlot::Series seriesOf(const QString& name, const QColor& color, cons
 
 }  // namespace
 
-PrecisionMapView::PrecisionMapView(QWidget* parent) : QWidget(parent) {
+PrecisionMapView::PrecisionMapView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("precisionMap"));
     stepBox_ = new QComboBox(this);
     stepBox_->setObjectName(QStringLiteral("precisionMapStep"));
     stepBox_->setToolTip(tr("The mapped step shown"));
-    overlayButton_ = new QPushButton(tr("Overlay a run…"), this);
-    overlayButton_->setToolTip(tr("Draw another run's map of the same step over this one (another mode's run)"));
     summary_ = makeDockNote(this, QStringLiteral("precisionMapSummary"));
-    QHBoxLayout* controls = makeChooserRow(this, {{tr("Step:"), stepBox_}, {QString(), overlayButton_}}, summary_);
+    QHBoxLayout* controls = makeChooserRow(this, {{tr("Step:"), stepBox_}}, summary_);
 
     plot_ = new PrecisionMapPlot(this);
     histograms_ = new ExponentOverlayPlot(this);
@@ -125,46 +114,44 @@ PrecisionMapView::PrecisionMapView(QWidget* parent) : QWidget(parent) {
         for (size_t k = 0; k < map->ops.size(); ++k)
             if (map->ops[k].module == module) return setSelectedOp(static_cast<int>(k));
     });
-    connect(overlayButton_, &QPushButton::clicked, this, [this] { overlayWithDialog(); });
+    connect(set_, &RunSet::changed, this, &PrecisionMapView::onChanged);
     redraw();
 }
 
-void PrecisionMapView::beginRun(const RunContext& context) {
-    runTitle_ = context.title;
-    maps_.clear();
-    overlays_.clear();
-    shownStep_ = -1;
-    followLatest_ = true;
-    malformed_ = 0;
-    updateChooser();
-    redraw();
+const RunModel* PrecisionMapView::focusedRun() const {
+    return set_->focused();
 }
 
-void PrecisionMapView::takeRecord(const nlohmann::json& record) {
-    if (recordType(record) != probe_record_type::kPrecisionMap) return;
-    auto map = parsedRecord("Precision map", record, precisionMapRecordFromJson);
-    if (!map) {
-        ++malformed_;
+int64_t PrecisionMapView::malformedRecords() const {
+    const RunModel* run = focusedRun();
+    return run ? run->precisionMap().malformed() : 0;
+}
+
+void PrecisionMapView::onChanged(RunId run, RunChanges what) {
+    const RunModel* focused = focusedRun();
+    const RunId focusedId = focused ? focused->id() : kNoRun;
+    if (focusedId != shownRun_) {
+        // Another run in front: its newest map.
+        shownRun_ = focusedId;
+        shownStep_ = -1;
+        followLatest_ = true;
+    } else if (!(what & (RunChange::PrecisionMap | kShownRunsChange | RunChange::Identity))) {
+        return;
+    } else if (run != focusedId && !set_->isShown(run) && !(what & kShownRunsChange)) {
         return;
     }
-    const int64_t step = map->step;
-    maps_[step] = std::move(*map);
-    while (maps_.size() > kMaxMaps) maps_.erase(maps_.begin());
-    dirty_ = true;
-}
-
-void PrecisionMapView::endOfBatch() {
-    if (!dirty_) return;
-    dirty_ = false;
+    const int64_t latest = focused ? focused->precisionMap().latestStep() : -1;
+    if (!focused || !focused->precisionMap().map(shownStep_) || followLatest_) shownStep_ = latest;
     updateChooser();
-    if (followLatest_ && !maps_.empty() && shownStep_ != maps_.rbegin()->first)
-        showStep(maps_.rbegin()->first);
+    redraw();
 }
 
 void PrecisionMapView::updateChooser() {
     updatingChooser_ = true;
     stepBox_->clear();
-    for (const auto& [step, map] : maps_)
+    const RunModel* run = focusedRun();
+    if (run)
+        for (const auto& [step, map] : run->precisionMap().maps())
         stepBox_->addItem(tr("%1 (%2 vs %3)").arg(step).arg(qs(map.mode), qs(map.reference)),
                           QVariant::fromValue<qlonglong>(step));
     const int index = stepBox_->findData(QVariant::fromValue<qlonglong>(shownStep_));
@@ -173,13 +160,13 @@ void PrecisionMapView::updateChooser() {
 }
 
 const PrecisionMapRecord* PrecisionMapView::shownMap() const {
-    const auto it = maps_.find(shownStep_);
-    return it == maps_.end() ? nullptr : &it->second;
+    const RunModel* run = focusedRun();
+    return run ? run->precisionMap().map(shownStep_) : nullptr;
 }
 
 void PrecisionMapView::showStep(int64_t step) {
-    if (!maps_.count(step)) return;
-    if (step != shownStep_) overlays_.clear();
+    const RunModel* run = focusedRun();
+    if (!run || !run->precisionMap().map(step)) return;
     shownStep_ = step;
     updateChooser();
     redraw();
@@ -187,7 +174,7 @@ void PrecisionMapView::showStep(int64_t step) {
 
 void PrecisionMapView::redraw() {
     const PrecisionMapRecord* map = shownMap();
-    overlayButton_->setEnabled(map != nullptr);
+    overlayCount_ = 0;
     if (!map) {
         plot_->clearMap(tr("No precision map yet: list steps in probes.precision_map_steps, or pause a run "
                            "and use Run > Map this step against fp32."));
@@ -198,10 +185,17 @@ void PrecisionMapView::redraw() {
         return;
     }
     PrecisionMapPlot::Map drawn;
-    drawn.series.push_back(seriesOf(runTitle_.isEmpty() ? qs(map->mode) : runTitle_ + " (" + qs(map->mode) + ")",
+    const QString runTitle = focusedRun()->name();
+    drawn.series.push_back(seriesOf(runTitle.isEmpty() ? qs(map->mode) : runTitle + " (" + qs(map->mode) + ")",
                                     kRunColor, *map));
-    for (size_t k = 0; k < overlays_.size(); ++k)
-        drawn.series.push_back(seriesOf(overlays_[k].name, kOverlayColors[k % 3], overlays_[k].map));
+    // The other compared runs' maps of this step (another mode's run of the config).
+    for (const RunModel* other : set_->shownRuns()) {
+        if (other == focusedRun()) continue;
+        if (const PrecisionMapRecord* theirs = other->precisionMap().map(shownStep_)) {
+            drawn.series.push_back(seriesOf(other->name() + " (" + qs(theirs->mode) + ")", other->colour(), *theirs));
+            ++overlayCount_;
+        }
+    }
     drawn.bands = bandsOf(*map);
     for (size_t k = 0; k < map->ops.size(); ++k)
         if (map->ops[k].phase == "backward") {
@@ -278,39 +272,6 @@ void PrecisionMapView::showHistograms(int index) {
     histograms_->setHistograms(qs(precisionMapOpName(*map, static_cast<size_t>(index))),
                                {{tr("%1").arg(qs(map->mode)), kRunColor, op.run},
                                 {tr("%1 (reference)").arg(qs(map->reference)), kReferenceColor, op.reference}});
-}
-
-bool PrecisionMapView::overlayRunMap(const QString& directory, QString* error) {
-    std::optional<PrecisionMapRecord> found;
-    try {
-        forEachRunRecord(directory.toStdString(), [&](nlohmann::json& record) {
-            if (record_codec::typeOf(record) != probe_record_type::kPrecisionMap) return;
-            if (record.value("step", int64_t{-1}) != shownStep_) return;
-            found = precisionMapRecordFromJson(record);
-        });
-    } catch (const std::exception& e) {
-        if (error) *error = QString::fromUtf8(e.what());
-        return false;
-    }
-    if (!found) {
-        if (error) *error = tr("%1 has no precision map of step %2").arg(directory).arg(shownStep_);
-        return false;
-    }
-    overlays_.push_back({QFileInfo(directory).fileName() + " (" + qs(found->mode) + ")", std::move(*found)});
-    redraw();
-    return true;
-}
-
-void PrecisionMapView::clearOverlays() {
-    overlays_.clear();
-    redraw();
-}
-
-void PrecisionMapView::overlayWithDialog() {
-    const QString directory = QFileDialog::getExistingDirectory(this, tr("Run directory to overlay"));
-    if (directory.isEmpty()) return;
-    QString error;
-    if (!overlayRunMap(directory, &error)) QMessageBox::warning(this, tr("Overlay a run"), error);
 }
 
 }  // namespace ampscope::ui

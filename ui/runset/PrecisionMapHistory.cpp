@@ -1,0 +1,36 @@
+#include "runset/PrecisionMapHistory.h"
+
+#include <nlohmann/json.hpp>
+
+#include "RunRecordParsing.h"
+#include "probes/PrecisionMapRecord.h"
+#include "views/ParsedRecord.h"
+
+namespace ampscope::ui {
+
+void PrecisionMapHistory::beginRun(const RunContext& context) {
+    (void)context;
+    maps_.clear();
+    malformed_ = 0;
+    noteChange(RunChange::PrecisionMap);
+}
+
+void PrecisionMapHistory::takeRecord(const nlohmann::json& record) {
+    if (recordType(record) != probe_record_type::kPrecisionMap) return;
+    auto map = parsedRecord("Precision map", record, precisionMapRecordFromJson);
+    if (map) {
+        const int64_t step = map->step;
+        maps_[step] = std::move(*map);
+        while (maps_.size() > kMaxMaps) maps_.erase(maps_.begin());
+    } else {
+        ++malformed_;
+    }
+    noteChange(RunChange::PrecisionMap);
+}
+
+const PrecisionMapRecord* PrecisionMapHistory::map(int64_t step) const {
+    const auto it = maps_.find(step);
+    return it == maps_.end() ? nullptr : &it->second;
+}
+
+}  // namespace ampscope::ui

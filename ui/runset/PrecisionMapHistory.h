@@ -1,0 +1,37 @@
+#pragma once
+// PrecisionMapHistory: what a run in the set keeps, for the Precision map dock and its
+// report section, of its `precision_map` records (core/probes/PrecisionMapRecord.h): the
+// maps by step, at most kMaxMaps (the oldest go).
+//
+// Contract:
+// - takeRecord parses with precisionMapRecordFromJson; a record that does not read is
+//   skipped with a warning and counted (malformed()). A second map of a step replaces
+//   the first.
+// - beginRun forgets every map.
+#include <cstdint>
+#include <map>
+
+#include "probes/PrecisionMapRecord.h"
+#include "runset/RunStore.h"
+
+namespace ampscope::ui {
+
+class PrecisionMapHistory : public RunStore {
+public:
+    static constexpr std::size_t kMaxMaps = 32;
+
+    void beginRun(const RunContext& context) override;
+    void takeRecord(const nlohmann::json& record) override;
+
+    const std::map<int64_t, PrecisionMapRecord>& maps() const { return maps_; }
+    // The map of `step`; null when that step was not mapped (or its map went).
+    const PrecisionMapRecord* map(int64_t step) const;
+    int64_t latestStep() const { return maps_.empty() ? -1 : maps_.rbegin()->first; }
+    int64_t malformed() const { return malformed_; }
+
+private:
+    std::map<int64_t, PrecisionMapRecord> maps_;
+    int64_t malformed_ = 0;
+};
+
+}  // namespace ampscope::ui
