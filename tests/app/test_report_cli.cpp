@@ -387,9 +387,13 @@ private Q_SLOTS:
                                         : QStringLiteral("; not ") + lost.join(QStringLiteral(", ")).toHtmlEscaped());
             QVERIFY2(html.contains(sentence), qPrintable(sentence));
         }
-        // A run without a sweep says how to get one.
+        // A run without a sweep says how to get one (a short run sweeps at its last probe
+        // step unless the sweep is off).
+        json noSweep = runConfig("fp32", false);
+        noSweep["probes"]["format_sweep_every"] = 0;
+        const QString noSweepRun = recordRun(tmp_, QStringLiteral("no-sweep"), noSweep);
         const QString plain = tmp_.filePath(QStringLiteral("plain.html"));
-        QCOMPARE(test::runCli({QStringLiteral("report"), fp32_, QStringLiteral("--out"), plain}).exitCode, 0);
+        QCOMPARE(test::runCli({QStringLiteral("report"), noSweepRun, QStringLiteral("--out"), plain}).exitCode, 0);
         QVERIFY(readText(plain).contains(QStringLiteral("No format sweep was recorded in this run")));
     }
 

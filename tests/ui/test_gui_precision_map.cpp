@@ -7,6 +7,7 @@
 // the same step is drawn over it; the window's Run menu has "Map this step against fp32",
 // enabled only on a paused run, and the dock is among the window's docks.
 #include <QComboBox>
+#include <QDockWidget>
 #include <QLabel>
 #include <QSignalSpy>
 #include <QTreeWidget>

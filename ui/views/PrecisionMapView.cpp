@@ -152,8 +152,8 @@ void PrecisionMapView::updateChooser() {
     const RunModel* run = focusedRun();
     if (run)
         for (const auto& [step, map] : run->precisionMap().maps())
-        stepBox_->addItem(tr("%1 (%2 vs %3)").arg(step).arg(qs(map.mode), qs(map.reference)),
-                          QVariant::fromValue<qlonglong>(step));
+            stepBox_->addItem(tr("%1 (%2 vs %3)").arg(step).arg(qs(map.mode), qs(map.reference)),
+                              QVariant::fromValue<qlonglong>(step));
     const int index = stepBox_->findData(QVariant::fromValue<qlonglong>(shownStep_));
     stepBox_->setCurrentIndex(index);
     updatingChooser_ = false;

@@ -20,11 +20,13 @@ namespace {
 QString qs(const std::string& text) { return QString::fromStdString(text); }
 
 // A default config document with `value` at the rule's path; a list rule's value is
-// the one element of its list ("model.hidden": [value]; "faults.step": one fault).
+// the one element of its list ("model.hidden" and "probes.precision_map_steps": [value];
+// "faults.step": one fault).
 json withValue(const std::string& path, const json& value) {
     json document = configToJson(RunConfig{});
-    if (path == "model.hidden") {
-        document["model"]["hidden"] = json::array({value});
+    if (path == "model.hidden" || path == "probes.precision_map_steps") {
+        const std::size_t dot = path.find('.');
+        document[path.substr(0, dot)][path.substr(dot + 1)] = json::array({value});
         return document;
     }
     if (path == "faults.step") {
@@ -51,7 +53,7 @@ std::string refusal(const json& document) {
 
 // The path as the message names it: a list element by its index.
 std::string messagePath(const std::string& path) {
-    if (path == "model.hidden") return "model.hidden[0]";
+    if (path == "model.hidden" || path == "probes.precision_map_steps") return path + "[0]";
     if (path == "faults.step") return "faults[0].step";
     return path;
 }
