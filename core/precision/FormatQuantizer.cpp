@@ -18,22 +18,10 @@ const char* formatRecipeName(FormatRecipe recipe) {
     return "";
 }
 
-namespace {
-
-bool hasBlocks(const FormatQuantizer& q) {
-    return q.recipe == FormatRecipe::Mx || q.recipe == FormatRecipe::Nvfp4;
-}
-
-}  // namespace
-
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
                               FormatPointState* state, bool advance, at::Generator* generator,
                               QuantizationStats* stats, BlockLayout layout) {
     if (quantizer.none()) return x;
-    if (hasBlocks(quantizer) && layout != BlockLayout::LastDim)
-        return fromBlocksLast(quantizeAtPoint(blocksLast(x, layout), quantizer, state, advance, generator,
-                                              stats, BlockLayout::LastDim),
-                              layout, x.sizes());
     QuantizeOptions options;
     options.collectStats = stats != nullptr;  // the counts cost several passes: probe steps only
     if (quantizer.stochastic) {
@@ -59,8 +47,9 @@ torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& qua
             }
             break;
         }
-        case FormatRecipe::Mx: out = quantizeMx(x, quantizer.element, quantizer.mxRule, options); break;
-        case FormatRecipe::Nvfp4: out = quantizeNvfp4(x, options); break;
+        // The blocks along the reduction dimension, wherever it lies.
+        case FormatRecipe::Mx: out = quantizeMx(x, quantizer.element, quantizer.mxRule, options, layout); break;
+        case FormatRecipe::Nvfp4: out = quantizeNvfp4(x, options, layout); break;
     }
     if (stats) *stats = out.stats;
     // The quantizers compute in fp32; a tensor of another dtype gets its dtype back.
