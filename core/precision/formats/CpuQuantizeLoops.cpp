@@ -11,12 +11,15 @@
 // Built with -ffp-contract=off (precision/sources.cmake): a fused multiply-add would
 // skip a rounding the reference paths make, and the values must stay equal bit for bit.
 //
-// Vectorised by the compiler from plain loops, each exported pass cloned for AVX-512,
-// AVX2 and plain x86-64 and picked at load time by the CPU it runs on (GCC's
-// target_clones): every step is an IEEE operation (multiply, add, compare, min, bit
-// logic) that gives the same bits in a vector lane as in a scalar register, so the
-// clones, the scalar codec and the torch path agree exactly. The helpers are inlined
-// into each clone, so they are compiled for its instruction set.
+// Vectorised by the compiler from plain loops (why not intrinsics: one source for
+// every instruction set, which the tests check against the scalar codec and the torch
+// ops), each exported pass cloned for AVX-512, AVX2 and plain x86-64 and picked at
+// load time by the CPU it runs on (GCC's target_clones). Every step is an IEEE
+// operation (multiply, divide, add, compare, bit logic) that gives the same bits in a
+// vector lane as in a scalar register. Two habits keep the loops vectorisable without
+// -fno-trapping-math: values are formed unconditionally and then chosen by a bit mask
+// (choose()), and the floor of a non-negative value is a truncation to an integer.
+// The helpers are inlined into each clone, so they are compiled for its instruction set.
 #define AMPSCOPE_QUANTIZE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define AMPSCOPE_ALWAYS_INLINE inline __attribute__((always_inline))
 
@@ -39,6 +42,32 @@ AMPSCOPE_ALWAYS_INLINE float floatOf(uint32_t b) {
     return v;
 }
 
+// a where c holds, else b: a select the compiler vectorises whatever a and b took to form.
+AMPSCOPE_ALWAYS_INLINE float choose(bool c, float a, float b) {
+    const uint32_t mask = 0u - static_cast<uint32_t>(c);
+    return floatOf((bitsOf(a) & mask) | (bitsOf(b) & ~mask));
+}
+
+AMPSCOPE_ALWAYS_INLINE double chooseDouble(bool c, double a, double b) {
+    uint64_t ab, bb;
+    std::memcpy(&ab, &a, sizeof ab);
+    std::memcpy(&bb, &b, sizeof bb);
+    const uint64_t mask = 0u - static_cast<uint64_t>(c);
+    const uint64_t r = (ab & mask) | (bb & ~mask);
+    double v;
+    std::memcpy(&v, &r, sizeof v);
+    return v;
+}
+
+// floor(v) for v >= 0 or NaN (NaN stays): below 2^23 the truncation to an integer,
+// from 2^23 on v itself (no fraction bits left).
+AMPSCOPE_ALWAYS_INLINE float floorOfNonNegative(float v) {
+    constexpr float kWhole = 8388608.0f;  // 2^23
+    const bool small = v < kWhole;
+    const float truncated = static_cast<float>(static_cast<int32_t>(choose(small, v, 0.0f)));
+    return choose(small, truncated, v);
+}
+
 // 2^e for e in [-149, 127], exactly (subnormal below -126).
 AMPSCOPE_ALWAYS_INLINE float powerOfTwo(int e) {
     return e >= -126 ? floatOf(static_cast<uint32_t>(e + 127) << 23) : floatOf(1u << (e + 149));
@@ -52,7 +81,7 @@ AMPSCOPE_ALWAYS_INLINE float powerOfTwo(int e) {
 // codebase builds without -ffast-math, so the sum is not folded away) or
 // stochastically (up when the draw is below the fraction), as roundElements() does.
 template <bool Stochastic>
-AMPSCOPE_ALWAYS_INLINE float roundMagnitude(uint32_t magnitudeBits, const ElementRounding& r, float uniform) {
+AMPSCOPE_ALWAYS_INLINE float roundMagnitude(uint32_t magnitudeBits, ElementRounding r, float uniform) {
     const float magnitude = floatOf(magnitudeBits);
     int field = static_cast<int>(magnitudeBits >> 23);
     field = field < r.minField ? r.minField : (field > 254 ? 254 : field);
@@ -61,11 +90,11 @@ AMPSCOPE_ALWAYS_INLINE float roundMagnitude(uint32_t magnitudeBits, const Elemen
     const float units = magnitude * down;
     float whole;
     if constexpr (Stochastic) {
-        const float below = std::floor(units);
-        whole = below + (uniform < units - below ? 1.0f : 0.0f);
+        const float below = floorOfNonNegative(units);
+        whole = below + choose(uniform < units - below, 1.0f, 0.0f);
     } else {
         constexpr float kShift = 8388608.0f;  // 2^23
-        whole = units < kShift ? (units + kShift) - kShift : units;
+        whole = choose(units < kShift, (units + kShift) - kShift, units);
     }
     return whole * up;
 }
@@ -73,17 +102,18 @@ AMPSCOPE_ALWAYS_INLINE float roundMagnitude(uint32_t magnitudeBits, const Elemen
 // One element rounded and saturated (overflow and Inf to maxFinite; NaN stays), with
 // the sign of x. `saturated` counts a finite x that rounded past maxFinite.
 template <bool Stochastic>
-AMPSCOPE_ALWAYS_INLINE float roundElement(float x, const ElementRounding& r, float uniform, int64_t& saturated) {
+AMPSCOPE_ALWAYS_INLINE float roundElement(float x, ElementRounding r, float uniform, int64_t& saturated) {
     const uint32_t magnitudeBits = bitsOf(x) & kMagnitudeMask;
     float rounded = roundMagnitude<Stochastic>(magnitudeBits, r, uniform);
     saturated += (rounded > r.maxFinite) & (magnitudeBits != kInfBits);
-    rounded = rounded > r.maxFinite ? r.maxFinite : rounded;
+    rounded = choose(rounded > r.maxFinite, r.maxFinite, rounded);
     return std::copysign(rounded, x);
 }
 
 template <bool Stochastic, bool Counting>
-AMPSCOPE_ALWAYS_INLINE void roundScaledLoop(const float* x, float* out, int64_t n, const ElementRounding& r,
-                                            float scale, float inverseScale, const float* uniforms,
+AMPSCOPE_ALWAYS_INLINE void roundScaledLoop(const float* __restrict x, float* __restrict out, int64_t n,
+                                            ElementRounding r, float scale, float inverseScale,
+                                            const float* __restrict uniforms,
                                             int64_t& saturated) {
     int64_t counted = 0;
     for (int64_t i = 0; i < n; ++i) {
@@ -111,7 +141,7 @@ struct MxScale {
     float scale;
     float inverse;
 };
-AMPSCOPE_ALWAYS_INLINE MxScale mxScale(uint32_t amaxBits, const MxRule& rule) {
+AMPSCOPE_ALWAYS_INLINE MxScale mxScale(uint32_t amaxBits, MxRule rule) {
     int e = static_cast<int>(amaxBits >> 23) - 127 - rule.emax;
     if (rule.rceil) e += floatOf(amaxBits) > rule.maxFinite * powerOfTwo(e) ? 1 : 0;
     e = e < kE8m0MinExponent ? kE8m0MinExponent : (e > kE8m0MaxExponent ? kE8m0MaxExponent : e);
@@ -125,7 +155,7 @@ struct Nvfp4Rule {
     float e2m1Max = 0.0f;
     float tensorScale = 1.0f;
 };
-AMPSCOPE_ALWAYS_INLINE float nvfp4BlockScale(float amax, const Nvfp4Rule& rule) {
+AMPSCOPE_ALWAYS_INLINE float nvfp4BlockScale(float amax, Nvfp4Rule rule) {
     int64_t unused = 0;
     return roundElement<false>(amax / rule.e2m1Max / rule.tensorScale, rule.e4m3, 0.0f, unused);
 }
@@ -143,25 +173,26 @@ AMPSCOPE_ALWAYS_INLINE uint32_t maxFiniteMagnitudeBits(const float* x, int64_t n
     uint32_t m = 0;
     for (int64_t i = 0; i < n; ++i) {
         const uint32_t b = bitsOf(x[i]) & kMagnitudeMask;
-        m = std::max(m, b < kInfBits ? b : 0u);
+        // A mask rather than a select: the compiler keeps this a plain max reduction.
+        m = std::max(m, b & (0u - static_cast<uint32_t>(b < kInfBits)));
     }
     return m;
 }
 
-void countExponent(Counts* counts, int exponent) {
+AMPSCOPE_ALWAYS_INLINE void countExponent(Counts* counts, int exponent) {
     ++counts->exponents[static_cast<size_t>(std::clamp(exponent + Counts::kExponentOffset, 0, 255))];
 }
 
 // A finite block's elements zeroed while one of them survived (its outlier set a
 // scale too coarse for the others).
-AMPSCOPE_ALWAYS_INLINE void countCrushed(const float* in, const float* o, int64_t n, Counts* counts) {
-    int64_t zeroed = 0;
-    bool survives = false;
+AMPSCOPE_ALWAYS_INLINE void countCrushed(const float* __restrict in, const float* __restrict o, int64_t n,
+                                         Counts* counts) {
+    int64_t zeroed = 0, survivors = 0;
     for (int64_t i = 0; i < n; ++i) {
         zeroed += (in[i] != 0.0f) & (o[i] == 0.0f);
-        survives |= o[i] != 0.0f;
+        survivors += o[i] != 0.0f;
     }
-    if (survives) counts->crushedByOutlier += zeroed;
+    if (survivors) counts->crushedByOutlier += zeroed;
 }
 
 // ---- contiguous blocks (inner == 1) ------------------------------------------
@@ -170,8 +201,8 @@ AMPSCOPE_ALWAYS_INLINE void countCrushed(const float* in, const float* o, int64_
 // throughout; counting, its finite elements that would saturate under the scale of its
 // finite amax are still counted, as the torch path counts them.
 template <bool Stochastic, bool Counting>
-AMPSCOPE_ALWAYS_INLINE void mxBlock(const float* in, float* o, int64_t n, const ElementRounding& r,
-                                    const MxRule& rule, const float* u, Counts* counts) {
+AMPSCOPE_ALWAYS_INLINE void mxBlock(const float* __restrict in, float* __restrict o, int64_t n, ElementRounding r,
+                                    MxRule rule, const float* __restrict u, Counts* counts) {
     int64_t saturated = 0;
     const uint32_t amax = maxMagnitudeBits(in, n);
     if (amax >= kInfBits) {
@@ -199,8 +230,9 @@ AMPSCOPE_ALWAYS_INLINE void mxBlock(const float* in, float* o, int64_t n, const 
 }
 
 template <bool Stochastic, bool Counting>
-AMPSCOPE_ALWAYS_INLINE void nvfp4Block(const float* in, float* o, int64_t n, const ElementRounding& r,
-                                       const Nvfp4Rule& rule, const float* u, Counts* counts) {
+AMPSCOPE_ALWAYS_INLINE void nvfp4Block(const float* __restrict in, float* __restrict o, int64_t n,
+                                       ElementRounding r, Nvfp4Rule rule, const float* __restrict u,
+                                       Counts* counts) {
     int64_t saturated = 0;
     const uint32_t amaxBits = maxMagnitudeBits(in, n);
     const bool finite = amaxBits < kInfBits;
@@ -292,8 +324,8 @@ AMPSCOPE_ALWAYS_INLINE void columnTiles(const float* x, float* out, const Blocke
                         for (int64_t j = 0; j < width; ++j) draws[j] = u[j * K];
                     }
                     for (int64_t j = 0; j < width; ++j)
-                        qrow[j] = amax[j] >= kInfBits ? kNan
-                                                      : quantize(row[j], scale[j], step[j], Stochastic ? draws[j] : 0.0f);
+                        qrow[j] = choose(amax[j] >= kInfBits, kNan,
+                                         quantize(row[j], scale[j], step[j], Stochastic ? draws[j] : 0.0f));
                 }
             }
         }
@@ -302,7 +334,7 @@ AMPSCOPE_ALWAYS_INLINE void columnTiles(const float* x, float* out, const Blocke
 
 template <bool Stochastic>
 AMPSCOPE_ALWAYS_INLINE void mxColumns(const float* x, float* out, const BlockedView& view, int64_t first,
-                                      int64_t last, const ElementRounding& r, const MxRule& rule,
+                                      int64_t last, ElementRounding r, MxRule rule,
                                       const float* uniforms) {
     columnTiles<Stochastic>(
         x, out, view, first, last, kMxBlockSize, uniforms,
@@ -319,7 +351,7 @@ AMPSCOPE_ALWAYS_INLINE void mxColumns(const float* x, float* out, const BlockedV
 
 template <bool Stochastic>
 AMPSCOPE_ALWAYS_INLINE void nvfp4Columns(const float* x, float* out, const BlockedView& view, int64_t first,
-                                         int64_t last, const ElementRounding& r, const Nvfp4Rule& rule,
+                                         int64_t last, ElementRounding r, Nvfp4Rule rule,
                                          const float* uniforms) {
     columnTiles<Stochastic>(
         x, out, view, first, last, kNvfp4BlockSize, uniforms,
@@ -329,15 +361,15 @@ AMPSCOPE_ALWAYS_INLINE void nvfp4Columns(const float* x, float* out, const Block
         },
         [&](float v, float, float total, float draw) __attribute__((always_inline)) {
             int64_t unused = 0;
-            return total > 0.0f ? roundElement<Stochastic>(v / total, r, draw, unused) * total
-                                : std::copysign(0.0f, v);
+            return choose(total > 0.0f, roundElement<Stochastic>(v / total, r, draw, unused) * total,
+                          std::copysign(0.0f, v));
         });
 }
 
 // The exported passes, one clone per instruction set; the branches between the
 // variants are taken once per call, outside the loops.
 AMPSCOPE_QUANTIZE_CLONES
-void roundScaledPass(const float* x, float* out, int64_t n, const ElementRounding& r, float scale,
+void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, float scale,
                      float inverseScale, const float* uniforms, int64_t* saturated) {
     int64_t counted = 0;
     if (uniforms) {
@@ -355,7 +387,7 @@ uint32_t finiteMagnitudePass(const float* x, int64_t n) { return maxFiniteMagnit
 
 AMPSCOPE_QUANTIZE_CLONES
 void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
-            const ElementRounding& r, const MxRule& rule, const float* uniforms, Counts* counts) {
+            ElementRounding r, MxRule rule, const float* uniforms, Counts* counts) {
     if (view.inner > 1) {
         if (uniforms) mxColumns<true>(x, out, view, first, last, r, rule, uniforms);
         else mxColumns<false>(x, out, view, first, last, r, rule, uniforms);
@@ -376,7 +408,7 @@ void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, 
 
 AMPSCOPE_QUANTIZE_CLONES
 void nvfp4Pass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
-               const ElementRounding& r, const Nvfp4Rule& rule, const float* uniforms, Counts* counts) {
+               ElementRounding r, Nvfp4Rule rule, const float* uniforms, Counts* counts) {
     if (view.inner > 1) {
         if (uniforms) nvfp4Columns<true>(x, out, view, first, last, r, rule, uniforms);
         else nvfp4Columns<false>(x, out, view, first, last, r, rule, uniforms);
@@ -392,6 +424,58 @@ void nvfp4Pass(const float* x, float* out, const BlockedView& view, int64_t firs
     } else {
         if (counts) contiguousRows<kNvfp4BlockSize, false, true>(x, out, view.reduction, first, last, uniforms, counts, block);
         else contiguousRows<kNvfp4BlockSize, false, false>(x, out, view.reduction, first, last, uniforms, counts, block);
+    }
+}
+
+// measure(): the four sums are added in element order, one element at a time (their
+// bits are part of the records, and reordering would change them); so the terms of a
+// run of elements are formed first, vectorised and branch-free, and then added in
+// order, four independent chains. An element left out adds +0.0, which changes no sum
+// (none of them is ever -0.0).
+struct MeasureSums {
+    int64_t nonFinite = 0, nonZero = 0, underflowed = 0, saturated = 0;
+    double magnitudeError = 0.0, absoluteSignal = 0.0, squaredError = 0.0, squaredSignal = 0.0;
+    uint32_t amax = 0;
+};
+
+AMPSCOPE_QUANTIZE_CLONES
+void measurePass(const float* x, const float* q, const bool* overflowed, int64_t n, MeasureSums& sums) {
+    constexpr int64_t kRun = 256;
+    alignas(64) double magnitude[kRun], absolute[kRun], squaredError[kRun], squaredSignal[kRun];
+    for (int64_t begin = 0; begin < n; begin += kRun) {
+        const int64_t count = std::min(kRun, n - begin);
+        const float* __restrict xs = x + begin;
+        const float* __restrict qs = q + begin;
+        int64_t nonFinite = 0, nonZero = 0, underflowed = 0;
+        uint32_t amax = sums.amax;
+        for (int64_t i = 0; i < count; ++i) {
+            const uint32_t vBits = bitsOf(xs[i]) & kMagnitudeMask;
+            const bool finite = vBits < kInfBits;
+            const bool both = finite & ((bitsOf(qs[i]) & kMagnitudeMask) < kInfBits);
+            const bool counted = finite & (vBits != 0);
+            nonFinite += !finite;
+            nonZero += counted;
+            underflowed += counted & (qs[i] == 0.0f);
+            amax = std::max(amax, vBits & (0u - static_cast<uint32_t>(finite)));
+            const double signal = chooseDouble(both, static_cast<double>(xs[i]), 0.0);
+            const double error = chooseDouble(both, static_cast<double>(qs[i]) - signal, 0.0);
+            magnitude[i] = chooseDouble(signal > 0, error, chooseDouble(signal < 0, -error, 0.0));
+            absolute[i] = std::fabs(signal);
+            squaredError[i] = error * error;
+            squaredSignal[i] = signal * signal;
+        }
+        for (int64_t i = 0; i < count; ++i) {
+            sums.magnitudeError += magnitude[i];
+            sums.absoluteSignal += absolute[i];
+            sums.squaredError += squaredError[i];
+            sums.squaredSignal += squaredSignal[i];
+        }
+        sums.nonFinite += nonFinite;
+        sums.nonZero += nonZero;
+        sums.underflowed += underflowed;
+        sums.amax = amax;
+        if (overflowed)
+            for (int64_t i = 0; i < count; ++i) sums.saturated += overflowed[begin + i];
     }
 }
 
@@ -451,31 +535,19 @@ void quantizeNvfp4(const float* x, float* out, const BlockedView& view, int64_t 
 }
 
 QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n) {
+    MeasureSums sums;
+    measurePass(x, q, overflowed, n, sums);
     QuantizationStats s;
     s.elements = n;
-    float amax = 0.0f;
-    for (int64_t i = 0; i < n; ++i) {
-        const float v = x[i];
-        if (!std::isfinite(v)) {
-            ++s.nonFinite;
-        } else {
-            if (v != 0.0f) {
-                ++s.nonZero;
-                if (q[i] == 0.0f) ++s.underflowed;
-            }
-            amax = std::max(amax, std::fabs(v));
-            if (std::isfinite(q[i])) {
-                const double signal = v;
-                const double error = static_cast<double>(q[i]) - signal;
-                s.magnitudeError += signal > 0 ? error : (signal < 0 ? -error : 0.0);
-                s.absoluteSignal += std::fabs(signal);
-                s.squaredError += error * error;
-                s.squaredSignal += signal * signal;
-            }
-        }
-        if (overflowed && overflowed[i]) ++s.saturated;
-    }
-    s.amax = amax;
+    s.nonFinite = sums.nonFinite;
+    s.nonZero = sums.nonZero;
+    s.underflowed = sums.underflowed;
+    s.saturated = sums.saturated;
+    s.magnitudeError = sums.magnitudeError;
+    s.absoluteSignal = sums.absoluteSignal;
+    s.squaredError = sums.squaredError;
+    s.squaredSignal = sums.squaredSignal;
+    s.amax = floatOf(sums.amax);
     return s;
 }
 
