@@ -104,8 +104,12 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         ctx->saved_data["generator"] = generator;
         ctx->saved_data["tag"] = tag;
         const FormatQuantizer q = decode(forwardQuantizer);
-        // A custom function must not hand its input back as its output.
-        if (q.none()) return values.clone();
+        // A custom function must not hand its input back as its output (autograd would
+        // make it a view, which in-place ops after it may not modify). A matmul/conv
+        // result that only rounds its gradient (the format modes' result()) comes back
+        // as a new tensor on the same memory instead of a copy: the op that produced it
+        // saves no output, and nothing else reads it.
+        if (q.none()) return torch::empty({0}, values.options()).set_(values);
         return quantizeObserved(values, q, reinterpret_cast<FormatPoints*>(points), false, true,
                                 reinterpret_cast<at::Generator*>(generator),
                                 reinterpret_cast<const RoundingTag*>(tag), static_cast<BlockLayout>(layout));

@@ -110,18 +110,26 @@ AMPSCOPE_ALWAYS_INLINE float roundElement(float x, ElementRounding r, float unif
     return std::copysign(rounded, x);
 }
 
-template <bool Stochastic, bool Counting>
+// Per-tensor rounding; with Amax, the largest finite |x| of the input from the same
+// read (delayed scaling records it after the tensor is cast).
+template <bool Stochastic, bool Counting, bool Amax>
 AMPSCOPE_ALWAYS_INLINE void roundScaledLoop(const float* __restrict x, float* __restrict out, int64_t n,
                                             ElementRounding r, float scale, float inverseScale,
-                                            const float* __restrict uniforms,
-                                            int64_t& saturated) {
+                                            const float* __restrict uniforms, int64_t& saturated,
+                                            uint32_t& amaxBits) {
     int64_t counted = 0;
+    uint32_t amax = amaxBits;
     for (int64_t i = 0; i < n; ++i) {
         int64_t over = 0;
         out[i] = roundElement<Stochastic>(x[i] * scale, r, Stochastic ? uniforms[i] : 0.0f, over) * inverseScale;
         if constexpr (Counting) counted += over;
+        if constexpr (Amax) {
+            const uint32_t b = bitsOf(x[i]) & kMagnitudeMask;
+            amax = std::max(amax, b & (0u - static_cast<uint32_t>(b < kInfBits)));
+        }
     }
     saturated += counted;
+    amaxBits = amax;
 }
 
 // ---- the block formats' scales -------------------------------------------------
@@ -370,16 +378,23 @@ AMPSCOPE_ALWAYS_INLINE void nvfp4Columns(const float* x, float* out, const Block
 // variants are taken once per call, outside the loops.
 AMPSCOPE_QUANTIZE_CLONES
 void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, float scale,
-                     float inverseScale, const float* uniforms, int64_t* saturated) {
+                     float inverseScale, const float* uniforms, int64_t* saturated, uint32_t* amaxBits) {
     int64_t counted = 0;
+    uint32_t amax = 0;
+    const auto loop = [&]<bool Stochastic, bool Counting, bool Amax>() __attribute__((always_inline)) {
+        roundScaledLoop<Stochastic, Counting, Amax>(x, out, n, r, scale, inverseScale, uniforms, counted, amax);
+    };
     if (uniforms) {
-        if (saturated) roundScaledLoop<true, true>(x, out, n, r, scale, inverseScale, uniforms, counted);
-        else roundScaledLoop<true, false>(x, out, n, r, scale, inverseScale, uniforms, counted);
+        if (saturated) loop.template operator()<true, true, false>();
+        else if (amaxBits) loop.template operator()<true, false, true>();
+        else loop.template operator()<true, false, false>();
     } else {
-        if (saturated) roundScaledLoop<false, true>(x, out, n, r, scale, inverseScale, uniforms, counted);
-        else roundScaledLoop<false, false>(x, out, n, r, scale, inverseScale, uniforms, counted);
+        if (saturated) loop.template operator()<false, true, false>();
+        else if (amaxBits) loop.template operator()<false, false, true>();
+        else loop.template operator()<false, false, false>();
     }
     if (saturated) *saturated += counted;
+    if (amaxBits) *amaxBits = std::max(*amaxBits, amax);
 }
 
 AMPSCOPE_QUANTIZE_CLONES
@@ -513,8 +528,12 @@ ElementRounding elementRounding(NumberFormat format) {
 float finiteAbsMax(const float* x, int64_t n) { return floatOf(finiteMagnitudePass(x, n)); }
 
 void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r, float scale,
-                 float inverseScale, const float* uniforms, Counts* counts) {
-    roundScaledPass(x, out, n, r, scale, inverseScale, uniforms, counts ? &counts->saturated : nullptr);
+                 float inverseScale, const float* uniforms, Counts* counts, float* inputAmax) {
+    uint32_t amax = inputAmax ? bitsOf(*inputAmax) : 0;
+    // The amax rides along only without counts: statistics measure x's amax themselves.
+    roundScaledPass(x, out, n, r, scale, inverseScale, uniforms, counts ? &counts->saturated : nullptr,
+                    inputAmax && !counts ? &amax : nullptr);
+    if (inputAmax && !counts) *inputAmax = floatOf(amax);
 }
 
 void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,

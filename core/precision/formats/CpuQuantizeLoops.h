@@ -62,8 +62,11 @@ struct Counts {
 float finiteAbsMax(const float* x, int64_t n);
 
 // out[i] = round(x[i] * scale) * inverseScale: per-tensor fp8 (scale 1 for a plain cast).
+// inputAmax (without counts; may be null): raised to the largest finite |x[i]| (its
+// starting value included), from the same read.
 void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& rounding, float scale,
-                 float inverseScale, const float* uniforms = nullptr, Counts* counts = nullptr);
+                 float inverseScale, const float* uniforms = nullptr, Counts* counts = nullptr,
+                 float* inputAmax = nullptr);
 
 // MX: blocks of kMxBlockSize along the view's reduction, an e8m0 scale per block by the
 // floor or rceil rule; a block holding NaN or Inf becomes NaN. Outer rows [first, last)

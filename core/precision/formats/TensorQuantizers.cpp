@@ -92,23 +92,30 @@ QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* 
 }
 
 // Per-tensor fp8 on the CPU: one pass, and with statistics each chunk measured as it is
-// written. `inputAmax` (may be null) receives x's finite amax from the same pass.
+// written. `inputAmax` (without statistics; may be null) receives x's finite amax from
+// the same pass (with them, stats.amax is it).
 QuantizedTensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
-                                 const torch::Tensor& uniforms, bool collectStats) {
+                                 const torch::Tensor& uniforms, bool collectStats, float* inputAmax = nullptr) {
     QuantizedTensor result;
     result.values = torch::empty_like(x32);
     const auto rounding = cpu_quantize::elementRounding(format);
     const float* in = x32.data_ptr<float>();
     const float* u = uniformData(uniforms);
     float* o = result.values.data_ptr<float>();
+    const int64_t chunks = (x32.numel() + kLoopGrain - 1) / kLoopGrain;
     if (!collectStats) {
-        at::parallel_for(0, x32.numel(), kLoopGrain, [&](int64_t begin, int64_t end) {
-            cpu_quantize::roundScaled(in + begin, o + begin, end - begin, rounding, scale, inverseScale,
-                                      u ? u + begin : nullptr);
+        std::vector<float> amaxes(inputAmax ? static_cast<size_t>(chunks) : 0, 0.0f);
+        at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
+            for (int64_t c = first; c < last; ++c) {
+                const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, x32.numel() - begin);
+                cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale,
+                                          u ? u + begin : nullptr, nullptr,
+                                          inputAmax ? &amaxes[static_cast<size_t>(c)] : nullptr);
+            }
         });
+        if (inputAmax) *inputAmax = amaxes.empty() ? 0.0f : *std::max_element(amaxes.begin(), amaxes.end());
         return result;
     }
-    const int64_t chunks = (x32.numel() + kLoopGrain - 1) / kLoopGrain;
     std::vector<cpu_quantize::Counts> counts(static_cast<size_t>(chunks));
     result.stats = measureInChunks(in, o, nullptr, x32.numel(), [&](int64_t begin, int64_t count) {
         cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale, u ? u + begin : nullptr,
@@ -337,9 +344,19 @@ QuantizedTensor quantizeCurrentScaling(const torch::Tensor& x, NumberFormat form
 
 QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& scaling, NumberFormat format,
                                        const QuantizeOptions& options) {
-    auto out = quantizeWithScale(x, format, scaling.scale(), options);
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    const bool passFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if (passFormat && takesCpuPasses(x32, options) && !options.collectStats) {
+        // The amax the history records comes from the pass's own read of x.
+        const float scale = scaling.scale();
+        float amax = 0.0f;
+        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options), false, &amax);
+        scaling.record(amax);
+        return out;
+    }
+    auto out = quantizeWithScale(x32, format, scaling.scale(), options);
     out.stats.scaleAmax = scaling.scaleAmax();
-    scaling.record(finiteAmax(x.to(torch::kFloat)));
+    scaling.record(finiteAmax(x32));
     return out;
 }
 
