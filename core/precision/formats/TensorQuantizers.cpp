@@ -10,6 +10,7 @@
 
 #include "precision/Rounding.h"
 #include "precision/formats/CpuQuantizeLoops.h"
+#include "precision/formats/UniformDraws.h"
 
 namespace ampscope {
 
@@ -30,10 +31,10 @@ torch::Tensor floorLog2(const torch::Tensor& magnitude) {
 
 torch::Tensor uniformsFor(const torch::Tensor& x, const QuantizeOptions& options) {
     if (!options.generator) return {};
-    // One draw per element in order, whatever the shape; on x's device (a CUDA tensor
-    // needs a CUDA generator).
-    return torch::rand({x.numel()}, *options.generator,
-                       torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
+    // One draw per element in order, whatever the shape, as torch::rand draws them; on
+    // x's device (a CUDA tensor needs a CUDA generator).
+    at::Generator generator = *options.generator;
+    return uniformDraws(x.numel(), generator, x.device());
 }
 
 // fp32 data on the CPU, saturating: the single passes of CpuQuantizeLoops.h (with their

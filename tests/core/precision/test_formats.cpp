@@ -18,6 +18,7 @@
 #include "precision/formats/ScalarCodec.h"
 #include "precision/formats/ScalingRules.h"
 #include "precision/formats/TensorQuantizers.h"
+#include "precision/formats/UniformDraws.h"
 #include "precision/formats/ValueInFormats.h"
 
 using namespace ampscope;
@@ -855,6 +856,28 @@ private Q_SLOTS:
             const bool padded = blocksLast(values, blockLayout).size(-1) % 16 != 0;
             const QString miss = statsMismatch(stats.stats, reference.stats, !padded);
             QVERIFY2(miss.isEmpty(), qPrintable(miss));
+        }
+    }
+
+    // The draws of stochastic rounding are torch::rand's, value for value, and leave the
+    // generator where torch::rand leaves it: from a fresh generator and a part-used one,
+    // across the engine's blocks of 624 words.
+    void uniformDrawsAreTorchRand() {
+        for (const int64_t used : {int64_t{0}, int64_t{1}, int64_t{100}, int64_t{623}, int64_t{700}}) {
+            for (const int64_t n : {int64_t{0}, int64_t{1}, int64_t{623}, int64_t{624}, int64_t{625}, int64_t{5000}}) {
+                auto ours = at::detail::createCPUGenerator(7);
+                auto torchs = at::detail::createCPUGenerator(7);
+                if (used) {
+                    (void)torch::rand({used}, ours);
+                    (void)torch::rand({used}, torchs);
+                }
+                const auto got = uniformDraws(n, ours, torch::kCPU);
+                const auto expected = torch::rand({n}, torchs);
+                QVERIFY2(torch::equal(got, expected), qPrintable(QString("%1 after %2").arg(n).arg(used)));
+                // Both generators go on alike.
+                QVERIFY2(torch::equal(torch::rand({1000}, ours), torch::rand({1000}, torchs)),
+                         qPrintable(QString("after %1 after %2").arg(n).arg(used)));
+            }
         }
     }
 
