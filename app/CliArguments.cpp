@@ -8,6 +8,7 @@
 #include "OptionReader.h"
 #include "common/InputError.h"
 #include "precision/formats/FormatTable.h"
+#include "run/RemoteRunAddress.h"
 
 namespace ampscope::app {
 
@@ -24,6 +25,9 @@ const char* cliUsage() {
            "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
            "  ampscope-cli export-csv RUN_DIR --out DIR\n"
            "  ampscope-cli export-tfevents RUN_DIR --out DIR\n"
+           "      RUN_DIR: a run directory, a job folder of ranks (rank-0, rank-1, ...), or a run\n"
+           "      on another machine: ssh://[user@]host[:port]/path, read through your own ssh\n"
+           "      (its config, keys and agent; BatchMode: never a password prompt)\n"
            "  ampscope-cli formats            the number formats: bits, largest finite value,\n"
            "                                  smallest normal and subnormal\n"
            "  ampscope-cli cast FORMAT VALUE... [--no-saturate]\n"
@@ -77,6 +81,7 @@ CliRequest parseRunDirectoryCommand(const std::vector<std::string>& args) {
         } else if (a.rfind("-", 0) == 0) {
             throw InputError(command + ": unknown option '" + a + "' (options: --out, --quiet)");
         } else {
+            if (isRemoteRunAddress(a)) (void)parseRemoteRunAddress(a);  // one line if malformed
             request.runDirectories.push_back(a);
         }
     }

@@ -20,7 +20,8 @@ void quietMessages(QtMsgType type, const QMessageLogContext& context, const QStr
 
 }  // namespace
 
-int runReportCommand(const std::vector<std::string>& runDirectories, const std::string& outputPath,
+int runReportCommand(const std::vector<std::string>& runDirectories,
+                     const std::vector<std::string>& shownNames, const std::string& outputPath,
                      bool quiet, int argc, char** argv) {
     // Headless: no display needed. A user's explicit QT_QPA_PLATFORM is kept.
     if (!std::getenv("QT_QPA_PLATFORM") && !std::getenv("DISPLAY") &&
@@ -29,8 +30,12 @@ int runReportCommand(const std::vector<std::string>& runDirectories, const std::
     qInstallMessageHandler(quietMessages);
     QApplication app(argc, argv);
     QStringList directories;
-    for (const auto& d : runDirectories) directories << QString::fromStdString(d);
     ui::ReportOptions options;
+    for (std::size_t i = 0; i < runDirectories.size(); ++i) {
+        directories << QString::fromStdString(runDirectories[i]);
+        if (i < shownNames.size() && shownNames[i] != runDirectories[i])
+            options.shownDirectories.insert(directories.back(), QString::fromStdString(shownNames[i]));
+    }
     options.outputPath = QString::fromStdString(outputPath);
     const QString error = ui::writeReport(directories, options);
     if (!error.isEmpty()) {

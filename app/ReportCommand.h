@@ -7,7 +7,9 @@
 namespace ampscope::app {
 
 // Returns the exit code: 0 written, 2 bad input (one line on stderr), 1 internal error.
-int runReportCommand(const std::vector<std::string>& runDirectories, const std::string& outputPath,
+// shownNames: what the report calls each run directory (the ssh:// address of a copy).
+int runReportCommand(const std::vector<std::string>& runDirectories,
+                     const std::vector<std::string>& shownNames, const std::string& outputPath,
                      bool quiet, int argc, char** argv);
 
 }  // namespace ampscope::app

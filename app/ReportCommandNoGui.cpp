@@ -6,7 +6,8 @@
 
 namespace ampscope::app {
 
-int runReportCommand(const std::vector<std::string>&, const std::string&, bool, int, char**) {
+int runReportCommand(const std::vector<std::string>&, const std::vector<std::string>&, const std::string&,
+                     bool, int, char**) {
     std::fprintf(stderr,
                  "ampscope-cli: report: this build has no report renderer (built with "
                  "AMPSCOPE_BUILD_GUI=OFF); use export-csv, or a build with the GUI\n");

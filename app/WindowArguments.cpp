@@ -5,6 +5,7 @@
 
 #include "OptionReader.h"
 #include "common/InputError.h"
+#include "run/RemoteRunAddress.h"
 
 namespace ampscope::app {
 
@@ -17,7 +18,8 @@ const char* windowUsage() {
            "                      run it); names: ampscope-cli scenarios\n"
            "  --open-run RUN_DIR  open a recorded run directory in the window (with --screenshot:\n"
            "                      grab the window once the run is shown, print how long opening\n"
-           "                      took, exit)\n"
+           "                      took, exit); a job folder of ranks, or a run on another machine:\n"
+           "                      ssh://[user@]host[:port]/path, followed through your ssh\n"
            "  --headless          no window: run in the terminal --config's run, --scenario's runs,\n"
            "                      or else the default comparison, the amp-sanity scenario\n"
            "                      (FashionMNIST, simple CNN: fp32, fp16 + dynamic scaler, bf16)\n"
@@ -77,6 +79,7 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--config"}, request.configPath)) {
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
         } else if (options.takeValue({"--open-run"}, request.openRun)) {
+            if (isRemoteRunAddress(request.openRun)) (void)parseRemoteRunAddress(request.openRun);
         } else if (options.takeValue({"--screenshot"}, request.screenshotPath)) {
         } else if (options.takeValue({"--after-steps"}, afterSteps)) {
             request.afterSteps = positiveCount("--after-steps", afterSteps);

@@ -144,6 +144,7 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
         std::printf("ampscope: opened %s: %lld steps shown in %.3f s\n", options.openRun.c_str(),
                     static_cast<long long>(window.stepsShown()),
                     static_cast<double>(opening.nsecsElapsed()) / 1e9);
+        std::printf("ampscope: %s\n", window.runStatusText().toUtf8().constData());
         std::fflush(stdout);
         if (screenshot)
             QTimer::singleShot(0, &window, [&] {
@@ -152,7 +153,7 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
     });
     opening.start();
     QString error;
-    if (!window.openRunDirectory(QString::fromStdString(options.openRun), &error)) {
+    if (!window.openRun(QString::fromStdString(options.openRun), &error)) {
         std::fprintf(stderr, "ampscope: --open-run: %s\n", error.toUtf8().constData());
         return 2;
     }

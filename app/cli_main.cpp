@@ -9,6 +9,7 @@
 #include "FormatCommands.h"
 #include "HeadlessRunner.h"
 #include "ScenarioRunner.h"
+#include "RemoteRunCopies.h"
 #include "ReportCommand.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"
@@ -66,13 +67,20 @@ int main(int argc, char** argv) {
                 }
                 return app::exitCodeFor(result);
             }
-            case app::CliRequest::Command::Report:
-                return app::runReportCommand(request.runDirectories, request.outDirectory,
+            case app::CliRequest::Command::Report: {
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
+                return app::runReportCommand(runs.local(), request.runDirectories, request.outDirectory,
                                              request.quiet, argc, argv);
+            }
             case app::CliRequest::Command::ExportCsv: {
                 // Streamed from disk: a long run is never held whole in memory.
-                const CsvExportResult result =
-                    exportRunCsv(request.runDirectories.front(), request.outDirectory);
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
+                CsvExportResult result;
+                try {
+                    result = exportRunCsv(runs.local().front(), request.outDirectory);
+                } catch (const InputError& e) {
+                    throw InputError(runs.shown(e.what()));
+                }
                 for (const auto& w : result.warnings)
                     std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
                 if (!request.quiet)
@@ -82,8 +90,13 @@ int main(int argc, char** argv) {
                 return 0;
             }
             case app::CliRequest::Command::ExportTfEvents: {
-                const TfEventsExportResult result =
-                    exportRunTfEvents(request.runDirectories.front(), request.outDirectory);
+                const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
+                TfEventsExportResult result;
+                try {
+                    result = exportRunTfEvents(runs.local().front(), request.outDirectory);
+                } catch (const InputError& e) {
+                    throw InputError(runs.shown(e.what()));
+                }
                 for (const auto& w : result.warnings)
                     std::fprintf(stderr, "ampscope-cli: warning: %s\n", w.c_str());
                 if (!request.quiet)

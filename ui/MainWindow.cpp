@@ -8,6 +8,8 @@
 #include <QTabBar>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
+#include <QLineEdit>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
@@ -18,6 +20,7 @@
 #include <QStyle>
 #include <QToolBar>
 #include <algorithm>
+#include <utility>
 #include <nlohmann/json.hpp>
 
 #include "ConfigPanel.h"
@@ -27,6 +30,7 @@
 #include "RunDirectoryNaming.h"
 #include "RunFacts.h"
 #include "RunFeed.h"
+#include "RemoteRunFollowing.h"
 #include "RunPaceControl.h"
 #include "ScenarioBrowser.h"
 #include "common/BuildInfo.h"
@@ -40,6 +44,8 @@
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
 #include "report/RunExportActions.h"
+#include "run/RemoteRunAddress.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "views/GradientHistogramView.h"
 #include "views/CompareView.h"
@@ -120,7 +126,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, feed_->lastStep())));
         progressBar_->setValue(static_cast<int>(feed_->lastStep()));
         runLabel_->setFullText(tr("Opened %1 (%2 steps; the run has ended)")
-                                   .arg(shownPath(runDirectory_))
+                                   .arg(shownRun())
                                    .arg(feed_->stepsShown()));
     });
 
@@ -184,6 +190,11 @@ void MainWindow::buildActions() {
            "followed live (Ctrl+O)"));
     connect(openRunAction_, &QAction::triggered, this, &MainWindow::openRunWithDialog);
 
+    openRemoteRunAction_ = new QAction(tr("Open &remote run…"), this);
+    openRemoteRunAction_->setToolTip(
+        tr("Follow a run on another machine through your ssh: ssh://[user@]host[:port]/path"));
+    connect(openRemoteRunAction_, &QAction::triggered, this, &MainWindow::openRemoteRunWithDialog);
+
     openConfigAction_ = new QAction(tr("Open &config…"), this);
     openConfigAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
     connect(openConfigAction_, &QAction::triggered, this, &MainWindow::openConfigWithDialog);
@@ -219,6 +230,7 @@ void MainWindow::buildActions() {
 void MainWindow::buildMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     file->addAction(openRunAction_);
+    file->addAction(openRemoteRunAction_);
     file->addAction(openConfigAction_);
     file->addAction(saveConfigAction_);
     file->addSeparator();
@@ -599,6 +611,7 @@ void MainWindow::updateActions() {
     stepAction_->setEnabled(active ? !stopping : valid);
     stopAction_->setEnabled(active && !stopping);
     openRunAction_->setEnabled(!active);
+    openRemoteRunAction_->setEnabled(!active);
     openConfigAction_->setEnabled(!active);
     configPanel_->setEditable(!active);
     if (!active) {
@@ -768,7 +781,7 @@ void MainWindow::onRunEnded(const RunSummary& summary) {
     runLabel_->setFullText(tr("%1 after %2 steps · %3")
                                .arg(statusWord(summary.status))
                                .arg(summary.steps)
-                               .arg(shownPath(runDirectory_)));
+                               .arg(shownRun()));
     Q_EMIT runEnded(QString::fromStdString(summary.status));
     if (closeRequested_) {
         pendingRerun_.reset();
@@ -800,6 +813,72 @@ void MainWindow::closeEvent(QCloseEvent* event) {
 
 void MainWindow::stopFollowing() {
     feed_->stopFollowing();
+    remote_.reset();  // ends ssh, removes the copy
+}
+
+QString MainWindow::shownRun() const {
+    if (!remote_) return shownPath(runDirectory_);
+    // A rank of a remote job: the address and the rank's place in it.
+    const QString local = remote_->localDirectory();
+    QString shown = remote_->shownName();
+    if (runDirectory_.startsWith(local + QLatin1Char('/'))) shown += runDirectory_.mid(local.size());
+    return shown;
+}
+
+QString MainWindow::runStatusText() const {
+    return runLabel_->fullText();
+}
+
+bool MainWindow::openRun(const QString& location, QString* error) {
+    if (isRemoteRunAddress(location.toStdString())) return openRemoteRun(location, error);
+    return openRunDirectory(location, error);
+}
+
+bool MainWindow::openRemoteRun(const QString& address, QString* error) {
+    if (bridge_->isActive()) {
+        if (error) *error = tr("Stop the current run before opening another one.");
+        return false;
+    }
+    std::unique_ptr<RemoteRunFollowing> remote;
+    try {
+        remote = std::make_unique<RemoteRunFollowing>(address);
+    } catch (const std::exception& e) {
+        if (error) *error = QString::fromUtf8(e.what());
+        return false;
+    }
+    lastRemoteAddress_ = address;
+    if (!remote->waitUntilCopied([this](const QString& text) { runLabel_->setFullText(text); }, error)) {
+        runLabel_->setFullText(QString());
+        return false;
+    }
+    const QString copy = remote->localDirectory();
+    // openRunDirectory ends the previous run's following (and a previous remote_) first.
+    stopFollowing();
+    remote_ = std::move(remote);
+    if (!openRunDirectory(copy, error)) {
+        remote_.reset();
+        return false;
+    }
+    // The opened run's own line, until the connection has something to say.
+    const QString opened = runLabel_->fullText();
+    connect(remote_.get(), &RemoteRunFollowing::statusChanged, this, [this, opened](const QString& text) {
+        if (feed_->isFollowing()) runLabel_->setFullText(text.isEmpty() ? opened : text);
+    });
+    connect(remote_.get(), &RemoteRunFollowing::failed, this, &MainWindow::showError);
+    return true;
+}
+
+void MainWindow::openRemoteRunWithDialog() {
+    bool ok = false;
+    const QString address = QInputDialog::getText(
+        this, tr("Open remote run"),
+        tr("A run directory or job folder on another machine, reached with your ssh\n"
+           "(your ~/.ssh/config, keys and agent apply):"),
+        QLineEdit::Normal,
+        lastRemoteAddress_.isEmpty() ? QStringLiteral("ssh://host/path/to/run") : lastRemoteAddress_, &ok);
+    if (!ok || address.trimmed().isEmpty()) return;
+    QString error;
+    if (!openRun(address.trimmed(), &error)) QMessageBox::warning(this, tr("Open remote run"), error);
 }
 
 bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
@@ -807,7 +886,12 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         if (error) *error = tr("Stop the current run before opening another one.");
         return false;
     }
-    stopFollowing();
+    feed_->stopFollowing();
+    // A remote run's copy stays open while it is what is opened (openRemoteRun), or one
+    // of its ranks; anything else closes it.
+    if (remote_ && directory != remote_->localDirectory() &&
+        !directory.startsWith(remote_->localDirectory() + QLatin1Char('/')))
+        remote_.reset();
     clearError();
     const std::string dir = QDir::cleanPath(directory).toStdString();
     // A run recorded under torch.distributed: its ranks go to the Compare dock, and the
@@ -817,8 +901,12 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         if (!compareView_->addRun(directory, error)) return false;
         compareDock_->show();
         compareDock_->raise();
+        // Which rank the NaN came from, and which received it through the all-reduce:
+        // said in the status line of the rank opened next too.
+        if (!compareView_->jobOrigin().isEmpty()) jobNote_ = QStringLiteral(" · ") + compareView_->jobOrigin();
         return openRunDirectory(QString::fromStdString(ranks[compareView_->firstNonFiniteRun()]), error);
     }
+    const QString jobNote = std::exchange(jobNote_, QString());
     const bool complete = QFileInfo::exists(directory + QStringLiteral("/summary.json"));
     RunConfig config;
     // A complete run is streamed to the views (never held: 10^6 steps are GBs as JSON).
@@ -868,7 +956,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
         progressBar_->setRange(0, static_cast<int>(std::max<qint64>(1, feed_->lastStep())));
         progressBar_->setValue(static_cast<int>(feed_->lastStep()));
         QString text =
-            tr("Opened %1 (%2 steps)").arg(shownPath(runDirectory_)).arg(feed_->stepsShown()) + note;
+            tr("Opened %1 (%2 steps)").arg(shownRun()).arg(feed_->stepsShown()) + note + jobNote;
         if (!data.warnings.empty()) text += tr(" · %1 warning(s)").arg(data.warnings.size());
         runLabel_->setFullText(text);
         QStringList warnings;
@@ -878,7 +966,7 @@ bool MainWindow::openRunDirectory(const QString& directory, QString* error) {
     } else {
         progressBar_->setRange(0, 0);
         runLabel_->setFullText(
-            tr("Following %1 (still being written)").arg(shownPath(runDirectory_)) + note);
+            tr("Following %1 (still being written)").arg(shownRun()) + note + jobNote);
         feed_->follow(std::move(follower));
     }
     etaLabel_->clear();
@@ -890,7 +978,7 @@ void MainWindow::streamRunToViews(RunRecordReader& reader) {
     // The window repaints (no input) about every 100 ms meanwhile, with how far it got.
     feed_->streamComplete(reader, [this](double fraction) {
         runLabel_->setFullText(tr("Opening %1… %2%, %3 steps")
-                                   .arg(shownPath(runDirectory_))
+                                   .arg(shownRun())
                                    .arg(100.0 * fraction, 0, 'f', 0)
                                    .arg(feed_->stepsShown()));
         QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);

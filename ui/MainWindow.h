@@ -16,6 +16,14 @@
 //   run opens in bounded memory; the window repaints with its progress meanwhile), else it
 //   follows it live (RunFollower polled on a 30 Hz timer) until it completes. runLoaded
 //   says when what is on disk is shown. RunFeed does the feeding, for live runs too.
+// - Open remote run… (and openRun with an ssh:// address) follows a run on another
+//   machine through the user's ssh: RemoteRunFollowing keeps a local copy that is opened
+//   as above; the status bar names it host:path and says "reconnecting…" while the
+//   connection is retried. Closing the run (opening another, closing the window) ends
+//   ssh and removes the copy.
+// - A job folder of torch.distributed ranks opens with its ranks in the Compare dock,
+//   the rank that went non-finite first in the views, and the status bar naming the
+//   rank the NaN came from (JobNonFiniteOrigin.h).
 // - Closing while a run trains asks the engine to stop and closes once the engine's
 //   thread has ended (the GUI keeps painting meanwhile; no join on the GUI thread).
 // - With persistSettings, QSettings keeps geometry, dock layout and the last config
@@ -56,6 +64,7 @@ class ExecutionBadge;
 class GradientHistogramView;
 class ScenarioBrowser;
 class RunPaceControl;
+class RemoteRunFollowing;
 class LossPlot;
 class MemoryPlot;
 class CompareView;
@@ -97,6 +106,9 @@ public:
     QDockWidget* scenarioDock() const { return scenarioDock_; }
     // Opens (and, while it is written, follows) a run directory.
     bool openRunDirectory(const QString& directory, QString* error);
+    // A run directory, or a run on another machine (ssh://[user@]host[:port]/path):
+    // followed through a local copy that RemoteRunFollowing keeps, named as given.
+    bool openRun(const QString& location, QString* error);
 
     // Redraws every plot now (not queued): for grabbing the window into an image.
     void replotAllNow();
@@ -124,6 +136,8 @@ public:
     QAction* stepAction() const { return stepAction_; }
     QAction* stopAction() const { return stopAction_; }
     QAction* openRunAction() const { return openRunAction_; }
+    QAction* openRemoteRunAction() const { return openRemoteRunAction_; }
+    QString runStatusText() const;
     QAction* saveConfigAction() const { return saveConfigAction_; }
     QAction* quitAction() const { return quitAction_; }
     RunExportActions* exportActions() const { return exportActions_; }
@@ -140,6 +154,7 @@ public Q_SLOTS:
     void stepOnce();
     void stopRun();
     void openRunWithDialog();
+    void openRemoteRunWithDialog();
     void saveConfigWithDialog();
     void openConfigWithDialog();
     void exportPlotsWithDialog();
@@ -184,6 +199,8 @@ private:
     void showError(const QString& message);
     void clearError();
     void stopFollowing();
+    bool openRemoteRun(const QString& address, QString* error);
+    QString shownRun() const;  // the run shown, as the status bar names it
 
     void onMetrics(const DrainedMetrics& batch);
     void onStarted(qint64 totalSteps, const QString& description);
@@ -239,6 +256,7 @@ private:
     QAction* stepAction_ = nullptr;
     QAction* stopAction_ = nullptr;
     QAction* openRunAction_ = nullptr;
+    QAction* openRemoteRunAction_ = nullptr;
     QAction* openConfigAction_ = nullptr;
     QAction* saveConfigAction_ = nullptr;
     QAction* exportAction_ = nullptr;
@@ -259,6 +277,9 @@ private:
     QPointer<QMessageBox> errorBox_;
 
     QString runDirectory_;
+    std::unique_ptr<RemoteRunFollowing> remote_;  // the run shown is on another machine
+    QString lastRemoteAddress_;
+    QString jobNote_;  // a job folder's NaN origin, for the status line of the rank it opens
     ProgressEstimator progress_;
     QElapsedTimer clock_;
     bool closeRequested_ = false;

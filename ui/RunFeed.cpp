@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "engine/MetricStream.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 
 namespace ampscope::ui {

@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <cmath>
+#include <cstdlib>
+
 #include "models/DeepCnnBlocks.h"
 
 namespace ampscope {
@@ -106,6 +109,24 @@ double physicalMemoryBytes() {
     const long pageSize = ::sysconf(_SC_PAGESIZE);
     if (pages <= 0 || pageSize <= 0) return 0.0;
     return static_cast<double>(pages) * static_cast<double>(pageSize);
+}
+
+MemoryLimit memoryLimit() {
+    MemoryLimit limit;
+    const char* setting = std::getenv(kMemoryLimitVariable);
+    if (!setting) {
+        limit.bytes = physicalMemoryBytes();
+        return limit;
+    }
+    limit.fromEnvironment = true;
+    char* end = nullptr;
+    const double bytes = std::strtod(setting, &end);
+    if (end == setting || *end != '\0' || !std::isfinite(bytes) || bytes <= 0.0) {
+        limit.problem = std::string("must be a positive number of bytes (got \"") + setting + "\")";
+        return limit;
+    }
+    limit.bytes = bytes;
+    return limit;
 }
 
 }  // namespace ampscope

@@ -18,6 +18,7 @@
 //   its activation) and heads x T x T twice (scores and softmax); T = (28/patch)^2.
 // - other models: 0 (too small to matter, or unknown to the estimate).
 #include <cstdint>
+#include <string>
 
 #include "config/RunConfig.h"
 
@@ -31,5 +32,17 @@ double activationBytesPerStep(const RunConfig& config);
 
 // This machine's physical memory in bytes (0 when the system does not say).
 double physicalMemoryBytes();
+
+// The memory validation holds one step's layer outputs to: AMPSCOPE_MEMORY_BYTES where it
+// is set (a job given less than the machine; the tests, which must refuse the same batch
+// on any machine), else the physical memory. `problem` says what is wrong with a setting
+// that is not a positive number of bytes (and bytes is then 0: nothing is compared).
+struct MemoryLimit {
+    double bytes = 0.0;
+    bool fromEnvironment = false;
+    std::string problem;
+};
+inline constexpr const char* kMemoryLimitVariable = "AMPSCOPE_MEMORY_BYTES";
+MemoryLimit memoryLimit();
 
 }  // namespace ampscope

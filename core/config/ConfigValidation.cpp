@@ -390,18 +390,23 @@ void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);
 }
 
-// Across sections: the batch times the model's layer outputs must fit the machine.
+// Across sections: the batch times the model's layer outputs must fit the machine (or the
+// memory AMPSCOPE_MEMORY_BYTES allows).
 void checkActivationMemory(Checker& check, const RunConfig& config) {
     if (config.train.batch_size < 1) return;  // reported by checkTrain
+    const MemoryLimit limit = memoryLimit();
+    if (!limit.problem.empty()) {
+        check.add(kMemoryLimitVariable, limit.problem);
+        return;
+    }
     const double bytes = activationBytesPerStep(config);
-    const double memory = physicalMemoryBytes();
-    if (memory <= 0.0 || bytes <= memory) return;
+    if (limit.bytes <= 0.0 || bytes <= limit.bytes) return;
     constexpr double kGiB = 1024.0 * 1024.0 * 1024.0;
     check.add("train.batch_size",
               std::to_string(config.train.batch_size) + " samples of this " + config.model.name +
-                  " would hold at least " + formatNumber(bytes / kGiB, 3) +
-                  " GiB of layer outputs in one step; this machine has " +
-                  formatNumber(memory / kGiB, 3) + " GiB of memory");
+                  " would hold at least " + formatNumber(bytes / kGiB, 3) + " GiB of layer outputs in one step; " +
+                  (limit.fromEnvironment ? std::string(kMemoryLimitVariable) + " allows " : "this machine has ") +
+                  formatNumber(limit.bytes / kGiB, 3) + " GiB of memory");
 }
 
 void checkLockstep(Checker& check, const LockstepConfig& lockstep) {

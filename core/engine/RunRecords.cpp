@@ -236,6 +236,7 @@ void visitFirstNonFinite(V& v, E& e) {
     v.fieldIfSet("op_phase", e.opPhase);
     v.fieldIfSet("op_module", e.opModule);
     v.fieldIfSet("op_node", e.opNode);
+    v.fieldIfSet("via", e.via);
 }
 
 template <class V, class U>

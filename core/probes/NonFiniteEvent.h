@@ -21,7 +21,18 @@ namespace nonfinite_tensor {
 inline constexpr std::string_view kActivation = "activation";  // a layer's forward output
 inline constexpr std::string_view kGradient = "gradient";  // the gradient arriving at that output
 inline constexpr std::string_view kLoss = "loss";
+// The layer's parameter gradients after backward (a recorded run: the recorder's fused
+// check of every parameter gradient, when nothing before them was non-finite).
+inline constexpr std::string_view kParamGrad = "param_grad";
 }  // namespace nonfinite_tensor
+
+// How a non-finite value reached the run that records it, when it did not appear there:
+// a torch.distributed rank whose parameter gradients went non-finite while none of its
+// own activations or activation gradients did received them from another rank through
+// the gradient all-reduce.
+namespace nonfinite_via {
+inline constexpr std::string_view kGradientAllReduce = "gradient_allreduce";
+}  // namespace nonfinite_via
 
 // How the event was found: by the checks that ran in the step itself (every step,
 // or a probe step), or by running the step again with every layer checked.
@@ -52,6 +63,7 @@ struct NonFiniteEvent {
     std::string opPhase;     // nonfinite_phase
     std::string opModule;    // the module it ran in (a TorchScript model's forward), or ""
     std::string opNode;      // the autograd node it ran in (backward), or ""
+    std::string via;         // nonfinite_via; empty: the value appeared in this run
 
     bool operator==(const NonFiniteEvent& other) const = default;
 };

@@ -120,6 +120,7 @@ void visitNonFinite(V& v, R& r) {
     v.fieldIfSet("op_phase", e.opPhase);
     v.fieldIfSet("op_module", e.opModule);
     v.fieldIfSet("op_node", e.opNode);
+    v.fieldIfSet("via", e.via);
     v.listOr("frames", r.frames, [](auto& sub, auto& f) { visitStatsFrame(sub, f); }, kStatsFrame);
 }
 

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 #include <climits>
-#include <fcntl.h>
 #include <filesystem>
 #include <stdexcept>
 #include <string_view>
@@ -14,7 +13,7 @@
 #include "common/JsonNesting.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
-#include "run/KnownRecordTypes.h"
+#include "run/EventLines.h"
 #include "run/RunFiles.h"
 
 namespace ampscope {
@@ -23,85 +22,7 @@ namespace {
 
 using runfiles::errnoText;
 using runfiles::joinPath;
-
-const std::string kEvents(kEventsFileName);
-
-// A value as the user would see it in the file (strings quoted).
-std::string jsonText(const nlohmann::json& value) {
-    return value.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-bool isBlank(std::string_view line) {
-    return std::all_of(line.begin(), line.end(),
-                       [](char c) { return c == ' ' || c == '\t' || c == '\r'; });
-}
-
-// Parses one line of events.jsonl into a record. Returns an empty string on
-// success, else why the line is not a record. Uses the non-throwing parse:
-// garbage is expected input here, not an exceptional one.
-std::string parseRecord(std::string_view line, nlohmann::json& record) {
-    record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
-    if (record.is_discarded()) {
-        return "not JSON";
-    }
-    // Consumers copy and dump records, which recurse per level (JsonNesting.h).
-    if (findExcessJsonNesting(line) != std::string_view::npos) {
-        record = nullptr;
-        return "nested deeper than " + std::to_string(kMaxJsonNesting) + " levels";
-    }
-    const auto type = record.is_object() ? record.find("type") : record.end();
-    if (!record.is_object() || type == record.end() || !type->is_string()) {
-        return "not an object with a string \"type\"";
-    }
-    return {};
-}
-
-}  // namespace
-
-// Records of a type this build does not know, by type in order of first sight.
-struct UnknownTypes {
-    std::vector<std::pair<std::string, int>> counts;
-    int total = 0;
-    // True (and counted) when the record's type is unknown: skip it.
-    bool skip(const nlohmann::json& record) {
-        const auto& type = record["type"].get_ref<const std::string&>();
-        if (isKnownRecordType(type)) return false;
-        ++total;
-        for (auto& [name, count] : counts) {
-            if (name == type) {
-                ++count;
-                return true;
-            }
-        }
-        counts.emplace_back(type, 1);
-        return true;
-    }
-};
-
-namespace {
-
-// Counts unreadable lines and names the first few, in the same words for the
-// reader and the follower.
-void noteBadLine(std::int64_t lineNumber, const std::string& why, int& count,
-                 std::vector<std::string>& warnings) {
-    ++count;
-    if (count <= kListedBadEventLines) {
-        warnings.push_back(kEvents + " line " + std::to_string(lineNumber) +
-                           ": skipped an unreadable line (" + why + ")");
-    } else if (count == kListedBadEventLines + 1) {
-        warnings.push_back(kEvents + ": more unreadable lines; only the first " +
-                           std::to_string(kListedBadEventLines) + " are listed");
-    }
-}
-
-std::string unknownTypeWarning(const std::string& type, int count) {
-    return kEvents + ": skipped " + std::to_string(count) + (count == 1 ? " record" : " records") +
-           " of unknown type " + jsonText(nlohmann::json(type)) + " (newer schema?)";
-}
-
-std::string tornWarning(std::size_t bytes) {
-    return kEvents + ": ignored a torn last line (" + std::to_string(bytes) + " bytes)";
-}
+using namespace event_lines;
 
 // An integer schema_version, saturated to int's range: get<int>() would wrap
 // 4294967298 to 2, and get<long long>() turns 2^64-1 into -1.
@@ -367,148 +288,6 @@ RunData readRunDirectory(const std::string& dir) {
     return run;
 }
 
-// ---------------------------------------------------------------------------
-
-RunFollower::RunFollower(const std::string& dir)
-    : dir_(dir),
-      eventsPath_(joinPath(dir, kEventsFileName)),
-      summaryPath_(joinPath(dir, kSummaryFileName)),
-      unknown_(std::make_unique<UnknownTypes>()) {}
-
-RunFollower::~RunFollower() {
-    if (fd_ >= 0) {
-        ::close(fd_);
-    }
-}
-
-bool RunFollower::openEvents() {
-    if (fd_ >= 0) {
-        return true;
-    }
-    int error = 0;
-    fd_ = runfiles::openRunFile(eventsPath_, error);
-    if (fd_ < 0 && error != ENOENT) {
-        // Not a writer that has yet to start: a link or a FIFO put there by someone.
-        throw InputError(eventsPath_ + ": " + runfiles::runFileErrorText(error));
-    }
-    return fd_ >= 0;
-}
-
-std::vector<nlohmann::json> RunFollower::poll(std::size_t maxBytes) {
-    std::vector<nlohmann::json> out;
-    if (finished_) {
-        return out;
-    }
-    // summary.json is looked at before events.jsonl is measured: the writer
-    // flushes every event before it renames the summary into place, so once the
-    // summary is seen, the size measured after it covers the whole run.
-    struct stat info {};
-    const bool summaryNow = summarySeen_ || ::stat(summaryPath_.c_str(), &info) == 0;
-
-    if (!openEvents()) {
-        caughtUp_ = true;
-        if (summaryNow) {
-            warnings_.push_back(kEvents + ": missing (no events recorded)");
-            finished_ = true;
-        }
-        return out;
-    }
-    if (::fstat(fd_, &info) != 0) {
-        return out;
-    }
-    const std::int64_t size = info.st_size;
-    if (size < offset_) {
-        // Only a person can do this (the writer only appends); resuming at the new
-        // end is the one choice that neither repeats nor invents records.
-        warnings_.push_back(kEvents + ": shrank from " + std::to_string(offset_) + " to " +
-                            std::to_string(size) + " bytes; following from its new end");
-        offset_ = size;
-        pending_.clear();
-    }
-
-    const auto available = static_cast<std::size_t>(size - offset_);
-    std::size_t wanted = std::min(available, maxBytes);
-    const std::size_t keep = pending_.size();
-    pending_.resize(keep + wanted);
-    std::size_t got = 0;
-    while (got < wanted) {
-        const ssize_t n = ::pread(fd_, pending_.data() + keep + got, wanted - got,
-                                  static_cast<off_t>(offset_ + static_cast<std::int64_t>(got)));
-        if (n < 0 && errno == EINTR) {
-            continue;
-        }
-        if (n <= 0) {
-            break;  // an error or a truncation between fstat and pread: next poll
-        }
-        got += static_cast<std::size_t>(n);
-    }
-    pending_.resize(keep + got);
-    offset_ += static_cast<std::int64_t>(got);
-    caughtUp_ = offset_ >= size;
-
-    takeLines(out);
-    if (summaryNow && caughtUp_) {
-        settlePending(out);
-        finished_ = true;
-    }
-    summarySeen_ = summaryNow;
-    return out;
-}
-
-void RunFollower::takeLines(std::vector<nlohmann::json>& out) {
-    std::size_t start = 0;
-    nlohmann::json record;
-    for (;;) {
-        const std::size_t newline = pending_.find('\n', start);
-        if (newline == std::string::npos) {
-            break;
-        }
-        const std::string_view line(pending_.data() + start, newline - start);
-        start = newline + 1;
-        ++lineNumber_;
-        if (isBlank(line)) {
-            continue;
-        }
-        const std::string why = parseRecord(line, record);
-        if (why.empty()) {
-            if (!skipUnknown(record)) out.push_back(std::move(record));
-        } else {
-            noteBadLine(lineNumber_, why, skippedLines_, warnings_);
-        }
-    }
-    pending_.erase(0, start);  // one move of the partial tail, not one per line
-}
-
-bool RunFollower::skipUnknown(const nlohmann::json& record) {
-    const std::size_t typesBefore = unknown_->counts.size();
-    if (!unknown_->skip(record)) return false;
-    // One warning per type, its count kept current in place.
-    if (unknown_->counts.size() > typesBefore) {
-        unknownWarning_.push_back(warnings_.size());
-        warnings_.emplace_back();
-    }
-    for (std::size_t i = 0; i < unknown_->counts.size(); ++i) {
-        const auto& [type, count] = unknown_->counts[i];
-        warnings_[unknownWarning_[i]] = unknownTypeWarning(type, count);
-    }
-    return true;
-}
-
-void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
-    if (pending_.empty() || isBlank(pending_)) {
-        pending_.clear();
-        return;
-    }
-    ++lineNumber_;
-    nlohmann::json record;
-    if (parseRecord(pending_, record).empty()) {
-        if (!skipUnknown(record)) out.push_back(std::move(record));
-    } else {
-        warnings_.push_back(tornWarning(pending_.size()));
-    }
-    pending_.clear();
-}
-
 std::optional<std::string> readRunDirectoryFile(const std::string& dir, std::string_view name) {
     if (name.empty() || name == "." || name == ".." || name.find('/') != std::string_view::npos ||
         name.find('\0') != std::string_view::npos) {
@@ -529,25 +308,32 @@ std::vector<std::string> rankRunDirectories(const std::string& dir) {
     std::error_code error;
     for (std::filesystem::directory_iterator it(dir, error), end; !error && it != end;
          it.increment(error)) {
-        const std::string name = it->path().filename().string();
-        constexpr std::string_view kPrefix = "rank-";
-        if (name.size() <= kPrefix.size() || name.compare(0, kPrefix.size(), kPrefix) != 0 ||
-            name.size() > kPrefix.size() + 9)
-            continue;
-        const std::string digits = name.substr(kPrefix.size());
-        if (digits.find_first_not_of("0123456789") != std::string::npos) continue;
+        const long long rank = rankOfDirectory(it->path().filename().string());
+        if (rank < 0) continue;
         std::error_code statError;
         if (it->is_symlink(statError) || !it->is_directory(statError)) continue;
         const std::string path = it->path().string();
         struct stat info {};
         if (::lstat(joinPath(path, kConfigFileName).c_str(), &info) != 0 || !S_ISREG(info.st_mode))
             continue;
-        found.emplace_back(std::stoll(digits), path);
+        found.emplace_back(rank, path);
     }
     std::sort(found.begin(), found.end());
     std::vector<std::string> paths;
     for (auto& entry : found) paths.push_back(std::move(entry.second));
     return paths;
+}
+
+long long rankOfDirectory(const std::string& directory) {
+    std::string name = directory;
+    while (name.size() > 1 && name.back() == '/') name.pop_back();
+    name = name.substr(name.rfind('/') == std::string::npos ? 0 : name.rfind('/') + 1);
+    constexpr std::string_view kPrefix = "rank-";
+    if (name.size() <= kPrefix.size() || name.size() > kPrefix.size() + 9 ||
+        name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+        name.find_first_not_of("0123456789", kPrefix.size()) != std::string::npos)
+        return -1;
+    return std::stoll(name.substr(kPrefix.size()));
 }
 
 }  // namespace ampscope

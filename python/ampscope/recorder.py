@@ -12,9 +12,13 @@ source = "pytorch_recorder":
 
 - every step: a `step` record (loss, lr, loss scale before and after update(), growth
   tracker, found_inf from the scaler's own found-inf state, step_skipped, step time,
-  samples/s, peak memory), and a non-finite check of each probed module's forward
-  output and of the gradient arriving at it. The first hit of the run becomes the
-  `nonfinite` record (module, phase, counts, the stats frames of the steps before);
+  samples/s, peak memory), a non-finite check of each probed module's forward output
+  and of the gradient arriving at it, and one fused check of every parameter gradient
+  after backward. The first hit of the run becomes the `nonfinite` record (module,
+  phase, counts, the stats frames of the steps before); parameter gradients that are
+  not finite while nothing before them was are the module's `param_grad`, and under
+  torch.distributed they came from another rank through the gradient all-reduce
+  (`via`: `gradient_allreduce`);
 - on probe steps (step 1 and every probe_every-th): per module, histograms of the
   scaled and unscaled parameter gradients and of the activation gradient, the fp16
   classes of the scaled gradients and the what-ifs at half, once and twice the
@@ -142,6 +146,7 @@ class _StepState:
         self.param_hooks = []
         self.found_inf = None
         self.unscaled_done = False
+        self.gradient_hit_layer = None  # name of the module whose parameter gradients were hit
 
 
 class Recorder:
@@ -165,6 +170,7 @@ class Recorder:
         self.rank = rank if rank is not None else detected_rank
         self.directory = self._rank_directory(str(run_dir), self.rank, detected_rank is not None)
         self.layers = self._select_layers(modules)
+        self._params = [p for p in model.parameters() if p.requires_grad]
 
         first = next(model.parameters(), None)
         self.device = first.device if first is not None else torch.device("cpu")
@@ -512,6 +518,7 @@ class Recorder:
             raise ValueError("rec.step(loss): loss must hold one value "
                              f"(got a tensor of {loss_tensor.numel()} elements)")
         self._check(state, (1, 0), -1, "forward", "loss", loss_tensor)
+        gradient_check = self._gradient_check()
         began = time.perf_counter()
         if state.probe:
             state.frame_stats[(-1, "loss")] = (probes.stats_slots(loss_tensor), 1)
@@ -528,6 +535,8 @@ class Recorder:
                 reads["found_inf"] = state.found_inf.reshape(1)
         for n, check in enumerate(state.pending_checks):
             reads[("check", n)] = check[5]
+        if gradient_check is not None and gradient_check.device.type != "cpu":
+            reads["gradients"] = gradient_check.reshape(1)
         if state.probe:
             self._probe_reads(state, reads)
         for key, (slots, _numel) in state.hit_stats.items():
@@ -581,9 +590,13 @@ class Recorder:
             counts = host[("check", n)]
             if sum(counts) > 0:
                 state.hits.append(check[:5] + (counts,))
+        if gradient_check is not None and not state.hits:
+            total = host["gradients"][0] if "gradients" in host else gradient_check.item()
+            if not math.isfinite(total):
+                state.hits.append(self._gradient_hit(state))
         first_hit = min(state.hits, key=lambda hit: hit[0]) if state.hits else None
         if first_hit is not None:
-            record["first_nonfinite_layer"] = self._layer_name(first_hit[1])
+            record["first_nonfinite_layer"] = self._hit_layer_name(state, first_hit)
         if self.device.type == "cuda":
             record["peak_memory_bytes"] = int(torch.cuda.max_memory_allocated(self.device))
         else:
@@ -646,6 +659,51 @@ class Recorder:
 
     def _layer_name(self, index):
         return "loss" if index < 0 else self.layers[index].name
+
+    def _hit_layer_name(self, state, hit):
+        return state.gradient_hit_layer if hit[3] == schema.NONFINITE_PARAM_GRAD else self._layer_name(hit[1])
+
+    def _gradient_check(self):
+        """One fused finiteness check of every parameter gradient, after backward (and
+        after DistributedDataParallel's all-reduce): the sum of their norms, which is not
+        finite when an element is not. On the CPU it is looked at where it is made; on a
+        GPU it is read with the step's other values. Off once the run has its first NaN."""
+        if self._first_event is not None:
+            return None
+        grads = [p.grad for p in self._params if p.grad is not None]
+        if not grads:
+            return None
+        if (hasattr(torch, "_foreach_norm") and all(g.dtype == torch.float32 for g in grads)
+                and len({g.device for g in grads}) == 1):
+            norms = torch._foreach_norm(grads)
+        else:  # half-precision gradients: a float32 norm, so that finite ones cannot overflow
+            norms = [torch.linalg.vector_norm(g, dtype=torch.float32).to(grads[0].device)
+                     for g in grads]
+        return torch.stack(norms).sum()
+
+    def _gradient_hit(self, state):
+        """The first module (in named_modules order) whose parameter gradients are not
+        finite, as a hit after everything else of the step. Looked for only on the step
+        whose fused check failed while nothing else did: once per run."""
+        owners = {}
+        for name, module in self.model.named_modules():
+            for param in module.parameters(recurse=False):
+                owners.setdefault(id(param), name or "(model)")
+        found = None
+        for param in self._params:
+            if param.grad is None:
+                continue
+            counts = probes.nonfinite_count_slots(param.grad).tolist()
+            name = owners.get(id(param), "(model)")
+            if found is None and sum(counts) > 0:
+                found = [name, counts, param.numel()]
+            elif found is not None and name == found[0]:
+                found[1] = [a + b for a, b in zip(found[1], counts)]
+                found[2] += param.numel()
+        name, counts, numel = found if found is not None else ("(model)", [0.0, 0.0, 0.0], 0)
+        state.gradient_hit_layer = name
+        index = next((layer.index for layer in self.layers if layer.name == name), -1)
+        return ((3, 0), index, "backward", schema.NONFINITE_PARAM_GRAD, numel, counts)
 
     def _probe_records(self, state, host, scale):
         step = state.step
@@ -743,10 +801,12 @@ class Recorder:
             own = self._frame(state.step, state.hit_stats, host, "hit")
             if own is not None:
                 frames.append(own)
-        event = {"step": state.step, "layer": self._layer_name(index),
+        event = {"step": state.step, "layer": self._hit_layer_name(state, hit),
                  "layer_index": index, "phase": phase, "tensor": kind,
                  "nan": int(counts[0]), "pos_inf": int(counts[1]), "neg_inf": int(counts[2]),
                  "numel": int(numel)}
+        if kind == schema.NONFINITE_PARAM_GRAD and self.world_size > 1:
+            event["via"] = schema.VIA_GRADIENT_ALLREDUCE
         self._first_event = event
         return {"type": schema.NONFINITE, **event, "located_by": schema.LOCATED_BY_CHECK,
                 "replay_missed_step": 0, "frames": frames}
@@ -859,7 +919,8 @@ class Recorder:
             "scale_growths": self._counts["growths"],
             "nonfinite_losses": self._counts["nonfinite_losses"],
             "first_nonfinite": ({k: first[k] for k in ("step", "layer", "phase", "tensor", "nan",
-                                                        "pos_inf", "neg_inf", "numel")}
+                                                        "pos_inf", "neg_inf", "numel", "via")
+                                 if k in first}
                                 if first else None),
             "underflow": [{"layer": layer, "mean_flushed_fraction": s[0] / s[3],
                            "mean_subnormal_fraction": s[1] / s[3],

@@ -54,6 +54,12 @@ STATUS_ERROR = "error"
 
 # nonfinite.located_by: the recorder's own per-step checks found it.
 LOCATED_BY_CHECK = "check"
+# nonfinite.tensor for a layer's parameter gradients (nonfinite_tensor::kParamGrad), and
+# nonfinite.via when they were the first non-finite values of a torch.distributed rank,
+# none of its own activations or activation gradients being so: they arrived through the
+# gradient all-reduce (nonfinite_via::kGradientAllReduce).
+NONFINITE_PARAM_GRAD = "param_grad"
+VIA_GRADIENT_ALLREDUCE = "gradient_allreduce"
 
 # Exponent histogram (probe_rules): floor(log2|x|) bins MIN..MAX, then below, above,
 # zero, NaN, +Inf, -Inf: 103 slots, the layout of the core's histogram_slot.

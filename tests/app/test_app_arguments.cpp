@@ -71,6 +71,8 @@ private Q_SLOTS:
         r = app::parseWindowArguments({"--open-run", "runs/x", "--screenshot", "x.png"});
         QCOMPARE(r.openRun, std::string("runs/x"));
         QCOMPARE(r.screenshotPath, std::string("x.png"));
+        r = app::parseWindowArguments({"--open-run", "ssh://gpu-box/data/run"});  // another machine
+        QCOMPARE(r.openRun, std::string("ssh://gpu-box/data/run"));
     }
 
     void helpAndVersionEndTheParse() {
@@ -118,6 +120,9 @@ private Q_SLOTS:
                                              << "--open-run shows a recorded run; drop --config/--scenario";
         QTest::newRow("open-run headless") << QStringList{"--open-run", "runs/x", "--headless"}
                                            << "--open-run needs the window; drop --headless";
+        QTest::newRow("open-run a malformed ssh:// address")
+            << QStringList{"--open-run", "ssh://gpu-box"}
+            << "ssh://gpu-box: no path after the host (ssh://[user@]host[:port]/path)";
         QTest::newRow("screenshot headless") << QStringList{"--headless", "--screenshot", "a.png"}
                                              << "--screenshot needs the window; drop --headless";
     }
@@ -153,6 +158,9 @@ private Q_SLOTS:
         QVERIFY(r.command == app::CliRequest::Command::Report);
         QCOMPARE(r.runDirectories, (std::vector<std::string>{"runs/a", "runs/b"}));
         QCOMPARE(r.outDirectory, std::string("r.pdf"));
+
+        r = app::parseCliArguments({"export-csv", "ssh://alice@gpu-box:2222/~/runs/x", "--out", "d"});
+        QCOMPARE(r.runDirectories, (std::vector<std::string>{"ssh://alice@gpu-box:2222/~/runs/x"}));
     }
 
     void badCliArguments_data() {
@@ -165,6 +173,9 @@ private Q_SLOTS:
             << QStringList{"report", "runs/a", "-o"} << "report: --out: missing value";
         QTest::newRow("export-csv two runs") << QStringList{"export-csv", "a", "b", "--out", "d"}
                                              << "export-csv: one RUN_DIR only (got 2)";
+        QTest::newRow("report a malformed ssh:// address")
+            << QStringList{"report", "ssh://gpu-box:99999/run", "--out", "r.html"}
+            << "ssh://gpu-box:99999/run: port '99999' is not a number in 1..65535";
         QTest::newRow("run unknown option")
             << QStringList{"run", "c.json", "--fast"}
             << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --set key.path=value, --trace-steps N,M, --quiet)";

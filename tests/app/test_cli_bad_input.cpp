@@ -20,7 +20,9 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
 #include <QtTest/QtTest>
+#include <atomic>
 #include <csignal>
+#include <thread>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "SshServer.h"
 #include "TestSupport.h"
 #include "config/ActivationEstimate.h"
 #include "common/InputError.h"
@@ -922,25 +925,42 @@ private Q_SLOTS:
         }
     }
 
-    // A batch whose layer outputs alone exceed the machine's memory is refused before
-    // training, naming train.batch_size (the 2e9-parameter guard counts weights only).
+    // A batch whose layer outputs alone exceed the memory is refused before training,
+    // naming train.batch_size (the 2e9-parameter guard counts weights only). The memory
+    // is injected (AMPSCOPE_MEMORY_BYTES, 16 GiB), so every machine refuses the same batch.
     void batchBeyondMemoryIsRefused() {
         QTemporaryDir tmp;
         writeBytes(tmp.filePath("config.json"), kTinyRun);
         // spirals mlp, hidden [65536]: (2 + 2 x 65536 + 2) x 65536 x 4 bytes = 32 GiB
-        if (ampscope::physicalMemoryBytes() >= 32.0 * (1ull << 30))
-            QSKIP("this machine has 32 GiB or more: the batch would fit");
+        ampscope::test::ScopedEnvironment memory(ampscope::kMemoryLimitVariable, "17179869184");
         const CliResult r =
             runCli({"run", tmp.filePath("config.json"), "--out", tmp.filePath("run"), "--quiet",
                     "--set", "model.hidden=[65536]", "--set", "train.batch_size=65536", "--set",
                     "data.synthetic_samples=100000"});
         note("config file",
-             "a batch whose layer outputs exceed the machine's memory (hidden [65536], batch 65536)",
+             "a batch whose layer outputs exceed the memory (hidden [65536], batch 65536; "
+             "AMPSCOPE_MEMORY_BYTES=17179869184)",
              QString::number(r.exitCode), r.err, tmp.path());
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(isOneLine(r.err), qPrintable(r.err));
-        QVERIFY2(r.err.contains("train.batch_size: 65536 samples of this mlp would hold at least "
-                                "32 GiB of layer outputs in one step; this machine has "),
+        QVERIFY2(r.err.endsWith("train.batch_size: 65536 samples of this mlp would hold at least "
+                                "32 GiB of layer outputs in one step; AMPSCOPE_MEMORY_BYTES allows "
+                                "16 GiB of memory\n"),
+                 qPrintable(r.err));
+        QVERIFY(!QFileInfo::exists(tmp.filePath("run")));
+    }
+
+    // A memory setting that is not a number of bytes is bad input too: one line naming it.
+    void memoryVariableMustBeBytes() {
+        QTemporaryDir tmp;
+        writeBytes(tmp.filePath("config.json"), kTinyRun);
+        ampscope::test::ScopedEnvironment memory(ampscope::kMemoryLimitVariable, "16G");
+        const CliResult r =
+            runCli({"run", tmp.filePath("config.json"), "--out", tmp.filePath("run"), "--quiet"});
+        note("config file", "AMPSCOPE_MEMORY_BYTES=16G", QString::number(r.exitCode), r.err, tmp.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(r.err.endsWith("AMPSCOPE_MEMORY_BYTES: must be a positive number of bytes (got \"16G\")\n"),
                  qPrintable(r.err));
         QVERIFY(!QFileInfo::exists(tmp.filePath("run")));
     }
@@ -955,10 +975,9 @@ private Q_SLOTS:
 #endif
         QTemporaryDir tmp;
         writeBytes(tmp.filePath("config.json"), kTinyRun);
-        // (2 + 2 x 16384 + 2) x 65536 x 4 bytes = 8 GiB of layer outputs: under the
-        // machine's memory, over the limit.
-        if (ampscope::physicalMemoryBytes() < 8.5 * (1ull << 30))
-            QSKIP("this machine has under 8.5 GiB: validation refuses the batch first");
+        // (2 + 2 x 16384 + 2) x 65536 x 4 bytes = 8 GiB of layer outputs: under the memory
+        // validation is told of (16 GiB, whatever this machine has), over the limit.
+        ampscope::test::ScopedEnvironment memory(ampscope::kMemoryLimitVariable, "17179869184");
         const CliResult r =
             runCli({"run", tmp.filePath("config.json"), "--out", tmp.filePath("run"), "--quiet",
                     "--set", "model.hidden=[16384]", "--set", "train.batch_size=65536", "--set",
@@ -968,8 +987,8 @@ private Q_SLOTS:
                        ::setrlimit(RLIMIT_AS, &space);
                    });
         note("config file",
-             "a batch within the machine's memory that exceeds what the process may use "
-             "(hidden [16384], batch 65536; under a 6 GiB address-space limit)",
+             "a batch within the memory that exceeds what the process may use (hidden [16384], "
+             "batch 65536; AMPSCOPE_MEMORY_BYTES=17179869184, under a 6 GiB address-space limit)",
              QString::number(r.exitCode), r.err, tmp.path());
         QCOMPARE(r.exitCode, 1);
         QVERIFY2(isOneLine(r.err), qPrintable(r.err));
@@ -1255,6 +1274,117 @@ private Q_SLOTS:
         if (kind != "noevents" && kind != "emptyevents")
             QVERIFY2(countSteps(run) >= 1, "the readable steps are kept");
     }
+
+    // ---- runs on another machine (ssh://), through a real sshd on 127.0.0.1 --------------
+    void remoteRuns_data() {
+        QTest::addColumn<QString>("kind");
+        QTest::addColumn<QString>("expected");  // $RUN: the run's path, $PORT: a port
+        QTest::newRow("a malformed address (no path)") << "nopath" << "ampscope-cli: ssh://ampscope-test: no path after the host (ssh://[user@]host[:port]/path)";
+        QTest::newRow("a host ssh cannot resolve") << "unknownhost"
+            << "ampscope-cli: unknown host nohost.invalid (ssh could not resolve it; is it in ~/.ssh/config?)";
+        QTest::newRow("a port nothing listens on") << "refused"
+            << "ampscope-cli: 127.0.0.1 port $PORT refused the connection (no SSH server listening there)";
+        QTest::newRow("a key the server does not accept") << "wrongkey"
+            << "ampscope-cli: ssh://ampscope-test-wrong-key: authentication failed (";
+        QTest::newRow("a host key that is not in known_hosts") << "unknownkey"
+            << "ampscope-cli: ssh://ampscope-test-unknown-key: the host key is not known; connect once with ssh in a terminal to check and accept it";
+        QTest::newRow("no such path") << "none" << "ampscope-cli: ampscope-test:$RUN: no such run directory";
+        QTest::newRow("a file, not a directory") << "file" << "ampscope-cli: ampscope-test:$RUN: is a file, not a run directory";
+        QTest::newRow("a folder that holds no run") << "empty"
+            << "ampscope-cli: ampscope-test:$RUN: missing config.json — not an AmpScope run directory (nor a folder of runs)";
+        QTest::newRow("events.jsonl a symbolic link") << "link"
+            << "ampscope-cli: ampscope-test:$RUN/events.jsonl: is a symbolic link; a run directory's files must be plain files inside it";
+        QTest::newRow("a folder this user may not read") << "denied" << "ampscope-cli: ampscope-test:$RUN: cannot open (Permission denied)";
+        QTest::newRow("config.json not JSON (read from the copy, named as the remote run)") << "configjunk"
+            << "ampscope-cli: report: ssh://ampscope-test$RUN/config.json: not valid JSON";
+        QTest::newRow("the connection dropped for good (sshd killed mid-copy, not back within AMPSCOPE_SSH_RECONNECT_SECONDS=1)")
+            << "dropped"
+            << "ampscope-cli: ampscope-test:$RUN: connection lost and not regained in 1 s (last try: 127.0.0.1 port $PORT refused the connection (no SSH server listening there))";
+    }
+    void remoteRuns() {
+        QFETCH(QString, kind);
+        QFETCH(QString, expected);
+        if (!ssh_) ssh_ = std::make_unique<ampscope::test::SshServer>();
+        if (!ssh_->whyNot().isEmpty() && !ssh_->start()) QSKIP(qPrintable(ssh_->whyNot()));
+        if (kind == "denied" && ::geteuid() == 0) QSKIP("running as root, which reads every file");
+        QTemporaryDir tmp;
+        const QString run = tmp.filePath("run");
+        QString address = ampscope::test::SshServer::address(run);
+        int port = ssh_->port();
+        if (kind != "none" && kind != "file") QDir().mkpath(run);
+        if (kind == "file") writeBytes(run, "not a folder\n");
+        if (kind != "none" && kind != "file" && kind != "empty") {
+            writeBytes(run + "/config.json", kind == "configjunk" ? "{not json" : "{\"schema_version\": 1}\n");
+            if (kind == "link") QVERIFY(QFile::link("/etc/hostname", run + "/events.jsonl"));
+        }
+        if (kind == "denied") QFile::setPermissions(run, QFileDevice::WriteOwner);
+        if (kind == "nopath") address = "ssh://ampscope-test";
+        if (kind == "unknownhost") address = "ssh://nohost.invalid" + run;
+        if (kind == "refused") {
+            port = ampscope::test::SshServer::freePort();
+            address = QString("ssh://127.0.0.1:%1%2").arg(port).arg(run);
+        }
+        if (kind == "wrongkey") address = ampscope::test::SshServer::address(run, ampscope::test::SshServer::kWrongKeyHost);
+        if (kind == "unknownkey") address = ampscope::test::SshServer::address(run, ampscope::test::SshServer::kUnknownKeyHost);
+        if (kind == "dropped") {
+            // Enough records that copying them takes a while: the server is killed as soon
+            // as the copy has begun.
+            QByteArray events = "{\"type\":\"run_start\",\"schema_version\":1}\n";
+            const QByteArray line = "{\"type\":\"step\",\"step\":1,\"epoch\":1,\"loss\":2.5,\"lr\":0.01}\n";
+            while (events.size() < (96 << 20)) events += line;
+            writeBytes(run + "/events.jsonl", events);
+        }
+        const QString copies = tmp.filePath("copies");  // the CLI's TMPDIR: where its copy goes
+        QDir().mkpath(copies);
+        qputenv("AMPSCOPE_SSH_CONFIG", ssh_->sshConfig().toLocal8Bit());
+        qputenv("AMPSCOPE_SSH_RECONNECT_SECONDS", "1");
+        qputenv("TMPDIR", copies.toLocal8Bit());
+        std::atomic<bool> killed{false};
+        std::thread killer;
+        if (kind == "dropped")
+            killer = std::thread([&] {
+                QElapsedTimer waited;
+                waited.start();
+                while (waited.elapsed() < 60000) {
+                    const auto copied = QDir(copies).entryList({"ampscope-ssh-*"}, QDir::Dirs);
+                    if (!copied.isEmpty() && QFileInfo(copies + "/" + copied[0] + "/run/events.jsonl").size() > 0) {
+                        ssh_->killFromAnyThread();
+                        killed = true;
+                        return;
+                    }
+                    QThread::msleep(2);
+                }
+            });
+        const CliResult r = runCli({"report", address, "--out", tmp.filePath("report.html")});
+        if (killer.joinable()) killer.join();
+        qunsetenv("TMPDIR");
+        qunsetenv("AMPSCOPE_SSH_CONFIG");
+        qunsetenv("AMPSCOPE_SSH_RECONNECT_SECONDS");
+        if (kind == "denied") QFile::setPermissions(run, QFileDevice::ReadOwner | QFileDevice::WriteOwner | QFileDevice::ExeOwner);
+        if (kind == "dropped") {
+            QVERIFY(killed);
+            ssh_->kill();
+            QVERIFY(ssh_->start());
+        }
+        QString line = r.err.trimmed();
+        line.replace(QString::number(port), "$PORT");
+        line.replace(run, "$RUN");
+        note("remote run", QTest::currentDataTag(), QString::number(r.exitCode), line, tmp.path());
+        QCOMPARE(r.exitCode, 2);
+        QVERIFY2(isOneLine(r.err), qPrintable(r.err));
+        QVERIFY2(line.startsWith(expected), qPrintable(line));
+        if (kind == "wrongkey")
+            QVERIFY2(line.contains("Permission denied (publickey)") &&
+                         line.endsWith("load a key into ssh-agent or name one in ~/.ssh/config"),
+                     qPrintable(line));
+        else if (kind != "configjunk")
+            QCOMPARE(line, expected);
+        // The copy is gone with the command.
+        QVERIFY(QDir(copies).entryList({"ampscope-ssh-*"}, QDir::Dirs).isEmpty());
+    }
+
+private:
+    std::unique_ptr<ampscope::test::SshServer> ssh_;
 };
 
 QTEST_GUILESS_MAIN(CliBadInputTest)

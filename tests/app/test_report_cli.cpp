@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "SshServer.h"
 #include "TestSupport.h"
 #include "common/Text.h"
 
@@ -459,6 +460,43 @@ private Q_SLOTS:
             QDir(tb).entryList({QStringLiteral("events.out.tfevents.*")}, QDir::Files);
         QCOMPARE(files.size(), 1);
         QVERIFY(QFileInfo(tb + QLatin1Char('/') + files[0]).size() > 0);
+    }
+
+    // The same commands on a run on "another machine": ssh:// through a real sshd on
+    // 127.0.0.1. What they write equals what they write from the folder itself.
+    void commandsReadARunOverSsh() {
+        test::SshServer server;
+        if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
+        qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
+        const QString remote = test::SshServer::address(nanRun_);
+        const QString html = tmp_.filePath(QStringLiteral("remote.html"));
+        auto r = test::runCli({QStringLiteral("report"), remote, QStringLiteral("--out"), html});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString report = readText(html);
+        QVERIFY(report.contains(QStringLiteral("<td>%1</td>").arg(remote)));  // named as given
+        QVERIFY(report.contains(QStringLiteral("First non-finite value at step 5")));
+        const QString localCsv = tmp_.filePath(QStringLiteral("local-csv"));
+        const QString remoteCsv = tmp_.filePath(QStringLiteral("remote-csv"));
+        QCOMPARE(test::runCli({QStringLiteral("export-csv"), nanRun_, QStringLiteral("--out"), localCsv}).exitCode, 0);
+        r = test::runCli({QStringLiteral("export-csv"), remote, QStringLiteral("--out"), remoteCsv});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QStringList files = QDir(localCsv).entryList(QDir::Files);
+        QVERIFY(files.contains(QStringLiteral("steps.csv")));
+        QCOMPARE(QDir(remoteCsv).entryList(QDir::Files), files);
+        for (const QString& file : files)
+            QVERIFY2(readText(localCsv + QLatin1Char('/') + file) == readText(remoteCsv + QLatin1Char('/') + file),
+                     qPrintable(file));
+        const QString tb = tmp_.filePath(QStringLiteral("remote-tb"));
+        r = test::runCli({QStringLiteral("export-tfevents"), remote, QStringLiteral("--out"), tb});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        QCOMPARE(QDir(tb).entryList({QStringLiteral("events.out.tfevents.*")}, QDir::Files).size(), 1);
+        // The export's failures name the run as the user did, like the report's.
+        r = test::runCli({QStringLiteral("export-csv"), test::SshServer::address(tmp_.filePath(QStringLiteral("none"))),
+                          QStringLiteral("--out"), tmp_.filePath(QStringLiteral("none-csv"))});
+        QCOMPARE(r.exitCode, 2);
+        QCOMPARE(r.err.trimmed(), QStringLiteral("ampscope-cli: ampscope-test:%1: no such run directory")
+                                      .arg(tmp_.filePath(QStringLiteral("none"))));
+        qunsetenv("AMPSCOPE_SSH_CONFIG");
     }
 };
 

@@ -5,7 +5,8 @@
 //
 //   format_cost_bench [--repeats 20] [--threads N] [--cpu-time] [--smoke]
 //
-// --smoke: a small tensor and 3 repeats; proves it runs and prints every row.
+// --smoke: a small tensor and 3 repeats: every row must print with its time (exit 1
+// otherwise).
 #include <torch/torch.h>
 #include <time.h>
 
@@ -17,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "BenchRows.h"
 #include "precision/formats/FormatSweep.h"
 #include "precision/formats/TensorQuantizers.h"
 
@@ -105,6 +107,7 @@ int main(int argc, char** argv) {
         torch::randn({batch, 1, 28, 28}),        torch::randn({batch, 64, 14, 14}).relu_(),
         torch::randn({batch, 128 * 7 * 7}).relu_(), torch::randn({64, 1, 3, 3}) * 1e-3f,
         torch::randn({128, 64, 3, 3}) * 1e-4f,    torch::randn({10, 128 * 7 * 7}) * 1e-4f};
+    BenchRows printed("format_cost_bench");
     int64_t simpleCnnElements = 0;
     for (const auto& t : simpleCnn) simpleCnnElements += t.numel();
     {
@@ -114,6 +117,7 @@ int main(int argc, char** argv) {
         std::printf("| format cost | %lld | format sweep of a simple_cnn sweep step (batch %lld): %.3f s | %.2f | |\n",
                     static_cast<long long>(simpleCnnElements), static_cast<long long>(batch), seconds,
                     seconds / static_cast<double>(simpleCnnElements) * 1e9);
+        printed.measured("format sweep of a simple_cnn sweep step", seconds);
     }
     double copy = 0;
     for (const Row& row : rowsToTime) {
@@ -121,6 +125,7 @@ int main(int argc, char** argv) {
         if (copy == 0) copy = seconds;
         std::printf("| format cost | %lld | %s | %.2f | %.1f |\n", static_cast<long long>(x.numel()), row.name,
                     seconds / n * 1e9, seconds / copy);
+        printed.measured(row.name, seconds);
     }
-    return 0;
+    return printed.exitCode(1 + rowsToTime.size());
 }

@@ -30,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "BenchRows.h"
 #include "engine/CpuBlockCache.h"
 #include "engine/Trainer.h"
 
@@ -104,7 +105,7 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
 }  // namespace
 
 void printMemory(const std::vector<std::string>& variants, std::vector<std::unique_ptr<Trainer>>& trainers,
-                 const DataBundle& data, int64_t batch) {
+                 const DataBundle& data, int64_t batch, BenchRows& rows) {
     std::printf("| variant | train step: in use MiB | held MiB | evaluation: in use MiB | held MiB |\n|---|---|---|---|---|\n");
     const auto mib = [](int64_t bytes) { return static_cast<double>(bytes) / (1 << 20); };
     for (size_t v = 0; v < variants.size(); ++v) {
@@ -122,6 +123,7 @@ void printMemory(const std::vector<std::string>& variants, std::vector<std::uniq
         const auto eval = cpu_block_cache::stats();
         std::printf("| %s | %.1f | %.1f | %.1f | %.1f |\n", variants[v].c_str(), mib(train.peakInUseBytes - base),
                     mib(train.peakHeldBytes - base), mib(eval.peakInUseBytes - base), mib(eval.peakHeldBytes - base));
+        rows.measured(variants[v] + ": train step in use", mib(train.peakInUseBytes - base));
     }
 }
 
@@ -167,13 +169,14 @@ int main(int argc, char** argv) {
         torch::manual_seed(1);
         trainers.push_back(std::make_unique<Trainer>(configFor(v, model), data, c10::Device(c10::kCPU)));
     }
+    BenchRows rows("format_step_bench");
     if (memory) {
         data.val.inputs = data.train.inputs.slice(0, 0, 2000);
         data.val.targets = data.train.targets.slice(0, 0, 2000);
         std::printf("%s, batch %lld, %lld threads: tensor memory above the weights\n\n", model.c_str(),
                     static_cast<long long>(batch), static_cast<long long>(threads));
-        printMemory(variants, trainers, data, batch);
-        return 0;
+        printMemory(variants, trainers, data, batch, rows);
+        return rows.exitCode(variants.size());
     }
     std::vector<std::vector<double>> wall(variants.size()), cpu(variants.size());
     std::vector<Parts> partsOf(variants.size());
@@ -201,23 +204,25 @@ int main(int argc, char** argv) {
                 static_cast<long long>(batch), static_cast<long long>(threads), static_cast<long long>(steps));
     std::printf("| variant | step ms (median wall) | x fp32 | step CPU ms (median) | x fp32 |\n|---|---|---|---|---|\n");
     const double wall32 = median(wall[0]), cpu32 = median(cpu[0]);
-    for (size_t v = 0; v < variants.size(); ++v)
+    for (size_t v = 0; v < variants.size(); ++v) {
         std::printf("| %s | %.1f | %.2f | %.1f | %.2f |\n", variants[v].c_str(), 1e3 * median(wall[v]),
                     median(wall[v]) / wall32, 1e3 * median(cpu[v]), median(cpu[v]) / cpu32);
+        rows.measured(variants[v] + ": step", median(wall[v]));
+    }
     if (parts) {
         for (size_t v = 0; v < variants.size(); ++v) {
-            std::vector<std::pair<double, std::string>> rows;
+            std::vector<std::pair<double, std::string>> operators;
             double total = 0;
             for (const auto& [name, seconds] : partsOf[v].seconds) {
-                rows.emplace_back(seconds / static_cast<double>(steps), name);
+                operators.emplace_back(seconds / static_cast<double>(steps), name);
                 total += seconds;
             }
-            std::sort(rows.rbegin(), rows.rend());
+            std::sort(operators.rbegin(), operators.rend());
             std::printf("\n%s: top-level operators, ms per step (all: %.1f)\n", variants[v].c_str(),
                         1e3 * total / static_cast<double>(steps));
-            for (size_t k = 0; k < rows.size() && k < 14; ++k)
-                std::printf("  %8.2f  %s\n", 1e3 * rows[k].first, rows[k].second.c_str());
+            for (size_t k = 0; k < operators.size() && k < 14; ++k)
+                std::printf("  %8.2f  %s\n", 1e3 * operators[k].first, operators[k].second.c_str());
         }
     }
-    return 0;
+    return rows.exitCode(variants.size());
 }

@@ -8,7 +8,8 @@
 //
 // Without a CUDA device or without the fused kernel in this build it times the CPU:
 // the single-pass CPU probes against the torch-ops path (the fused column says why
-// it is empty). --smoke: tiny sizes, 3 repeats, proves it runs and prints every row.
+// it is empty). --smoke: tiny sizes, 3 repeats: every row must print with its times
+// (exit 1 otherwise).
 #include <torch/torch.h>
 
 #include <algorithm>
@@ -18,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "BenchRows.h"
 #include "probes/Fp16Classifier.h"
 #include "probes/GradientProbe.h"
 #include "probes/HistogramProbe.h"
@@ -73,6 +75,7 @@ int main(int argc, char** argv) {
                 fused ? "fused kernel" : (cuda ? "fused kernel" : "CPU single pass"));
     std::printf("|---|---|---|---|---|\n");
     torch::manual_seed(0);
+    BenchRows rows("fused_probe_bench");
     for (const int64_t n : sizes) {
         for (const auto type : {torch::kFloat, torch::kHalf}) {
             // Gradient-like: log-normal magnitudes around 2^-12, both signs.
@@ -92,6 +95,9 @@ int main(int argc, char** argv) {
                 });
             }
             const char* name = type == torch::kFloat ? "float32" : "float16";
+            const std::string row = std::to_string(n) + " " + name;
+            rows.measured(row + ", LibTorch probes", viaOps);
+            if (fused || !cuda) rows.measured(row + ", the other path", other);
             if (other > 0)
                 std::printf("| %lld | %s | %.1f | %.1f | %.2f |\n", static_cast<long long>(n), name, viaOps, other,
                             viaOps / other);
@@ -99,5 +105,5 @@ int main(int argc, char** argv) {
                 std::printf("| %lld | %s | %.1f | - | - |\n", static_cast<long long>(n), name, viaOps);
         }
     }
-    return 0;
+    return rows.exitCode(sizes.size() * 2 * (fused || !cuda ? 2 : 1));
 }

@@ -11,6 +11,9 @@ Workloads (CPU, Debian's python3-torch): a small CNN on 28x28 inputs (two 3x3
 convolutions, 16 and 32 channels, then a linear layer; batch 128) in fp32 and in bf16
 autocast, and an MLP 784-128-10 (batch 32) in fp32. Target: a recorded step costs at
 most 1.05x a plain one at the default cadence. --smoke: 3 steps, 1 round.
+
+It checks its own rows: each workload's recorded run must hold a step record for every
+step it trained, and every time must be positive; else it exits 1 saying what is missing.
 """
 import argparse
 import os
@@ -88,7 +91,12 @@ class Loop:
             self.recorder.close()
 
 
-def measure(blocks, block_steps):
+def recorded_steps(run_dir):
+    with open(os.path.join(run_dir, "events.jsonl")) as f:
+        return sum(1 for line in f if '"type":"step"' in line.replace(" ", ""))
+
+
+def measure(blocks, block_steps, problems):
     """Per workload: a plain and a recorded loop take turns, block by block (A B A B ...,
     the order swapped every other block), each block `block_steps` steps, so that each
     recorded block holds its share of probe steps (one per 50 steps) and drift on a
@@ -97,8 +105,9 @@ def measure(blocks, block_steps):
     rows = []
     with tempfile.TemporaryDirectory(prefix="ampscope-recorder-cost-") as workdir:
         for what, make_model, batch, dtype in WORKLOADS:
+            run_dir = os.path.join(workdir, what.replace(" ", "-"))
             plain = Loop(make_model, batch, dtype, None)
-            recorded = Loop(make_model, batch, dtype, os.path.join(workdir, what.replace(" ", "-")))
+            recorded = Loop(make_model, batch, dtype, run_dir)
             times = {"plain": [], "recorded": []}
             for b in range(blocks + 1):
                 order = (("plain", plain), ("recorded", recorded))
@@ -108,6 +117,12 @@ def measure(blocks, block_steps):
                         times[name].append(seconds / block_steps)
             plain.close()
             recorded.close()
+            written = recorded_steps(run_dir)
+            if written != recorded.step_index:
+                problems.append(f"{what}: the recorder wrote {written} step records for "
+                                f"{recorded.step_index} steps")
+            if not (min(times["plain"]) > 0 and min(times["recorded"]) > 0):
+                problems.append(f"{what}: a block took no time")
             ratio = median(times["recorded"]) / median(times["plain"])
             rows.append(row("recorder cost", f"{what}: plain step",
                             f"{median(times['plain']) * 1e3:.3f} ms"))
@@ -128,9 +143,17 @@ def main():
     if args.smoke:
         args.blocks, args.block_steps = 1, 3
     torch.set_num_threads(args.threads)
-    emit(measure(args.blocks, args.block_steps), args.json,
+    problems = []
+    rows = measure(args.blocks, args.block_steps, problems)
+    if len(rows) != 2 * len(WORKLOADS):
+        problems.append(f"{len(rows)} rows for {len(WORKLOADS)} workloads")
+    emit(rows, args.json,
          f"Recorder cost: {args.blocks} timed blocks of {args.block_steps} steps per loop, "
          f"plain and recorded taking turns, {args.threads} threads, torch {torch.__version__}")
+    for problem in problems:
+        print(f"recorder_cost.py: {problem}", file=sys.stderr)
+    if problems:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
 loop, the cost of each precision mode, probe cadence, the 10^6-step long run,
-and the GUI's replot and stall times. Prints the machine, then the table.
+the GUI's replot and stall times, and following a run over SSH. Prints the machine, then the table.
 
   tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
                                 [--long-run-steps 1000000] [--skip long-run,gui,...]
@@ -11,19 +11,52 @@ one run, but absolute numbers belong to the machine printed above the table.
 --quick: fewer steps and rounds (about 10 minutes instead of 35).
 --smoke: every benchmark at tiny sizes (seconds each): CTest runs this to prove
 each still runs and prints its rows; the numbers mean nothing then.
+Every run checks the rows (EXPECTED_ROWS): one missing, or a row without a number,
+exits 1 naming it. --expect-gui: the window is built, so gui_replot_bench must be too.
 """
 import argparse
 import datetime
 import json
 import os
 import platform
+import re
 import subprocess
 import sys
 
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "long-run", "gui",
+            "remote-follow"]
+
+# The rows each section must print, as regular expressions on "benchmark | measurement":
+# a section that ran without one of them, or a row without a number, fails the run (exit 1),
+# so that a benchmark that drops a row cannot pass (CTest runs --smoke on its exit code).
+EXPECTED_ROWS = {
+    "engine-vs-peer": [r"^engine vs PyTorch loop \| simple_cnn fp32, batch", r"\| simple_cnn bf16",
+                       r"\| small MLP", r"\| simple_cnn fp32, engine without its block cache"],
+    "mode-cost": [rf"^mode cost \| {mode}\b" for mode in
+                  ("fp32", "bf16", "fp16", "tf32", "fp16 pure", "bf16 pure", "fp8", "mxfp8", "mxfp4", "nvfp4")],
+    "own-model": [r"^own model \| simple_cnn fp32", r"^own model \| simple_cnn bf16"],
+    "probe-cadence": [r"^probe cadence \| simple_cnn fp32: off", r"^probe cadence \| simple_cnn fp32: default",
+                      r"^probe cadence \| simple_cnn fp32: every step", r"^probe cadence \| mlp fp32: every step"],
+    "replay-cost": [r"^replay cost \| simple_cnn fp32", r"^replay cost \| simple_cnn bf16"],
+    "long-run": [r"^long run \| "],
+    "gui": [r"^GUI \| (loss plot|gui_replot_bench)", r"^GUI \| (UI gaps|gui_replot_bench)"],
+    "remote-follow": [r"^remote follow \| finished run", r"^remote follow \| delay from write to view, local",
+                      r"^remote follow \| delay from write to view, SSH"],
+}
+
+
+def missing_rows(rows, sections):
+    """What the sections that ran should have printed and did not, one line each."""
+    keys = [f"{r['benchmark']} | {r['measurement']}" for r in rows]
+    problems = [f"no row matches {pattern!r} ({section})"
+                for section in sections for pattern in EXPECTED_ROWS[section]
+                if not any(re.search(pattern, key) for key in keys)]
+    problems += [f"{key}: no number in {r['value']!r}" for key, r in zip(keys, rows)
+                 if not re.search(r"[0-9]", str(r["value"])) and "not built" not in str(r["value"])]
+    return problems
 
 
 def cpu_name():
@@ -82,6 +115,8 @@ def main():
     parser.add_argument("--smoke", action="store_true")
     parser.add_argument("--long-run-steps", type=int, default=1000000)
     parser.add_argument("--skip", default="", help="comma-separated: " + ",".join(SECTIONS))
+    parser.add_argument("--expect-gui", action="store_true",
+                        help="fail when gui_replot_bench is not built (a build with the window)")
     args = parser.parse_args()
     skip = {s for s in args.skip.split(",") if s}
     for s in skip:
@@ -122,8 +157,19 @@ def main():
         gui_bench = os.path.join(args.build, "tests", "bench", "gui_replot_bench")
         if os.access(gui_bench, os.X_OK):
             rows += gui_rows(gui_bench, args.smoke or args.quick)
+        elif args.expect_gui:
+            fail(SCRIPT, f"{gui_bench}: not built, in a build with the window")
         else:
             rows.append(row("GUI", "gui_replot_bench", "not built (GUI off)"))
+
+    if "remote-follow" not in skip:
+        follow_bench = os.path.join(args.build, "tests", "bench", "remote_follow_bench")
+        if os.access(follow_bench, os.X_OK):
+            follow_size = ["--smoke"] if args.smoke else (["--records", "50000", "--seconds", "10"]
+                                                          if args.quick else [])
+            rows += json_rows([follow_bench, "--json", *follow_size], "remote_follow_bench")
+        else:
+            rows.append(row("remote follow", "remote_follow_bench", "not built"))
 
     minutes = (datetime.datetime.now() - started).total_seconds() / 60
     print(f"AmpScope benchmarks{' (smoke: numbers mean nothing)' if args.smoke else ''}: "
@@ -131,6 +177,12 @@ def main():
           f"{started:%Y-%m-%d %H:%M}, {minutes:.1f} min")
     print()
     print_table(rows)
+    problems = missing_rows(rows, [s for s in SECTIONS if s not in skip])
+    if problems:
+        print()
+        for problem in problems:
+            print(f"{SCRIPT}: {problem}", file=sys.stderr)
+        sys.exit(1)
     missed = [r for r in rows if r["met"] == "NO"]
     if missed and not args.smoke:
         print()

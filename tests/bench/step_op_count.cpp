@@ -9,16 +9,19 @@
 // Counts top-level operator calls (RecordFunction, function scope, not nested in
 // another operator; a multi-tensor _foreach_ call counts once, as it launches once per
 // group of tensors on a GPU). Prints the engine's phases, then torch::optim's
-// per-parameter Adam and SGD on the same parameters for comparison.
+// per-parameter Adam and SGD on the same parameters for comparison; exits 1 when a phase
+// the trainer always reports, or a count that cannot be 0, is missing.
 #include <torch/torch.h>
 
 #include <ATen/record_function.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "BenchRows.h"
 #include "engine/Trainer.h"
 
 using namespace ampscope;
@@ -128,12 +131,21 @@ int main(int argc, char** argv) {
                 model.c_str(), mode.c_str(), static_cast<long long>(batch), trainer.parameters().size(),
                 static_cast<long long>(steps));
     std::printf("| phase | calls |\n|---|---|\n");
+    // Every step runs forward and loss, backward and the optimizer, each calling operators;
+    // the other phases (unscale, the norm and read) may call none in some modes.
+    BenchRows rows("step_op_count");
     int64_t sum = 0;
+    for (const char* phase : {"forward + loss", "backward", "optimizer"}) {
+        const auto it = std::find(names.begin(), names.end(), phase);
+        rows.measured(std::string("engine: ") + phase,
+                      it == names.end() ? 0.0 : static_cast<double>(totals[static_cast<size_t>(it - names.begin())]));
+    }
     for (size_t k = 0; k < names.size(); ++k) {
         std::printf("| engine: %s | %lld |\n", names[k].c_str(), static_cast<long long>(totals[k] / steps));
         sum += totals[k];
     }
     std::printf("| engine: whole step | %lld |\n", static_cast<long long>(sum / steps));
+    rows.measured("engine: whole step", static_cast<double>(sum));
 
     // The same parameters and gradients through LibTorch's per-parameter optimizers.
     std::vector<torch::Tensor> copies;
@@ -144,12 +156,14 @@ int main(int argc, char** argv) {
     }
     torch::optim::Adam adam(copies, torch::optim::AdamOptions(1e-3));
     adam.step();  // state created
-    std::printf("| torch::optim::Adam step (one parameter at a time) | %lld |\n",
-                static_cast<long long>(countCalls([&] { adam.step(); })));
+    const int64_t adamCalls = countCalls([&] { adam.step(); });
+    std::printf("| torch::optim::Adam step (one parameter at a time) | %lld |\n", static_cast<long long>(adamCalls));
+    rows.measured("torch::optim::Adam step", static_cast<double>(adamCalls));
     torch::optim::SGD sgd(copies, torch::optim::SGDOptions(1e-3).momentum(0.9));
     sgd.step();
-    std::printf("| torch::optim::SGD step, momentum | %lld |\n",
-                static_cast<long long>(countCalls([&] { sgd.step(); })));
+    const int64_t sgdCalls = countCalls([&] { sgd.step(); });
+    std::printf("| torch::optim::SGD step, momentum | %lld |\n", static_cast<long long>(sgdCalls));
+    rows.measured("torch::optim::SGD step", static_cast<double>(sgdCalls));
     at::removeCallback(handle);
-    return 0;
+    return rows.exitCode(6);
 }

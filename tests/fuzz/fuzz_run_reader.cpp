@@ -32,6 +32,7 @@
 
 #include "FuzzSupport.h"
 #include "common/InputError.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 
 using ampscope::InputError;

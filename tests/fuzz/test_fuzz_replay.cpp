@@ -32,6 +32,7 @@
 #include "data/IdxReader.h"
 #include "data/SafetensorsFile.h"
 #include "fuzz/FuzzSupport.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 
 // Each harness defines LLVMFuzzerTestOneInput; here each gets a name of its own.

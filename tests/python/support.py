@@ -1,11 +1,14 @@
 """Shared pieces of the recorder suites: paths from CTest's environment, a small real
 training loop on the two-spirals set, and readers for what the recorder wrote."""
+import collections
 import json
 import math
 import os
+import struct
 import subprocess
 import tempfile
 import unittest
+import zlib
 
 import torch
 
@@ -87,3 +90,61 @@ def of_type(records, record_type, **fields):
 
 def run_cli(*args):
     return subprocess.run([CLI, *args], capture_output=True, text=True, timeout=300)
+
+
+def png_pixels(path):
+    """(width, height, a Counter of pixel values) of an 8-bit, non-interlaced PNG, decoded
+    here with zlib (Debian's python3 has no imaging library): what a screenshot shows."""
+    with open(path, "rb") as f:
+        data = f.read()
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError(f"{path}: not a PNG")
+    pos, header, idat = 8, None, []
+    while pos + 12 <= len(data):
+        length, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + length]
+        (crc,) = struct.unpack(">I", data[pos + 8 + length:pos + 12 + length])
+        if zlib.crc32(kind + body) != crc:
+            raise ValueError(f"{path}: chunk {kind!r} fails its CRC")
+        if kind == b"IHDR":
+            header = struct.unpack(">IIBBBBB", body)
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+        pos += 12 + length
+    if header is None:
+        raise ValueError(f"{path}: no IHDR chunk")
+    width, height, depth, color, _, _, interlace = header
+    channels = {0: 1, 2: 3, 3: 1, 4: 2, 6: 4}[color]
+    if depth != 8 or interlace:
+        raise ValueError(f"{path}: bit depth {depth}, interlace {interlace}: not read here")
+    raw = zlib.decompress(b"".join(idat))
+    stride = width * channels
+    if len(raw) != height * (stride + 1):
+        raise ValueError(f"{path}: {len(raw)} bytes of pixels for {width} x {height}")
+    previous = bytearray(stride)
+    pixels = collections.Counter()
+    for y in range(height):  # undo each row's filter (PNG specification, section 9)
+        start = y * (stride + 1)
+        kind, line = raw[start], bytearray(raw[start + 1:start + 1 + stride])
+        if kind == 2:  # up: no dependence along the row
+            line = bytearray((a + b) & 0xFF for a, b in zip(line, previous))
+        for i in range(stride) if kind in (1, 3, 4) else ():
+            left = line[i - channels] if i >= channels else 0
+            up = previous[i]
+            if kind == 1:
+                predicted = left
+            elif kind == 2:
+                predicted = up
+            elif kind == 3:
+                predicted = (left + up) >> 1
+            else:
+                upper_left = previous[i - channels] if i >= channels else 0
+                p = left + up - upper_left
+                pa, pb, pc = abs(p - left), abs(p - up), abs(p - upper_left)
+                predicted = left if pa <= pb and pa <= pc else (up if pb <= pc else upper_left)
+            line[i] = (line[i] + predicted) & 0xFF
+        pixels.update(bytes(line[i:i + channels]) for i in range(0, stride, channels))
+        previous = line
+    return width, height, pixels

@@ -74,7 +74,7 @@ class EngineAndRecorderAgree(unittest.TestCase):
         torch.manual_seed(SEED)
         model = torch.nn.Sequential()
         for name, layer in zip(LAYERS, (torch.nn.Linear(2, 64), torch.nn.Tanh(), torch.nn.Linear(64, 64),
-                                        torch.nn.Tanh(), torch.nn.Linear(64, 3))):
+                                        torch.nn.Tanh(), torch.nn.Linear(64, 3)), strict=True):
             model.add_module(name, layer)
         optimizer = torch.optim.Adam(model.parameters(), lr=0.01, betas=(0.9, 0.999), eps=1e-8)
         with ampscope.Recorder(recorded_dir, model, optimizer=optimizer, probe_every=PROBE_EVERY,
@@ -90,6 +90,7 @@ class EngineAndRecorderAgree(unittest.TestCase):
         engine_losses = [s["loss"] for s in of_type(engine, "step")]
         recorded_losses = [s["loss"] for s in of_type(recorded, "step")]
         self.assertEqual(len(engine_losses), STEPS)
+        self.assertEqual(len(recorded_losses), STEPS)  # zip below stops at the shorter
         for step, (a, b) in enumerate(zip(engine_losses, recorded_losses), 1):
             self.assertAlmostEqual(a, b, delta=1e-6 * abs(a), msg=f"step {step}")
 
@@ -107,7 +108,10 @@ class EngineAndRecorderAgree(unittest.TestCase):
             for key in a:
                 self.assertEqual({f: a[key][f] for f in fields}, {f: b[key][f] for f in fields},
                                  f"{kind} {key}")
-        for a, b in zip(of_type(engine, "update_ratio"), of_type(recorded, "update_ratio")):
+        engine_ratios, recorded_ratios = of_type(engine, "update_ratio"), of_type(recorded, "update_ratio")
+        self.assertGreater(len(engine_ratios), 0)
+        self.assertEqual(len(recorded_ratios), len(engine_ratios))
+        for a, b in zip(engine_ratios, recorded_ratios):
             self.assertEqual((a["step"], a["layer"]), (b["step"], b["layer"]))
             self.assertAlmostEqual(a["ratio"], b["ratio"], delta=1e-5 * a["ratio"])
 

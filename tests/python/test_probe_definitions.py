@@ -80,6 +80,7 @@ class ProbesAgainstCore(unittest.TestCase):
         python_input = values if python_input is None else python_input
         self.assertEqual(python_histogram(python_input), strip(core["histogram"]))
         self.assertEqual(strip(core["histogram"]), strip(core["histogram_torch_ops"]))
+        self.assertEqual(len(core["underflow"]), len(MULTIPLIERS))
         for multiplier, expected in zip(MULTIPLIERS, core["underflow"]):
             with self.subTest(multiplier=multiplier):
                 self.assertEqual(python_underflow(python_input, multiplier), strip(expected))
@@ -119,6 +120,7 @@ class DevicePathsAgree(unittest.TestCase):
         for values in (edge_values()[torch.isfinite(edge_values())], every_fp16_pattern().nan_to_num(0.0, 0.0, 0.0),
                        wide_random()):
             fast = probes.fp16_class_slots_multi(values, MULTIPLIERS).tolist()
+            self.assertEqual(len(fast), len(MULTIPLIERS))
             for multiplier, row in zip(MULTIPLIERS, fast):
                 plan = probes.Fp16Plan(multiplier)
                 self.assertEqual(row, probes._fp16_class_slots_with_torch_ops(values, plan).tolist(),

@@ -10,7 +10,7 @@ import sys
 import time
 import unittest
 
-from support import CLI, GUI, SOURCE_DIR, events, needs_cli, of_type, run_cli, temp_dir, train
+from support import CLI, GUI, SOURCE_DIR, events, needs_cli, of_type, png_pixels, run_cli, temp_dir, train
 
 
 @needs_cli
@@ -119,8 +119,13 @@ class WindowScreenshot(unittest.TestCase):
                                 capture_output=True, text=True, timeout=300,
                                 env=dict(os.environ, QT_QPA_PLATFORM="offscreen"))
         self.assertEqual(result.returncode, 0, result.stderr)
-        with open(shot, "rb") as handle:
-            self.assertEqual(handle.read(8), b"\x89PNG\r\n\x1a\n")
+        # A window, not an empty or one-colour image: its size, and the many colours of
+        # plots, text and widgets with no single colour covering nearly all of it.
+        width, height, pixels = png_pixels(shot)
+        self.assertGreaterEqual(width, 640)
+        self.assertGreaterEqual(height, 400)
+        self.assertGreater(len(pixels), 200, "distinct colours")
+        self.assertLess(pixels.most_common(1)[0][1], 0.9 * width * height, "one colour covers the picture")
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -25,6 +26,28 @@ inline std::string envOr(const char* name, const char* fallback) {
 inline std::string testDataDir() { return envOr("AMPSCOPE_TEST_DATA", "tests/data"); }
 inline std::string sourceDir() { return envOr("AMPSCOPE_SOURCE_DIR", "."); }
 inline std::string cliPath() { return envOr("AMPSCOPE_CLI", "ampscope-cli"); }
+
+// Sets an environment variable while it lives (for this process and the programs it
+// starts), then puts back what was there.
+class ScopedEnvironment {
+public:
+    ScopedEnvironment(const char* name, const std::string& value) : name_(name) {
+        if (const char* old = std::getenv(name)) old_ = old;
+        ::setenv(name, value.c_str(), 1);
+    }
+    ~ScopedEnvironment() {
+        if (old_)
+            ::setenv(name_, old_->c_str(), 1);
+        else
+            ::unsetenv(name_);
+    }
+    ScopedEnvironment(const ScopedEnvironment&) = delete;
+    ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+private:
+    const char* name_;
+    std::optional<std::string> old_;
+};
 
 // An mlp on the 2-D spirals set: a few ms per step on one thread. One epoch of
 // samples * 0.75 / batchSize steps (a quarter is held out for validation); tests set

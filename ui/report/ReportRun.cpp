@@ -160,6 +160,7 @@ ReportRun loadReportRun(const QString& directory) {
     RunRecordReader reader(cleaned.toStdString());  // throws InputError
     ReportRun run;
     run.directory = cleaned;
+    run.shownDirectory = cleaned;
     run.title = QFileInfo(cleaned).fileName();
     ResultsFromEvents fromEvents;
     std::optional<ModelModulesRecord> modules;

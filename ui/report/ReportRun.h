@@ -54,6 +54,7 @@ struct ReportModelFile {
 
 struct ReportRun {
     QString directory;
+    QString shownDirectory;  // what the report calls it: the directory, or the ssh:// address of its copy
     QString title;          // the directory's name
     QString status;         // finished | stopped | error | incomplete
     bool complete = false;  // summary.json present

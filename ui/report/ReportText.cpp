@@ -289,7 +289,7 @@ QString runFactsHtml(const ReportRun& run, bool comparison) {
     if (!run.complete)
         html += QStringLiteral("<p class=\"incomplete\">%1</p>").arg(esc(statusText(run)));
     std::vector<QStringList> rows;
-    rows.push_back({QStringLiteral("Run directory"), run.directory});
+    rows.push_back({QStringLiteral("Run directory"), run.shownDirectory});
     rows.push_back({QStringLiteral("Started"), run.startTime.isEmpty() ? kUnknown : run.startTime});
     rows.push_back({QStringLiteral("Status"), statusText(run)});
     rows.push_back({QStringLiteral("Machine"), machineText(run)});
@@ -536,6 +536,10 @@ QString nanDiagnosisHtml(const ReportRun& run) {
     if (const std::string words = describeFirstOperator(e); !words.empty())
         html += QStringLiteral("<p>First operator with a non-finite output: %1.</p>")
                     .arg(esc(QString::fromStdString(words)));
+    if (e.via == nonfinite_via::kGradientAllReduce)
+        html += QStringLiteral("<p class=\"note\">None of this rank's activations or activation "
+                               "gradients were non-finite: the value arrived from another rank "
+                               "through the gradient all-reduce.</p>");
     if (e.locatedBy == nonfinite_located_by::kReplay)
         html += QStringLiteral("<p class=\"note\">Found by running step %1 again with every layer "
                                "checked; the earlier columns are probe steps.</p>")

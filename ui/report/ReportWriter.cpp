@@ -2,6 +2,7 @@
 
 #include <QAbstractTextDocumentLayout>
 #include <QBuffer>
+#include <QDir>
 #include <QFile>
 #include <QFileInfo>
 #include <QPageLayout>
@@ -19,6 +20,8 @@
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/ReportText.h"
+#include "run/JobNonFiniteOrigin.h"
+#include "run/RunReader.h"
 #include "views/GradientHistogramView.h"
 
 namespace ampscope::ui {
@@ -206,6 +209,57 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }
 
+// One run of the report: a run directory given, or a rank of a job folder given.
+struct ReportInput {
+    QString directory;
+    QString shown;  // as the report names it
+    QString job;    // the job folder's name, for a rank; else empty
+    QString jobShown;
+};
+
+std::vector<ReportInput> reportInputs(const QStringList& directories, const QMap<QString, QString>& shown) {
+    std::vector<ReportInput> inputs;
+    for (const QString& directory : directories) {
+        const QString name = shown.value(directory, QDir::cleanPath(directory));
+        const std::vector<std::string> ranks = rankRunDirectories(QDir::cleanPath(directory).toStdString());
+        if (ranks.empty()) {
+            inputs.push_back({directory, name, {}, {}});
+            continue;
+        }
+        for (const std::string& rank : ranks) {
+            const QString rankName = QFileInfo(QString::fromStdString(rank)).fileName();
+            inputs.push_back({QString::fromStdString(rank), name + QLatin1Char('/') + rankName,
+                              QFileInfo(QDir::cleanPath(directory)).fileName(), name});
+        }
+    }
+    return inputs;
+}
+
+// For each job folder: which rank the first NaN came from (JobNonFiniteOrigin.h).
+QString jobOriginsHtml(const std::vector<ReportInput>& inputs, const std::vector<ReportRun>& runs) {
+    QString html;
+    for (std::size_t i = 0; i < inputs.size();) {
+        std::size_t end = i + 1;
+        if (inputs[i].job.isEmpty()) {
+            i = end;
+            continue;
+        }
+        while (end < inputs.size() && inputs[end].jobShown == inputs[i].jobShown) ++end;
+        std::vector<RankNonFinite> ranks;
+        for (std::size_t r = i; r < end; ++r)
+            ranks.push_back({rankOfDirectory(inputs[r].directory.toStdString()),
+                             runs[r].nonFinite ? std::optional(runs[r].nonFinite->event) : std::nullopt});
+        const std::string origin = jobNonFiniteOrigin(ranks);
+        html += QStringLiteral("<p><b>Job %1</b> (%2 ranks): %3.</p>")
+                    .arg(inputs[i].jobShown.toHtmlEscaped())
+                    .arg(end - i)
+                    .arg(origin.empty() ? QStringLiteral("no rank went non-finite")
+                                        : QString::fromStdString(origin).toHtmlEscaped());
+        i = end;
+    }
+    return html;
+}
+
 }  // namespace
 
 QString writeReport(const QStringList& runDirectories, const ReportOptions& options) {
@@ -216,21 +270,27 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
     if (!pdf && suffix != QLatin1String("html") && suffix != QLatin1String("htm"))
         return QStringLiteral("%1: unknown report type '%2' (use .pdf or .html)").arg(path, suffix);
 
-    const int total = 2 * static_cast<int>(runDirectories.size()) + 1;
+    // A job folder of torch.distributed ranks: each rank is a run of the report.
+    const std::vector<ReportInput> inputs = reportInputs(runDirectories, options.shownDirectories);
+    const int total = 2 * static_cast<int>(inputs.size()) + 1;
     int done = 0;
     const auto step = [&](const QString& what) {
         return !options.progress || options.progress(done++, total, what);
     };
 
     std::vector<ReportRun> runs;
-    for (const QString& directory : runDirectories) {
-        if (!step(QStringLiteral("Reading %1").arg(directory))) return QStringLiteral("cancelled");
+    for (const ReportInput& input : inputs) {
+        if (!step(QStringLiteral("Reading %1").arg(input.shown))) return QStringLiteral("cancelled");
         try {
-            runs.push_back(loadReportRun(directory));
+            runs.push_back(loadReportRun(input.directory));
         } catch (const std::exception& e) {
-            return QString::fromUtf8(e.what());
+            // A copy's problem, named as the user named the run.
+            return QString::fromUtf8(e.what()).replace(QDir::cleanPath(input.directory), input.shown);
         }
+        runs.back().shownDirectory = input.shown;
+        if (!input.job.isEmpty()) runs.back().title = input.job + QLatin1Char('/') + runs.back().title;
     }
+    const QString jobs = jobOriginsHtml(inputs, runs);
 
     const QString title = runs.size() == 1
                               ? QStringLiteral("AmpScope report: %1").arg(runs[0].title)
@@ -247,7 +307,7 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
         sink = std::make_unique<HtmlSink>(path, title);
     }
     const bool comparison = runs.size() > 1;
-    sink->html(report_text::headerHtml(runs, options.generated) +
+    sink->html(report_text::headerHtml(runs, options.generated) + jobs +
                report_text::comparisonHtml(runs));
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!step(QStringLiteral("Drawing %1").arg(runs[i].title))) {

@@ -9,7 +9,9 @@
 // (ReportRun.h's hook), the plots (loss, loss scale, the gradient-histogram heatmap of
 // the most affected layers (ReportRunViews.h), the underflow map), the NaN diagnosis and
 // any warnings from reading the run. With several runs a side-by-side table comes first
-// and each run starts a new page.
+// and each run starts a new page. A job folder of torch.distributed ranks (rank-0,
+// rank-1, ...) is reported as its ranks, after a sentence naming the rank the first
+// NaN came from and the ranks that received it (run/JobNonFiniteOrigin.h).
 //
 // Contract:
 // - Needs a QApplication (the plots are widgets); renders offscreen, never shows one.
@@ -19,6 +21,7 @@
 // - progress(done, total, what) is called as the work goes; returning false cancels
 //   (the partial file is removed).
 #include <QDateTime>
+#include <QMap>
 #include <QString>
 #include <QStringList>
 #include <functional>
@@ -28,6 +31,9 @@ namespace ampscope::ui {
 struct ReportOptions {
     QString outputPath;
     QDateTime generated = QDateTime::currentDateTime();
+    // What the report names a run directory by, where that is not its path: the ssh://
+    // address of a run copied from another machine, keyed by the copy's path.
+    QMap<QString, QString> shownDirectories;
     std::function<bool(int done, int total, const QString& what)> progress;
 };
 

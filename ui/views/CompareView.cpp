@@ -12,6 +12,7 @@
 #include <QStackedWidget>
 #include <QVBoxLayout>
 
+#include "run/JobNonFiniteOrigin.h"
 #include "run/RunReader.h"
 #include "views/ComparedRun.h"
 #include "plots/RunOverlayPlot.h"
@@ -72,9 +73,15 @@ CompareView::CompareView(QWidget* parent) : QWidget(parent) {
     split->addWidget(left);
     split->addWidget(stack_);
     split->setStretchFactor(1, 4);
+    originLabel_ = new QLabel(this);
+    originLabel_->setObjectName(QStringLiteral("compareJobOrigin"));
+    originLabel_->setWordWrap(true);
+    originLabel_->setSizePolicy(QSizePolicy::Preferred, QSizePolicy::Maximum);
+    originLabel_->hide();
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
-    layout->addWidget(split);
+    layout->addWidget(originLabel_);
+    layout->addWidget(split, 1);
 }
 
 bool CompareView::addRun(const QString& directory, QString* error, const QString& name) {
@@ -85,6 +92,14 @@ bool CompareView::addRun(const QString& directory, QString* error, const QString
             const QString rankDirectory = QString::fromStdString(rank);
             if (!addRun(rankDirectory, error, QFileInfo(rankDirectory).fileName())) return false;
         }
+        try {
+            jobOrigin_ = QString::fromStdString(jobNonFiniteOriginOf(ranks));
+        } catch (const std::exception&) {
+            jobOrigin_.clear();  // a rank that cannot be read now: its line says so
+        }
+        originLabel_->setText(tr("<b>%1</b>: %2.").arg(QFileInfo(directory).fileName().toHtmlEscaped(),
+                                                      jobOrigin_.toHtmlEscaped()));
+        originLabel_->setVisible(!jobOrigin_.isEmpty());
         return true;
     }
     try {
@@ -111,6 +126,8 @@ void CompareView::removeRun(int index) {
 }
 
 void CompareView::clearRuns() {
+    jobOrigin_.clear();
+    originLabel_->hide();
     directories_.clear();
     names_.clear();
     list_->clear();
@@ -134,6 +151,7 @@ void CompareView::rebuild() {
     scale_->clearRuns();
     underflow_->clearRuns();
     std::vector<int64_t> nonFiniteSteps(static_cast<std::size_t>(directories_.size()), -1);
+    std::vector<bool> received(static_cast<std::size_t>(directories_.size()), false);
     for (int i = 0; i < directories_.size(); ++i) {
         ComparedRun run;
         try {
@@ -142,26 +160,33 @@ void CompareView::rebuild() {
             continue;  // it loaded when added; a run deleted since simply drops out
         }
         nonFiniteSteps[static_cast<std::size_t>(i)] = run.firstNonFiniteStep;
+        received[static_cast<std::size_t>(i)] = run.nonFiniteReceived;
         loss_->addRun(run.legend, run.losses.xs(), run.losses.ys());
         scale_->addRun(run.legend, run.log2Scales.xs(), run.log2Scales.ys());
         underflow_->addRun(run.legend, run.flushed.xs(), run.flushed.ys());
     }
-    // Which run (which rank, for a distributed run) went non-finite first, in the list.
+    // Which run (which rank, for a distributed run) went non-finite first, in the list: at
+    // one step, a rank where it appeared before a rank that received it in the all-reduce.
     int64_t first = -1;
+    bool firstReceived = false;
     firstNonFiniteRun_ = 0;
     for (std::size_t i = 0; i < nonFiniteSteps.size(); ++i) {
         const int64_t step = nonFiniteSteps[i];
-        if (step >= 0 && (first < 0 || step < first)) {
+        if (step >= 0 && (first < 0 || step < first || (step == first && firstReceived && !received[i]))) {
             first = step;
+            firstReceived = received[i];
             firstNonFiniteRun_ = static_cast<int>(i);
         }
     }
     for (int i = 0; i < list_->count() && i < directories_.size(); ++i) {
         QString text = names_[i].isEmpty() ? QFileInfo(directories_[i]).fileName() : names_[i];
-        const int64_t step = nonFiniteSteps[static_cast<std::size_t>(i)];
-        if (step >= 0)
-            text += step == first ? tr(" · first non-finite, step %1").arg(step)
-                                  : tr(" · non-finite at step %1").arg(step);
+        const auto at = static_cast<std::size_t>(i);
+        const int64_t step = nonFiniteSteps[at];
+        if (step >= 0 && received[at])
+            text += tr(" · via all-reduce, step %1").arg(step);
+        else if (step >= 0)
+            text += i == firstNonFiniteRun_ ? tr(" · first non-finite, step %1").arg(step)
+                                            : tr(" · non-finite at step %1").arg(step);
         list_->item(i)->setText(text);
     }
 }

@@ -4,7 +4,8 @@
 // and the mean flushed fraction of the scaled parameter gradients over the layers (the
 // probe steps' underflow records), each with a legend "run name (mode)".
 // A directory that does not load is refused with the reader's one line; the runs
-// already listed stay. refresh() reads the listed runs again: a scenario's runs are
+// already listed stay. A job folder of torch.distributed ranks lists every rank, and a
+// line above the plots names the rank its first NaN came from (JobNonFiniteOrigin.h). refresh() reads the listed runs again: a scenario's runs are
 // listed as they start and refreshed while they are written.
 #include <QStringList>
 #include <QWidget>
@@ -27,6 +28,9 @@ public:
     bool addRun(const QString& directory, QString* error, const QString& name = QString());
     // The index of the run that went non-finite first, 0 when none did (or none listed).
     int firstNonFiniteRun() const { return firstNonFiniteRun_; }
+    // The last job folder added: which rank its NaN came from; empty: none went non-finite.
+    QString jobOrigin() const { return jobOrigin_; }
+    QLabel* jobOriginText() const { return originLabel_; }
     void removeRun(int index);
     void clearRuns();
     void refresh();
@@ -48,6 +52,8 @@ private:
     QStringList directories_;
     QStringList names_;
     int firstNonFiniteRun_ = 0;
+    QString jobOrigin_;
+    QLabel* originLabel_ = nullptr;
     QListWidget* list_ = nullptr;
     RunOverlayPlot* loss_ = nullptr;
     RunOverlayPlot* scale_ = nullptr;

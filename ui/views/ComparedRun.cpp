@@ -31,6 +31,7 @@ public:
         if (type == probe_record_type::kNonFinite && run_.firstNonFiniteStep < 0) {
             const auto step = record.find("step");
             if (step != record.end() && step->is_number_integer()) run_.firstNonFiniteStep = step->get<int64_t>();
+            run_.nonFiniteReceived = record.value("via", std::string()) == nonfinite_via::kGradientAllReduce;
             return;
         }
         if (type != probe_record_type::kUnderflow) return;

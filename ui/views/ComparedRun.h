@@ -19,6 +19,7 @@ struct ComparedRun {
     DecimatedSeries losses, log2Scales;
     DecimatedSeries flushed;  // mean over the layers, per probe step
     int64_t firstNonFiniteStep = -1;  // the step of its nonfinite record; -1: none
+    bool nonFiniteReceived = false;   // that record came through the gradient all-reduce
 };
 
 // name: the legend's run name; empty: the directory's name.

@@ -55,7 +55,16 @@ QString tensorText(const std::string& tensor) {
     if (tensor == "activation") return QObject::tr("its output (activation)");
     if (tensor == "gradient") return QObject::tr("the gradient arriving at its output");
     if (tensor == "loss") return QObject::tr("the loss value");
+    if (tensor == "param_grad") return QObject::tr("its parameter gradients");
     return QString::fromStdString(tensor);
+}
+
+// A rank that received the value from another one: where to look instead.
+QString arrivalText(const NonFiniteEvent& e) {
+    if (e.via != nonfinite_via::kGradientAllReduce) return {};
+    return QObject::tr("<br>None of this rank's activations or activation gradients were non-finite: "
+                       "the value arrived from another rank through the gradient all-reduce. Open "
+                       "the job folder to see which rank it came from.");
 }
 
 const TensorStats* statsOf(const StatsFrame& frame, const QString& layer, const QString& tensor) {
@@ -283,7 +292,7 @@ void NanInspectorView::showFoundEvent() {
             .arg(where, phaseText(e.phase), tensorText(e.tensor).toHtmlEscaped(),
                  nonFiniteCounts(e.nan, e.posInf, e.negInf))
             .arg(e.numel) +
-        op + locatedByText(e));
+        op + arrivalText(e) + locatedByText(e));
     fillTable();
     fillLayerList();
     updateButton();

@@ -17,6 +17,7 @@
 #include "config/ActivationEstimate.h"
 #include "config/ConfigValidation.h"
 #include "config/RunConfig.h"
+#include "TestSupport.h"
 
 using namespace ampscope;
 using nlohmann::json;
@@ -948,8 +949,9 @@ private Q_SLOTS:
                  784.0 + 3 * 8 * 784.0 + 3 * 16 * 196.0 + 1000 + 1000 + 10);
     }
 
-    // Validation refuses a batch whose bound exceeds this machine's memory, naming
-    // train.batch_size; a batch that fits passes.
+    // Validation refuses a batch whose bound exceeds the memory it may use, naming
+    // train.batch_size; a batch that fits passes. The memory is injected through
+    // AMPSCOPE_MEMORY_BYTES, so that the same batch is refused and accepted on any machine.
     void batchBeyondMemoryIsRefused() {
         RunConfig c;
         c.data.dataset = "spirals";
@@ -958,19 +960,48 @@ private Q_SLOTS:
         c.model.hidden = {65536};
         c.train.batch_size = 65536;
         const double bytes = activationBytesPerStep(c);
-        QCOMPARE(bytes, (2.0 + 2 * 65536 + 2) * 65536 * 4);
-        const auto problems = validateConfig(c);
-        if (physicalMemoryBytes() > bytes) {
-            QVERIFY(problems.empty());
-            QSKIP("this machine holds the batch: nothing to refuse");
+        QVERIFY(bytes == (2.0 + 2 * 65536 + 2) * 65536 * 4);  // 32 GiB and a little
+        {
+            test::ScopedEnvironment memory(kMemoryLimitVariable, "17179869184");  // 16 GiB
+            const auto problems = validateConfig(c);
+            QCOMPARE(problems.size(), size_t{1});
+            QCOMPARE(QString::fromStdString(problems[0].field), QString("train.batch_size"));
+            QCOMPARE(QString::fromStdString(problems[0].text()),
+                     QString("train.batch_size: 65536 samples of this mlp would hold at least 32 GiB of "
+                             "layer outputs in one step; AMPSCOPE_MEMORY_BYTES allows 16 GiB of memory"));
+            c.train.batch_size = 64;
+            QVERIFY(validateConfig(c).empty());
+            c.train.batch_size = 65536;
         }
+        {
+            test::ScopedEnvironment memory(kMemoryLimitVariable, "68719476736");  // 64 GiB: it fits
+            QVERIFY(validateConfig(c).empty());
+        }
+        // Unset, the limit is this machine's physical memory.
+        const MemoryLimit machine = memoryLimit();
+        QVERIFY(!machine.fromEnvironment);
+        QVERIFY(machine.bytes == physicalMemoryBytes());
+        QVERIFY(machine.bytes > 0.0);
+    }
+
+    void memoryVariableMustBeBytes_data() {
+        QTest::addColumn<QString>("value");
+        QTest::newRow("a word") << "lots";
+        QTest::newRow("empty") << "";
+        QTest::newRow("a unit") << "16G";
+        QTest::newRow("zero") << "0";
+        QTest::newRow("negative") << "-4096";
+        QTest::newRow("past a double") << "1e400";
+    }
+    void memoryVariableMustBeBytes() {
+        QFETCH(QString, value);
+        test::ScopedEnvironment memory(kMemoryLimitVariable, value.toStdString());
+        RunConfig c;
+        c.data.dataset = "spirals";
+        const auto problems = validateConfig(c);
         QCOMPARE(problems.size(), size_t{1});
-        QCOMPARE(QString::fromStdString(problems[0].field), QString("train.batch_size"));
-        QVERIFY2(QString::fromStdString(problems[0].text())
-                     .contains("65536 samples of this mlp would hold at least 32 GiB"),
-                 problems[0].text().c_str());
-        c.train.batch_size = 64;
-        QVERIFY(validateConfig(c).empty());
+        QCOMPARE(QString::fromStdString(problems[0].text()),
+                 "AMPSCOPE_MEMORY_BYTES: must be a positive number of bytes (got \"" + value + "\")");
     }
 };
 

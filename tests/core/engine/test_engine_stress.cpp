@@ -16,6 +16,10 @@ using namespace ampscope;
 
 namespace {
 
+// How long a run may take to end before the test calls it a hang: far beyond any
+// machine's speed, under the suite's CTest timeout.
+constexpr double kHangSeconds = 120.0;
+
 RunConfig smallSpirals() {
     RunConfig c = test::spiralsMlpConfig(256, {16, 16}, 16);  // 12 steps per epoch
     c.train.epochs = 100;
@@ -43,8 +47,9 @@ class EngineStressTest : public QObject {
 private Q_SLOTS:
     // Each round starts a run and, at random moments (including the first
     // milliseconds, while the data loads, and inside probe steps), pauses, single-steps,
-    // resumes and finally stops it. Every round must end within 20 s as "stopped"
-    // (or "finished"), with a summary whose step count equals the step records.
+    // resumes and finally stops it. Every round must end as "stopped" (or "finished"),
+    // with a summary whose step count equals the step records. The waits only bound a
+    // hang (a stop takes effect within a step; sanitizers on 2 cores make steps slow).
     void commandsAtRandomMomentsAlwaysEndCleanly() {
         QRandomGenerator random(20261121);
         const int rounds = 25;
@@ -64,7 +69,7 @@ private Q_SLOTS:
             }
             QThread::msleep(random.bounded(30));
             engine.stop();
-            QVERIFY2(engine.waitFor(20.0), qPrintable(QString("round %1 did not end").arg(round)));
+            QVERIFY2(engine.waitFor(kHangSeconds), qPrintable(QString("round %1 did not end").arg(round)));
             const EngineState state = engine.state();
             QVERIFY2(state == EngineState::Stopped || state == EngineState::Finished,
                      qPrintable(QString("round %1 ended %2").arg(round).arg(engineStateName(state))));
@@ -79,21 +84,26 @@ private Q_SLOTS:
         }
     }
 
-    // Destroying an engine at a random moment (the window closing) stops and joins it.
+    // Destroying an engine at a random moment (the window closing) stops and joins it:
+    // once the destructor returns, the run directory is complete and says how it ended.
+    // (A destructor that never returned would hang the suite until CTest's timeout.)
     void destructionAtRandomMomentsJoins() {
         QRandomGenerator random(7);
         for (int round = 0; round < 15; ++round) {
-            QElapsedTimer timer;
+            QTemporaryDir dir;
+            const std::string runDir = dir.filePath("run").toStdString();
             {
-                Engine engine(smallSpirals(), std::string());
+                Engine engine(smallSpirals(), runDir);
                 engine.start();
                 QThread::msleep(random.bounded(50));
                 if (random.bounded(2)) engine.pause();
-                timer.start();
             }
-            QVERIFY2(timer.elapsed() < 10000, qPrintable(QString("round %1 took %2 ms to join")
-                                                              .arg(round)
-                                                              .arg(timer.elapsed())));
+            const RunData run = readRunDirectory(runDir);
+            QVERIFY2(run.complete, qPrintable(QString("round %1: no summary.json after the destructor").arg(round)));
+            const std::string status = (*run.summary).value("status", std::string());
+            QVERIFY2(status == "stopped" || status == "finished",
+                     qPrintable(QString("round %1 ended %2").arg(round).arg(QString::fromStdString(status))));
+            QCOMPARE(countType(run, "step"), (*run.summary).value("steps", int64_t{-1}));
         }
     }
 
@@ -107,7 +117,7 @@ private Q_SLOTS:
         config.faults = {{4, "alloc_failure", "fc2", 1.0}};
         Engine engine(config, runDir);
         engine.start();
-        QVERIFY(engine.waitFor(20.0));
+        QVERIFY(engine.waitFor(kHangSeconds));
         QCOMPARE(engine.state(), EngineState::Failed);
         const RunSummary summary = engine.summary();
         QCOMPARE(QString::fromStdString(summary.status), QString("error"));
@@ -133,7 +143,7 @@ private Q_SLOTS:
         next.train.epochs = 1;
         Engine again(next, std::string());
         again.start();
-        QVERIFY(again.waitFor(20.0));
+        QVERIFY(again.waitFor(kHangSeconds));
         QCOMPARE(again.state(), EngineState::Finished);
         QCOMPARE(again.summary().steps, int64_t{12});  // 192 training samples / 16
     }

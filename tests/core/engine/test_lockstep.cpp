@@ -1,6 +1,6 @@
 // Lock-step A/B: a second model B in another mode, from the same initial
 // weights, on the same batches. With B's mode equal to A's the two repeat
-// each other exactly (loss_diff 0, cosine 1 at every compared step); with fp32
+// each other bit for bit (loss_diff +0, cosine 1 at every compared step); with fp32
 // as B, B is exactly a plain fp32 run of the same seed (its losses equal that
 // run's step by step), and fp16 A agrees with it closely but not exactly.
 #include <QtCore/QTemporaryDir>
@@ -13,6 +13,7 @@
 #include "engine/Engine.h"
 #include "probes/ComparisonRecords.h"
 #include "run/RunReader.h"
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "TestSupport.h"
 
@@ -56,13 +57,13 @@ private Q_SLOTS:
             const auto& r = records[i];
             QCOMPARE(r.step, int64_t(i + 1));
             QCOMPARE(QString::fromStdString(r.mode), mode);
-            QCOMPARE(r.lossDiff, 0.0);
+            QCOMPARE_BITS(r.lossDiff, 0.0);
             QVERIFY(!r.skipped);
             const bool probeStep = r.step == 1 || r.step % 2 == 0;
             QCOMPARE(r.layers.empty(), !probeStep);
             for (const auto& c : r.layers) {
-                QCOMPARE(c.cosine, 1.0);
-                QCOMPARE(c.relError, 0.0);
+                QCOMPARE_BITS(c.cosine, 1.0);
+                QCOMPARE_BITS(c.relError, 0.0);
                 QCOMPARE(c.lost, int64_t(0));
             }
         }
@@ -70,8 +71,8 @@ private Q_SLOTS:
         QCOMPARE(stepLosses(run), stepLosses(alone));
         const auto& summary = (*run.summary)["lockstep"];
         QCOMPARE(QString::fromStdString(summary["mode"].get<std::string>()), mode);
-        QCOMPARE(summary["final_loss"].get<double>(), (*run.summary)["final_train_loss"].get<double>());
-        QCOMPARE(summary["mean_cosine_per_layer"]["fc1"].get<double>(), 1.0);
+        QCOMPARE_BITS(summary["final_loss"].get<double>(), (*run.summary)["final_train_loss"].get<double>());
+        QCOMPARE_BITS(summary["mean_cosine_per_layer"]["fc1"].get<double>(), 1.0);
         QCOMPARE(summary["steps_per_layer"]["out"].get<int>(), 7);  // steps 1, 2, 4, ..., 12
     }
 
@@ -91,8 +92,8 @@ private Q_SLOTS:
         bool someDifference = false;
         for (size_t i = 0; i < records.size(); ++i) {
             // B is a plain fp32 run of the same seed: same initial weights, same batches.
-            QCOMPARE(records[i].loss, fp32Losses[i]);
-            QCOMPARE(records[i].lossDiff, mainLosses[i] - fp32Losses[i]);
+            QCOMPARE_BITS(records[i].loss, fp32Losses[i]);
+            QCOMPARE_BITS(records[i].lossDiff, mainLosses[i] - fp32Losses[i]);
             QVERIFY(std::abs(records[i].lossDiff) < 0.05);
             QCOMPARE(records[i].layers.size(), size_t(3));
             for (const auto& c : records[i].layers) {
@@ -104,7 +105,7 @@ private Q_SLOTS:
         QVERIFY(someDifference);
         const auto& summary = (*run.summary)["lockstep"];
         QCOMPARE(summary["mode"].get<std::string>(), std::string("fp32"));
-        QCOMPARE(summary["final_loss"].get<double>(), (*fp32.summary)["final_train_loss"].get<double>());
+        QCOMPARE_BITS(summary["final_loss"].get<double>(), (*fp32.summary)["final_train_loss"].get<double>());
         for (const char* layer : {"fc1", "fc2", "out"}) {
             const double mean = summary["mean_cosine_per_layer"][layer].get<double>();
             QVERIFY2(mean > 0.9 && mean < 1.0, layer);
@@ -141,10 +142,10 @@ private Q_SLOTS:
         LockstepRecord r{4, "fp32", 0.5, -0.25, true, {{"fc1", 0.125, 0.9921875, 0, 10, 12}}};
         const auto back = lockstepRecordFromJson(toJson(r));
         QCOMPARE(back.step, int64_t(4));
-        QCOMPARE(back.loss, 0.5);
-        QCOMPARE(back.lossDiff, -0.25);
+        QCOMPARE_BITS(back.loss, 0.5);
+        QCOMPARE_BITS(back.lossDiff, -0.25);
         QVERIFY(back.skipped);
-        QCOMPARE(back.layers[0].cosine, 0.9921875);
+        QCOMPARE_BITS(back.layers[0].cosine, 0.9921875);
         LockstepRecord plain{5, "bf16", 1.0, 0.0, false, {}};
         QVERIFY(!toJson(plain).contains("layers"));
     }

@@ -8,6 +8,7 @@
 #include <functional>
 #include <memory>
 
+#include "ExactCompare.h"
 #include "engine/MultiTensorOptimizer.h"
 
 using namespace ampscope;
@@ -148,7 +149,7 @@ private Q_SLOTS:
         const double expected1 = -2.0 + lr * 40.0 / (40.0 + eps);
         QVERIFY(std::abs(p[0].item<double>() - expected0) < 1e-6);
         QVERIFY(std::abs(p[1].item<double>() - expected1) < 1e-6);
-        QCOMPARE(p[2].item<float>(), 0.5f);  // a zero gradient moves nothing
+        QCOMPARE_BITS(p[2].item<float>(), 0.5f);  // a zero gradient moves nothing
     }
 
     void cudaMultiTensorKernelsMatchLibTorch() {
@@ -200,7 +201,7 @@ private Q_SLOTS:
         reference.step();
         QVERIFY(torch::equal(a, a2));
         QVERIFY(torch::equal(b, b2));
-        QCOMPARE(a[0].item<float>(), 1.0f - 0.01f * 0.5f);
+        QCOMPARE_BITS(a[0].item<float>(), 1.0f - 0.01f * 0.5f);
     }
 };
 

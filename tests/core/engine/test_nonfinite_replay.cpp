@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "config/ConfigJson.h"
 #include "engine/Engine.h"

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
 #include "engine/Engine.h"
@@ -51,8 +52,8 @@ private Q_SLOTS:
             QCOMPARE(record.layers.size(), size_t(3));  // fc1, fc2, out hold parameters
             QCOMPARE(QString::fromStdString(record.layers[0].layer), QString("fc1"));
             for (const auto& c : record.layers) {
-                QCOMPARE(c.relError, 0.0);
-                QCOMPARE(c.cosine, 1.0);
+                QCOMPARE_BITS(c.relError, 0.0);
+                QCOMPARE_BITS(c.cosine, 1.0);
                 QCOMPARE(c.lost, int64_t(0));
                 QVERIFY(c.nonzero > 0);
             }
@@ -60,8 +61,8 @@ private Q_SLOTS:
         QCOMPARE(recordsOf(run, "shadow")[0]["layers"][0]["elements"].get<int>(), 16 * 2 + 16);
         const auto& summary = *run.summary;
         QVERIFY(summary.contains("shadow"));
-        QCOMPARE(summary["shadow"]["mean_cosine_per_layer"]["fc2"].get<double>(), 1.0);
-        QCOMPARE(summary["shadow"]["mean_rel_error_per_layer"]["out"].get<double>(), 0.0);
+        QCOMPARE_BITS(summary["shadow"]["mean_cosine_per_layer"]["fc2"].get<double>(), 1.0);
+        QCOMPARE_BITS(summary["shadow"]["mean_rel_error_per_layer"]["out"].get<double>(), 0.0);
         QCOMPARE(summary["shadow"]["steps_per_layer"]["fc1"].get<int>(), 5);
     }
 
@@ -92,7 +93,7 @@ private Q_SLOTS:
         // Same losses at every step, and the same validation loss: the BatchNorm
         // running statistics the evaluation uses were not touched either.
         QCOMPARE(stepLosses(shadowed), stepLosses(plain));
-        QCOMPARE((*shadowed.summary)["val_loss"].get<double>(), (*plain.summary)["val_loss"].get<double>());
+        QCOMPARE_BITS((*shadowed.summary)["val_loss"].get<double>(), (*plain.summary)["val_loss"].get<double>());
         // A low-precision run differs from its shadow, but not by much.
         for (const auto& r : recordsOf(shadowed, "shadow")) {
             for (const auto& c : shadowRecordFromJson(r).layers) {
@@ -158,20 +159,20 @@ private Q_SLOTS:
         const auto result = compareGradients({w, b, torch::zeros({2})}, {torch::tensor({0.0f, 0.0f, 4.0f}), b, torch::Tensor()},
                                              layers, names);
         QCOMPARE(result.size(), size_t(2));
-        QCOMPARE(result[0].relError, 0.75);
-        QCOMPARE(result[0].cosine, 0.8);
+        QCOMPARE_BITS(result[0].relError, 0.75);
+        QCOMPARE_BITS(result[0].cosine, 0.8);
         QCOMPARE(result[0].lost, int64_t(0));
         QCOMPARE(result[0].nonzero, int64_t(1));
         QCOMPARE(result[0].elements, int64_t(4));
         // Layer b: both zero (the reference has no gradient at all): identical.
-        QCOMPARE(result[1].relError, 0.0);
-        QCOMPARE(result[1].cosine, 1.0);
+        QCOMPARE_BITS(result[1].relError, 0.0);
+        QCOMPARE_BITS(result[1].cosine, 1.0);
         QCOMPARE(result[1].elements, int64_t(2));
         // Everything lost: g zero where s is not.
         const auto lost = compareGradients({torch::zeros({2})}, {torch::tensor({1e-9f, -2e-9f})}, {0}, {"a"});
         QCOMPARE(lost[0].lost, int64_t(2));
-        QCOMPARE(lost[0].relError, 1.0);
-        QCOMPARE(lost[0].cosine, 0.0);
+        QCOMPARE_BITS(lost[0].relError, 1.0);
+        QCOMPARE_BITS(lost[0].cosine, 0.0);
         // A non-finite gradient gives NaN, not a crash.
         const auto nan = compareGradients({torch::tensor({INFINITY, 1.0f})}, {torch::tensor({1.0f, 1.0f})}, {0}, {"a"});
         QVERIFY(std::isnan(nan[0].cosine));
@@ -182,8 +183,8 @@ private Q_SLOTS:
         ShadowRecord r{7, {{"fc1", 0.25, 0.96875, 3, 40, 48}}};
         const auto back = shadowRecordFromJson(toJson(r));
         QCOMPARE(back.step, int64_t(7));
-        QCOMPARE(back.layers[0].relError, 0.25);
-        QCOMPARE(back.layers[0].cosine, 0.96875);
+        QCOMPARE_BITS(back.layers[0].relError, 0.25);
+        QCOMPARE_BITS(back.layers[0].cosine, 0.96875);
         QCOMPARE(back.layers[0].lost, int64_t(3));
         QCOMPARE(back.layers[0].nonzero, int64_t(40));
         QCOMPARE(back.layers[0].elements, int64_t(48));

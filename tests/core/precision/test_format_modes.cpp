@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "ExactCompare.h"
 #include "DataLoadSupport.h"
 #include "config/RunConfig.h"
 #include "data/Dataset.h"
@@ -178,8 +179,8 @@ private Q_SLOTS:
             QVERIFY(points);
             const auto& input = *(*points)[0].forward.delayed;
             QCOMPARE(input.historySize(), 2);
-            QCOMPARE(input.scale(), hand.delayed(0).scale());
-            QCOMPARE((*points)[2].backward.delayed->scale(), hand.delayed(2).scale());
+            QCOMPARE_BITS(input.scale(), hand.delayed(0).scale());
+            QCOMPARE_BITS((*points)[2].backward.delayed->scale(), hand.delayed(2).scale());
             QVERIFY((*points)[2].backward.delayed->scale() != 1.0f);  // gradients ~1e-3: scaled up
         }
     }
@@ -267,9 +268,9 @@ private Q_SLOTS:
         QVERIFY(!(*points)[2].forward.delayed);
         // The scale the second step uses comes from the first step's weight.
         const float amax = weightBefore.abs().max().item<float>();
-        QCOMPARE(weight.scaleAmax(), amax);
-        QCOMPARE(weight.scale(), perTensorScale(amax, NumberFormat::E4M3));
-        QCOMPARE(input.scaleAmax(), x.abs().max().item<float>());
+        QCOMPARE_BITS(weight.scaleAmax(), amax);
+        QCOMPARE_BITS(weight.scale(), perTensorScale(amax, NumberFormat::E4M3));
+        QCOMPARE_BITS(input.scaleAmax(), x.abs().max().item<float>());
 
         trainer.step(x, y);
         QCOMPARE(weight.historySize(), 2);
@@ -368,8 +369,8 @@ private Q_SLOTS:
         QCOMPARE(fc1Weight->elements, hand.elements);
         QCOMPARE(fc1Weight->underflowed, hand.underflowed);
         QCOMPARE(fc1Weight->saturated, hand.saturated);
-        QCOMPARE(fc1Weight->snrDb(), hand.snrDb());
-        QCOMPARE(fc1Weight->scale, 1.0);
+        QCOMPARE_BITS(fc1Weight->snrDb(), hand.snrDb());
+        QCOMPARE_BITS(fc1Weight->scale, 1.0);
         QVERIFY(fc1Weight->snrDb() > 10.0 && fc1Weight->snrDb() < 60.0);
         for (const auto& layer : snapshot->layers) {
             QVERIFY(!layer.activationClasses);
@@ -380,14 +381,14 @@ private Q_SLOTS:
         const FormatQuantRecord record{1, *fc1Weight};
         const auto json = toJson(record);
         QCOMPARE(QString::fromStdString(json.at("type").get<std::string>()), QString("format_quant"));
-        QCOMPARE(json.at("snr_db").get<double>(), fc1Weight->snrDb());
-        QCOMPARE(json.at("underflow_fraction").get<double>(), fc1Weight->underflowFraction());
+        QCOMPARE_BITS(json.at("snr_db").get<double>(), fc1Weight->snrDb());
+        QCOMPARE_BITS(json.at("underflow_fraction").get<double>(), fc1Weight->underflowFraction());
         const auto back = formatQuantRecordFromJson(json);
         QCOMPARE(back.step, int64_t{1});
         QCOMPARE(QString::fromStdString(back.point.layer), QString("fc1"));
         QCOMPARE(back.point.underflowed, fc1Weight->underflowed);
-        QCOMPARE(back.point.squaredError, fc1Weight->squaredError);
-        QCOMPARE(back.point.scale, 1.0);
+        QCOMPARE_BITS(back.point.squaredError, fc1Weight->squaredError);
+        QCOMPARE_BITS(back.point.scale, 1.0);
 
         // Not a probe step: nothing measured.
         probes.beginStep(3);

@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
 
+#include "ExactCompare.h"
 #include "DataLoadSupport.h"
 #include "config/RunConfig.h"
 #include "engine/ProbeSession.h"
@@ -61,8 +62,8 @@ void compareWithSweep(const std::vector<FormatSweepRecord>& rows, const torch::T
         QCOMPARE(rows[k].underflowed, s.underflowed);
         QCOMPARE(rows[k].saturated, s.saturated);
         QCOMPARE(rows[k].nonFinite, s.nonFinite);
-        QCOMPARE(rows[k].squaredError, s.squaredError);
-        QCOMPARE(rows[k].squaredSignal, s.squaredSignal);
+        QCOMPARE_BITS(rows[k].squaredError, s.squaredError);
+        QCOMPARE_BITS(rows[k].squaredSignal, s.squaredSignal);
     }
 }
 

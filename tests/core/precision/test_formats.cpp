@@ -12,6 +12,7 @@
 #include <random>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "precision/BlockLayout.h"
 #include "precision/formats/FormatSweep.h"
 #include "precision/formats/FormatTable.h"
@@ -145,29 +146,29 @@ private Q_SLOTS:
         // Published values: IEEE 754 binary16, bfloat16, OFP8 (Table 1), MX v1.0 (Tables 1, 2).
         struct Row { NumberFormat f; double max, minNormal, minSub; int bits; };
         const Row rows[] = {
-            {NumberFormat::Fp16, 65504.0, 6.103515625e-05, 5.9604644775390625e-08, 16},
-            {NumberFormat::Bf16, 3.3895313892515355e38, 1.1754943508222875e-38, 9.183549615799121e-41, 16},
-            {NumberFormat::E4M3, 448.0, 0.015625, 0.001953125, 8},
-            {NumberFormat::E5M2, 57344.0, 6.103515625e-05, 1.52587890625e-05, 8},
+            {NumberFormat::Fp16, 65504.0, 0x1p-14, 0x1p-24, 16},
+            {NumberFormat::Bf16, 0x1.fep127, 0x1p-126, 0x1p-133, 16},  // max (2 - 2^-7) * 2^127
+            {NumberFormat::E4M3, 448.0, 0x1p-6, 0x1p-9, 8},
+            {NumberFormat::E5M2, 57344.0, 0x1p-14, 0x1p-16, 8},
             {NumberFormat::E2M1, 6.0, 1.0, 0.5, 4},
-            {NumberFormat::E8M0, 1.7014118346046923e38, 5.877471754111438e-39, 0.0, 8},
+            {NumberFormat::E8M0, 0x1p127, 0x1p-127, 0.0, 8},  // no subnormals: 0 is "none"
         };
         QCOMPARE(static_cast<int>(formatTable().size()), 6);
         for (const Row& r : rows) {
             const FormatDescription& d = describe(r.f);
-            QCOMPARE(d.maxFinite, r.max);
-            QCOMPARE(d.minNormal, r.minNormal);
-            QCOMPARE(d.minSubnormal, r.minSub);
+            QCOMPARE_BITS(d.maxFinite, r.max);
+            QCOMPARE_BITS(d.minNormal, r.minNormal);
+            QCOMPARE_BITS(d.minSubnormal, r.minSub);
             QCOMPARE(d.bits, r.bits);
             QCOMPARE(formatFromName(d.name), std::optional<NumberFormat>(r.f));
         }
         // The limits agree with the codes: largest finite, smallest normal, smallest subnormal.
-        QCOMPARE(decode(NumberFormat::E4M3, 0x7E), 448.0);
-        QCOMPARE(decode(NumberFormat::E5M2, 0x7B), 57344.0);
-        QCOMPARE(decode(NumberFormat::E2M1, 0x7), 6.0);
-        QCOMPARE(decode(NumberFormat::Fp16, 0x7BFF), 65504.0);
-        QCOMPARE(decode(NumberFormat::Bf16, 0x7F7F), describe(NumberFormat::Bf16).maxFinite);
-        QCOMPARE(decode(NumberFormat::Bf16, 0x0001), std::ldexp(1.0, -133));
+        QCOMPARE_BITS(decode(NumberFormat::E4M3, 0x7E), 448.0);
+        QCOMPARE_BITS(decode(NumberFormat::E5M2, 0x7B), 57344.0);
+        QCOMPARE_BITS(decode(NumberFormat::E2M1, 0x7), 6.0);
+        QCOMPARE_BITS(decode(NumberFormat::Fp16, 0x7BFF), 65504.0);
+        QCOMPARE_BITS(decode(NumberFormat::Bf16, 0x7F7F), describe(NumberFormat::Bf16).maxFinite);
+        QCOMPARE_BITS(decode(NumberFormat::Bf16, 0x0001), std::ldexp(1.0, -133));
         QCOMPARE(describe(NumberFormat::E4M3).maxExponent(), 8);
         QCOMPARE(describe(NumberFormat::E5M2).maxExponent(), 15);
         QCOMPARE(describe(NumberFormat::E2M1).maxExponent(), 2);
@@ -184,23 +185,23 @@ private Q_SLOTS:
         QCOMPARE(casts[0].format, std::string("fp32"));
         // fp32: 0.1 = 1.6 x 2^-4, exponent 123, mantissa round(0.6 x 2^23) = 5033165.
         QCOMPARE(*casts[0].bits, uint32_t{0x3dcccccd});
-        QCOMPARE(casts[0].value, 13421773.0 / 134217728.0);
+        QCOMPARE_BITS(casts[0].value, 13421773.0 / 134217728.0);
         QCOMPARE(bitFields(*casts[0].bits, 8, 23), std::string("0 01111011 10011001100110011001101"));
         QCOMPARE(hexCode(*casts[0].bits, 32), std::string("0x3dcccccd"));
         QCOMPARE(casts[1].format, std::string("fp16"));
         QCOMPARE(*casts[1].bits, uint32_t{0x2e66});
-        QCOMPARE(casts[1].value, 0.0999755859375);
+        QCOMPARE_BITS(casts[1].value, 0.0999755859375);
         QCOMPARE(casts[1].outcome, CastOutcome::Rounded);
         QCOMPARE(hexCode(*casts[1].bits, 16), std::string("0x2e66"));
         // e2m1: 0.1 is below half its smallest subnormal 0.5: flushed.
         QCOMPARE(casts[5].format, std::string("e2m1"));
-        QCOMPARE(casts[5].value, 0.0);
+        QCOMPARE_BITS(casts[5].value, 0.0);
         QCOMPARE(casts[5].outcome, CastOutcome::Flushed);
         QCOMPARE(hexCode(*casts[5].bits, 4), std::string("0x0"));
 
         QCOMPARE(castTo("fp32", 1e39).outcome, CastOutcome::Overflow);  // past FLT_MAX: inf
         QCOMPARE(castTo("fp16", 1e5).outcome, CastOutcome::Saturated);
-        QCOMPARE(castTo("fp16", 1e5).value, 65504.0);
+        QCOMPARE_BITS(castTo("fp16", 1e5).value, 65504.0);
         QCOMPARE(castTo("fp16", 0x1p-20).outcome, CastOutcome::Exact);  // a subnormal code
         QCOMPARE(castTo("fp16", 3.0 * 0x1p-26).outcome, CastOutcome::Subnormal);  // -> 2^-24
         QCOMPARE(castTo("e2m1", std::nan("")).outcome, CastOutcome::NoCode);
@@ -211,9 +212,9 @@ private Q_SLOTS:
         const BlockScaledCast block = castUnderBlockScale(NumberFormat::E2M1, 6, 300.0);
         QCOMPARE(block.scaleBits, uint32_t{133});
         QCOMPARE(*block.element.bits, uint32_t{0x6});
-        QCOMPARE(block.element.value, 4.0);
-        QCOMPARE(block.value, 256.0);
-        QCOMPARE(castUnderBlockScale(NumberFormat::E4M3, -127, 0x1p-127).value, 0x1p-127);
+        QCOMPARE_BITS(block.element.value, 4.0);
+        QCOMPARE_BITS(block.value, 256.0);
+        QCOMPARE_BITS(castUnderBlockScale(NumberFormat::E4M3, -127, 0x1p-127).value, 0x1p-127);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, castUnderBlockScale(NumberFormat::E4M3, 128, 1.0));
     }
 
@@ -229,9 +230,9 @@ private Q_SLOTS:
             if (!std::isnan(got)) QCOMPARE(codeOf(NumberFormat::E4M3, got), c);
         }
         QCOMPARE(nans, 2);  // 0x7F and 0xFF only
-        QCOMPARE(decode(NumberFormat::E4M3, 0x08), 0.015625);   // smallest normal 2^-6
-        QCOMPARE(decode(NumberFormat::E4M3, 0x07), 0.013671875);  // largest subnormal 7 * 2^-9
-        QCOMPARE(decode(NumberFormat::E4M3, 0x7D), 416.0);
+        QCOMPARE_BITS(decode(NumberFormat::E4M3, 0x08), 0.015625);   // smallest normal 2^-6
+        QCOMPARE_BITS(decode(NumberFormat::E4M3, 0x07), 0.013671875);  // largest subnormal 7 * 2^-9
+        QCOMPARE_BITS(decode(NumberFormat::E4M3, 0x7D), 416.0);
     }
 
     void everyE5m2CodeDecodes() {
@@ -390,7 +391,7 @@ private Q_SLOTS:
             const double p = std::ldexp(1.0, k);
             QCOMPARE(code(p, R::Floor), static_cast<uint32_t>(k + 127));
             QCOMPARE(code(p, R::Ceil), static_cast<uint32_t>(k + 127));
-            QCOMPARE(decode(NumberFormat::E8M0, static_cast<uint32_t>(k + 127)), p);
+            QCOMPARE_BITS(decode(NumberFormat::E8M0, static_cast<uint32_t>(k + 127)), p);
         }
         // Just above a power of two: floor keeps it, ceil takes the next one.
         QCOMPARE(code(std::nextafter(1.0, 2.0), R::Floor), 127u);
@@ -510,11 +511,11 @@ private Q_SLOTS:
                 const auto out = quantizeCurrentScaling(x, f, margin);
                 float amax = 0;
                 for (float v : xs) amax = std::max(amax, std::fabs(v));
-                QCOMPARE(amax, 0.75f);
+                QCOMPARE_BITS(amax, 0.75f);
                 const float scale = static_cast<float>(describe(f).maxFinite) / amax / float(1 << margin);
-                QCOMPARE(out.stats.scale, double(scale));
-                QCOMPARE(out.stats.amax, 0.75);
-                QCOMPARE(out.stats.scaleAmax, 0.75);
+                QCOMPARE_BITS(out.stats.scale, double(scale));
+                QCOMPARE_BITS(out.stats.amax, 0.75);
+                QCOMPARE_BITS(out.stats.scaleAmax, 0.75);
                 std::vector<float> expected;
                 int64_t underflows = 0;
                 double err = 0, signal = 0;
@@ -556,43 +557,43 @@ private Q_SLOTS:
         strict.overflow = OverflowPolicy::NonSaturating;
         const auto nan = quantizeWithScale(x, NumberFormat::E4M3, 2.0f, strict).values;
         QVERIFY(std::isnan(nan[3].item<float>()) && std::isnan(nan[4].item<float>()));
-        QCOMPARE(nan[2].item<float>(), 224.0f);
+        QCOMPARE_BITS(nan[2].item<float>(), 224.0f);
         const auto inf = quantizeWithScale(x * 100, NumberFormat::E5M2, 2.0f, strict).values;
-        QCOMPARE(inf[4].item<float>(), -INFINITY);
+        QCOMPARE_BITS(inf[4].item<float>(), -INFINITY);
     }
 
     void delayedScalingLags() {
         DelayedScaling scaling(NumberFormat::E4M3, 3, DelayedScaling::AmaxCompute::Max);
         // First tensor: no history, scale 1 (Transformer Engine's initial scale).
         auto out = quantizeDelayedScaling(torch::tensor({10.0f, -2.0f}), scaling, NumberFormat::E4M3);
-        QCOMPARE(out.stats.scale, 1.0);
-        QCOMPARE(out.stats.scaleAmax, 0.0);
-        QCOMPARE(scaling.scale(), 448.0f / 10.0f);
+        QCOMPARE_BITS(out.stats.scale, 1.0);
+        QCOMPARE_BITS(out.stats.scaleAmax, 0.0);
+        QCOMPARE_BITS(scaling.scale(), 448.0f / 10.0f);
         // The next tensor grew tenfold: the history's amax (10) lags its own (100), and
         // 100 * 44.8 = 4480 saturates.
         out = quantizeDelayedScaling(torch::tensor({100.0f, 1.0f}), scaling, NumberFormat::E4M3);
-        QCOMPARE(out.stats.scaleAmax, 10.0);
-        QCOMPARE(out.stats.amax, 100.0);
+        QCOMPARE_BITS(out.stats.scaleAmax, 10.0);
+        QCOMPARE_BITS(out.stats.amax, 100.0);
         QCOMPARE(out.stats.saturated, int64_t{1});
-        QCOMPARE(out.values[0].item<float>(), 448.0f * (1.0f / (448.0f / 10.0f)));
-        QCOMPARE(scaling.scale(), 448.0f / 100.0f);
+        QCOMPARE_BITS(out.values[0].item<float>(), 448.0f * (1.0f / (448.0f / 10.0f)));
+        QCOMPARE_BITS(scaling.scale(), 448.0f / 100.0f);
         // max over a history of 3: 100 stays until it falls out.
         scaling.record(1.0f);
-        QCOMPARE(scaling.scale(), 448.0f / 100.0f);
+        QCOMPARE_BITS(scaling.scale(), 448.0f / 100.0f);
         scaling.record(1.0f);
         scaling.record(1.0f);
-        QCOMPARE(scaling.scale(), 448.0f);
+        QCOMPARE_BITS(scaling.scale(), 448.0f);
         QCOMPARE(scaling.historySize(), 3);
         // most_recent follows the last amax; a margin of 1 halves the scale; zero and
         // non-finite amaxes keep the scale.
         DelayedScaling recent(NumberFormat::E5M2, 16, DelayedScaling::AmaxCompute::MostRecent, 1);
         recent.record(1024.0f);
         recent.record(2.0f);
-        QCOMPARE(recent.scale(), 57344.0f / 2.0f / 2.0f);
+        QCOMPARE_BITS(recent.scale(), 57344.0f / 2.0f / 2.0f);
         recent.record(0.0f);
-        QCOMPARE(recent.scale(), 57344.0f / 2.0f / 2.0f);
+        QCOMPARE_BITS(recent.scale(), 57344.0f / 2.0f / 2.0f);
         recent.record(INFINITY);
-        QCOMPARE(recent.scale(), 57344.0f / 2.0f / 2.0f);
+        QCOMPARE_BITS(recent.scale(), 57344.0f / 2.0f / 2.0f);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DelayedScaling(NumberFormat::E4M3, 0));
     }
 
@@ -635,8 +636,8 @@ private Q_SLOTS:
             err += (double(floorExpected[i]) - x[i]) * (double(floorExpected[i]) - x[i]);
             signal += double(x[i]) * x[i];
         }
-        QCOMPARE(f.stats.squaredError, err);
-        QCOMPARE(f.stats.squaredSignal, signal);
+        QCOMPARE_BITS(f.stats.squaredError, err);
+        QCOMPARE_BITS(f.stats.squaredSignal, signal);
         // rceil, x / 8: 2.5 -> 2 (tie), -1.625 -> -1.5, 0.125 -> 0, 0.1875 -> 0, 0.375 -> 0.5,
         // 0.875 -> 1, 3.75 -> 4, -0.0625 -> -0, 0, 0.3125 -> 0.5.
         std::vector<float> ceilExpected(32, 4.0f);
@@ -673,7 +674,7 @@ private Q_SLOTS:
         const auto out = quantizeNvfp4(t);
         const QString miss = firstMismatch(out.values, expected);
         QVERIFY2(miss.isEmpty(), qPrintable(miss));
-        QCOMPARE(out.stats.scale, 1.0);
+        QCOMPARE_BITS(out.stats.scale, 1.0);
         QCOMPARE(out.stats.blocks, int64_t{3});
         QCOMPARE(out.stats.underflowed, int64_t{2});
         QCOMPARE(out.stats.crushedByOutlier, int64_t{2});
@@ -711,7 +712,7 @@ private Q_SLOTS:
         float tensorAmax = 0;
         for (float v : xs) tensorAmax = std::max(tensorAmax, std::fabs(v));
         const float sT = tensorAmax / (448.0f * 6.0f);
-        QCOMPARE(nvfp4TensorScale(tensorAmax), sT);
+        QCOMPARE_BITS(nvfp4TensorScale(tensorAmax), sT);
         const auto expected = reference(16, [&](float v, float amax) {
             const float total = scalarRound(NumberFormat::E4M3, amax / 6.0f / sT) * sT;
             return total > 0 ? scalarRound(NumberFormat::E2M1, v / total) * total : std::copysign(0.0f, v);
@@ -905,7 +906,7 @@ private Q_SLOTS:
             QCOMPARE(s.nonZero, nonZero.sum().item<int64_t>());
             QCOMPARE(s.underflowed, (nonZero & (q == 0)).sum().item<int64_t>());
             QCOMPARE(s.saturated, (finite & (x.abs() * 0.25f > 464.0f)).sum().item<int64_t>());  // rounds past 448
-            QCOMPARE(s.amax, static_cast<double>(torch::where(finite, x.abs(), torch::zeros({})).max().item<float>()));
+            QCOMPARE_BITS(s.amax, static_cast<double>(torch::where(finite, x.abs(), torch::zeros({})).max().item<float>()));
             auto close = [](double got, double expected) { return std::abs(got - expected) <= 1e-12 * std::abs(expected); };
             QVERIFY(close(s.squaredError, error.square().sum().item<double>()));
             QVERIFY(close(s.squaredSignal, signal.square().sum().item<double>()));
@@ -915,8 +916,8 @@ private Q_SLOTS:
             at::set_num_threads(1);
             const auto alone = quantizeWithScale(x, NumberFormat::E4M3, 0.25f).stats;
             at::set_num_threads(threads);
-            QCOMPARE(alone.squaredError, s.squaredError);
-            QCOMPARE(alone.magnitudeError, s.magnitudeError);
+            QCOMPARE_BITS(alone.squaredError, s.squaredError);
+            QCOMPARE_BITS(alone.magnitudeError, s.magnitudeError);
         }
     }
 
@@ -945,7 +946,7 @@ private Q_SLOTS:
         const double bound = 5 * std::sqrt(0.3 * 0.7 / double(n));
         QVERIFY2(std::fabs(mean - 2.3) < bound, qPrintable(QString("mean %1, bound %2").arg(mean).arg(bound)));
         // Nearest rounding of the same tensor is biased: every element goes to 2.
-        QCOMPARE(quantizeUnscaled(torch::full({n}, 2.3f), NumberFormat::E2M1).values.mean().item<float>(), 2.0f);
+        QCOMPARE_BITS(quantizeUnscaled(torch::full({n}, 2.3f), NumberFormat::E2M1).values.mean().item<float>(), 2.0f);
         // Through NVFP4: every block of 16 holds 4.8 (the amax) and fifteen 2.3s, so
         // s_tensor = 4.8 / 2688, each block scale e4m3(4.8 / 6 / s_tensor) = 448 and
         // s_block * s_tensor = 0.8: 2.3 / 0.8 = 2.875 rounds to 2 or 3 (p = 0.875), and
@@ -974,19 +975,19 @@ private Q_SLOTS:
         QStringList names;
         for (const auto& r : rows) names << QString::fromStdString(r.format);
         QCOMPARE(names, (QStringList{"fp16", "bf16", "e4m3", "e5m2", "mxfp8", "mxfp4", "nvfp4"}));
-        QCOMPARE(rows[0].saturatedFraction(), 1.0 / 64);
-        QCOMPARE(rows[0].underflowFraction(), 31.0 / 64);
-        QCOMPARE(rows[1].saturatedFraction(), 0.0);
-        QCOMPARE(rows[1].underflowFraction(), 0.0);
-        QCOMPARE(rows[2].underflowFraction(), 31.0 / 64);
-        QCOMPARE(rows[2].saturatedFraction(), 0.0);
-        QCOMPARE(rows[4].underflowFraction(), 31.0 / 64);
+        QCOMPARE_BITS(rows[0].saturatedFraction(), 1.0 / 64);
+        QCOMPARE_BITS(rows[0].underflowFraction(), 31.0 / 64);
+        QCOMPARE_BITS(rows[1].saturatedFraction(), 0.0);
+        QCOMPARE_BITS(rows[1].underflowFraction(), 0.0);
+        QCOMPARE_BITS(rows[2].underflowFraction(), 31.0 / 64);
+        QCOMPARE_BITS(rows[2].saturatedFraction(), 0.0);
+        QCOMPARE_BITS(rows[4].underflowFraction(), 31.0 / 64);
         QCOMPARE(rows[4].stats.crushedByOutlier, int64_t{31});
         QCOMPARE(rows[4].stats.blockScaleExponents, (std::map<int, int64_t>{{-8, 1}, {8, 1}}));
         // Each row is the quantizer's own measurement.
         const auto x2 = torch::from_blob(x.data(), {2, 32}, torch::kFloat).clone();
-        QCOMPARE(rows[3].stats.squaredError, quantizeCurrentScaling(x2, NumberFormat::E5M2).stats.squaredError);
-        QCOMPARE(rows[6].stats.squaredError, quantizeNvfp4(x2).stats.squaredError);
+        QCOMPARE_BITS(rows[3].stats.squaredError, quantizeCurrentScaling(x2, NumberFormat::E5M2).stats.squaredError);
+        QCOMPARE_BITS(rows[6].stats.squaredError, quantizeNvfp4(x2).stats.squaredError);
         // On normal values, SNR follows the significand bits: fp16 (11) > bf16 (8) >
         // e4m3 and mxfp8 (4) > e5m2 (3) > mxfp4 and nvfp4 (2); each bit is ~6 dB.
         torch::manual_seed(8);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ExactCompare.h"
 #include "precision/GradScaler.h"
 #include "precision/ScaleUpdateRule.h"
 
@@ -67,25 +68,40 @@ private Q_SLOTS:
         // 2^127 * 2 = 2^128 is not a float: scale stays, tracker still resets.
         const float big = std::ldexp(1.0f, 127);
         runPattern({big, 0}, {2.0, 0.5, 1}, {false, false}, {{big, 0}, {big, 0}});
-        // Repeated backoffs have no lower bound.
+        // Repeated backoffs have no lower bound: the scale halves through the smallest
+        // normal (2^-126) and every subnormal down to 2^-149, then rounds to +0 (2^-150 is a
+        // tie between 0 and 2^-149: to even).
         ScaleState s{1.0f, 0};
-        for (int i = 0; i < 160; ++i) applyScaleUpdate(s, {2.0, 0.5, 2000}, true);
-        QCOMPARE(s.scale, 0.0f);
+        for (int k = 1; k <= 160; ++k) {
+            applyScaleUpdate(s, {2.0, 0.5, 2000}, true);
+            const float expected = k <= 149 ? std::ldexp(1.0f, -k) : 0.0f;
+            QCOMPARE_BITS(s.scale, expected);
+        }
     }
 
+    // The new scale is the product in double (scale * backoff_factor as PyTorch's
+    // _amp_update_scale_ computes it) narrowed once to float, not float * float: 3 * 0.3
+    // narrowed is 0x1.cccccc p-1, float(3) * float(0.3) rounds to 0x1.ccccce p-1.
     void productIsNarrowedFromDouble() {
+        QVERIFY(3.0f * 0.3f != static_cast<float>(3.0 * 0.3));  // the two routes differ here
         ScaleState s{3.0f, 0};
-        applyScaleUpdate(s, {2.0, 0.1, 2000}, true);
-        QCOMPARE(s.scale, static_cast<float>(3.0 * 0.1));
-        QCOMPARE(inverseScale(3.0f), static_cast<float>(1.0 / 3.0));
+        applyScaleUpdate(s, {2.0, 0.3, 2000}, true);
+        QCOMPARE_BITS(s.scale, 0x1.ccccccp-1f);
+        ScaleState grown{7.0f, 0};
+        applyScaleUpdate(grown, {1.3, 0.5, 1}, false);  // 7 * 1.3 = 9.1
+        QVERIFY(7.0f * 1.3f != static_cast<float>(7.0 * 1.3));
+        QCOMPARE_BITS(grown.scale, static_cast<float>(7.0 * 1.3));
+        // The reciprocal: float(1 / double(s)) is the correctly rounded 1/s (a double
+        // quotient rounded again to float is never off, 53 >= 2 * 24 + 2 bits).
+        QCOMPARE_BITS(inverseScale(3.0f), 0x1.555556p-2f);
     }
 
     void unscaleMultipliesEvenWhenInfFound() {
         GradScaler scaler(GradScaler::Kind::Dynamic, 4.0, {});
         auto params = paramsWithGrads({{8.0f, 4.0f}, {INFINITY, 2.0f}});
         QVERIFY(scaler.unscale(params));
-        QCOMPARE(params[0].grad()[0].item<float>(), 2.0f);
-        QCOMPARE(params[1].grad()[1].item<float>(), 0.5f);  // multiplied despite the inf
+        QCOMPARE_BITS(params[0].grad()[0].item<float>(), 2.0f);
+        QCOMPARE_BITS(params[1].grad()[1].item<float>(), 0.5f);  // multiplied despite the inf
         QVERIFY(std::isinf(params[1].grad()[0].item<float>()));
         QCOMPARE(scaler.nonFiniteParameters(), std::vector<bool>({false, true}));
     }
@@ -98,8 +114,8 @@ private Q_SLOTS:
         params.insert(params.begin() + 1, torch::zeros({1}, torch::requires_grad()));  // no gradient
         scaler.unscaleWithoutReading(params);
         QCOMPARE(scaler.foundInfFlag().dim(), int64_t(0));
-        QCOMPARE(scaler.foundInfFlag().item<float>(), 1.0f);
-        QCOMPARE(params[0].grad()[0].item<float>(), 2.0f);  // unscaled already
+        QCOMPARE_BITS(scaler.foundInfFlag().item<float>(), 1.0f);
+        QCOMPARE_BITS(params[0].grad()[0].item<float>(), 2.0f);  // unscaled already
         scaler.setFoundInfRead(true);
         QVERIFY(scaler.foundInf());
         // Parameter 1 has no gradient; the list keeps the parameters' indices.
@@ -107,12 +123,12 @@ private Q_SLOTS:
         torch::optim::SGD sgd(params, torch::optim::SGDOptions(1.0));
         QVERIFY(!scaler.step(sgd, params));
         QVERIFY(scaler.update() == ScaleChange::Backoff);
-        QCOMPARE(scaler.scale(), 1.0f);
+        QCOMPARE_BITS(scaler.scale(), 1.0f);
 
         // A clean step, found_inf read lazily by step().
         auto clean = paramsWithGrads({{3.0f}});
         scaler.unscaleWithoutReading(clean);
-        QCOMPARE(scaler.foundInfFlag().item<float>(), 0.0f);
+        QCOMPARE_BITS(scaler.foundInfFlag().item<float>(), 0.0f);
         int ran = 0;
         QVERIFY(scaler.step([&] { ++ran; }, clean));
         QCOMPARE(ran, 1);
@@ -143,7 +159,7 @@ private Q_SLOTS:
         auto q = finite[0].detach().to(torch::kCUDA).requires_grad_(true);
         q.mutable_grad() = finite[0].grad().to(torch::kCUDA);
         QVERIFY(!clean.unscale({q}));
-        QCOMPARE(q.grad()[1].item<float>(), 1.0f);
+        QCOMPARE_BITS(q.grad()[1].item<float>(), 1.0f);
     }
 
     void secondUnscaleIsAnError() {
@@ -174,13 +190,13 @@ private Q_SLOTS:
         GradScaler scaler(GradScaler::Kind::Dynamic, 1024.0, {2.0, 0.5, 2000});
         p.mutable_grad() = torch::tensor({NAN, 1.0f});
         QVERIFY(!scaler.step(sgd, {p}));
-        QCOMPARE(p[1].item<float>(), 1.0f);  // untouched
+        QCOMPARE_BITS(p[1].item<float>(), 1.0f);  // untouched
         QVERIFY(scaler.update() == ScaleChange::Backoff);
-        QCOMPARE(scaler.scale(), 512.0f);
+        QCOMPARE_BITS(scaler.scale(), 512.0f);
         p.mutable_grad() = torch::tensor({512.0f, 1024.0f});
         QVERIFY(scaler.step(sgd, {p}));  // unscales itself, then steps
-        QCOMPARE(p[0].item<float>(), 0.0f);
-        QCOMPARE(p[1].item<float>(), -1.0f);
+        QCOMPARE_BITS(p[0].item<float>(), 0.0f);
+        QCOMPARE_BITS(p[1].item<float>(), -1.0f);
         QVERIFY(scaler.update() == ScaleChange::None);
         QCOMPARE(scaler.growthTracker(), 1);
     }
@@ -192,7 +208,7 @@ private Q_SLOTS:
         scaler.update();
         QCOMPARE(scaler.growthTracker(), 1);
         scaler.update(3.5f);
-        QCOMPARE(scaler.scale(), 3.5f);
+        QCOMPARE_BITS(scaler.scale(), 3.5f);
         QCOMPARE(scaler.growthTracker(), 1);
     }
 
@@ -202,7 +218,7 @@ private Q_SLOTS:
             auto params = paramsWithGrads({{inf ? INFINITY : 1.0f}});
             scaler.unscale(params);
             QVERIFY(scaler.update() == ScaleChange::None);
-            QCOMPARE(scaler.scale(), 128.0f);
+            QCOMPARE_BITS(scaler.scale(), 128.0f);
         }
     }
 
@@ -214,9 +230,9 @@ private Q_SLOTS:
         GradScaler b(GradScaler::Kind::Dynamic, 1.0, {});
         b.loadStateDict(a.stateDict());
         const auto d = b.stateDict();
-        QCOMPARE(d.scale, 256.0f);
-        QCOMPARE(d.growthFactor, 3.0);
-        QCOMPARE(d.backoffFactor, 0.25);
+        QCOMPARE_BITS(d.scale, 256.0f);
+        QCOMPARE_BITS(d.growthFactor, 3.0);
+        QCOMPARE_BITS(d.backoffFactor, 0.25);
         QCOMPARE(d.growthInterval, int64_t(7));
         QCOMPARE(d.growthTracker, 1);
     }
@@ -229,7 +245,7 @@ private Q_SLOTS:
     void offPassesThrough() {
         GradScaler scaler(GradScaler::Kind::Off, 65536.0, {});
         auto loss = torch::tensor(2.0f);
-        QCOMPARE(scaler.scale(loss).item<float>(), 2.0f);
+        QCOMPARE_BITS(scaler.scale(loss).item<float>(), 2.0f);
         QVERIFY(!scaler.enabled());
     }
 };

@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "TestSupport.h"
 #include "common/InputError.h"

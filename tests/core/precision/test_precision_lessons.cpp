@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "ExactCompare.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
 #include "engine/Trainer.h"
@@ -83,7 +84,7 @@ private Q_SLOTS:
         QVERIFY(scaled.relativeLoss < 0.1);
         QVERIFY(bf16.flushedFraction < 0.01);   // bf16 has fp32's exponent range
         QVERIFY(bf16.relativeLoss < 0.1);
-        QCOMPARE(fp32.flushedFraction, 0.0);
+        QCOMPARE_BITS(fp32.flushedFraction, 0.0);
         QVERIFY(fp32.relativeLoss < 0.1);
     }
 
@@ -198,7 +199,7 @@ private Q_SLOTS:
                 QVERIFY(m.stepSkipped);
                 QVERIFY(m.scaleChange == ScaleChange::Backoff);
                 QCOMPARE(QString::fromStdString(m.firstNonFiniteLayer), QString("fc2"));
-                QCOMPARE(m.scaleAfter, 512.0);
+                QCOMPARE_BITS(m.scaleAfter, 512.0);
                 QVERIFY(torch::equal(before, trainer.parameters()[0].detach()));  // not stepped
             } else {
                 QVERIFY(!m.foundInf);

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <random>
 
+#include "ExactCompare.h"
 #include "precision/Rounding.h"
 
 using namespace ampscope;
@@ -99,19 +100,32 @@ private Q_SLOTS:
         QCOMPARE(mismatches, int64_t(0));
     }
 
-    void tf32EdgeValues() {
+    void tf32EdgeValues_data() {
+        QTest::addColumn<float>("input");
+        QTest::addColumn<float>("expected");
         const float one = 1.0f;
         const float halfUlp = std::ldexp(1.0f, -11);  // tf32 ulp at 1 is 2^-10
-        QCOMPARE(roundToTf32(one + halfUlp), one + 2 * halfUlp);       // tie: away from zero
-        QCOMPARE(roundToTf32(-(one + halfUlp)), -(one + 2 * halfUlp));
-        QCOMPARE(roundToTf32(one + halfUlp * 0.99f), one);
-        QCOMPARE(roundToTf32(std::numeric_limits<float>::max()), float(INFINITY));
-        QVERIFY(std::isnan(roundToTf32(float(NAN))));
-        QCOMPARE(roundToTf32(float(-INFINITY)), float(-INFINITY));
-        // fp32 subnormals keep 10 bits of their mantissa field: quantum 2^-136.
-        QCOMPARE(roundToTf32(std::ldexp(1.0f, -130)), std::ldexp(1.0f, -130));
-        QCOMPARE(roundToTf32(std::ldexp(1.0f, -140)), 0.0f);
+        const float quantum = std::ldexp(1.0f, -136);  // fp32 subnormals keep 10 bits: 2^-136
+        QTest::newRow("1 + half an ulp: tie away from zero") << one + halfUlp << one + 2 * halfUlp;
+        QTest::newRow("-(1 + half an ulp): tie away from zero") << -(one + halfUlp) << -(one + 2 * halfUlp);
+        QTest::newRow("just under the tie: down") << one + halfUlp * 0.99f << one;
+        QTest::newRow("fp32 max overflows") << std::numeric_limits<float>::max() << float(INFINITY);
+        QTest::newRow("-inf") << float(-INFINITY) << float(-INFINITY);
+        QTest::newRow("2^-130 subnormal kept") << std::ldexp(1.0f, -130) << std::ldexp(1.0f, -130);
+        QTest::newRow("3 * 2^-138 to the nearest subnormal 2^-136") << 3 * std::ldexp(1.0f, -138) << quantum;
+        QTest::newRow("2^-137 tie away from zero: 2^-136") << std::ldexp(1.0f, -137) << quantum;
+        QTest::newRow("2^-140 flushes to +0") << std::ldexp(1.0f, -140) << 0.0f;
+        QTest::newRow("-2^-140 flushes to -0") << -std::ldexp(1.0f, -140) << -0.0f;
     }
+    void tf32EdgeValues() {
+        QFETCH(float, input);
+        QFETCH(float, expected);
+        QCOMPARE_BITS(static_cast<float>(referenceTf32(input)), expected);  // the reference itself
+        QCOMPARE_BITS(roundToTf32(input), expected);
+        QCOMPARE_BITS(roundToTf32(torch::tensor({input})).item<float>(), expected);
+    }
+
+    void tf32KeepsNan() { QVERIFY(std::isnan(roundToTf32(float(NAN)))); }
 
     void tf32TensorMatchesReference() {
         std::mt19937 rng(99);
@@ -131,16 +145,25 @@ private Q_SLOTS:
         QCOMPARE(mismatches, int64_t(0));
     }
 
+    // The backward of a rounding point rounds the incoming gradient to fp16: rows where
+    // rounding, flushing and passing through each give different bits.
+    void gradientIsRoundedInBackward_data() {
+        QTest::addColumn<float>("incoming");
+        QTest::addColumn<float>("expected");
+        QTest::newRow("2^-26, under half the smallest subnormal: +0") << std::ldexp(1.0f, -26) << 0.0f;
+        QTest::newRow("-2^-26: -0") << -std::ldexp(1.0f, -26) << -0.0f;
+        QTest::newRow("3 * 2^-26: the nearest subnormal 2^-24") << 3 * std::ldexp(1.0f, -26)
+                                                                  << std::ldexp(1.0f, -24);
+        QTest::newRow("2^-20, a subnormal: kept") << std::ldexp(1.0f, -20) << std::ldexp(1.0f, -20);
+        QTest::newRow("1 + 2^-12: ten mantissa bits, 1") << 1.0f + std::ldexp(1.0f, -12) << 1.0f;
+        QTest::newRow("70000: past fp16's max, inf") << 70000.0f << float(INFINITY);
+    }
     void gradientIsRoundedInBackward() {
-        // The backward of a rounding point rounds the incoming gradient to fp16:
-        // a gradient of 2^-26 (below half the smallest subnormal) flushes to zero.
+        QFETCH(float, incoming);
+        QFETCH(float, expected);
         auto x = torch::ones({4}, torch::requires_grad());
-        auto y = roundWithGradient(x, Rounding::Half, Rounding::Half);
-        (y * std::ldexp(1.0, -26)).sum().backward();
-        QCOMPARE(x.grad().abs().sum().item<float>(), 0.0f);
-        auto x2 = torch::ones({4}, torch::requires_grad());
-        (roundWithGradient(x2, Rounding::Half, Rounding::Half) * std::ldexp(1.0, -20)).sum().backward();
-        QCOMPARE(x2.grad()[0].item<float>(), std::ldexp(1.0f, -20));
+        (roundWithGradient(x, Rounding::Half, Rounding::Half) * incoming).sum().backward();
+        for (int64_t i = 0; i < 4; ++i) QCOMPARE_BITS(x.grad()[i].item<float>(), expected);
     }
 };
 

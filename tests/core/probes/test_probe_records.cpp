@@ -134,6 +134,15 @@ private Q_SLOTS:
         replayed.event.locatedBy = std::string(nonfinite_located_by::kReplay);
         replayed.event.replayMissedStep = 7;
         QVERIFY(nonFiniteRecordFromJson(throughText(toJson(replayed))).event == replayed.event);
+        // A recorded rank that received it through the gradient all-reduce; others leave the
+        // field out.
+        QVERIFY(!j.contains("via"));
+        NonFiniteRecord received = r;
+        received.event.tensor = std::string(nonfinite_tensor::kParamGrad);
+        received.event.via = std::string(nonfinite_via::kGradientAllReduce);
+        const json receivedJson = throughText(toJson(received));
+        QCOMPARE(receivedJson.at("via").get<std::string>(), std::string("gradient_allreduce"));
+        QVERIFY(nonFiniteRecordFromJson(receivedJson).event == received.event);
         // A record written before the fields existed: found by the per-step checks.
         json old = j;
         old.erase("located_by");

@@ -28,6 +28,7 @@
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
 #include "run/KnownRecordTypes.h"
+#include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "run/RunWriter.h"
 
