@@ -202,11 +202,20 @@ def main():
         rows += memory_part_rows(bench, args.smoke, args.threads)
         rows += probe_rows(cli, workdir, probe_steps, rounds, args.threads)
         rows += sweep_rows(cli, workdir, sweep_steps, args.threads)
+    # Its own rows: 6 cost, 2 batches x 2 probe settings x 6 modes of memory, 6 modes'
+    # parts per batch size, 4 probe rows, 1 sweep row; each with a number.
+    expected = 6 + 24 + 6 * (1 if args.smoke else 2) + 4 + 1
+    problems = [f"{r['benchmark']} | {r['measurement']}: no number in {r['value']!r}"
+                for r in rows if not any(c.isdigit() for c in str(r["value"]))]
+    if len(rows) != expected:
+        problems.append(f"{len(rows)} rows, {expected} expected")
     load = os.getloadavg()
     emit(rows, args.json,
          f"Emulated formats on {os.cpu_count()} cores of an {machine()}, {args.threads} threads; "
          f"FashionMNIST simple_cnn, Adam; cost over {steps} steps, median of {rounds} interleaved rounds; "
          f"load average at the end {load[0]:.1f} / {load[1]:.1f} / {load[2]:.1f}")
+    if problems:
+        fail(SCRIPT, "; ".join(problems))
 
 
 if __name__ == "__main__":
