@@ -26,7 +26,7 @@ int runScenarioHeadless(const std::string& name, const std::string& outDirectory
     const Scenario& scenario = scenarioNamed(name);
     const std::vector<NamedRunConfig> runs = scenarioRunConfigs(scenario, overrides);
     if (!quiet) std::fprintf(out, "scenario %s: %s\n\n%s\n", scenario.name.c_str(), scenario.summary.c_str(),
-                             scenario.narrative.c_str());
+                             plainNarrative(scenario.narrative).c_str());
     if (scenario.comparesRuns()) {
         std::error_code ignored;
         std::filesystem::create_directories(outDirectory, ignored);

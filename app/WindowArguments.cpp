@@ -10,26 +10,29 @@
 namespace ampscope::app {
 
 const char* windowUsage() {
-    return "usage: ampscope [--config FILE | --scenario NAME | --open-run RUN_DIR] [--headless]\n"
-           "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N] [--show-dock ID]]\n"
-           "                [--version] [--help]\n"
+    return "usage: ampscope [--config FILE | --scenario NAME | --open-run PATH] [--headless]\n"
+           "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N | --at-end]\n"
+           "                [--show-dock ID]] [--version] [--help]\n"
            "  --config FILE       start with this config (headless: run it)\n"
            "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
            "                      run it); names: ampscope-cli scenarios\n"
-           "  --open-run RUN_DIR  open a recorded run directory in the window (with --screenshot:\n"
-           "                      grab the window once the run is shown, print how long opening\n"
-           "                      took, exit); a job folder of ranks, or a run on another machine:\n"
-           "                      ssh://[user@]host[:port]/path, followed through your ssh\n"
+           "  --open-run PATH     open recorded runs in the window: a run directory, a recorded\n"
+           "                      job's folder of ranks or a scenario's output folder, or one\n"
+           "                      on another machine: ssh://[user@]host[:port]/path, followed\n"
+           "                      through your ssh (with --screenshot: grab the window once they\n"
+           "                      are shown, print how long opening took, exit)\n"
            "  --headless          no window: run in the terminal --config's run, --scenario's runs,\n"
            "                      or else the default comparison, the amp-sanity scenario\n"
            "                      (FashionMNIST, simple CNN: fp32, fp16 + dynamic scaler, bf16)\n"
            "  --out PARENT_DIR    headless runs go under PARENT_DIR/<timestamp>-<name> (default: runs)\n"
            "  --screenshot PNG    start the run, save the window to PNG after N steps, exit\n"
            "  --after-steps N     steps before --screenshot grabs the window (default 50)\n"
+           "  --at-end            with --scenario: train every run of the scenario and grab the\n"
+           "                      window when it has ended, its narrative's first view shown\n"
            "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
-           "                      scale, throughput, memory, histograms, underflow, nanInspector,\n"
-           "                      lockstep, compare, formatSweep, scaling, blockScales,\n"
-           "                      formatExplorer, scenarios\n"
+           "                      scale, throughput, memory, updates, histograms, underflow,\n"
+           "                      nanInspector, lockstep, formatSweep, scaling, blockScales,\n"
+           "                      formatExplorer, scenarios, runs\n"
            "Without a display (no DISPLAY or WAYLAND_DISPLAY) ampscope runs headless.\n"
            "Exit codes: 0 done, 2 bad input, 1 internal error, 130 interrupted.\n";
 }
@@ -84,6 +87,8 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--after-steps"}, afterSteps)) {
             request.afterSteps = positiveCount("--after-steps", afterSteps);
         } else if (options.takeValue({"--show-dock"}, request.showDock)) {
+        } else if (options.isFlag({"--at-end"})) {
+            request.atEnd = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("unknown option '" + a + "' (see ampscope --help)");
         } else {
@@ -92,6 +97,9 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         }
     }
     checkCombinations(request);
+    if (request.atEnd && (request.scenario.empty() || request.screenshotPath.empty() || !afterSteps.empty()))
+        throw InputError("--at-end grabs --scenario's window when it has ended: give --scenario NAME and "
+                         "--screenshot PNG, without --after-steps");
     if (!afterSteps.empty() && request.screenshotPath.empty())
         throw InputError("--after-steps counts the steps before --screenshot; give --screenshot PNG too");
     return request;

@@ -20,6 +20,7 @@ struct WindowRequest {
     std::string screenshotPath;       // --screenshot
     long long afterSteps = 50;        // --after-steps: steps before the screenshot
     std::string showDock;             // --show-dock: the dock in front for the screenshot
+    bool atEnd = false;               // --at-end: --scenario's screenshot once every run ended
 };
 
 WindowRequest parseWindowArguments(const std::vector<std::string>& args);

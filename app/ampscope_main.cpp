@@ -32,6 +32,7 @@
 
 #include "ConfigPanel.h"
 #include "MainWindow.h"
+#include "ScenarioBrowser.h"
 #endif
 
 using namespace ampscope;
@@ -160,6 +161,35 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
     return QApplication::exec();
 }
 
+// --scenario NAME --screenshot PNG --at-end: every run of the scenario trained, the window
+// grabbed once it has ended and shows what its narrative starts with.
+int scenarioEndInWindow(ui::MainWindow& window, const app::WindowRequest& options) {
+    QApplication::setQuitOnLastWindowClosed(false);
+    fillTheScreen(window);
+    window.show();
+    int exitCode = 0;
+    QObject::connect(window.scenarioBrowser(), &ui::ScenarioBrowser::scenarioFinished, &window, [&] {
+        QTimer::singleShot(0, &window, [&] {
+            QDockWidget* front = options.showDock.empty() ? nullptr : dockNamed(window, options.showDock);
+            QApplication::exit(grabWindow(window, front, options.screenshotPath) ? 0 : 1);
+        });
+    });
+    QObject::connect(&window, &ui::MainWindow::runEnded, &window, [&](const QString& status) {
+        if (status == QLatin1String("finished")) return;
+        std::fprintf(stderr, "ampscope: a run of the scenario ended (%s) before the scenario did\n",
+                     status.toUtf8().constData());
+        exitCode = 1;
+        QApplication::exit(1);
+    });
+    QString error;
+    if (!window.runScenario(QString::fromStdString(options.scenario), &error)) {
+        std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
+        return 2;
+    }
+    const int code = QApplication::exec();
+    return exitCode ? exitCode : code;
+}
+
 int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
     QApplication application(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AmpScope"));
@@ -181,7 +211,7 @@ int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
             return 2;
         }
     }
-    if (!options.scenario.empty()) {
+    if (!options.scenario.empty() && !options.atEnd) {
         window.show();  // the scenario starts once the window is up
         QString error;
         if (!(screenshot ? window.loadScenario(QString::fromStdString(options.scenario), &error)
@@ -197,6 +227,7 @@ int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
         return 2;
     }
     if (!options.openRun.empty()) return openRunInWindow(window, options, frontDock);
+    if (options.atEnd) return scenarioEndInWindow(window, options);
     if (!screenshot) {
         window.show();
         return QApplication::exec();

@@ -10,6 +10,9 @@
 //   "is this a number" for text that does not parse). Each problem marks its field: a
 //   red border, the message as the field's tooltip; every problem is also listed under
 //   the form as "field: message". Problems of fields without a widget are listed only.
+// - Each field's tooltip, while it is fine, is its help and limits as core defines them
+//   (config/ConfigFieldRules.h, which validation checks against too); a ranged field
+//   also carries them as the properties "limits", "minimum" and "maximum".
 // - validityChanged(bool) fires when the verdict changes, configChanged() on every edit;
 //   the window disables Start while isValid() is false.
 // - The dataset row says when FashionMNIST is not installed where the engine looks for
@@ -29,7 +32,7 @@
 //   run's config.json named, and the engine refuses a file whose SHA-256 differs.
 #include <QString>
 #include <QWidget>
-#include <functional>
+#include <memory>
 #include <vector>
 
 #include "config/ConfigValidation.h"
@@ -39,11 +42,12 @@ class QComboBox;
 class QFormLayout;
 class QLabel;
 class QLineEdit;
-class QCheckBox;
 class QPushButton;
 
 namespace ampscope::ui {
 
+class ConfigFieldBinder;
+class ModelFileRow;
 class ModuleTreeView;
 
 class ConfigPanel : public QWidget {
@@ -55,6 +59,7 @@ public:
         "/usr/share/datasets/fashion-mnist";
 
     explicit ConfigPanel(QWidget* parent = nullptr);
+    ~ConfigPanel() override;
 
     void setConfig(const RunConfig& config);
     RunConfig config() const;
@@ -75,9 +80,9 @@ public:
     void setModelFile(const QString& path);
     void inspectModelFile();
     void settleModelFile();
-    ModuleTreeView* moduleTree() const { return moduleTree_; }
+    ModuleTreeView* moduleTree() const;
     // The one line saying why the model file cannot be used (empty: it can, or not loaded).
-    QString modelFileError() const { return modelError_; }
+    QString modelFileError() const;
     QString modelNote() const;
     // The tree shows the file model.path names now, loaded by this panel.
     bool modelFileLoaded() const;
@@ -92,75 +97,45 @@ Q_SIGNALS:
     void validityChanged(bool valid);
 
 private:
-    struct Field {
-        QString path;
-        QWidget* widget = nullptr;
-        QString help;  // the tooltip when the field is fine
-        std::function<void(const RunConfig&)> load;
-        // Writes the widget's value into the config; returns a message when it cannot.
-        std::function<QString(RunConfig&)> store;
-    };
-
-    QFormLayout* addSection(const QString& title);
-    QLineEdit* addText(QFormLayout* form, const QString& label, const QString& path,
-                       const QString& help, std::function<std::string&(RunConfig&)> access);
-    QComboBox* addChoice(QFormLayout* form, const QString& label, const QString& path,
-                         const QString& help, const std::vector<std::string>& allowed,
-                         std::function<std::string&(RunConfig&)> access);
-    QLineEdit* addDouble(QFormLayout* form, const QString& label, const QString& path,
-                         const QString& help, std::function<double&(RunConfig&)> access);
-    QLineEdit* addInteger(QFormLayout* form, const QString& label, const QString& path,
-                          const QString& help, std::function<int64_t&(RunConfig&)> access);
-    QLineEdit* addLineEdit(QFormLayout* form, const QString& label);
-    void addField(Field field);
-
+    // The form's sections (configure/ConfigFormSections.cpp).
     void buildForm();
-    void revalidate();
-    void markFields();
-    void updateNotes();
-    void chooseDataDirectory();
-    void chooseModelFile();
-    void updateModelRows();
+    QFormLayout* addSection(const QString& title);
+    void buildRunAndDataSections();
+    void buildPrecisionSection();
     // The settings of the format modes: fp8's for fp8, the MX scale rule for mxfp8 and
     // mxfp4, stochastic gradients for nvfp4; hidden for every other mode.
     void buildFormatModeRows(QFormLayout* precision);
     void updateFormatModeRows();
-    void modelPathEdited();
-    RunConfig collect(std::vector<FieldProblem>* parseProblems) const;
+    void buildTrainingSections();
+
+    void revalidate();
+    void markFields();
+    void updateNotes();
+    void chooseDataDirectory();
 
     RunConfig base_;
-    std::vector<Field> fields_;
+    std::unique_ptr<ConfigFieldBinder> fields_;
     std::vector<FieldProblem> problems_;
     bool loading_ = false;
     bool lastValid_ = true;
     QString fashionMnistDirectory_ = QString::fromLatin1(kDefaultFashionMnistDirectory);
 
+    QWidget* formHost_ = nullptr;
     QLineEdit* nameEdit_ = nullptr;
     QLineEdit* dataPathEdit_ = nullptr;
-    QComboBox* datasetCombo_ = nullptr;
+    QPushButton* browseData_ = nullptr;
+    QPushButton* reset_ = nullptr;
     QComboBox* modeCombo_ = nullptr;
     QLabel* datasetNote_ = nullptr;
     QLabel* executionNote_ = nullptr;
     QLabel* problemsLabel_ = nullptr;
-    QWidget* formHost_ = nullptr;
 
     QFormLayout* precisionForm_ = nullptr;
     QList<QWidget*> fp8Rows_;
     QList<QWidget*> mxRows_;
     QList<QWidget*> nvfp4Rows_;
 
-    // The user's model: the rows shown only for torchscript, and what loading gave.
-    QFormLayout* modelForm_ = nullptr;
-    QList<QWidget*> scriptRows_;
-    QLineEdit* modelPathEdit_ = nullptr;
-    QPushButton* browseModel_ = nullptr;
-    QLabel* modelNote_ = nullptr;
-    ModuleTreeView* moduleTree_ = nullptr;
-    QString loadedPath_;                // model.path when it was loaded ("" = none)
-    std::vector<std::string> loadedProbeModules_;
-    int64_t loadedProbeDepth_ = 0;
-    QString modelError_;               // what loading loadedPath_ said ("" = fine)
-    bool modelPathTyped_ = false;       // edited by hand since the last load
+    ModelFileRow* modelFile_ = nullptr;  // the user's model: shown only for torchscript
 };
 
 }  // namespace ampscope::ui

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "RunRecordParsing.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
 

@@ -1,5 +1,6 @@
 #include "RunDirectoryNaming.h"
 
+#include <QDir>
 #include <QStandardPaths>
 
 #include "run/RunNaming.h"
@@ -19,6 +20,13 @@ QString newRunDirectory(const QString& runsRoot, const RunConfig& config, const 
     return QString::fromStdString(ampscope::newRunDirectory(
         runsRoot.toStdString(), ampscope::runName(config),
         static_cast<std::time_t>(when.toSecsSinceEpoch())));
+}
+
+QString shownPath(const QString& path) {
+    const QString home = QDir::homePath();
+    if (!home.isEmpty() && home != QLatin1String("/") && path.startsWith(home + QLatin1Char('/')))
+        return QStringLiteral("~") + path.mid(home.size());
+    return QDir::toNativeSeparators(path);
 }
 
 }  // namespace ampscope::ui

@@ -14,5 +14,8 @@ QString defaultRunsRoot();
 QString runDisplayName(const RunConfig& config);
 QString newRunDirectory(const QString& runsRoot, const RunConfig& config,
                         const QDateTime& when = QDateTime::currentDateTime());
+// A path as the status bar names it: under the home directory as ~/..., which is how
+// people read them.
+QString shownPath(const QString& path);
 
 }  // namespace ampscope::ui

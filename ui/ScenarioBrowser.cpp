@@ -1,25 +1,19 @@
 #include "ScenarioBrowser.h"
 
-#include <QFile>
+#include <QDesktopServices>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
 #include <QMessageBox>
 #include <QPushButton>
+#include <QTextBlock>
 #include <QTextBrowser>
-#include <QTimer>
+#include <QTextCursor>
+#include <QUrl>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
-#include "EngineBridge.h"
-#include "MainWindow.h"
-#include "engine/RunRecords.h"
-#include "engine/SystemInfo.h"
-#include "plots/LossPlot.h"
-#include "views/CompareView.h"
-#include "views/ComparedRun.h"
-#include "run/EventSchema.h"
+#include "ScenarioRunner.h"
 
 namespace ampscope::ui {
 
@@ -31,22 +25,9 @@ QString fromStd(const std::string& text) {
     return QString::fromStdString(text);
 }
 
-// summary.json of a recorded run; a missing or unreadable one reads as an error row.
-RunSummary readSummary(const QString& directory) {
-    QFile file(directory + QStringLiteral("/summary.json"));
-    RunSummary summary;
-    summary.status = "error";
-    if (!file.open(QIODevice::ReadOnly)) return summary;
-    try {
-        return summaryFromJson(nlohmann::json::parse(file.readAll().toStdString()));
-    } catch (const std::exception&) {
-        return summary;
-    }
-}
-
 }  // namespace
 
-ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(window) {
+ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
     setObjectName(QStringLiteral("scenarioBrowser"));
     list_ = new QListWidget(this);
     list_->setObjectName(QStringLiteral("scenarioList"));
@@ -69,9 +50,10 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
     list_->setMinimumWidth(widest + frame + 24);
     narrative_ = new QTextBrowser(this);
     narrative_->setObjectName(QStringLiteral("scenarioNarrative"));
-    narrative_->setOpenExternalLinks(true);
+    narrative_->setOpenLinks(false);  // view: links show a part of the scenario (followLink)
+    connect(narrative_, &QTextBrowser::anchorClicked, this, &ScenarioBrowser::followLink);
     narrative_->setPlaceholderText(tr("Choose a scenario to read what it shows."));
-    runsLabel_ = new QLabel(tr("Runs (click one to load its config):"), this);
+    auto* runsLabel = new QLabel(tr("Runs (click one to load its config):"), this);
     runs_ = new QListWidget(this);
     runs_->setObjectName(QStringLiteral("scenarioRuns"));
     runs_->setMaximumHeight(4 * runs_->fontMetrics().height() + 12);
@@ -88,7 +70,7 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
     auto* lowerLayout = new QVBoxLayout(lower);
     lowerLayout->setContentsMargins(0, 0, 0, 0);
     lowerLayout->addWidget(narrative_, 1);
-    lowerLayout->addWidget(runsLabel_);
+    lowerLayout->addWidget(runsLabel);
     lowerLayout->addWidget(runs_);
     lowerLayout->addLayout(buttons);
     auto* layout = new QVBoxLayout(this);
@@ -113,36 +95,51 @@ ScenarioBrowser::ScenarioBrowser(MainWindow* window) : QWidget(window), window_(
     });
     connect(runs_, &QListWidget::itemClicked, this, [this](QListWidgetItem* item) {
         const int index = runs_->row(item);
-        if (!running_ && index >= 0 && static_cast<size_t>(index) < configs_.size())
-            window_->setConfig(configs_[static_cast<size_t>(index)].config);
+        if (!runner_->isRunning() && index >= 0 && static_cast<size_t>(index) < configs_.size())
+            Q_EMIT configChosen(configs_[static_cast<size_t>(index)].config);
     });
-    connect(window_, &MainWindow::runEnded, this, &ScenarioBrowser::onRunEnded);
-    compareRefresh_ = new QTimer(this);
-    compareRefresh_->setInterval(1000);
-    connect(compareRefresh_, &QTimer::timeout, this, &ScenarioBrowser::refreshComparedRuns);
+    connect(runner_, &ScenarioRunner::runStarted, this, [this](int index) { runs_->setCurrentRow(index); });
+    connect(runner_, &ScenarioRunner::finished, this, &ScenarioBrowser::onFinished);
 }
 
-void ScenarioBrowser::refreshComparedRuns() {
-    CompareView* compare = window_->compareView();
-    if (!compare || !overlaysRuns()) return;
-    // A run is listed once its directory reads as a run (the engine writes config.json
-    // after it starts); until then it is tried again on the next refresh.
-    bool added = false;
-    while (listedInCompare_ < recorded_.size()) {
-        const auto index = static_cast<std::size_t>(listedInCompare_);
-        if (!compare->addRun(recorded_[listedInCompare_], nullptr, fromStd(configs_[index].name))) break;
-        ++listedInCompare_;
-        added = true;
+bool ScenarioBrowser::isRunningScenario() const {
+    return runner_->isRunning();
+}
+
+QStringList ScenarioBrowser::recordedRunDirectories() const {
+    return runner_->recordedRunDirectories();
+}
+
+QString ScenarioBrowser::comparisonTable() const {
+    return runner_->comparisonTable();
+}
+
+void ScenarioBrowser::followLink(const QUrl& link) {
+    if (link.scheme() != QLatin1String("view")) {
+        QDesktopServices::openUrl(link);
+        return;
     }
-    if (!added) compare->refresh();
-}
-
-void ScenarioBrowser::reportError(const QString& message, QString* error) {
-    if (error) *error = message;
+    const Scenario* scenario = findScenario(loaded_.toStdString());
+    if (const ScenarioView* view = scenario ? scenario->view(link.path().toStdString()) : nullptr)
+        Q_EMIT viewRequested(*view);
 }
 
 void ScenarioBrowser::showScenario(const Scenario& scenario) {
     narrative_->setMarkdown(fromStd(scenario.narrative));
+    // Markdown's headings come out at up to twice the text's size; in a dock a third of
+    // the window wide that is three lines of title before the lesson: a little larger
+    // than the text, bold, is enough.
+    const qreal headingSize = narrative_->font().pointSizeF() * 1.2;
+    for (QTextBlock block = narrative_->document()->begin(); block.isValid(); block = block.next()) {
+        if (block.blockFormat().headingLevel() == 0) continue;
+        QTextCursor cursor(block);
+        cursor.movePosition(QTextCursor::EndOfBlock, QTextCursor::KeepAnchor);
+        QTextCharFormat heading;
+        heading.setProperty(QTextFormat::FontSizeAdjustment, 0);
+        heading.setFontPointSize(headingSize);
+        heading.setFontWeight(QFont::Bold);
+        cursor.mergeCharFormat(heading);
+    }
     runs_->clear();
     for (const auto& run : configs_) runs_->addItem(fromStd(run.name));
     for (int row = 0; row < list_->count(); ++row)
@@ -150,19 +147,18 @@ void ScenarioBrowser::showScenario(const Scenario& scenario) {
 }
 
 bool ScenarioBrowser::loadScenario(const QString& name, QString* error) {
-    if (running_) {
-        reportError(tr("A scenario is running; stop it before loading another."), error);
+    if (runner_->isRunning()) {
+        if (error) *error = tr("A scenario is running; stop it before loading another.");
         return false;
     }
     try {
         const Scenario& scenario = scenarioNamed(name.toStdString());
         configs_ = scenarioRunConfigs(scenario, overrides_);
         loaded_ = name;
-        table_.clear();
         showScenario(scenario);
-        window_->setConfig(configs_.front().config);
+        Q_EMIT configChosen(configs_.front().config);
     } catch (const std::exception& e) {
-        reportError(QString::fromUtf8(e.what()), error);
+        if (error) *error = QString::fromUtf8(e.what());
         return false;
     }
     Q_EMIT scenarioLoaded(name);
@@ -170,71 +166,18 @@ bool ScenarioBrowser::loadScenario(const QString& name, QString* error) {
 }
 
 bool ScenarioBrowser::runScenario(const QString& name, QString* error) {
-    if (window_->bridge() && window_->bridge()->isActive()) {
-        reportError(tr("Stop the current run before starting a scenario."), error);
+    if (runner_->isRunning()) {
+        if (error) *error = tr("Stop the current run before starting a scenario.");
         return false;
     }
     if (!loadScenario(name, error)) return false;
-    running_ = true;
-    recorded_.clear();
-    rows_.clear();
-    listedInCompare_ = 0;
-    if (overlaysRuns() && window_->compareView()) window_->compareView()->clearRuns();
-    startRun(0);
-    if (!running_) {
-        reportError(tr("The scenario's first run did not start (is its config valid?)."), error);
-        return false;
-    }
-    return true;
+    return runner_->run(name, overrides_, error);
 }
 
-void ScenarioBrowser::startRun(size_t index) {
-    runIndex_ = index;
-    runs_->setCurrentRow(static_cast<int>(index));
-    window_->setConfig(configs_[index].config);
-    // Runs share the process: without the reset each would report the largest peak so far.
-    resetPeakResidentBytes();
-    if (!window_->startRun()) {
-        running_ = false;
-        return;
-    }
-    recorded_ << window_->runDirectory();
-    if (!overlaysRuns()) return;
-    for (size_t earlier = 0; earlier < index; ++earlier) {
-        try {
-            const QString name = fromStd(configs_[earlier].name);
-            window_->lossPlot()->addEarlierRun(
-                name, loadComparedRun(recorded_[static_cast<int>(earlier)], name).losses);
-        } catch (const std::exception&) {
-            // Its directory is gone: the run still trains, without that line.
-        }
-    }
-    compareRefresh_->start();
-}
-
-void ScenarioBrowser::onRunEnded(const QString& status) {
-    if (!running_) return;
-    compareRefresh_->stop();
-    refreshComparedRuns();
-    rows_.push_back({configs_[runIndex_].name, readSummary(window_->runDirectory())});
-    if (status.toStdString() != run_status::kFinished) {
-        running_ = false;  // stopped or failed: the rest of the scenario is not run
-        return;
-    }
-    if (runIndex_ + 1 < configs_.size()) {
-        // After the window has finished handling this run's end.
-        QTimer::singleShot(0, this, [this] {
-            if (running_) startRun(runIndex_ + 1);
-        });
-        return;
-    }
-    running_ = false;
-    if (configs_.size() > 1) {
-        table_ = fromStd(formatComparisonTable(rows_));
-        narrative_->append(QStringLiteral("<h3>%1</h3><pre>%2</pre>")
-                               .arg(tr("Side by side"), table_.toHtmlEscaped()));
-    }
-    Q_EMIT scenarioFinished(loaded_);
+void ScenarioBrowser::onFinished(const QString& name, const QString& table) {
+    if (!table.isEmpty())
+        narrative_->append(QStringLiteral("<h3>%1</h3><pre>%2</pre>").arg(tr("Side by side"), table.toHtmlEscaped()));
+    Q_EMIT scenarioFinished(name);
 }
 
 }  // namespace ampscope::ui

@@ -4,18 +4,15 @@
 // scenario's narrative (what to look at, in which plot, why, and the fix) and its runs.
 //
 // Contract:
-// - loadScenario() puts the scenario's first run config into the window's Configure
-//   panel and shows its narrative; it starts nothing. Choosing a run in the run list
-//   loads that run's config instead.
-// - runScenario() loads it and starts its runs one after another through the
-//   window's own Start (each recorded in its own run directory). The next run starts
-//   when the previous one finished; a run that is stopped or fails ends the sequence.
-//   When every run finished, a scenario with several runs shows the side-by-side
-//   table (core/scenarios/ComparisonTable.h) under the narrative.
-// - A scenario with several runs is a contrast: its runs replace the Compare dock's
-//   list as they start (labelled by run name, refreshed about once a second while one
-//   trains and when it ends), and the loss plot draws the earlier runs under the one
-//   training, so the last run ends with all of them overlaid.
+// - loadScenario() shows the narrative and offers the scenario's first run config
+//   (configChosen, for the Configure panel); it starts nothing. Choosing a run in the run
+//   list offers that run's config instead.
+// - runScenario() loads it and trains its runs one after another (ScenarioRunner). When
+//   every run finished, a scenario with several runs shows the side-by-side table
+//   (core/scenarios/ComparisonTable.h) under the narrative.
+// - The narrative's links [words](view:ID) are the scenario's views: clicking one asks to
+//   show it (viewRequested: its run focused, its dock raised, its layer and axis set);
+//   other links open in the browser.
 // - setOverrides() applies "key.path=value" to every run config the browser loads
 //   (the same path as ampscope-cli's --set): how tests shorten a scenario.
 // - Unknown names fail with the one-line message that lists the valid ones.
@@ -24,33 +21,34 @@
 #include <string>
 #include <vector>
 
-#include "scenarios/ComparisonTable.h"
+#include "config/RunConfig.h"
 #include "scenarios/ScenarioCatalogue.h"
 
-class QLabel;
 class QListWidget;
 class QPushButton;
 class QTextBrowser;
-class QTimer;
+class QUrl;
 
 namespace ampscope::ui {
 
-class MainWindow;
+class ScenarioRunner;
 
 class ScenarioBrowser : public QWidget {
     Q_OBJECT
 public:
-    explicit ScenarioBrowser(MainWindow* window);
+    explicit ScenarioBrowser(ScenarioRunner* runner, QWidget* parent = nullptr);
 
     bool loadScenario(const QString& name, QString* error = nullptr);
     bool runScenario(const QString& name, QString* error = nullptr);
     void setOverrides(const std::vector<std::string>& overrides) { overrides_ = overrides; }
 
     QString loadedScenario() const { return loaded_; }
-    bool isRunningScenario() const { return running_; }
+    bool isRunningScenario() const;
     // The run directories recorded by the last runScenario(), in run order.
-    QStringList recordedRunDirectories() const { return recorded_; }
-    QString comparisonTable() const { return table_; }
+    QStringList recordedRunDirectories() const;
+    QString comparisonTable() const;
+    // Follows a narrative link as a click does (view:ID, or an outside address).
+    void followLink(const QUrl& link);
     QListWidget* scenarioList() const { return list_; }
     QListWidget* runList() const { return runs_; }
     QTextBrowser* narrativeView() const { return narrative_; }
@@ -58,35 +56,25 @@ public:
 
 Q_SIGNALS:
     void scenarioLoaded(const QString& name);
+    // The config to show in the Configure panel (a scenario's first run, or the run chosen).
+    void configChosen(const ampscope::RunConfig& config);
+    void viewRequested(const ampscope::ScenarioView& view);
     // Every run of the scenario finished (recordedRunDirectories() holds them).
     void scenarioFinished(const QString& name);
 
 private:
     void showScenario(const Scenario& scenario);
-    void onRunEnded(const QString& status);
-    void startRun(size_t index);
-    void reportError(const QString& message, QString* error);
-    bool overlaysRuns() const { return configs_.size() > 1; }
-    void refreshComparedRuns();
+    void onFinished(const QString& name, const QString& table);
 
-    MainWindow* window_;
+    ScenarioRunner* runner_;
     QListWidget* list_ = nullptr;
     QTextBrowser* narrative_ = nullptr;
-    QLabel* runsLabel_ = nullptr;
     QListWidget* runs_ = nullptr;
     QPushButton* loadButton_ = nullptr;
     QPushButton* runButton_ = nullptr;
-
     std::vector<std::string> overrides_;
     QString loaded_;
     std::vector<NamedRunConfig> configs_;
-    bool running_ = false;
-    size_t runIndex_ = 0;
-    QStringList recorded_;
-    int listedInCompare_ = 0;  // of recorded_, how many the Compare dock lists
-    QTimer* compareRefresh_ = nullptr;
-    std::vector<ComparisonRow> rows_;
-    QString table_;
 };
 
 }  // namespace ampscope::ui

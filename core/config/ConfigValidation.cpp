@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <string_view>
 
 #include "common/InputError.h"
 #include "common/Text.h"
 #include "config/ActivationEstimate.h"
+#include "config/ConfigFieldRules.h"
 #include "config/ConfigText.h"
 
 namespace ampscope {
@@ -104,9 +106,10 @@ constexpr double kClasses = 10.0;
 // Past this a model would not fit the memory of the machines AmpScope targets; the
 // check exists so an absurd size fails here instead of as a bad_alloc mid-construction.
 constexpr double kParameterLimit = 2e9;
-constexpr int64_t kMaxWidth = 65536;  // hidden sizes, channels, kernels, batch sizes
 
-enum class Bound { Open, Closed };
+const NumberLimits& limitsOf(std::string_view path) {
+    return configFieldRule(path).limits.value();
+}
 
 std::string indexed(const std::string& path, std::size_t index) {
     return path + "[" + std::to_string(index) + "]";
@@ -129,15 +132,19 @@ public:
                        ")");
     }
 
-    void inRange(const std::string& field, int64_t value, int64_t low, int64_t high) {
-        if (value >= low && value <= high) return;
-        add(field, "must be in [" + std::to_string(low) + ", " + std::to_string(high) +
-                       "] (got " + std::to_string(value) + ")");
+    // The field's limits are its rule's (ConfigFieldRules.h); `field` names the value in
+    // the message (a list element: "model.hidden[2]"), `rulePath` the rule when it differs.
+    void withinLimits(const std::string& field, int64_t value, std::string_view rulePath = {}) {
+        const NumberLimits& limits = limitsOf(rulePath.empty() ? field : rulePath);
+        if (limits.contains(static_cast<double>(value))) return;
+        add(field, "must be " + limits.text() + " (got " + std::to_string(value) + ")");
     }
 
-    void atLeast(const std::string& field, int64_t value, int64_t low) {
-        if (value >= low) return;
-        add(field, "must be >= " + std::to_string(low) + " (got " + std::to_string(value) + ")");
+    void withinLimits(const std::string& field, double value, std::string_view rulePath = {}) {
+        if (!finite(field, value)) return;
+        const NumberLimits& limits = limitsOf(rulePath.empty() ? field : rulePath);
+        if (limits.contains(value)) return;
+        add(field, "must be " + limits.text() + " (got " + number(value) + ")");
     }
 
     // Every double in the config must be finite: JSON cannot even write inf or nan, so a
@@ -146,30 +153,6 @@ public:
         if (std::isfinite(value)) return true;
         add(field, "must be a finite number (got " + number(value) + ")");
         return false;
-    }
-
-    void inRange(const std::string& field, double value, double low, Bound lowBound,
-                 double high, Bound highBound) {
-        if (!finite(field, value)) return;
-        const bool aboveLow = lowBound == Bound::Closed ? value >= low : value > low;
-        const bool belowHigh = highBound == Bound::Closed ? value <= high : value < high;
-        if (aboveLow && belowHigh) return;
-        add(field, std::string("must be in ") + (lowBound == Bound::Closed ? "[" : "(") +
-                       number(low) + ", " + number(high) +
-                       (highBound == Bound::Closed ? "]" : ")") + " (got " + number(value) +
-                       ")");
-    }
-
-    void greaterThan(const std::string& field, double value, double low) {
-        if (!finite(field, value)) return;
-        if (value > low) return;
-        add(field, "must be > " + number(low) + " (got " + number(value) + ")");
-    }
-
-    void atLeast(const std::string& field, double value, double low) {
-        if (!finite(field, value)) return;
-        if (value >= low) return;
-        add(field, "must be >= " + number(low) + " (got " + number(value) + ")");
     }
 
     void parameterGuard(const std::string& field, double parameters) {
@@ -185,7 +168,7 @@ void checkTop(Checker& check, const RunConfig& config) {
         check.add("schema_version", "must be " + std::to_string(kConfigSchemaVersion) +
                                         " (got " + std::to_string(config.schema_version) + ")");
     check.oneOf("device", config.device, allowedDevices());
-    check.inRange("threads", config.threads, 0, 1024);
+    check.withinLimits("threads", int64_t{config.threads});
 }
 
 // data.dataset "tensors": which tensors of the file make the sets. Whether the file holds
@@ -223,9 +206,9 @@ void checkData(Checker& check, const DataConfig& data) {
         check.add("data.path", "must name the directory of the IDX files when data.dataset is "
                                "mnist_idx (got \"\")");
     check.oneOf("data.validation", data.validation, allowedValidationModes());
-    check.inRange("data.val_fraction", data.val_fraction, 0.0, Bound::Open, 0.5, Bound::Closed);
-    check.atLeast("data.subset", data.subset, int64_t{0});
-    check.inRange("data.synthetic_samples", data.synthetic_samples, 16, 10000000);
+    check.withinLimits("data.val_fraction", data.val_fraction);
+    check.withinLimits("data.subset", data.subset);
+    check.withinLimits("data.synthetic_samples", data.synthetic_samples);
     if (data.dataset == "tensors") checkTensorsData(check, data);
 }
 
@@ -261,9 +244,9 @@ void checkBlocks(Checker& check, const ModelConfig& model) {
         const std::string field = indexed("model.blocks", i);
         for (int j = 0; j < 5; ++j) {
             const int64_t low = j == 4 ? 0 : 1;
-            if (block[j] < low || block[j] > kMaxWidth)
+            if (block[j] < low || block[j] > kMaxConfigWidth)
                 check.add(field, std::string(names[j]) + " must be in [" + std::to_string(low) +
-                                     ", " + std::to_string(kMaxWidth) + "] (got " +
+                                     ", " + std::to_string(kMaxConfigWidth) + "] (got " +
                                      std::to_string(block[j]) + ")");
         }
         // Channels must chain, and the first block sees the one-channel image.
@@ -282,7 +265,7 @@ void checkScriptModel(Checker& check, const ModelConfig& model) {
     if (model.name == "torchscript" && model.path.empty())
         check.add("model.path", "the torchscript model needs the path of its file (a .pt "
                                 "saved from torch.jit.trace or torch.jit.script)");
-    check.atLeast("model.file_bytes", model.file_bytes, int64_t{0});
+    check.withinLimits("model.file_bytes", model.file_bytes);
     const bool hex = std::all_of(model.sha256.begin(), model.sha256.end(), [](char c) {
         return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
     });
@@ -291,7 +274,7 @@ void checkScriptModel(Checker& check, const ModelConfig& model) {
     for (std::size_t i = 0; i < model.probe_modules.size(); ++i)
         if (model.probe_modules[i].empty())
             check.add(indexed("model.probe_modules", i), "must be a module name (got \"\")");
-    check.inRange("model.probe_depth", model.probe_depth, 0, 64);
+    check.withinLimits("model.probe_depth", model.probe_depth);
     if (!model.probe_modules.empty() && model.probe_depth > 0)
         check.add("model.probe_depth", "use model.probe_modules or model.probe_depth, not both");
 }
@@ -303,7 +286,7 @@ void checkModel(Checker& check, const ModelConfig& model) {
         check.add("model.hidden", "must have at most 64 entries (got " +
                                       std::to_string(model.hidden.size()) + ")");
     for (std::size_t i = 0; i < model.hidden.size(); ++i)
-        check.inRange(indexed("model.hidden", i), model.hidden[i], 1, kMaxWidth);
+        check.withinLimits(indexed("model.hidden", i), model.hidden[i], "model.hidden");
     if (model.name == "mlp") check.parameterGuard("model.hidden", mlpParameters(model));
 
     check.oneOf("model.activation", model.activation, allowedActivations());
@@ -320,15 +303,15 @@ void checkModel(Checker& check, const ModelConfig& model) {
                                      " (a divisor of 28) (got " + std::to_string(model.patch) +
                                      ")");
     }
-    check.atLeast("model.dim", model.dim, int64_t{1});
+    check.withinLimits("model.dim", model.dim);
     if (model.name == "transformer")
         check.parameterGuard("model.dim", transformerParameters(model));
-    check.atLeast("model.heads", model.heads, int64_t{1});
+    check.withinLimits("model.heads", model.heads);
     if (model.dim >= 1 && model.heads >= 1 && model.dim % model.heads != 0)
         check.add("model.heads", "must divide model.dim (" + std::to_string(model.dim) +
                                      ") (got " + std::to_string(model.heads) + ")");
-    check.inRange("model.depth", model.depth, 1, 64);
-    check.inRange("model.mlp_ratio", model.mlp_ratio, 1, 16);
+    check.withinLimits("model.depth", model.depth);
+    check.withinLimits("model.mlp_ratio", model.mlp_ratio);
     checkScriptModel(check, model);
 }
 
@@ -336,13 +319,10 @@ void checkPrecision(Checker& check, const PrecisionConfig& precision) {
     check.oneOf("precision.mode", precision.mode, allowedModes());
     const ScalerConfig& scaler = precision.scaler;
     check.oneOf("precision.scaler.kind", scaler.kind, allowedScalerKinds());
-    // The scale is stored as a float, as in torch.amp.GradScaler: above FLT_MAX it is inf.
-    check.inRange("precision.scaler.init_scale", scaler.init_scale, 0.0, Bound::Open, 3.4e38,
-                  Bound::Closed);
-    check.greaterThan("precision.scaler.growth_factor", scaler.growth_factor, 1.0);
-    check.inRange("precision.scaler.backoff_factor", scaler.backoff_factor, 0.0, Bound::Open,
-                  1.0, Bound::Open);
-    check.atLeast("precision.scaler.growth_interval", scaler.growth_interval, int64_t{1});
+    check.withinLimits("precision.scaler.init_scale", scaler.init_scale);
+    check.withinLimits("precision.scaler.growth_factor", scaler.growth_factor);
+    check.withinLimits("precision.scaler.backoff_factor", scaler.backoff_factor);
+    check.withinLimits("precision.scaler.growth_interval", scaler.growth_interval);
     for (std::size_t i = 0; i < precision.keep_fp32.size(); ++i)
         if (precision.keep_fp32[i].empty())
             check.add(indexed("precision.keep_fp32", i), "must be a layer name (got \"\")");
@@ -350,44 +330,39 @@ void checkPrecision(Checker& check, const PrecisionConfig& precision) {
     const Fp8Config& fp8 = precision.fp8;
     check.oneOf("precision.fp8.format", fp8.format, allowedFp8Formats());
     check.oneOf("precision.fp8.recipe", fp8.recipe, allowedFp8Recipes());
-    // Transformer Engine's default history is 1024; a million floats per rounding
-    // point is already more memory than any model here has points worth.
-    check.inRange("precision.fp8.amax_history_len", fp8.amax_history_len, 1, 1 << 20);
+    check.withinLimits("precision.fp8.amax_history_len", fp8.amax_history_len);
     check.oneOf("precision.fp8.amax_compute", fp8.amax_compute, allowedAmaxComputes());
-    // 2^-margin past 2^64 would push every scale below fp8's smallest subnormal.
-    check.inRange("precision.fp8.margin", fp8.margin, 0, 64);
+    check.withinLimits("precision.fp8.margin", fp8.margin);
     check.oneOf("precision.mx.scale_rule", precision.mx.scale_rule, allowedMxScaleRules());
 }
 
 void checkOptim(Checker& check, const OptimConfig& optim) {
     check.oneOf("optim.name", optim.name, allowedOptimizers());
-    check.inRange("optim.lr", optim.lr, 0.0, Bound::Open, 10.0, Bound::Closed);
-    check.inRange("optim.momentum", optim.momentum, 0.0, Bound::Closed, 1.0, Bound::Open);
-    check.inRange("optim.weight_decay", optim.weight_decay, 0.0, Bound::Closed, 1.0,
-                  Bound::Closed);
-    check.inRange("optim.beta1", optim.beta1, 0.0, Bound::Closed, 1.0, Bound::Open);
-    check.inRange("optim.beta2", optim.beta2, 0.0, Bound::Closed, 1.0, Bound::Open);
-    check.greaterThan("optim.eps", optim.eps, 0.0);
-    check.atLeast("optim.clip_norm", optim.clip_norm, 0.0);
+    check.withinLimits("optim.lr", optim.lr);
+    check.withinLimits("optim.momentum", optim.momentum);
+    check.withinLimits("optim.weight_decay", optim.weight_decay);
+    check.withinLimits("optim.beta1", optim.beta1);
+    check.withinLimits("optim.beta2", optim.beta2);
+    check.withinLimits("optim.eps", optim.eps);
+    check.withinLimits("optim.clip_norm", optim.clip_norm);
 }
 
 void checkTrain(Checker& check, const TrainConfig& train) {
-    check.inRange("train.epochs", train.epochs, 1, 100000);
-    check.atLeast("train.max_steps", train.max_steps, int64_t{0});
-    check.inRange("train.batch_size", train.batch_size, 1, kMaxWidth);
-    check.inRange("train.eval_batch_size", train.eval_batch_size, 1, kMaxWidth);
+    check.withinLimits("train.epochs", train.epochs);
+    check.withinLimits("train.max_steps", train.max_steps);
+    check.withinLimits("train.batch_size", train.batch_size);
+    check.withinLimits("train.eval_batch_size", train.eval_batch_size);
     check.oneOf("train.loss", train.loss, allowedLosses());
 }
 
 void checkProbes(Checker& check, const ProbeConfig& probes) {
-    check.atLeast("probes.every", probes.every, int64_t{0});
-    check.atLeast("probes.shadow_every", probes.shadow_every, int64_t{0});
-    check.atLeast("probes.format_sweep_every", probes.format_sweep_every, int64_t{0});
-    check.inRange("probes.ring_steps", probes.ring_steps, 1, 4096);
+    check.withinLimits("probes.every", probes.every);
+    check.withinLimits("probes.shadow_every", probes.shadow_every);
+    check.withinLimits("probes.format_sweep_every", probes.format_sweep_every);
+    check.withinLimits("probes.ring_steps", probes.ring_steps);
     check.oneOf("probes.locate_nonfinite", probes.locate_nonfinite, allowedLocateModes());
-    check.inRange("probes.pause_overflow_above", probes.pause_overflow_above, 0.0, Bound::Closed, 1.0,
-                  Bound::Closed);
-    check.atLeast("probes.pause_scale_below", probes.pause_scale_below, 0.0);
+    check.withinLimits("probes.pause_overflow_above", probes.pause_overflow_above);
+    check.withinLimits("probes.pause_scale_below", probes.pause_scale_below);
 }
 
 // Across sections: the batch times the model's layer outputs must fit the machine (or the
@@ -418,7 +393,7 @@ void checkFaults(Checker& check, const std::vector<FaultConfig>& faults) {
     for (std::size_t i = 0; i < faults.size(); ++i) {
         const FaultConfig& fault = faults[i];
         const std::string prefix = indexed("faults", i) + ".";
-        check.atLeast(prefix + "step", fault.step, int64_t{0});
+        check.withinLimits(prefix + "step", fault.step, "faults.step");
         check.oneOf(prefix + "kind", fault.kind, allowedFaultKinds());
         const bool scalesLoss = fault.kind == "scale_loss";
         if (!scalesLoss && fault.layer.empty())

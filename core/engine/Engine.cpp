@@ -163,7 +163,13 @@ struct Engine::Impl {
     }
 
     void run();
+    struct Training;
     void train(RunSummary& s);
+    void runEpochs(Training& run, RunSummary& s);
+    void runStep(Training& run, RunSummary& s, int64_t epoch, int64_t step, const torch::Tensor& x,
+                 const torch::Tensor& y);
+    bool endEpoch(Training& run, RunSummary& s, int64_t epoch, int64_t step,
+                  std::chrono::steady_clock::time_point epochStart);
     c10::Device prepareRun(RunSummary& s);
     void announceRun(const RunSummary& s, Trainer& trainer, const DataBundle& data, int64_t totalSteps);
     void recordProbeResults(ProbeSession& probes, const std::shared_ptr<const ProbeSnapshot>& snapshot,
@@ -315,6 +321,20 @@ void checkFaultLayers(const std::vector<FaultConfig>& faults, const TrainableMod
 
 }  // namespace
 
+// What a run holds from its first step to its last: built by train, used by each step
+// and each epoch's end.
+struct Engine::Impl::Training {
+    const DataBundle& data;
+    Trainer& trainer;
+    BatchIterator& batches;
+    FaultInjector& faults;
+    std::optional<ProbeSession>& probes;
+    std::optional<LockstepRun>& lockstep;
+    RunAccounting& accounting;
+    int64_t totalSteps;
+    std::string stepText;  // the per-step record, formatted into a reused buffer
+};
+
 void Engine::Impl::train(RunSummary& s) {
     const c10::Device device = prepareRun(s);
     const DataBundle data = loadData(config.data, config.seed);
@@ -342,83 +362,9 @@ void Engine::Impl::train(RunSummary& s) {
     if (!config.lockstep.mode.empty()) lockstep.emplace(trainer, initialRng);
 
     RunAccounting accounting;
-    int64_t step = 0;
-    std::string stepText;
-    bool stop = false;
-    for (int64_t epoch = 1; epoch <= config.train.epochs && !stop && step < total; ++epoch) {
-        const auto epochStart = Clock::now();
-        batches.startEpoch(epoch);
-        if (lockstep) lockstep->startEpoch();
-        accounting.startEpoch();
-        torch::Tensor x, y;
-        while (step < total && batches.next(x, y)) {
-            if (!awaitPermissionForStep(step)) {
-                stop = true;
-                break;
-            }
-            ++step;
-            const double lossFactor = faults.beginStep(step);
-            if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
-            std::optional<StepTrace> trace;
-            if (writer && tracedSteps.count(step)) trace.emplace();
-            const auto t0 = Clock::now();
-            StepMetrics m;
-            std::shared_ptr<ProbeSnapshot> snapshot;
-            {
-                at::RecordFunction stepSpan(at::RecordScope::USER_SCOPE);
-                if (stepSpan.isActive()) stepSpan.before("ampscope::step " + std::to_string(step));
-                if (probes) probes->beginStep(step);
-                if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
-                m = trainer.step(x, y);
-                snapshot = probes ? probes->endStep() : nullptr;
-            }
-            m.stepSeconds = secondsSince(t0);
-            if (trace) trace->writeTo(runDirectory + "/" + stepTraceFileName(step), step);
-            // B's step is not A's time: it runs after A's step is timed.
-            const auto lockstepRecord =
-                lockstep ? std::optional<LockstepRecord>(lockstep->step(step, trainer, m.loss, x, y)) : std::nullopt;
-            m.step = step;
-            m.epoch = epoch;
-            m.samplesPerSecond = m.stepSeconds > 0 ? static_cast<double>(x.size(0)) / m.stepSeconds : 0.0;
-            accounting.countStep(m, x.size(0), trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0, s);
-            stream.pushStep(m);
-            if (writer) {
-                // The per-step record, formatted into a reused buffer (no JSON object).
-                stepText.clear();
-                appendStepRecordText(m, stepText);
-                writer->appendText(stepText);
-            }
-            if (lockstepRecord) record(toJson(*lockstepRecord));
-            const NonFiniteEvent* newFirst = nullptr;
-            if (probes) {
-                if (probes->newFirstNonFinite()) newFirst = &*probes->newFirstNonFinite();
-                recordProbeResults(*probes, snapshot, accounting, s);
-            }
-            for (const std::string& reason :
-                 watchpointsFired(config.probes, m, trainer.scaler().enabled(), newFirst, snapshot.get()))
-                pauseForWatchpoint(reason);
-            if (writer) writer->flushIfDue();
-        }
-        if (stop) break;
-        // An epoch that ended early (max_steps) is still evaluated, so a short run
-        // has a validation number.
-        const Evaluation eval =
-            trainer.evaluate(data.val, config.train.eval_batch_size, [this] { return stopping(); });
-        if (stopping()) break;  // stopped during evaluation: the epoch is not recorded
-        EpochMetrics em;
-        em.epoch = epoch;
-        em.step = step;
-        em.trainLoss = accounting.epochTrainLoss();
-        em.valLoss = eval.loss;
-        em.valAccuracy = eval.accuracy;
-        em.seconds = secondsSince(epochStart);
-        accounting.endEpoch(em, s);
-        record(epochRecord(em));
-        if (writer) writer->flush();
-        EngineEvent ev = makeEvent(EngineEvent::Kind::EpochEnded, step);
-        ev.epoch = em;
-        stream.pushEvent(ev);
-    }
+    Training run{data, trainer, batches, faults, probes, lockstep, accounting, total, {}};
+    runEpochs(run, s);
+
     accounting.finish(trainer.model().layerNames(), s);
     s.probeOverhead =
         probes && accounting.trainSeconds() > 0 ? probes->probeSeconds() / accounting.trainSeconds() : 0.0;
@@ -426,6 +372,98 @@ void Engine::Impl::train(RunSummary& s) {
     // On CUDA the memory that matters is the GPU's: the caching allocator's peak (what
     // torch.cuda.max_memory_allocated reports); on the CPU the process's peak RSS.
     s.peakMemoryBytes = cudaPeakAllocatedBytes(device).value_or(peakResidentBytes());
+}
+
+// The epochs and their steps, until the last step, the last epoch or a stop.
+void Engine::Impl::runEpochs(Training& run, RunSummary& s) {
+    int64_t step = 0;
+    for (int64_t epoch = 1; epoch <= config.train.epochs && step < run.totalSteps; ++epoch) {
+        const auto epochStart = Clock::now();
+        run.batches.startEpoch(epoch);
+        if (run.lockstep) run.lockstep->startEpoch();
+        run.accounting.startEpoch();
+        torch::Tensor x, y;
+        while (step < run.totalSteps && run.batches.next(x, y)) {
+            if (!awaitPermissionForStep(step)) return;
+            ++step;
+            runStep(run, s, epoch, step, x, y);
+        }
+        if (!endEpoch(run, s, epoch, step, epochStart)) return;
+    }
+}
+
+// One step: train on the batch, time it, then record and show what it measured.
+void Engine::Impl::runStep(Training& run, RunSummary& s, int64_t epoch, int64_t step, const torch::Tensor& x,
+                           const torch::Tensor& y) {
+    Trainer& trainer = run.trainer;
+    auto& probes = run.probes;
+    auto& lockstep = run.lockstep;
+    const double lossFactor = run.faults.beginStep(step);
+    if (lossFactor != 1.0) trainer.scaleNextLoss(lossFactor);
+    std::optional<StepTrace> trace;
+    if (writer && tracedSteps.count(step)) trace.emplace();
+    const auto t0 = Clock::now();
+    StepMetrics m;
+    std::shared_ptr<ProbeSnapshot> snapshot;
+    {
+        at::RecordFunction stepSpan(at::RecordScope::USER_SCOPE);
+        if (stepSpan.isActive()) stepSpan.before("ampscope::step " + std::to_string(step));
+        if (probes) probes->beginStep(step);
+        if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
+        m = trainer.step(x, y);
+        snapshot = probes ? probes->endStep() : nullptr;
+    }
+    m.stepSeconds = secondsSince(t0);
+    if (trace) trace->writeTo(runDirectory + "/" + stepTraceFileName(step), step);
+    // B's step is not A's time: it runs after A's step is timed.
+    const auto lockstepRecord =
+        lockstep ? std::optional<LockstepRecord>(lockstep->step(step, trainer, m.loss, x, y)) : std::nullopt;
+    m.step = step;
+    m.epoch = epoch;
+    m.samplesPerSecond = m.stepSeconds > 0 ? static_cast<double>(x.size(0)) / m.stepSeconds : 0.0;
+    run.accounting.countStep(m, x.size(0), trainer.scaler().enabled() ? trainer.scaler().scale() : 1.0, s);
+    stream.pushStep(m);
+    if (writer) {
+        // The per-step record, formatted into a reused buffer (no JSON object).
+        run.stepText.clear();
+        appendStepRecordText(m, run.stepText);
+        writer->appendText(run.stepText);
+    }
+    if (lockstepRecord) record(toJson(*lockstepRecord));
+    const NonFiniteEvent* newFirst = nullptr;
+    if (probes) {
+        if (probes->newFirstNonFinite()) newFirst = &*probes->newFirstNonFinite();
+        recordProbeResults(*probes, snapshot, run.accounting, s);
+    }
+    for (const std::string& reason :
+         watchpointsFired(config.probes, m, trainer.scaler().enabled(), newFirst, snapshot.get()))
+        pauseForWatchpoint(reason);
+    if (writer) writer->flushIfDue();
+}
+
+// The epoch's end: evaluate, record the epoch and tell the views. False when the run was
+// stopped during evaluation (the epoch is then not recorded).
+bool Engine::Impl::endEpoch(Training& run, RunSummary& s, int64_t epoch, int64_t step,
+                            std::chrono::steady_clock::time_point epochStart) {
+    // An epoch that ended early (max_steps) is still evaluated, so a short run
+    // has a validation number.
+    const Evaluation eval =
+        run.trainer.evaluate(run.data.val, config.train.eval_batch_size, [this] { return stopping(); });
+    if (stopping()) return false;
+    EpochMetrics em;
+    em.epoch = epoch;
+    em.step = step;
+    em.trainLoss = run.accounting.epochTrainLoss();
+    em.valLoss = eval.loss;
+    em.valAccuracy = eval.accuracy;
+    em.seconds = secondsSince(epochStart);
+    run.accounting.endEpoch(em, s);
+    record(epochRecord(em));
+    if (writer) writer->flush();
+    EngineEvent ev = makeEvent(EngineEvent::Kind::EpochEnded, step);
+    ev.epoch = em;
+    stream.pushEvent(ev);
+    return true;
 }
 
 Engine::Engine(RunConfig config, std::string runDirectory) : impl_(std::make_unique<Impl>()) {

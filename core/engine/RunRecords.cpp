@@ -12,6 +12,7 @@
 #include "probes/StepAuditRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -299,6 +300,21 @@ RunSummary summaryFromJson(const nlohmann::json& j) {
     JsonReader reader(j, "summary", ReadRule::Lenient);
     visitSummary(reader, s);
     return s;
+}
+
+nlohmann::json runRecordKeys() {
+    const RunSummary facts;
+    const std::string none;
+    const std::vector<std::string> noLayers;
+    return {
+        {event_type::kRunInfo, KeyCollector::collect([](auto& v, auto& r) { visitRunInfo(v, r); },
+                                                     RunInfo{none, facts, noLayers, 0})},
+        {event_type::kError, KeyCollector::collect([](auto& v, auto& r) { visitError(v, r); },
+                                                   ErrorRecord{0, none, false})},
+        {event_type::kRunEnd,
+         KeyCollector::collect([](auto& v, auto& r) { visitRunEnd(v, r); }, RunEnd{none, 0, {}})},
+        {event_type::kFault, keysOf<FaultConfig>([](auto& v, auto& f) { visitFault(v, f); })},
+        {kSummaryFileName, keysOf<RunSummary>(kSummaryFields)}};
 }
 
 }  // namespace ampscope

@@ -29,5 +29,8 @@ std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot);
 nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<StatsFrame>& frames);
 nlohmann::json summaryToJson(const RunSummary& summary);
 RunSummary summaryFromJson(const nlohmann::json& json);
+// The keys of the run_info, error, run_end and fault records and of summary.json,
+// {type or file name: keys} (run/RecordKeys.h).
+nlohmann::json runRecordKeys();
 
 }  // namespace ampscope

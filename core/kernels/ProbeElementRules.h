@@ -10,8 +10,7 @@
 // - fp16Class(): its fp16 class (Fp16Classes.h) after the multiplier of an
 //   Fp16Plan: zero, flushed (would flush to 0), subnormal, normal, overflow, NaN,
 //   +Inf, -Inf. +Inf and -Inf are apart here; Fp16ClassCounts adds them up.
-// core/probes takes its histogram layout from here, checks its fp16 class
-// layout against these with static_asserts, and
+// core/probes takes its histogram and fp16 class layouts from here, and
 // test_fused_probe_rules checks the rules against the LibTorch probes.
 //
 // Functions marked AMPSCOPE_HOST_DEVICE are __host__ __device__ under nvcc and
@@ -47,7 +46,10 @@ inline constexpr int kPosInfSlot = kExponentBins + 4;
 inline constexpr int kNegInfSlot = kExponentBins + 5;
 inline constexpr int kHistogramSlots = kExponentBins + 6;  // 103
 
-// fp16 classes of one plan.
+// fp16 classes of one plan: the one definition of the class slots. The kernel counts
+// +Inf and -Inf apart (the last two); the probes' reported slots (Fp16Classifier.h's
+// fp16_class_slot, the records' "inf") fold -Inf into +Inf's slot, so they are the
+// first kReportedClassCount of these with kClassInf holding both infinities.
 inline constexpr int kClassZero = 0;
 inline constexpr int kClassFlushed = 1;
 inline constexpr int kClassSubnormal = 2;
@@ -57,6 +59,8 @@ inline constexpr int kClassNan = 5;
 inline constexpr int kClassPosInf = 6;
 inline constexpr int kClassNegInf = 7;
 inline constexpr int kClassCount = 8;
+inline constexpr int kClassInf = kClassPosInf;
+inline constexpr int kReportedClassCount = kClassNegInf;  // 7
 
 // The fused probe's output: the histogram, then kClassCount counters per plan.
 inline constexpr int kMaxPlans = 4;

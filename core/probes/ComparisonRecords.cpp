@@ -4,6 +4,7 @@
 
 #include "probes/ProbeRecords.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -64,6 +65,11 @@ ShadowRecord shadowRecordFromJson(const json& j) {
 }
 LockstepRecord lockstepRecordFromJson(const json& j) {
     return decode<LockstepRecord>(j, probe_record_type::kLockstep, kLockstepFields);
+}
+
+json comparisonRecordKeys() {
+    return {{probe_record_type::kShadow, keysOf<ShadowRecord>(kShadowFields)},
+            {probe_record_type::kLockstep, keysOf<LockstepRecord>(kLockstepFields)}};
 }
 
 }  // namespace ampscope

@@ -31,6 +31,8 @@ nlohmann::json toJson(const ShadowRecord& record);
 nlohmann::json toJson(const LockstepRecord& record);
 ShadowRecord shadowRecordFromJson(const nlohmann::json& json);
 LockstepRecord lockstepRecordFromJson(const nlohmann::json& json);
+// The keys of the shadow and lockstep records, {type: keys} (run/RecordKeys.h).
+nlohmann::json comparisonRecordKeys();
 
 nlohmann::json gradientComparisonToJson(const GradientComparison& comparison);
 GradientComparison gradientComparisonFromJson(const nlohmann::json& json);

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -91,6 +92,10 @@ json toJson(const FormatQuantRecord& r) { return encode(r, kFormatQuantFields); 
 
 FormatQuantRecord formatQuantRecordFromJson(const json& j) {
     return decode<FormatQuantRecord>(j, probe_record_type::kFormatQuant, kFormatQuantFields);
+}
+
+json formatQuantRecordKeys() {
+    return {{probe_record_type::kFormatQuant, keysOf<FormatQuantRecord>(kFormatQuantFields)}};
 }
 
 }  // namespace ampscope

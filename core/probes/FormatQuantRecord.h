@@ -70,5 +70,7 @@ std::string blockScaleExponentsText(const std::map<int, int64_t>& counts);
 
 nlohmann::json toJson(const FormatQuantRecord& record);
 FormatQuantRecord formatQuantRecordFromJson(const nlohmann::json& json);  // throws RecordError
+// The keys of the format_quant record, {type: keys} (run/RecordKeys.h).
+nlohmann::json formatQuantRecordKeys();
 
 }  // namespace ampscope

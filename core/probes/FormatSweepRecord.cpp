@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -37,6 +38,10 @@ json toJson(const FormatSweepRecord& r) { return encode(r, kFormatSweepFields); 
 
 FormatSweepRecord formatSweepRecordFromJson(const json& j) {
     return decode<FormatSweepRecord>(j, probe_record_type::kFormatSweep, kFormatSweepFields);
+}
+
+json formatSweepRecordKeys() {
+    return {{probe_record_type::kFormatSweep, keysOf<FormatSweepRecord>(kFormatSweepFields)}};
 }
 
 }  // namespace ampscope

@@ -59,5 +59,7 @@ inline bool survives(const FormatSweepRecord& r) {
 
 nlohmann::json toJson(const FormatSweepRecord& record);
 FormatSweepRecord formatSweepRecordFromJson(const nlohmann::json& json);  // throws RecordError
+// The keys of the format_sweep record, {type: keys} (run/RecordKeys.h).
+nlohmann::json formatSweepRecordKeys();
 
 }  // namespace ampscope

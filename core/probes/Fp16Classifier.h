@@ -17,19 +17,22 @@
 
 #include <vector>
 
+#include "kernels/ProbeElementRules.h"
 #include "probes/Fp16Classes.h"
 
 namespace ampscope {
 
 namespace fp16_class_slot {
-inline constexpr int64_t kZero = 0;
-inline constexpr int64_t kFlushed = 1;
-inline constexpr int64_t kSubnormal = 2;
-inline constexpr int64_t kNormal = 3;
-inline constexpr int64_t kOverflow = 4;
-inline constexpr int64_t kNan = 5;
-inline constexpr int64_t kInf = 6;
-inline constexpr int64_t kCount = 7;
+// The reported layout of probe_rules (kernels/ProbeElementRules.h): one slot for both
+// infinities.
+inline constexpr int64_t kZero = probe_rules::kClassZero;
+inline constexpr int64_t kFlushed = probe_rules::kClassFlushed;
+inline constexpr int64_t kSubnormal = probe_rules::kClassSubnormal;
+inline constexpr int64_t kNormal = probe_rules::kClassNormal;
+inline constexpr int64_t kOverflow = probe_rules::kClassOverflow;
+inline constexpr int64_t kNan = probe_rules::kClassNan;
+inline constexpr int64_t kInf = probe_rules::kClassInf;
+inline constexpr int64_t kCount = probe_rules::kReportedClassCount;
 }  // namespace fp16_class_slot
 
 // Slots [multipliers.size(), fp16_class_slot::kCount], float64, on the input's

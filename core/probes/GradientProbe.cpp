@@ -21,13 +21,6 @@ namespace {
 namespace rules = probe_rules;
 namespace class_slot = fp16_class_slot;
 
-// The kernel's classes are fp16_class_slot's, with inf split into +Inf and -Inf last.
-static_assert(rules::kClassZero == class_slot::kZero && rules::kClassFlushed == class_slot::kFlushed &&
-              rules::kClassSubnormal == class_slot::kSubnormal &&
-              rules::kClassNormal == class_slot::kNormal && rules::kClassOverflow == class_slot::kOverflow &&
-              rules::kClassNan == class_slot::kNan && rules::kClassPosInf == class_slot::kInf &&
-              rules::kClassNegInf == class_slot::kCount);
-
 void checkMultiplierCount(const std::vector<double>& multipliers) {
     if (multipliers.size() > static_cast<size_t>(rules::kMaxPlans))
         throw std::invalid_argument("gradient probe: " + std::to_string(multipliers.size()) +

@@ -3,6 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -177,6 +178,13 @@ NonFiniteRecord nonFiniteRecordFromJson(const json& j) {
 }
 UpdateRatioRecord updateRatioRecordFromJson(const json& j) {
     return decode<UpdateRatioRecord>(j, probe_record_type::kUpdateRatio, kUpdateRatioFields);
+}
+
+json probeRecordKeys() {
+    return {{probe_record_type::kHistogram, keysOf<HistogramRecord>(kHistogramFields)},
+            {probe_record_type::kUnderflow, keysOf<UnderflowRecord>(kUnderflowFields)},
+            {probe_record_type::kNonFinite, keysOf<NonFiniteRecord>(kNonFiniteFields)},
+            {probe_record_type::kUpdateRatio, keysOf<UpdateRatioRecord>(kUpdateRatioFields)}};
 }
 
 }  // namespace ampscope

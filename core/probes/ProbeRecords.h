@@ -85,6 +85,10 @@ NonFiniteRecord nonFiniteRecordFromJson(const nlohmann::json& json);
 UpdateRatioRecord updateRatioRecordFromJson(const nlohmann::json& json);
 
 // The parts, for records that embed them.
+// The keys of the histogram, underflow, nonfinite and update_ratio records, {type: keys}
+// (run/RecordKeys.h).
+nlohmann::json probeRecordKeys();
+
 nlohmann::json tensorStatsToJson(const TensorStats& stats);
 TensorStats tensorStatsFromJson(const nlohmann::json& json);
 nlohmann::json statsFrameToJson(const StatsFrame& frame);

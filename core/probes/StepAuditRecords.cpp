@@ -4,6 +4,7 @@
 
 #include "probes/ProbeRecords.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -66,6 +67,11 @@ OpDtypesRecord opDtypesRecordFromJson(const json& j) {
 }
 MemoryRecord memoryRecordFromJson(const json& j) {
     return decode<MemoryRecord>(j, probe_record_type::kMemory, kMemoryFields);
+}
+
+json stepAuditRecordKeys() {
+    return {{probe_record_type::kOpDtypes, keysOf<OpDtypesRecord>(kOpDtypesFields)},
+            {probe_record_type::kMemory, keysOf<MemoryRecord>(kMemoryFields)}};
 }
 
 }  // namespace ampscope

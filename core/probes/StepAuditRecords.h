@@ -24,5 +24,7 @@ nlohmann::json toJson(const OpDtypesRecord& record);
 nlohmann::json toJson(const MemoryRecord& record);
 OpDtypesRecord opDtypesRecordFromJson(const nlohmann::json& json);
 MemoryRecord memoryRecordFromJson(const nlohmann::json& json);
+// The keys of the op_dtypes and memory records, {type: keys} (run/RecordKeys.h).
+nlohmann::json stepAuditRecordKeys();
 
 }  // namespace ampscope

@@ -2,6 +2,7 @@
 
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 
@@ -32,6 +33,10 @@ nlohmann::json toJson(const ModelModulesRecord& record) { return record_codec::e
 
 std::optional<ModelModulesRecord> modelModulesFromJson(const nlohmann::json& record) {
     return record_codec::decodeLenient<ModelModulesRecord>(record, "model_modules", kFields);
+}
+
+nlohmann::json modelModulesRecordKeys() {
+    return {{event_type::kModelModules, record_codec::keysOf<ModelModulesRecord>(kFields)}};
 }
 
 }  // namespace ampscope

@@ -21,5 +21,7 @@ struct ModelModulesRecord {
 nlohmann::json toJson(const ModelModulesRecord& record);
 // Lenient: nullopt for a record that cannot be read (a viewer skips it).
 std::optional<ModelModulesRecord> modelModulesFromJson(const nlohmann::json& record);
+// The keys of the model_modules record, {type: keys} (run/RecordKeys.h).
+nlohmann::json modelModulesRecordKeys();
 
 }  // namespace ampscope

@@ -78,7 +78,7 @@ public:
     void append(const nlohmann::json& record);
     // The same for a record already written as compact JSON text (one object, no
     // newline; the writer adds it): the engine's per-step path, which formats its step
-    // record into a reused buffer (StepRecordText.h). Copied into the buffer, so no
+    // record into a reused buffer (run/StepRecordCodec.h). Copied into the buffer, so no
     // allocation once the buffer has grown. A text that is not one line starting with
     // '{' and ending with '}' is std::invalid_argument.
     void appendText(std::string_view recordText);

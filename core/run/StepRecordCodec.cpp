@@ -8,6 +8,7 @@
 
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
+#include "run/RecordKeys.h"
 
 namespace ampscope {
 namespace {
@@ -456,6 +457,11 @@ std::string_view scaleChangeName(ScaleChange change) {
     for (const auto& [e, name] : kScaleChangeNames)
         if (e == change) return name;
     return {};
+}
+
+nlohmann::json stepRecordKeys() {
+    return {{event_type::kStep, record_codec::keysOf<StepMetrics>(kStepFields)},
+            {event_type::kEpoch, record_codec::keysOf<EpochMetrics>(kEpochFields)}};
 }
 
 }  // namespace ampscope

@@ -49,6 +49,9 @@ std::optional<EpochMetrics> epochFromJson(const nlohmann::json& record);
 void appendStepRecordText(const StepMetrics& metrics, std::string& out);
 bool parseStepRecordText(std::string_view line, StepMetrics& metrics);
 
+// The keys of the step and epoch records, {type: keys} (run/RecordKeys.h).
+nlohmann::json stepRecordKeys();
+
 // The record's word for a scale change ("backoff", "growth"; "" for none).
 std::string_view scaleChangeName(ScaleChange change);
 

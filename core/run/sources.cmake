@@ -11,6 +11,7 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/RunFollower.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunNaming.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunReader.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/RunSetFolder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunWriter.cpp
   ${CMAKE_CURRENT_LIST_DIR}/SshProcess.cpp
   ${CMAKE_CURRENT_LIST_DIR}/StepRecordCodec.cpp)

@@ -8,13 +8,10 @@
 #include "config/ConfigJson.h"
 #include "config/ConfigText.h"
 #include "scenarios/EmbeddedScenarioFiles.h"
+#include "scenarios/ScenarioViews.h"
 
 namespace ampscope {
 namespace {
-
-[[noreturn]] void broken(const std::string& path, const std::string& what) {
-    throw std::logic_error("built-in scenario file " + path + ": " + what);
-}
 
 class Files {
 public:
@@ -24,7 +21,7 @@ public:
 
     std::string text(const std::string& path) const {
         const auto it = byPath_.find(path);
-        if (it == byPath_.end()) broken(path, "missing");
+        if (it == byPath_.end()) brokenScenarioFile(path, "missing");
         return std::string(it->second);
     }
 
@@ -32,7 +29,7 @@ public:
         try {
             return nlohmann::json::parse(text(path));
         } catch (const nlohmann::json::exception& e) {
-            broken(path, std::string("not valid JSON: ") + e.what());
+            brokenScenarioFile(path, std::string("not valid JSON: ") + e.what());
         }
     }
 
@@ -43,33 +40,34 @@ private:
 std::string stringField(const nlohmann::json& object, const char* key, const std::string& path) {
     const auto it = object.find(key);
     if (it == object.end() || !it->is_string() || it->get<std::string>().empty())
-        broken(path, std::string("\"") + key + "\" must be a non-empty string");
+        brokenScenarioFile(path, std::string("\"") + key + "\" must be a non-empty string");
     return it->get<std::string>();
 }
 
 Scenario loadScenario(const Files& files, const std::string& name) {
     const std::string metaPath = name + "/scenario.json";
     const nlohmann::json meta = files.json(metaPath);
-    if (!meta.is_object()) broken(metaPath, "must be a JSON object");
+    if (!meta.is_object()) brokenScenarioFile(metaPath, "must be a JSON object");
     Scenario scenario;
     scenario.name = stringField(meta, "name", metaPath);
-    if (scenario.name != name) broken(metaPath, "\"name\" must be the directory's name \"" + name + "\"");
+    if (scenario.name != name) brokenScenarioFile(metaPath, "\"name\" must be the directory's name \"" + name + "\"");
     scenario.summary = stringField(meta, "summary", metaPath);
-    if (scenario.summary.find('\n') != std::string::npos) broken(metaPath, "\"summary\" must be one line");
+    if (scenario.summary.find('\n') != std::string::npos) brokenScenarioFile(metaPath, "\"summary\" must be one line");
     scenario.narrative = files.text(name + "/narrative.md");
     if (const auto docks = meta.find("docks"); docks != meta.end()) {
-        if (!docks->is_array()) broken(metaPath, "\"docks\" must be a list of dock names");
+        if (!docks->is_array()) brokenScenarioFile(metaPath, "\"docks\" must be a list of dock names");
         for (const auto& dock : *docks) {
             if (!dock.is_string() || dock.get<std::string>().empty())
-                broken(metaPath, "\"docks\" must hold dock names");
+                brokenScenarioFile(metaPath, "\"docks\" must hold dock names");
             scenario.docks.push_back(dock.get<std::string>());
         }
     }
+    scenario.views = parseScenarioViews(meta, metaPath);  // checked once the runs are read
     const auto runs = meta.find("runs");
     if (runs == meta.end() || !runs->is_array() || runs->empty())
-        broken(metaPath, "\"runs\" must be a non-empty list of run names");
+        brokenScenarioFile(metaPath, "\"runs\" must be a non-empty list of run names");
     for (const auto& run : *runs) {
-        if (!run.is_string()) broken(metaPath, "\"runs\" must hold strings");
+        if (!run.is_string()) brokenScenarioFile(metaPath, "\"runs\" must hold strings");
         ScenarioRun entry;
         entry.name = run.get<std::string>();
         const std::string configPath = name + "/" + entry.name + ".json";
@@ -77,10 +75,11 @@ Scenario loadScenario(const Files& files, const std::string& name) {
         try {
             entry.config = configFromJson(files.json(configPath));
         } catch (const InputError& e) {
-            broken(configPath, e.what());
+            brokenScenarioFile(configPath, e.what());
         }
         scenario.runs.push_back(std::move(entry));
     }
+    checkScenarioViews(scenario, metaPath);
     return scenario;
 }
 
@@ -89,10 +88,10 @@ std::vector<Scenario> loadAll() {
     const nlohmann::json index = files.json("index.json");
     const auto names = index.find("scenarios");
     if (!index.is_object() || names == index.end() || !names->is_array())
-        broken("index.json", "must be {\"scenarios\": [NAME, ...]}");
+        brokenScenarioFile("index.json", "must be {\"scenarios\": [NAME, ...]}");
     std::vector<Scenario> scenarios;
     for (const auto& name : *names) {
-        if (!name.is_string()) broken("index.json", "\"scenarios\" must hold strings");
+        if (!name.is_string()) brokenScenarioFile("index.json", "\"scenarios\" must hold strings");
         scenarios.push_back(loadScenario(files, name.get<std::string>()));
     }
     return scenarios;

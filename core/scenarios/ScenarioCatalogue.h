@@ -31,6 +31,23 @@ struct ScenarioRun {
     RunConfig config;        // parsed and validated, no overrides
 };
 
+// What one part of a narrative refers to, so that the window can show it: a "views"
+// entry of scenario.json, named in narrative.md by links [words](view:ID). The window
+// focuses the run, raises the dock and sets the dock's choices (ScenarioViews.cpp checks
+// them against the scenario: runs, kinds, axes, and that every link names a view).
+struct ScenarioView {
+    std::string id;
+    std::string run;    // the run focused (a run name of the scenario)
+    std::string dock;   // the dock raised (`ampscope --show-dock` ids)
+    std::string layer;  // the layer of the Gradient histograms / Underflow docks
+    // Gradient histograms: param_grad, param_grad_scaled, activation_grad; Underflow:
+    // param_grad_scaled, activation_grad, activation.
+    std::string kind;
+    int64_t step = -1;  // the histogram slice's step (-1: the newest)
+    std::string axis;   // the loss axis: "log" or "linear" ("": it chooses by itself)
+    std::string point;  // Scaling / Block scales: "layer: operand (direction)"
+};
+
 struct Scenario {
     std::string name;       // "fp16-no-scaler"
     std::string summary;    // one line for lists
@@ -39,8 +56,20 @@ struct Scenario {
     // (the ids of `ampscope --show-dock`); optional "docks" in scenario.json.
     std::vector<std::string> docks;
     std::vector<ScenarioRun> runs;
+    // Optional "views" of scenario.json; the first is what the narrative starts with: the
+    // window shows it when the scenario's runs have ended.
+    std::vector<ScenarioView> views;
     bool comparesRuns() const { return runs.size() > 1; }
+    const ScenarioView* view(const std::string& id) const;
+    // The run the narrative starts with: the first view's, else the first run.
+    const std::string& startRun() const;
 };
+
+// The narrative as text: its view links [words](view:ID) read as their words (the CLI
+// prints it; the window follows the links).
+std::string plainNarrative(const std::string& markdown);
+// The view ids the narrative's links name, in order (repeats kept).
+std::vector<std::string> narrativeViewLinks(const std::string& markdown);
 
 const std::vector<Scenario>& builtInScenarios();
 const Scenario* findScenario(const std::string& name);  // null when not built in

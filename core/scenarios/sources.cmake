@@ -13,5 +13,6 @@ add_custom_command(
   VERBATIM)
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioCatalogue.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ScenarioViews.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ComparisonTable.cpp
   ${AMPSCOPE_EMBEDDED_SCENARIOS})

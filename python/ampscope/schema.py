@@ -4,8 +4,11 @@ Each name here mirrors one definition of the core, so a reader of either side fi
 the other: core/run/EventSchema.h (file names, record types, schema version, the
 `source` values), core/run/RunWriter.h (flush cadence), core/probes/ProbeRecords.h
 (probe record types and kinds), core/kernels/ProbeElementRules.h (histogram range and
-slot layout, fp16 limits). tests/python/test_probe_definitions.py checks the probe
-rules against the core on the same tensors.
+slot layout, fp16 class slots), core/precision/Fp16Limits.h (fp16 limits).
+tests/python/test_schema_mirror.py checks every name here, and the keys of the records
+the recorder writes, against the core's own definitions (tests/tools/record_vocabulary.cpp
+prints them); tests/python/test_probe_definitions.py checks the probe rules against the
+core on the same tensors.
 """
 
 EVENTS_SCHEMA_VERSION = 1   # kEventsSchemaVersion
@@ -74,7 +77,7 @@ SLOT_POS_INF = EXPONENT_BINS + 4
 SLOT_NEG_INF = EXPONENT_BINS + 5
 HISTOGRAM_SLOTS = EXPONENT_BINS + 6  # 103
 
-# fp16 classes (Fp16Classes.h): limits of round-to-nearest-even into binary16.
+# fp16 limits (core/precision/Fp16Limits.h): round-to-nearest-even into binary16.
 FP16_FLUSH_BOUND = 2.0 ** -25                   # |x| <= this rounds to 0 (the tie goes to even)
 FP16_NORMAL_BOUND = 2.0 ** -14 - 2.0 ** -25     # |x| >= this rounds to a normal
 FP16_OVERFLOW_BOUND = 65520.0                   # |x| >= this rounds to inf
@@ -84,9 +87,22 @@ CLASS_ZERO, CLASS_FLUSHED, CLASS_SUBNORMAL, CLASS_NORMAL, CLASS_OVERFLOW = range
 CLASS_NAN, CLASS_POS_INF, CLASS_NEG_INF = 5, 6, 7
 CLASS_SLOTS = 8
 
-# NonFiniteLocator's default ring of stats frames kept for the first-NaN record.
+# Stats frames kept for the first-NaN record: as many as the engine keeps with the
+# default config (probes.ring_steps).
 FRAME_CAPACITY = 16
 
 # What the user's run trained in, as the lab names it (PrecisionMode.h): the low-precision
 # formats are for runs made with Transformer Engine, torchao or the like.
 PRECISION_MODES = ("fp32", "tf32", "fp16", "bf16", "fp16-pure", "bf16-pure", "fp8", "mxfp8", "mxfp4", "nvfp4")
+
+# Keys only a recorded run carries, beyond the core's field lists (EventSchema.md: who
+# recorded it, and on what). The core's readers skip them; test_schema_mirror refuses
+# any other key the core does not list.
+RECORDED_RUN_KEYS = {
+    RUN_START: (SOURCE_FIELD, "torch_version", "cuda_version", "python_version", "rank", "world_size"),
+    RUN_INFO: (SOURCE_FIELD, "cuda_version", "python_version", "rank", "world_size", "hostname"),
+    RUN_INFO + ".precision": (SOURCE_FIELD,),
+    STEP: ("peak_memory_bytes",),
+    SUMMARY_FILE: (SOURCE_FIELD, "cuda_version", "python_version", "rank", "world_size"),
+    SUMMARY_FILE + ".precision": (SOURCE_FIELD,),
+}

@@ -1,6 +1,6 @@
 // GUI replot benchmark (README, "Performance"): the real widgets, offscreen.
-//   1. LossPlot holding 10^6 loss points: time of one UI tick (append 33 steps,
-//      endOfBatch, immediate replot) while following the run, and while panning.
+//   1. LossPlot holding 10^6 loss points: time of one UI tick (33 steps into the run set,
+//      its batch's notification, immediate replot) while following the run, and while panning.
 //   2. HeatmapPlot 500 steps x 96 bins: one tick = append a column, refresh, replot.
 //   3. The longest UI-thread stall while an engine trains spirals/mlp at full speed in
 //      the real MainWindow: a 1 ms QTimer records the gaps between its timeouts.
@@ -20,9 +20,11 @@
 
 #include "EngineBridge.h"
 #include "MainWindow.h"
+#include "RunControl.h"
 #include "engine/SystemInfo.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/LossPlot.h"
+#include "runset/RunSet.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -80,20 +82,21 @@ void saveImage(QCustomPlot& plot, const char* name) {
 }
 
 LossResults benchLossPlot(int64_t points, int ticks) {
-    LossPlot plot;
+    RunSet set;
+    LossPlot plot(&set);
     plot.resize(1280, 480);
     plot.show();
     QApplication::processEvents();
     RunContext context;
     context.config.precision.mode = "fp16";
-    plot.beginRun(context);
+    RunModel* run = set.addRun(context);
 
     LossResults r;
     QElapsedTimer load;
     load.start();
     for (int64_t first = 1; first <= points; first += 100000)
-        plot.appendSteps(syntheticSteps(first, std::min<int64_t>(100000, points - first + 1)));
-    plot.endOfBatch();
+        run->appendSteps(syntheticSteps(first, std::min<int64_t>(100000, points - first + 1)));
+    run->endOfBatch();
     plot.replot(QCustomPlot::rpImmediateRefresh);
     r.loadMs = elapsedMs(load);
 
@@ -105,8 +108,8 @@ LossResults benchLossPlot(int64_t points, int ticks) {
         next += 33;
         QElapsedTimer t;
         t.start();
-        plot.appendSteps(steps);
-        plot.endOfBatch();
+        run->appendSteps(steps);
+        run->endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
         following.push_back(elapsedMs(t));
     }
@@ -225,7 +228,7 @@ StallResults benchStall(int threads, double seconds) {
     r.seconds = static_cast<double>(clock.nsecsElapsed()) / 1e9;
     r.steps = window.stepsShown() - firstSteps;
     window.stopRun();
-    while (window.bridge()->isActive()) QApplication::processEvents(QEventLoop::AllEvents, 5);
+    while (window.runControl()->bridge()->isActive()) QApplication::processEvents(QEventLoop::AllEvents, 5);
     r.gaps = statsOf(gaps);
     for (double g : gaps) {
         r.over16 += g > 16.0;

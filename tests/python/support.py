@@ -48,9 +48,10 @@ def spiral_mlp(seed=0):
 
 
 def train(run_dir, mode="fp32", steps=30, probe_every=10, batch=64, model=None,
-          before_step=None, scaler=None, lr=0.05, **recorder_options):
+          before_step=None, scaler=None, lr=0.05, after_step=None, **recorder_options):
     """Trains the spirals MLP for `steps` steps with the recorder; returns (losses, model).
-    before_step(step, model) may install a fault for that step (1-based)."""
+    before_step(step, model) may install a fault for that step (1-based); after_step(step,
+    rec) runs after the recorder took the step (to end an epoch, say)."""
     model = model or spiral_mlp()
     optimizer = torch.optim.SGD(model.parameters(), lr=lr, momentum=0.9)
     x, y = spirals(batch * steps, seed=1)
@@ -75,6 +76,8 @@ def train(run_dir, mode="fp32", steps=30, probe_every=10, batch=64, model=None,
                 optimizer.step()
             losses.append(loss.item())
             rec.step(loss)
+            if after_step:
+                after_step(step, rec)
     return losses, model
 
 

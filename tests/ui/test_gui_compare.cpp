@@ -1,28 +1,30 @@
-// Comparing runs: the Compare dock overlays recorded runs with a legend by name and
-// mode; the Lock-step A/B dock plots per-layer gradient cosine and the loss difference
-// from a run trained with a lock-step partner.
+// Comparing runs in the window: runs opened into the run set are overlaid in the per-step
+// docks by run name and colour; a recorded job's folder opens as a set of its ranks with
+// the rank that went non-finite first focused; removing a run takes it out of every
+// view; the docks read at 1280x800 with two runs. The Lock-step A/B dock plots per-layer
+// gradient cosine and the loss difference of a run trained with a lock-step partner.
 #include <QDir>
 #include <QDockWidget>
-#include <QLabel>
 #include <QListWidget>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 #include <cmath>
 
+#include "DockLayout.h"
 #include "MainWindow.h"
 #include "RunSupport.h"
 #include "TestSupport.h"
+#include "plots/LossPlot.h"
+#include "plots/ScalePlot.h"
+#include "plots/ThroughputPlot.h"
 #include "probes/ComparisonRecords.h"
-#include "views/CompareView.h"
+#include "runset/RunSet.h"
 #include "views/LockstepPlot.h"
-#include "plots/RunOverlayPlot.h"
+#include "views/RunListView.h"
+#include "views/UnderflowView.h"
 
 using namespace ampscope;
-using ampscope::ui::CompareView;
-using ampscope::ui::LockstepPlot;
-using ampscope::ui::MainWindow;
-using ampscope::ui::MainWindowOptions;
-using ampscope::ui::RunOverlayPlot;
+using namespace ampscope::ui;
 
 namespace {
 
@@ -33,14 +35,21 @@ RunConfig tinyRun(const std::string& mode) {
     return c;
 }
 
+MainWindowOptions windowOptions(const QString& runs) {
+    MainWindowOptions options;
+    options.persistSettings = false;
+    options.runsRoot = runs;
+    return options;
+}
+
 }  // namespace
 
 class GuiCompareTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
-    // A run recorded under torch.distributed is a folder of rank-N runs: adding the
-    // folder compares every rank, and the list says which rank went non-finite first.
-    void aDistributedRunComparesItsRanksAndNamesTheFirstNonFinite() {
+    // A run recorded under torch.distributed is a folder of rank-N runs: opening the folder
+    // puts every rank in the set, compared, and focuses the rank that went non-finite first.
+    void aDistributedRunOpensAsItsRanksWithTheFirstNonFiniteFocused() {
         QTemporaryDir tmp;
         QVERIFY(QDir(tmp.path()).mkpath(QStringLiteral("dist")));
         RunConfig late = tinyRun("fp32");
@@ -49,88 +58,95 @@ private Q_SLOTS:
         early.faults = {{3, "nan_grad", "fc2", 1.0}};
         test::runAndRead(late, tmp, "dist/rank-0");
         test::runAndRead(early, tmp, "dist/rank-1");
-        CompareView view;
+        MainWindow window(windowOptions(tmp.filePath("runs")));
         QString error;
-        QVERIFY2(view.addRun(tmp.filePath("dist"), &error), qPrintable(error));
-        QCOMPARE(view.runList()->count(), 2);
-        QCOMPARE(view.runList()->item(0)->text(), QStringLiteral("rank-0 · non-finite at step 5"));
-        QCOMPARE(view.runList()->item(1)->text(), QStringLiteral("rank-1 · first non-finite, step 3"));
-        QCOMPARE(view.lossPlot()->runGraph(1)->name(), QStringLiteral("rank-1 (fp32) · non-finite at step 3"));
-        QCOMPARE(view.firstNonFiniteRun(), 1);
-
-        // Opening the folder in the window: the ranks in Compare, rank 1 in the views.
-        MainWindowOptions options;
-        options.persistSettings = false;
-        options.runsRoot = tmp.filePath("runs");
-        MainWindow window(options);
-        QVERIFY2(window.openRunDirectory(tmp.filePath("dist"), &error), qPrintable(error));
-        QCOMPARE(window.compareView()->runList()->count(), 2);
+        QVERIFY2(window.openRun(tmp.filePath("dist"), &error), qPrintable(error));
+        RunSet* set = window.runSet();
+        QCOMPARE(set->size(), 2);
+        QCOMPARE(set->runAt(0)->name(), QString("rank-0"));
+        QCOMPARE(set->runAt(0)->firstNonFiniteStep(), int64_t{5});
+        QCOMPARE(set->runAt(1)->firstNonFiniteStep(), int64_t{3});
+        QCOMPARE(set->focused()->name(), QString("rank-1"));
         QCOMPARE(window.runDirectory(), QDir::cleanPath(tmp.filePath("dist/rank-1")));
+        QVERIFY(set->runAt(0)->isCompared() && set->runAt(1)->isCompared());
+        // The run list marks each rank's first non-finite step; rank 1 is the bold one.
+        QListWidget* rows = window.views().runs->list();
+        QCOMPARE(rows->count(), 2);
+        QVERIFY2(rows->item(0)->text().contains("non-finite at step 5"), qPrintable(rows->item(0)->text()));
+        QVERIFY(rows->item(1)->text().contains("non-finite at step 3"));
+        QVERIFY(rows->item(1)->font().bold() && !rows->item(0)->font().bold());
+        // Both ranks in the loss plot, the focused one first, each in its run's colour.
+        LossPlot* loss = window.views().loss;
+        QCOMPARE(loss->shownRunCount(), 2);
+        QCOMPARE(loss->runGraph(0)->name(), QString("rank-1"));
+        QCOMPARE(loss->runGraph(0)->pen().color(), set->runAt(1)->colour());
+        QCOMPARE(loss->runGraph(1)->pen().color(), set->runAt(0)->colour());
+        QVERIFY(set->runAt(0)->colour() != set->runAt(1)->colour());
     }
 
-    void overlaysRecordedRunsWithTheirModes() {
+    void overlaysOpenedRunsInEveryPerStepDock() {
         QTemporaryDir tmp;
         const RunData fp32 = test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");
         const RunData fp16 = test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
-        CompareView view;
-        view.resize(1200, 400);
+        MainWindow window(windowOptions(tmp.filePath("runs")));
         QString error;
-        QVERIFY2(view.addRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
-        QVERIFY2(view.addRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
-        QVERIFY(!view.addRun(tmp.filePath("missing"), &error));
+        QVERIFY2(window.openRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
+        QVERIFY(!window.openRun(tmp.filePath("missing"), &error));
         QVERIFY2(error.contains("no such run directory"), qPrintable(error));
-        QCOMPARE(view.runList()->count(), 2);
+        RunSet* set = window.runSet();
+        QCOMPARE(set->size(), 2);
+        QCOMPARE(set->focused()->name(), QString("b-fp16"));  // the last one opened
 
-        auto* loss = view.lossPlot();
-        QCOMPARE(loss->runCount(), 2);
-        QCOMPARE(loss->runGraph(0)->name(), QString("a-fp32 (fp32)"));
-        QCOMPARE(loss->runGraph(1)->name(), QString("b-fp16 (fp16)"));
+        LossPlot* loss = window.views().loss;
+        QCOMPARE(loss->shownRunCount(), 2);
+        QCOMPARE(loss->runGraph(0)->name(), QString("b-fp16"));
+        QCOMPARE(loss->runGraph(1)->name(), QString("a-fp32"));
+        // The EMA of the first loss is the first loss itself (debiased).
         const auto steps = test::recordsOf(fp16, "step");
-        QCOMPARE(loss->runGraph(1)->data()->size(), static_cast<int>(steps.size()));
-        QCOMPARE(loss->runGraph(1)->data()->at(0)->value, steps[0]["loss"].get<double>());
+        QCOMPARE(loss->runGraph(0)->data()->size(), static_cast<int>(steps.size()));
+        QCOMPARE(loss->runGraph(0)->data()->at(0)->value, steps[0]["loss"].get<double>());
         // log2 of the scale: 2^16 for the fp16 run's dynamic scaler, 0 for fp32.
-        QCOMPARE(view.scalePlot()->runGraph(0)->data()->at(0)->value, 0.0);
-        QCOMPARE(view.scalePlot()->runGraph(1)->data()->at(0)->value,
-                 std::log2(steps[0]["scale_after"].get<double>()));
-        // One point per probe step: steps 1, 2, 4, 6.
-        QCOMPARE(view.underflowPlot()->runGraph(1)->data()->size(), 4);
+        ScalePlot* scale = window.views().scale;
+        QCOMPARE(scale->runGraph(0)->data()->at(0)->value, std::log2(steps[0]["scale"].get<double>()));
+        QCOMPARE(scale->runGraph(1)->data()->at(0)->value, 0.0);
+        QCOMPARE(scale->runGraph(0)->name(), QString("b-fp16"));
+        QVERIFY(window.views().throughput->legend->itemCount() >= 2);
+        // Underflow maps side by side, one per run.
+        QCOMPARE(window.views().underflow->paneCount(), 2);
 
-        view.removeRun(0);
-        QCOMPARE(view.lossPlot()->runCount(), 1);
-        QCOMPARE(view.lossPlot()->runGraph(0)->name(), QString("b-fp16 (fp16)"));
+        // Unchecking a run takes it out of the overlays; removing it, out of the set.
+        set->setCompared(set->runAt(0)->id(), false);
+        QCOMPARE(loss->shownRunCount(), 1);
+        QCOMPARE(window.views().underflow->paneCount(), 1);
+        set->setCompared(set->runAt(0)->id(), true);
+        QCOMPARE(loss->shownRunCount(), 2);
+        set->removeRun(set->focusedId());
+        QCOMPARE(set->size(), 1);
+        QCOMPARE(loss->shownRunCount(), 1);
+        QCOMPARE(set->focused()->name(), QString("a-fp32"));
+        // One run left: the legend says what the lines are, not whose.
+        QCOMPARE(loss->runGraph(0)->name(), QString("train loss, EMA 0.95"));
+        QCOMPARE(loss->runGraph(0)->pen().color(), set->focused()->colour());
+        QCOMPARE(window.views().runs->list()->count(), 1);
     }
 
-    // The Compare dock of a 1280x800 window: the empty state is one sentence, whole; with
-    // runs listed, each plot's x tick labels stand apart.
-    void readsInALaptopWindow() {
+    // Two runs in a 1280x800 window: each per-step dock's x tick labels stand apart and
+    // the legend names both runs.
+    void twoRunsReadInALaptopWindow() {
         QTemporaryDir tmp;
-        QTemporaryDir runs;
-        MainWindowOptions options;
-        options.persistSettings = false;
-        options.runsRoot = runs.path();
-        MainWindow window(options);
+        (void)test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");
+        (void)test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
+        MainWindow window(windowOptions(tmp.filePath("runs")));
         window.resize(1280, 800);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        CompareView* view = window.compareView();
-        view->parentWidget()->raise();
-        for (QDockWidget* dock : window.docks())
-            if (dock->widget() == view) dock->raise();
-        QTRY_VERIFY(view->isVisible());
-        QLabel* empty = view->emptyText();
-        QVERIFY(empty->isVisible());
-        // Word-wrapped into its own width and height: nothing cut.
-        QVERIFY(empty->heightForWidth(empty->width()) <= empty->height());
-
-        (void)test::runAndRead(tinyRun("fp32"), tmp, "a-fp32");
-        (void)test::runAndRead(tinyRun("fp16"), tmp, "b-fp16");
         QString error;
-        QVERIFY2(view->addRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
-        QVERIFY2(view->addRun(tmp.filePath("b-fp16"), &error, "fp16 run"), qPrintable(error));
-        QVERIFY(!empty->isVisible());
-        QCOMPARE(view->lossPlot()->runGraph(1)->name(), QString("fp16 run (fp16)"));
-        for (RunOverlayPlot* plot : {view->lossPlot(), view->scalePlot(), view->underflowPlot()}) {
-            QVERIFY(plot->isVisible());
+        QVERIFY2(window.openRun(tmp.filePath("a-fp32"), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp.filePath("b-fp16"), &error), qPrintable(error));
+        const std::vector<TimeSeriesPlot*> plots{window.views().loss, window.views().scale, window.views().throughput};
+        for (TimeSeriesPlot* plot : plots) {
+            QTRY_VERIFY(plot->isVisible());
             plot->replot(QCustomPlot::rpImmediateRefresh);
             const QVector<double> ticks = plot->xAxis->tickVector();
             const QVector<QString> labels = plot->xAxis->tickVectorLabels();
@@ -142,9 +158,13 @@ private Q_SLOTS:
                     0.5 * (metrics.horizontalAdvance(labels[i]) + metrics.horizontalAdvance(labels[i - 1])) + 6;
                 QVERIFY2(gap > needed, qPrintable(plot->yAxis->label() + ": " + labels[i - 1] + " " + labels[i]));
             }
+            QStringList names;
+            for (int i = 0; i < plot->legend->itemCount(); ++i)
+                if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot->legend->item(i)))
+                    names << item->plottable()->name();
+            QVERIFY2(names.join(' ').contains("a-fp32") && names.join(' ').contains("b-fp16"),
+                     qPrintable(names.join(", ")));
         }
-        view->clearRuns();
-        QVERIFY(empty->isVisible());
     }
 
     void lockstepPlotsCosineAndLossDifference() {
@@ -152,13 +172,10 @@ private Q_SLOTS:
         RunConfig config = tinyRun("fp16");
         config.lockstep.mode = "fp32";
         const RunData run = test::runAndRead(config, tmp, "ab");
-        MainWindowOptions options;
-        options.persistSettings = false;
-        options.runsRoot = tmp.path();
-        MainWindow window(options);
+        MainWindow window(windowOptions(tmp.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("ab"), &error), qPrintable(error));
-        LockstepPlot* plot = window.lockstepPlot();
+        QVERIFY2(window.openRun(tmp.filePath("ab"), &error), qPrintable(error));
+        LockstepPlot* plot = window.views().lockstep;
         QCOMPARE(plot->partnerMode(), QString("fp32"));
 
         const auto records = test::recordsOf(run, "lockstep");
@@ -166,8 +183,7 @@ private Q_SLOTS:
         QCOMPARE(plot->lossDiffGraph()->data()->size(), 6);
         QCOMPARE(plot->lossDiffGraph()->name(), QString("loss fp16 − fp32"));
         for (int i = 0; i < 6; ++i)
-            QCOMPARE(plot->lossDiffGraph()->data()->at(i)->value,
-                     records[static_cast<size_t>(i)]["loss_diff"].get<double>());
+            QCOMPARE(plot->lossDiffGraph()->data()->at(i)->value, records[static_cast<size_t>(i)]["loss_diff"].get<double>());
         // Per-layer cosines on the probe steps (1, 2, 4, 6).
         int withLayers = 0;
         double fc1Cosine = NAN;
@@ -191,14 +207,11 @@ private Q_SLOTS:
     void runWithoutPartnerSaysHow() {
         QTemporaryDir tmp;
         (void)test::runAndRead(tinyRun("fp32"), tmp, "solo");
-        MainWindowOptions options;
-        options.persistSettings = false;
-        options.runsRoot = tmp.path();
-        MainWindow window(options);
+        MainWindow window(windowOptions(tmp.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(tmp.filePath("solo"), &error), qPrintable(error));
-        QVERIFY(window.lockstepPlot()->partnerMode().isEmpty());
-        QCOMPARE(window.lockstepPlot()->lossDiffGraph()->data()->size(), 0);
+        QVERIFY2(window.openRun(tmp.filePath("solo"), &error), qPrintable(error));
+        QVERIFY(window.views().lockstep->partnerMode().isEmpty());
+        QCOMPARE(window.views().lockstep->lossDiffGraph()->data()->size(), 0);
     }
 };
 

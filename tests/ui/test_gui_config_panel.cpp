@@ -5,11 +5,13 @@
 #include <QLineEdit>
 #include <QSignalSpy>
 #include <QtTest/QtTest>
+#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ConfigPanel.h"
+#include "config/ConfigFieldRules.h"
 #include "config/ConfigJson.h"
 #include "config/ConfigValidation.h"
 
@@ -267,6 +269,50 @@ private Q_SLOTS:
         c.data.path = QCoreApplication::applicationFilePath().toStdString();  // a file that exists
         panel.setConfig(c);
         QVERIFY2(panel.datasetNote().isEmpty(), qPrintable(panel.datasetNote()));
+    }
+
+    // Limits and help are core's (config/ConfigFieldRules.h): each field's tooltip is its
+    // rule's help, a ranged field carries the rule's limits, and a value just outside them
+    // is refused with validation's message, worded from the same numbers.
+    void limitsAndHelpComeFromCoresRules() {
+        ConfigPanel panel;
+        int ranged = 0;
+        for (const QString& path : panel.fieldPaths()) {
+            const ConfigFieldRule& rule = configFieldRule(path.toStdString());
+            QWidget* widget = panel.fieldWidget(path);
+            const QString help = QString::fromStdString(configFieldHelp(rule.path));
+            QCOMPARE(widget->toolTip(), help);
+            if (!rule.limits) {
+                QVERIFY2(!widget->property("limits").isValid(), qPrintable(path));
+                continue;
+            }
+            ++ranged;
+            const NumberLimits& limits = *rule.limits;
+            const QString text = QString::fromStdString(limits.text());
+            QCOMPARE(widget->property("limits").toString(), text);
+            QVERIFY2(help.endsWith(" (" + text + ")"), qPrintable(help));
+            QCOMPARE(widget->property("minimum").isValid(), std::isfinite(limits.low));
+            QCOMPARE(widget->property("maximum").isValid(), std::isfinite(limits.high));
+            if (std::isfinite(limits.low)) QVERIFY(widget->property("minimum").toDouble() == limits.low);
+            if (std::isfinite(limits.high)) QVERIFY(widget->property("maximum").toDouble() == limits.high);
+
+            const bool lowSide = std::isfinite(limits.low);
+            const double limit = lowSide ? limits.low : limits.high;
+            const bool closed = (lowSide ? limits.lowBound : limits.highBound) == LimitBound::Closed;
+            const double outward = lowSide ? -1.0 : 1.0;
+            const double outside = !closed ? limit
+                                   : limits.integer ? limit + outward
+                                                    : std::nextafter(limit, outward * INFINITY);
+            auto* line = qobject_cast<QLineEdit*>(widget);
+            QVERIFY2(line, qPrintable(path));
+            line->setText(QString::number(outside, 'g', 17));
+            QVERIFY2(panel.fieldMessage(path).startsWith(path + ": must be " + text + " (got "),
+                     qPrintable(panel.fieldMessage(path)));
+            panel.setConfig(RunConfig{});
+        }
+        // threads, synthetic samples, probe depth, the scaler's four, fp8's two, the
+        // optimizer's three, epochs, max steps, batch size and the probe cadence.
+        QCOMPARE(ranged, 16);
     }
 
     void readOnlyWhileARunTrains() {

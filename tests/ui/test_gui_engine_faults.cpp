@@ -9,7 +9,12 @@
 #include <QtTest/QtTest>
 
 #include "EngineBridge.h"
+#include <QAction>
+
 #include "MainWindow.h"
+#include "WindowActions.h"
+#include "StatusPanel.h"
+#include "RunControl.h"
 #include "TestSupport.h"
 
 using namespace ampscope;
@@ -49,11 +54,11 @@ private Q_SLOTS:
         QVERIFY(window.startRun());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("error"));
-        QVERIFY2(window.errorText().contains("out of memory"), qPrintable(window.errorText()));
+        QVERIFY2(window.statusPanel()->errorText().contains("out of memory"), qPrintable(window.statusPanel()->errorText()));
         auto* box = window.findChild<QMessageBox*>();
         QVERIFY(box && box->isVisible() && !box->isModal());
         QCOMPARE(window.stepsShown(), qint64{4});  // the steps before the failure stay shown
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
 
         RunConfig next = tinyConfig();
         next.train.epochs = 1;
@@ -76,11 +81,11 @@ private Q_SLOTS:
             const QString runDir = window->runDirectory();
             // Let the event loop run (metrics arrive, the window paints) for a random time.
             QTest::qWait(static_cast<int>(random.bounded(120)));
-            if (random.bounded(3) == 0) window->togglePause(true);
+            if (random.bounded(3) == 0) window->actions()->pauseAction()->trigger();
             QTest::qWait(static_cast<int>(random.bounded(20)));
             window->close();
             QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 10000);
-            QVERIFY2(!window->bridge()->isActive(), qPrintable(QString("round %1").arg(round)));
+            QVERIFY2(!window->runControl()->bridge()->isActive(), qPrintable(QString("round %1").arg(round)));
             delete window;
             QVERIFY2(QFileInfo::exists(runDir + "/summary.json"),
                      qPrintable(QString("round %1: %2 has no summary.json").arg(round).arg(runDir)));

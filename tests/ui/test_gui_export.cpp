@@ -7,11 +7,14 @@
 #include <QtGui/QAction>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
+
+#include "OneRunSet.h"
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QMenuBar>
 #include <cmath>
 
 #include "MainWindow.h"
+#include "WindowActions.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"
@@ -26,8 +29,8 @@ using namespace ampscope::ui;
 namespace {
 
 // A loss curve of 200 steps: exp decay with a wiggle.
-void feed(LossPlot& plot) {
-    plot.beginRun({RunConfig{}, QStringLiteral("synthetic"), QString(), false});
+void feed(OneRunSet& plotFeed) {
+    plotFeed.beginRun({RunConfig{}, QStringLiteral("synthetic"), QString(), false});
     std::vector<StepMetrics> steps;
     for (int i = 1; i <= 200; ++i) {
         StepMetrics m;
@@ -36,8 +39,8 @@ void feed(LossPlot& plot) {
         m.loss = 2.0 * std::exp(-i / 50.0) + 0.05 * std::sin(i / 3.0) + 0.1;
         steps.push_back(m);
     }
-    plot.appendSteps(steps);
-    plot.endOfBatch();
+    plotFeed.appendSteps(steps);
+    plotFeed.endOfBatch();
 }
 
 // Fraction of pixels darker than light grey.
@@ -78,9 +81,10 @@ class GuiExportTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
     void pngHasTheChosenSizeAndDpi() {
-        LossPlot plot;
+        OneRunSet plotFeed;
+        LossPlot plot(&plotFeed.set);
         plot.resize(600, 400);
-        feed(plot);
+        feed(plotFeed);
         QTemporaryDir tmp;
         const QString path = tmp.filePath(QStringLiteral("loss.png"));
         QCOMPARE(savePlotImage(&plot, path, {QStringLiteral("Loss"), QSize(1600, 1000), 192.0}),
@@ -100,9 +104,10 @@ private Q_SLOTS:
     }
 
     void svgAndPdfAreValidVectorFiles() {
-        LossPlot plot;
+        OneRunSet plotFeed;
+        LossPlot plot(&plotFeed.set);
         plot.resize(600, 400);
-        feed(plot);
+        feed(plotFeed);
         QTemporaryDir tmp;
         const QString svg = tmp.filePath(QStringLiteral("loss.svg"));
         QCOMPARE(
@@ -129,9 +134,10 @@ private Q_SLOTS:
     }
 
     void exportShowsWhatIsShownAndLeavesTheViewAlone() {
-        LossPlot plot;
+        OneRunSet plotFeed;
+        LossPlot plot(&plotFeed.set);
         plot.resize(600, 400);
-        feed(plot);
+        feed(plotFeed);
         plot.xAxis->setRange(150, 200);  // the user zoomed in
         const QCPRange before = plot.xAxis->range();
         QTemporaryDir tmp;
@@ -152,7 +158,8 @@ private Q_SLOTS:
     }
 
     void badExportRequestsSayWhatIsWrong() {
-        LossPlot plot;
+        OneRunSet plotFeed;
+        LossPlot plot(&plotFeed.set);
         QTemporaryDir tmp;
         QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("x.bmp"))),
                  tmp.filePath(QStringLiteral("x.bmp")) +
@@ -181,9 +188,9 @@ private Q_SLOTS:
         QVERIFY2(fileActions.contains(QStringLiteral("Export &report…")),
                  qPrintable(fileActions.join('|')));
         QVERIFY(fileActions.contains(QStringLiteral("Export &data…")));
-        QVERIFY(window.exportActions());
+        QVERIFY(window.actions()->exportActions());
         // Titles come from the docks.
-        QCOMPARE(plotExportTitle(window.lossPlot()), QStringLiteral("Loss"));
+        QCOMPARE(plotExportTitle(window.views().loss), QStringLiteral("Loss"));
     }
 
     void windowExportsTheRunItShows() {
@@ -191,10 +198,10 @@ private Q_SLOTS:
         const QString run = recordSmallRun(tmp);
         MainWindow window(MainWindowOptions{false, tmp.path()});
         QString error;
-        QVERIFY2(window.openRunDirectory(run, &error), qPrintable(error));
+        QVERIFY2(window.openRun(run, &error), qPrintable(error));
 
         const QString data = tmp.filePath(QStringLiteral("data"));
-        QCOMPARE(window.exportActions()->exportData(window.runDirectory(), data), QString());
+        QCOMPARE(window.actions()->exportActions()->exportData(window.runDirectory(), data), QString());
         QVERIFY(QFile::exists(data + QStringLiteral("/steps.csv")));
         QVERIFY(QFile::exists(data + QStringLiteral("/config.json")));
         QCOMPARE(QDir(data + QStringLiteral("/tensorboard"))
@@ -203,7 +210,7 @@ private Q_SLOTS:
                  1);
 
         const QString pdf = tmp.filePath(QStringLiteral("report.pdf"));
-        QCOMPARE(window.exportActions()->exportReport({window.runDirectory()}, pdf), QString());
+        QCOMPARE(window.actions()->exportActions()->exportReport({window.runDirectory()}, pdf), QString());
         const QList<QImage> pages = renderPdf(pdf, 60, tmp.filePath(QStringLiteral("report")));
         QVERIFY(pages.size() >= 2);
         for (const QImage& page : pages) {
@@ -212,7 +219,7 @@ private Q_SLOTS:
                      qPrintable(QStringLiteral("%1x%2").arg(page.width()).arg(page.height())));
             QVERIFY(inkFraction(page) > 0.01);
         }
-        QCOMPARE(window.exportActions()->exportData(tmp.filePath(QStringLiteral("nope")), data),
+        QCOMPARE(window.actions()->exportActions()->exportData(tmp.filePath(QStringLiteral("nope")), data),
                  tmp.filePath(QStringLiteral("nope")) + QStringLiteral(": no such run directory"));
     }
 

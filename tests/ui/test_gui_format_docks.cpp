@@ -17,11 +17,15 @@
 #include <QTabBar>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include "FormatRecordSupport.h"
+#include "OneRunSet.h"
 #include <cmath>
 #include <nlohmann/json.hpp>
 
 #include "ConfigPanel.h"
 #include "MainWindow.h"
+#include "DockLayout.h"
 #include "RecordDispatcher.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
@@ -46,58 +50,6 @@ namespace {
 
 nlohmann::json runInfo(const std::vector<std::string>& layers) {
     return {{"type", "run_info"}, {"layers", layers}};
-}
-
-FormatSweepRecord sweep(int64_t step, const std::string& layer, const std::string& tensor,
-                        const std::string& format, int64_t elements, int64_t underflowed,
-                        int64_t saturated, double squaredError, double squaredSignal) {
-    FormatSweepRecord r;
-    r.step = step;
-    r.layer = layer;
-    r.tensor = tensor;
-    r.format = format;
-    r.elements = elements;
-    r.underflowed = underflowed;
-    r.saturated = saturated;
-    r.squaredError = squaredError;
-    r.squaredSignal = squaredSignal;
-    return r;
-}
-
-FormatQuantRecord quant(int64_t step, double amax, double scaleAmax, double scale, int64_t saturated) {
-    FormatQuantRecord r;
-    r.step = step;
-    r.point.layer = "fc1";
-    r.point.operand = "input";
-    r.point.direction = "forward";
-    r.point.format = "e4m3";
-    r.point.recipe = "delayed";
-    r.point.tensors = 1;
-    r.point.elements = 1000;
-    r.point.saturated = saturated;
-    r.point.amax = amax;
-    r.point.scaleAmax = scaleAmax;
-    r.point.scale = scale;
-    return r;
-}
-
-FormatQuantRecord mxBlocks(int64_t step, std::map<int, int64_t> exponents, int64_t crushed) {
-    FormatQuantRecord r;
-    r.step = step;
-    r.point.layer = "fc2";
-    r.point.operand = "weight";
-    r.point.direction = "forward";
-    r.point.format = "e2m1";
-    r.point.recipe = "mx";
-    r.point.tensors = 1;
-    int64_t blocks = 0;
-    for (const auto& [e, n] : exponents) blocks += n;
-    r.point.blocks = blocks;
-    r.point.elements = 32 * blocks;
-    r.point.crushedByOutlier = crushed;
-    r.point.blockScaleExponents = std::move(exponents);
-    r.point.amax = 3.0;
-    return r;
 }
 
 // Feeds records to views the way the window's run feed does: beginRun, the records, one
@@ -145,8 +97,9 @@ class GuiFormatDocksTest : public QObject {
 private Q_SLOTS:
     // Cells are each record's metric, per layer x format, at the slider's step.
     void formatSweepCellsAreTheRecordsMetricAtTheChosenStep() {
-        FormatSweepView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        FormatSweepView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1", "act1", "fc2"});
         // Step 10: fc1 loses 25 of 200 elements to underflow in e4m3, fc2 saturates 3 of
         // 300 in fp16; SNR = 10 log10(signal / error).
@@ -216,8 +169,9 @@ private Q_SLOTS:
     void aDamagedRecordIsSkippedWithOneWarning() {
         // A record of the right type that does not parse (a damaged line of a recorded
         // run): one warning naming the dock, and the records after it still count.
-        FormatSweepView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        FormatSweepView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1"});
         auto damaged = toJson(sweep(10, "fc1", "gradient", "fp16", 200, 5, 0, 1.0, 100.0));
         damaged["elements"] = "many";
@@ -230,8 +184,9 @@ private Q_SLOTS:
     }
 
     void formatSweepSaysWhyItIsEmpty() {
-        FormatSweepView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        FormatSweepView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1"});
         feed.endBatch();
         QVERIFY(view.heatmap()->placeholderText().contains(QStringLiteral("No format sweep yet")));
@@ -240,8 +195,9 @@ private Q_SLOTS:
 
     // amax and scale_amax per step, the scale, and marks exactly at saturated > 0.
     void scalingHoldsAmaxScaleAmaxAndMarksOverflowSteps() {
-        ScalingView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        ScalingView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1", "fc2"});
         // Delayed scaling: the history's amax lags the tensor's own as it grows.
         feed << toJson(quant(1, 2.0, 0.0, 1.0, 0));
@@ -278,8 +234,9 @@ private Q_SLOTS:
     }
 
     void scalingOfAnMxPointDrawsNoTensorScale() {
-        ScalingView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        ScalingView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         FormatQuantRecord r = mxBlocks(10, {{-2, 3}}, 0);  // scale NaN: MX
         feed << toJson(r);
         feed.endBatch();
@@ -291,9 +248,10 @@ private Q_SLOTS:
     // The bars are the record's exponents; the crushed count is said; the chosen scale
     // is the most common exponent until a bar is clicked.
     void blockScalesShowTheRecordsExponentsAndCrushedCount() {
-        BlockScalesView view;
+        OneRunSet viewFeed;
+        BlockScalesView view(&viewFeed.set);
         QSignalSpy chosen(&view, &BlockScalesView::blockScaleChosen);
-        Feed feed({&view});
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1", "fc2"});
         feed << toJson(quant(10, 4.0, 4.0, 112.0, 0));  // a per-tensor point, listed after
         feed << toJson(mxBlocks(10, {{-3, 2}, {-2, 5}, {0, 3}}, 7));
@@ -334,7 +292,8 @@ private Q_SLOTS:
     // Values worked out by hand from the format definitions (IEEE 754 binary16/32,
     // bfloat16, OCP OFP8 E4M3/E5M2, OCP MX E2M1 and E8M0).
     void formatExplorerShowsBitsAndRoundedValues() {
-        FormatExplorerView view;
+        OneRunSet viewFeed;
+        FormatExplorerView view(&viewFeed.set);
         // 0.1 = 1.6 x 2^-4. fp16: exponent -4 + 15 = 01011, mantissa round(0.6 x 2^10) =
         // 614 = 1001100110: 0x2e66 = 1638 / 2^14 = 0.0999755859375.
         view.setValueText(QStringLiteral("0.1"));
@@ -413,8 +372,9 @@ private Q_SLOTS:
     // The chosen layer's gradient histogram under the ranges; a click on bin k sets the
     // value to the bin's geometric middle 2^(k+1/2).
     void formatExplorerBinClickSetsTheValue() {
-        FormatExplorerView view;
-        Feed feed({&view});
+        OneRunSet viewFeed;
+        FormatExplorerView view(&viewFeed.set);
+        Feed feed({&viewFeed});
         feed << runInfo({"fc1", "fc2"});
         HistogramRecord h;
         h.step = 10;
@@ -597,16 +557,16 @@ private Q_SLOTS:
         MainWindow window(options);
         for (const char* id : {"formatSweepDock", "scalingDock", "blockScalesDock", "formatExplorerDock"}) {
             auto* dock = window.findChild<QDockWidget*>(QString::fromLatin1(id));
-            QVERIFY2(dock && window.docks().contains(dock), id);
+            QVERIFY2(dock && window.dockLayout()->docks().contains(dock), id);
         }
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(dir), &error), qPrintable(error));
-        QTRY_COMPARE(window.blockScalesView()->plot()->bars(), (std::map<int, int64_t>{{-3, 4}, {-1, 6}}));
-        QCOMPARE(window.formatSweepView()->heatmap()->value(0, 0), 16.0 / 64.0);
-        QCOMPARE(window.scalingView()->overflowSteps(), (std::vector<int64_t>{10}));
+        QVERIFY2(window.openRun(QString::fromStdString(dir), &error), qPrintable(error));
+        QTRY_COMPARE(window.views().blockScales->plot()->bars(), (std::map<int, int64_t>{{-3, 4}, {-1, 6}}));
+        QCOMPARE(window.views().formatSweep->heatmap()->value(0, 0), 16.0 / 64.0);
+        QCOMPARE(window.views().scaling->overflowSteps(), (std::vector<int64_t>{10}));
         // The most common block scale, 2^-1 in e2m1, is the explorer's.
-        QCOMPARE(window.formatExplorer()->scaleSpin()->value(), -1);
-        QCOMPARE(window.formatExplorer()->elementChooser()->currentData().toString(), QStringLiteral("e2m1"));
+        QCOMPARE(window.views().formatExplorer->scaleSpin()->value(), -1);
+        QCOMPARE(window.views().formatExplorer->elementChooser()->currentData().toString(), QStringLiteral("e2m1"));
     }
 };
 

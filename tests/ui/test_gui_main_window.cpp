@@ -21,6 +21,12 @@
 #include "EngineBridge.h"
 #include "ExecutionBadge.h"
 #include "MainWindow.h"
+#include "runset/RunSet.h"
+#include "DockLayout.h"
+#include "RunOpener.h"
+#include "WindowActions.h"
+#include "StatusPanel.h"
+#include "RunControl.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"
@@ -29,7 +35,7 @@
 #include "plots/ThroughputPlot.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunWriter.h"
 #include "views/GradientHistogramView.h"
@@ -90,22 +96,22 @@ private Q_SLOTS:
     void menusAndDocks() {
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
-        QCOMPARE(window.openRunAction()->shortcut(), QKeySequence(QKeySequence::Open));
-        QCOMPARE(window.saveConfigAction()->shortcut(), QKeySequence(QKeySequence::Save));
-        QCOMPARE(window.quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
+        QCOMPARE(window.actions()->openRunAction()->shortcut(), QKeySequence(QKeySequence::Open));
+        QCOMPARE(window.actions()->saveConfigAction()->shortcut(), QKeySequence(QKeySequence::Save));
+        QCOMPARE(window.actions()->quitAction()->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_Q));
         QStringList titles;
-        for (QDockWidget* dock : window.docks()) titles << dock->windowTitle();
-        QCOMPARE(titles, (QStringList{"Configure", "Loss", "Loss scale", "Throughput",
-                                      "Gradient histograms", "Underflow", "NaN inspector",
-                                      "Memory", "Lock-step A/B", "Compare runs", "Format sweep",
-                                      "Scaling", "Block scales", "Format explorer", "Scenarios"}));
+        for (QDockWidget* dock : window.dockLayout()->docks()) titles << dock->windowTitle();
+        QCOMPARE(titles, (QStringList{"Configure", "Scenarios", "Runs", "Loss", "Loss scale", "Throughput",
+                                      "Gradient histograms", "Underflow", "NaN inspector", "Memory", "Updates",
+                                      "Lock-step A/B", "Format sweep", "Scaling", "Block scales",
+                                      "Format explorer"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())
             if (a->text().remove('&') == "View") view = a->menu();
         QVERIFY(view);
         window.show();
-        QDockWidget* loss = window.docks().at(1);
+        QDockWidget* loss = window.dockLayout()->dock("loss");
         QVERIFY(view->actions().contains(loss->toggleViewAction()));
         loss->close();
         QVERIFY(loss->isHidden());
@@ -118,7 +124,7 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.show();
-        const QString idle = window.progressBar()->text();
+        const QString idle = window.statusPanel()->progressBar()->text();
         QVERIFY2(!idle.contains("step") && !idle.contains('/'), qPrintable(idle));
         QVERIFY(!idle.isEmpty());
     }
@@ -127,14 +133,14 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.setConfig(tinyConfig());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
         auto* lr = qobject_cast<QLineEdit*>(window.configPanel()->fieldWidget("optim.lr"));
         lr->setText("-1");
-        QVERIFY(!window.startAction()->isEnabled());
-        QVERIFY(!window.stepAction()->isEnabled());
+        QVERIFY(!window.actions()->startAction()->isEnabled());
+        QVERIFY(!window.actions()->stepAction()->isEnabled());
         QVERIFY(!window.startRun());
         lr->setText("0.01");
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
     }
 
     void startPauseStepStopFromTheToolbar() {
@@ -144,40 +150,40 @@ private Q_SLOTS:
         window.show();
         QSignalSpy ended(&window, &MainWindow::runEnded);
 
-        clickToolbar(window, window.startAction());
-        QVERIFY(window.bridge()->isActive());
-        QVERIFY(!window.startAction()->isEnabled());
+        clickToolbar(window, window.actions()->startAction());
+        QVERIFY(window.runControl()->bridge()->isActive());
+        QVERIFY(!window.actions()->startAction()->isEnabled());
         QVERIFY(window.runDirectory().startsWith(runs.path() + "/"));
         QVERIFY(window.runDirectory().endsWith("-tiny"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->rawLossGraph()->dataCount() > 20, 20000);
-        QVERIFY(window.lossPlot()->smoothedLossGraph()->dataCount() > 0);
-        QVERIFY(window.scalePlot()->scaleGraph()->dataCount() > 0);
-        QVERIFY(window.throughputPlot()->samplesPerSecondGraph()->dataCount() > 0);
-        QVERIFY(window.throughputPlot()->stepTimeGraph()->dataCount() > 0);
-        QVERIFY(window.progressBar()->maximum() > 0);
-        QTRY_VERIFY_WITH_TIMEOUT(window.lossPlot()->validationLossGraph()->dataCount() > 0, 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views().loss->rawLossGraph()->dataCount() > 20, 20000);
+        QVERIFY(window.views().loss->smoothedLossGraph()->dataCount() > 0);
+        QVERIFY(window.views().scale->scaleGraph()->dataCount() > 0);
+        QVERIFY(window.views().throughput->samplesPerSecondGraph()->dataCount() > 0);
+        QVERIFY(window.views().throughput->stepTimeGraph()->dataCount() > 0);
+        QVERIFY(window.statusPanel()->progressBar()->maximum() > 0);
+        QTRY_VERIFY_WITH_TIMEOUT(window.views().loss->validationLossGraph()->dataCount() > 0, 20000);
 
         // Paused: the engine says after which step it stopped, and the window shows
         // exactly that many. One step later it shows one more, and the run, stopped
         // there, holds exactly that many.
-        QSignalSpy pausedAt(window.bridge(), &ui::EngineBridge::paused);
-        clickToolbar(window, window.pauseAction());
+        QSignalSpy pausedAt(window.runControl()->bridge(), &ui::EngineBridge::paused);
+        clickToolbar(window, window.actions()->pauseAction());
         QTRY_COMPARE_WITH_TIMEOUT(pausedAt.count(), 1, 60000);
-        QVERIFY(window.bridge()->isPaused());
-        QVERIFY(window.pauseAction()->isChecked());
+        QVERIFY(window.runControl()->bridge()->isPaused());
+        QVERIFY(window.actions()->pauseAction()->isChecked());
         const qint64 paused = pausedAt.at(0).at(0).toLongLong();
         QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), paused, 60000);
 
-        clickToolbar(window, window.stepAction());
+        clickToolbar(window, window.actions()->stepAction());
         QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), paused + 1, 60000);
 
-        clickToolbar(window, window.stopAction());
+        clickToolbar(window, window.actions()->stopAction());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("stopped"));
         QCOMPARE(summaryOf(window.runDirectory()).value("steps").toInteger(), paused + 1);
         QCOMPARE(window.stepsShown(), paused + 1);
-        QVERIFY(!window.bridge()->isActive());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(!window.runControl()->bridge()->isActive());
+        QVERIFY(window.actions()->startAction()->isEnabled());
         QVERIFY(window.configPanel()->fieldWidget("optim.lr")->isEnabled());
         QVERIFY(QFileInfo::exists(window.runDirectory() + "/events.jsonl"));
 
@@ -187,12 +193,12 @@ private Q_SLOTS:
         QVERIFY(window.startRun());
         QVERIFY(window.runDirectory() != first);
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 5, 60000);
-        clickToolbar(window, window.pauseAction());
+        clickToolbar(window, window.actions()->pauseAction());
         QTRY_COMPARE_WITH_TIMEOUT(pausedAt.count(), 2, 60000);
         const qint64 secondPause = pausedAt.at(1).at(0).toLongLong();
-        clickToolbar(window, window.pauseAction());  // resume
+        clickToolbar(window, window.actions()->pauseAction());  // resume
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > secondPause + 10, 60000);
-        QVERIFY(!window.pauseAction()->isChecked());
+        QVERIFY(!window.actions()->pauseAction()->isChecked());
         window.stopRun();
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 60000);
     }
@@ -201,15 +207,15 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         window.setConfig(tinyConfig());
-        QVERIFY(window.stepAction()->isEnabled());
+        QVERIFY(window.actions()->stepAction()->isEnabled());
         QSignalSpy ended(&window, &MainWindow::runEnded);
-        window.stepAction()->trigger();
+        window.actions()->stepAction()->trigger();
         QTRY_COMPARE_WITH_TIMEOUT(window.stepsShown(), qint64(1), 60000);
-        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isPaused(), 60000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.runControl()->bridge()->isPaused(), 60000);
         // Stopped now, the run holds exactly the one step.
         window.stopRun();
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 60000);
-        QVERIFY(!window.bridge()->isActive());
+        QVERIFY(!window.runControl()->bridge()->isActive());
         QCOMPARE(summaryOf(window.runDirectory()).value("steps").toInteger(), qint64(1));
         QCOMPARE(window.stepsShown(), qint64(1));
     }
@@ -226,17 +232,17 @@ private Q_SLOTS:
         QVERIFY(window.startRun());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 20000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("error"));
-        QVERIFY2(window.errorText().contains("/nonexistent/idx-files"),
-                 qPrintable(window.errorText()));
+        QVERIFY2(window.statusPanel()->errorText().contains("/nonexistent/idx-files"),
+                 qPrintable(window.statusPanel()->errorText()));
         auto* box = window.findChild<QMessageBox*>();
         QVERIFY(box);
         QVERIFY(box->isVisible());
         QVERIFY(!box->isModal());
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
 
         window.setConfig(tinyConfig());
         QVERIFY(window.startRun());
-        QVERIFY(window.errorText().isEmpty());
+        QVERIFY(window.statusPanel()->errorText().isEmpty());
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 5, 20000);
         window.stopRun();
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 2, 10000);
@@ -254,7 +260,7 @@ private Q_SLOTS:
         window->close();
         QTRY_COMPARE_WITH_TIMEOUT(closed.count(), 1, 60000);
         QVERIFY(!window->isVisible());
-        QVERIFY(!window->bridge()->isActive());
+        QVERIFY(!window->runControl()->bridge()->isActive());
         delete window;  // nothing left to join
         QVERIFY(QFileInfo::exists(runDir + "/summary.json"));
     }
@@ -285,18 +291,18 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+        QVERIFY2(window.openRun(QString::fromStdString(runDir), &error),
                  qPrintable(error));
-        QVERIFY(!window.isFollowingRun());
+        QVERIFY(!window.opener()->isFollowing());
         QCOMPARE(window.stepsShown(), qint64(steps));
-        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
-        QCOMPARE(window.lossPlot()->validationLossGraph()->dataCount(), 3);
-        QCOMPARE(window.scalePlot()->scaleGraph()->dataCount(), int(steps));
-        QCOMPARE(window.throughputPlot()->samplesPerSecondGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->rawLossGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->validationLossGraph()->dataCount(), 3);
+        QCOMPARE(window.views().scale->scaleGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().throughput->samplesPerSecondGraph()->dataCount(), int(steps));
         QCOMPARE(window.configPanel()->config().model.hidden, config.model.hidden);
-        QVERIFY(window.statusDeviceText().contains("1 thread"));
+        QVERIFY(window.statusPanel()->deviceText().contains("1 thread"));
 
-        QVERIFY(!window.openRunDirectory(dir.filePath("missing"), &error));
+        QVERIFY(!window.openRun(dir.filePath("missing"), &error));
         QVERIFY(error.contains("missing"));
     }
 
@@ -341,26 +347,26 @@ private Q_SLOTS:
         MainWindow window(options(runs.path()));
         QSignalSpy loaded(&window, &MainWindow::runLoaded);
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+        QVERIFY2(window.openRun(QString::fromStdString(runDir), &error),
                  qPrintable(error));
         QCOMPARE(loaded.count(), 1);
-        QVERIFY(!window.isFollowingRun());
+        QVERIFY(!window.opener()->isFollowing());
         QCOMPARE(window.stepsShown(), qint64(steps));
-        const auto& loss = window.lossPlot()->rawLoss();
+        const auto& loss = window.runSet()->focused()->steps().loss();
         QCOMPARE(loss.appendedCount(), steps);
         QVERIFY(loss.size() <= loss.maxKeptPoints());
         QCOMPARE(loss.maxY(), 1e5);
         QCOMPARE(loss.x(loss.nearestIndex(250001)), 250001.0);  // the first NaN is kept
         QVERIFY(std::isnan(loss.y(loss.nearestIndex(250001))));
-        QVERIFY(window.lossPlot()->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
-        QVERIFY(window.histogramView()->stepSlider()->maximum() + 1 <=
-                static_cast<int>(ampscope::ui::GradientHistogramView::kMaxKeptProbeSteps));
-        window.histogramView()->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
-        window.histogramView()->endOfBatch();
-        QVERIFY(window.histogramView()->heatmap()->columnCount() > 0);
-        QVERIFY(window.histogramView()->heatmap()->columnCount() <= 500);
-        QCOMPARE(window.histogramView()->heatmap()->stepOfColumn(
-                     window.histogramView()->heatmap()->columnCount() - 1),
+        QVERIFY(window.views().loss->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
+        QVERIFY(window.views().histograms->stepSlider()->maximum() + 1 <=
+                static_cast<int>(ampscope::ui::HistogramSeries::kMaxKeptProbeSteps));
+        window.views().histograms->setKind(QString::fromUtf8(probe_kind::kParamGradScaled.data()));
+        QVERIFY(window.views().histograms->heatmap()->columnCount() > 0);
+        QVERIFY(window.views().histograms->heatmap()->columnCount() <=
+                static_cast<int>(ampscope::ui::HistogramSeries::kMaxKeptProbeSteps));
+        QCOMPARE(window.views().histograms->heatmap()->stepOfColumn(
+                     window.views().histograms->heatmap()->columnCount() - 1),
                  steps - 49);
     }
 
@@ -374,17 +380,17 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+        QVERIFY2(window.openRun(QString::fromStdString(runDir), &error),
                  qPrintable(error));
-        QVERIFY(window.isFollowingRun());
+        QVERIFY(window.opener()->isFollowing());
         QTRY_VERIFY_WITH_TIMEOUT(window.stepsShown() > 50, 20000);  // arrives while it trains
-        QVERIFY(window.isFollowingRun());
+        QVERIFY(window.opener()->isFollowing());
         engine.stop();
         engine.wait();
         const int64_t steps = engine.summary().steps;
-        QTRY_VERIFY_WITH_TIMEOUT(!window.isFollowingRun(), 20000);
+        QTRY_VERIFY_WITH_TIMEOUT(!window.opener()->isFollowing(), 20000);
         QCOMPARE(window.stepsShown(), qint64(steps));
-        QCOMPARE(window.lossPlot()->rawLossGraph()->dataCount(), int(steps));
+        QCOMPARE(window.views().loss->rawLossGraph()->dataCount(), int(steps));
     }
 
     void statusBarSaysWhatIsEmulated() {
@@ -393,14 +399,14 @@ private Q_SLOTS:
         RunConfig c = tinyConfig();
         c.precision.mode = "fp16";
         window.setConfig(c);
-        QVERIFY(window.executionBadge()->isEmulated());
-        QCOMPARE(window.executionBadge()->text(), QString("EMULATED"));
-        QVERIFY(window.statusDeviceText().contains("emulated fp16"));
-        QVERIFY(window.statusDeviceText().contains("CPU"));
+        QVERIFY(window.statusPanel()->badge()->isEmulated());
+        QCOMPARE(window.statusPanel()->badge()->text(), QString("EMULATED"));
+        QVERIFY(window.statusPanel()->deviceText().contains("emulated fp16"));
+        QVERIFY(window.statusPanel()->deviceText().contains("CPU"));
         c.precision.mode = "fp32";
         window.setConfig(c);
-        QVERIFY(!window.executionBadge()->isEmulated());
-        QCOMPARE(window.executionBadge()->text(), QString("REAL"));
+        QVERIFY(!window.statusPanel()->badge()->isEmulated());
+        QCOMPARE(window.statusPanel()->badge()->text(), QString("REAL"));
     }
 
     void settingsRememberTheConfigAndLayout() {
@@ -413,7 +419,7 @@ private Q_SLOTS:
             c.optim.lr = 0.0042;
             window.setConfig(c);
             window.show();
-            window.docks().at(3)->close();  // throughput
+            window.dockLayout()->docks().at(3)->close();  // throughput
             window.close();
         }
         {
@@ -421,9 +427,9 @@ private Q_SLOTS:
             window.show();
             QCOMPARE(window.configPanel()->config().optim.lr, 0.0042);
             QCOMPARE(window.configPanel()->config().model.hidden, (std::vector<int64_t>{16, 16}));
-            QVERIFY(window.docks().at(3)->isHidden());
-            window.resetLayout();
-            QVERIFY(!window.docks().at(3)->isHidden());
+            QVERIFY(window.dockLayout()->docks().at(3)->isHidden());
+            window.dockLayout()->resetLayout();
+            QVERIFY(!window.dockLayout()->docks().at(3)->isHidden());
         }
         QSettings().clear();
     }

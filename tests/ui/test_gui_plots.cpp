@@ -10,11 +10,12 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "OneRunSet.h"
 #include "ProgressEstimator.h"
 #include "RunDirectoryNaming.h"
 #include "RunRecordParsing.h"
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
@@ -134,15 +135,16 @@ private Q_SLOTS:
     }
 
     void lossPlotShowsAMillionPointsDecimated() {
-        LossPlot plot;
+        OneRunSet feed;
+        LossPlot plot(&feed.set);
         plot.resize(1000, 400);
-        plot.beginRun(contextFor("fp32"));
+        feed.beginRun(contextFor("fp32"));
         for (int64_t first = 1; first <= 1000000; first += 100000)
-            plot.appendSteps(lossSteps(first, 100000));
-        plot.endOfBatch();
+            feed.appendSteps(lossSteps(first, 100000));
+        feed.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
-        QCOMPARE(plot.rawLoss().appendedCount(), int64_t{1000000});
-        QVERIFY(plot.rawLoss().size() <= plot.rawLoss().maxKeptPoints());
+        QCOMPARE(feed.run->steps().loss().appendedCount(), int64_t{1000000});
+        QVERIFY(feed.run->steps().loss().size() <= feed.run->steps().loss().maxKeptPoints());
         const int shown = plot.rawLossGraph()->dataCount();
         QVERIFY2(shown > 0 && shown <= 2 * 1000 + 2, qPrintable(QString::number(shown)));
         QVERIFY(plot.isFollowing());
@@ -153,11 +155,11 @@ private Q_SLOTS:
         plot.xAxis->setRange(500000, 500300);
         QVERIFY(!plot.isFollowing());
         const int zoomed = plot.rawLossGraph()->dataCount();
-        const auto perBucket = static_cast<int>(plot.rawLoss().pointsPerBucket());
+        const auto perBucket = static_cast<int>(feed.run->steps().loss().pointsPerBucket());
         QVERIFY2(zoomed >= 300 / perBucket && zoomed <= 3 * (300 / perBucket + 2) + 2,
                  qPrintable(QStringLiteral("%1 points, buckets of %2").arg(zoomed).arg(perBucket)));
-        plot.appendSteps(lossSteps(1000001, 10));
-        plot.endOfBatch();
+        feed.appendSteps(lossSteps(1000001, 10));
+        feed.endOfBatch();
         QCOMPARE(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
         plot.resetView();
         QVERIFY(plot.isFollowing());
@@ -167,9 +169,10 @@ private Q_SLOTS:
     // The bound: a million steps, and the plot still holds at most its bound of
     // points while showing the lowest loss, the highest, and the first NaN.
     void lossPlotFedAMillionStepsKeepsMinMaxAndFirstNaN() {
-        LossPlot plot;
+        OneRunSet feed;
+        LossPlot plot(&feed.set);
         plot.resize(1000, 400);
-        plot.beginRun(contextFor("fp16"));
+        feed.beginRun(contextFor("fp16"));
         for (int64_t first = 1; first <= 1000000; first += 50000) {
             auto steps = lossSteps(first, 50000);
             for (auto& m : steps) {
@@ -178,11 +181,11 @@ private Q_SLOTS:
                 if (m.step == 777777) m.loss = NAN;    // the first NaN
                 if (m.step > 900000) m.loss = INFINITY;
             }
-            plot.appendSteps(steps);
+            feed.appendSteps(steps);
         }
-        plot.endOfBatch();
+        feed.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
-        const DecimatedSeries& loss = plot.rawLoss();
+        const DecimatedSeries& loss = feed.run->steps().loss();
         QVERIFY(loss.size() <= loss.maxKeptPoints());
         QCOMPARE(loss.minY(), -50.0);
         QCOMPARE(loss.maxY(), 1e6);
@@ -205,21 +208,22 @@ private Q_SLOTS:
     }
 
     void lossPlotMarksSkippedStepsAndEpochs() {
-        LossPlot plot;
+        OneRunSet feed;
+        LossPlot plot(&feed.set);
         plot.resize(800, 400);
-        plot.beginRun(contextFor("fp16"));
+        feed.beginRun(contextFor("fp16"));
         auto steps = lossSteps(1, 100);
         steps[9].stepSkipped = true;
         steps[19].loss = NAN;
         steps[19].stepSkipped = true;
-        plot.appendSteps(steps);
+        feed.appendSteps(steps);
         EpochMetrics e;
         e.epoch = 1;
         e.step = 100;
         e.valLoss = 1.25;
         e.valAccuracy = 0.875;
-        plot.appendEpoch(e);
-        plot.endOfBatch();
+        feed.appendEpoch(e);
+        feed.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
         QCOMPARE(plot.skippedStepGraph()->dataCount(), 2);
         QCOMPARE(plot.validationLossGraph()->dataCount(), 1);
@@ -240,9 +244,10 @@ private Q_SLOTS:
     }
 
     void scalePlotLabelsBackoffsWithTheLayer() {
-        ScalePlot plot;
+        OneRunSet feed;
+        ScalePlot plot(&feed.set);
         plot.resize(800, 400);
-        plot.beginRun(contextFor("fp16"));
+        feed.beginRun(contextFor("fp16"));
         std::vector<StepMetrics> steps;
         double scale = 65536;
         for (int64_t i = 1; i <= 50; ++i) {
@@ -259,10 +264,10 @@ private Q_SLOTS:
             m.scaleAfter = scale;
             steps.push_back(m);
         }
-        plot.appendSteps(steps);
-        plot.endOfBatch();
+        feed.appendSteps(steps);
+        feed.endOfBatch();
         plot.replot(QCustomPlot::rpImmediateRefresh);
-        QCOMPARE(plot.backoffs().size(), std::size_t(1));
+        QCOMPARE(feed.run->steps().backoffs().size(), std::size_t(1));
         QCOMPARE(plot.backoffGraph()->dataCount(), 1);
         QCOMPARE(plot.trackerGraph()->dataCount(), 50);
         const QPoint marker(int(plot.xAxis->coordToPixel(20)), int(plot.yAxis->coordToPixel(16)));
@@ -274,10 +279,11 @@ private Q_SLOTS:
     }
 
     void throughputPlotHasUnits() {
-        ThroughputPlot plot;
-        plot.beginRun(contextFor("fp32"));
-        plot.appendSteps(lossSteps(1, 10));
-        plot.endOfBatch();
+        OneRunSet feed;
+        ThroughputPlot plot(&feed.set);
+        feed.beginRun(contextFor("fp32"));
+        feed.appendSteps(lossSteps(1, 10));
+        feed.endOfBatch();
         QVERIFY(plot.yAxis->label().contains("samples/s"));
         QVERIFY(plot.yAxis2->label().contains("ms"));
         QCOMPARE(plot.stepTimeGraph()->dataCount(), 10);
@@ -290,16 +296,17 @@ private Q_SLOTS:
     void hoverShowsThePlotsTextAndLeavingHidesIt() {
         QWidget window;
         auto* row = new QHBoxLayout(&window);
-        auto* plot = new ThroughputPlot(&window);
+        OneRunSet feed;
+        auto* plot = new ThroughputPlot(&feed.set, &window);
         auto* beside = new QLabel(QStringLiteral("beside the plot"), &window);
         row->addWidget(plot, 1);
         row->addWidget(beside);
         window.resize(800, 400);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        plot->beginRun(contextFor("fp32"));
-        plot->appendSteps(lossSteps(1, 10));
-        plot->endOfBatch();
+        feed.beginRun(contextFor("fp32"));
+        feed.appendSteps(lossSteps(1, 10));
+        feed.endOfBatch();
         plot->replot(QCustomPlot::rpImmediateRefresh);
 
         const QPoint inside(int(plot->xAxis->coordToPixel(5.0)), plot->axisRect()->center().y());
@@ -383,10 +390,11 @@ private Q_SLOTS:
             QCOMPARE(plot.yAxis->range().upper, y.upper);
         };
 
-        ThroughputPlot series;
-        series.beginRun(contextFor("fp32"));
-        series.appendSteps(lossSteps(1, 100));
-        series.endOfBatch();
+        OneRunSet feed;
+        ThroughputPlot series(&feed.set);
+        feed.beginRun(contextFor("fp32"));
+        feed.appendSteps(lossSteps(1, 100));
+        feed.endOfBatch();
         zoomThenDoubleClick(series);
         if (QTest::currentTestFailed()) return;
         QVERIFY(series.isFollowing());
@@ -414,11 +422,13 @@ private Q_SLOTS:
         QVERIFY(map.placeholderText().isEmpty());
     }
 
-    void heatmapStaysFixedSizeAndMergesColumns() {
+    // The map draws the columns it is handed, nothing averaged: the run's store is what
+    // bounds and thins them (ProbeSeriesStore); the grid keeps its size.
+    void heatmapDrawsTheColumnsItIsHanded() {
         HeatmapPlot map;
         map.resize(800, 400);
         QCOMPARE(map.rowCount(), 100);  // log2|g| -64..32 and NaN, +Inf, -Inf
-        QCOMPARE(map.heatmapLayout().capacity, 500);
+        QCOMPARE(map.heatmapLayout().capacity, 1024);
         for (int c = 0; c < 600; ++c) {
             std::vector<double> counts(100, 0.0);
             for (int r = 0; r < 97; ++r) {
@@ -431,21 +441,28 @@ private Q_SLOTS:
         }
         map.refresh();
         map.replot(QCustomPlot::rpImmediateRefresh);
-        QCOMPARE(map.appendedPerColumn(), 2);
-        QCOMPARE(map.columnCount(), 250 + 50);
+        QCOMPARE(map.columnCount(), 600);
         // The drawn grid keeps its size however many columns came (no reallocation).
-        QCOMPARE(map.colorMap()->data()->keySize(), 2 * 500);
-        QCOMPARE(map.stepOfColumn(0), int64_t(200));
-        QCOMPARE(map.stepOfColumn(299), int64_t(60000));
-        // Column 150 averages appended columns 300 and 301.
-        QCOMPARE(map.value(150, 97), 2.0);
+        QCOMPARE(map.colorMap()->data()->keySize(), 2 * 1024);
+        QCOMPARE(map.stepOfColumn(0), int64_t(100));
+        QCOMPARE(map.stepOfColumn(599), int64_t(60000));
+        // Column 300 is the one handed over, not a mean with its neighbour.
+        QCOMPARE(map.value(300, 97), 4.0);
+        QCOMPARE(map.value(301, 97), 0.0);
+        QCOMPARE(map.smallestPositive(), 1.0);
+        QCOMPARE(map.largest(), 1000.0);
         QVERIFY(map.colorScale()->dataRange().lower > 0);
         QCOMPARE(map.colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
         QVERIFY(!map.colorScale()->axis()->label().isEmpty());
+        // Maps side by side share one colour scale.
+        map.setColourRange(0.5, 5000.0);
+        map.refresh();
+        QCOMPARE(map.colorScale()->dataRange().lower, 0.5);
+        QCOMPARE(map.colorScale()->dataRange().upper, 5000.0);
 
         // A column of the wrong height is refused, not guessed at.
         map.appendColumn(1, std::vector<double>(5, 1.0));
-        QCOMPARE(map.columnCount(), 300);
+        QCOMPARE(map.columnCount(), 600);
     }
 
     void heatmapOverlaysFollowTheScale() {

@@ -14,6 +14,8 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include "OneRunSet.h"
 #include <cmath>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -21,6 +23,7 @@
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "MainWindow.h"
+#include "RunControl.h"
 #include "engine/Engine.h"
 #include "plots/HeatmapPlot.h"
 #include "views/MemoryPlot.h"
@@ -31,6 +34,8 @@
 #include "views/NanInspectorView.h"
 #include "plots/UnderflowFractionPlot.h"
 #include "views/UnderflowView.h"
+#include "views/UpdatesPlot.h"
+#include "views/UpdatesView.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -171,14 +176,15 @@ class GuiProbeViewsTest : public QObject {
 
 private Q_SLOTS:
     void histogramHeatmapHoldsTheCountsOfEachStepAndBin() {
-        GradientHistogramView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1", "act1", "out"}));
-        view.appendSteps({stepWithScale(1, 65536.0), stepWithScale(2, 65536.0)});
-        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}, {-10, 3}}, 2, 1));
-        view.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-20, 5}}, 0, 0, 4));
-        view.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-40, 9}}));
-        view.endOfBatch();
+        OneRunSet viewFeed;
+        GradientHistogramView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
+        viewFeed.appendSteps({stepWithScale(1, 65536.0), stepWithScale(2, 65536.0)});
+        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}, {-10, 3}}, 2, 1));
+        viewFeed.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-20, 5}}, 0, 0, 4));
+        viewFeed.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-40, 9}}));
+        viewFeed.endOfBatch();
 
         QCOMPARE(view.layerChooser()->count(), 3);  // every layer of run_info
         QCOMPARE(view.layer(), QString("fc1"));     // the first with this kind of data
@@ -208,20 +214,21 @@ private Q_SLOTS:
 
         // Later records append to the layer shown.
         view.setLayer("fc1");
-        view.appendSteps({stepWithScale(3, 65536.0)});
-        view.takeRecord(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
-        view.endOfBatch();
+        viewFeed.appendSteps({stepWithScale(3, 65536.0)});
+        viewFeed.takeRecord(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
+        viewFeed.endOfBatch();
         QCOMPARE(map->columnCount(), 3);
         QCOMPARE(map->value(2, binRow(-5)), 11.0);
     }
 
     void histogramBandsAndScaledLimitsFollowTheScale() {
-        GradientHistogramView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.appendSteps({stepWithScale(1, 65536.0)});
-        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}}));
-        view.takeRecord(histogram(1, "fc1", probe_kind::kParamGradScaled, {{-14, 7}}));
-        view.endOfBatch();
+        OneRunSet viewFeed;
+        GradientHistogramView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.appendSteps({stepWithScale(1, 65536.0)});
+        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}}));
+        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGradScaled, {{-14, 7}}));
+        viewFeed.endOfBatch();
 
         // fp16 as round-to-nearest decides: |g| <= 2^-25 flushes, subnormal below 2^-14,
         // overflow from 2^16; the map's value rows end at 2^33.
@@ -233,9 +240,9 @@ private Q_SLOTS:
         QCOMPARE(view.slice()->scaledLimitXs(), (std::vector<double>{-41.0, -30.0, 0.0}));
 
         // A backoff halves the scale: the lines move up by one.
-        view.appendSteps({stepWithScale(2, 32768.0)});
-        view.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-29, 7}}));
-        view.endOfBatch();
+        viewFeed.appendSteps({stepWithScale(2, 32768.0)});
+        viewFeed.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-29, 7}}));
+        viewFeed.endOfBatch();
         QCOMPARE(view.scaledLimitYs(), (std::vector<double>{-40.0, -29.0, 1.0}));
         QCOMPARE(view.bandYs(), bands);  // the bands stay where fp16 is
         // The slice follows the newest step and uses its scale.
@@ -255,11 +262,12 @@ private Q_SLOTS:
     }
 
     void histogramLinesAreLeftOutAtScaleOne() {
-        GradientHistogramView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.appendSteps({stepWithScale(1, 1.0)});
-        view.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-27, 3}}));
-        view.endOfBatch();
+        OneRunSet viewFeed;
+        GradientHistogramView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.appendSteps({stepWithScale(1, 1.0)});
+        viewFeed.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-27, 3}}));
+        viewFeed.endOfBatch();
         QVERIFY(view.scaledLimitYs().empty());
         QVERIFY(view.slice()->scaledLimitXs().empty());
         QCOMPARE(view.slice()->barValue(-27), 3.0);
@@ -267,15 +275,16 @@ private Q_SLOTS:
     }
 
     void histogramSliceFollowsTheSliderAndClicks() {
-        GradientHistogramView view;
+        OneRunSet viewFeed;
+        GradientHistogramView view(&viewFeed.set);
         view.resize(900, 400);
-        view.beginRun(contextFor(probedConfig()));
+        viewFeed.beginRun(contextFor(probedConfig()));
         for (int64_t step = 1; step <= 3; ++step) {
-            view.appendSteps({stepWithScale(step, 1.0)});
-            view.takeRecord(histogram(step, "fc1", probe_kind::kParamGrad,
+            viewFeed.appendSteps({stepWithScale(step, 1.0)});
+            viewFeed.takeRecord(histogram(step, "fc1", probe_kind::kParamGrad,
                                       {{-10 - static_cast<int>(step), 1}}));
         }
-        view.endOfBatch();
+        viewFeed.endOfBatch();
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         QCOMPARE(view.stepSlider()->maximum(), 2);
@@ -287,9 +296,9 @@ private Q_SLOTS:
         QCOMPARE(view.slice()->barValue(-11), 1.0);
         QVERIFY(!view.followsNewestStep());
         // A new step does not move a slice the user chose.
-        view.appendSteps({stepWithScale(4, 1.0)});
-        view.takeRecord(histogram(4, "fc1", probe_kind::kParamGrad, {{-14, 1}}));
-        view.endOfBatch();
+        viewFeed.appendSteps({stepWithScale(4, 1.0)});
+        viewFeed.takeRecord(histogram(4, "fc1", probe_kind::kParamGrad, {{-14, 1}}));
+        viewFeed.endOfBatch();
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(1));
 
         // A click on the second column picks step 2.
@@ -309,18 +318,19 @@ private Q_SLOTS:
     // In a dock a few hundred pixels high: the map spans the run's steps, and the line
     // plot's y label fits beside its axis instead of running into the legend above it.
     void underflowViewReadsInAShortDock() {
-        UnderflowView view;
+        OneRunSet viewFeed;
+        UnderflowView view(&viewFeed.set);
         view.resize(640, 260);
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1", "act1", "out"}));
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
         for (int64_t step : {1, 50, 100}) {
-            view.takeRecord(underflow(step, "fc1", 25, 0, 75));
-            view.takeRecord(underflow(step, "out", 1, 0, 997, 2));
+            viewFeed.takeRecord(underflow(step, "fc1", 25, 0, 75));
+            viewFeed.takeRecord(underflow(step, "out", 1, 0, 997, 2));
         }
         std::vector<StepMetrics> steps;
         for (int64_t s = 1; s <= 120; ++s) steps.push_back(stepWithScale(s, 1.0));
-        view.appendSteps(steps);
-        view.endOfBatch();
+        viewFeed.appendSteps(steps);
+        viewFeed.endOfBatch();
         view.show();
         QVERIFY(QTest::qWaitForWindowExposed(&view));
         view.heatmap()->replot(QCustomPlot::rpImmediateRefresh);
@@ -346,15 +356,16 @@ private Q_SLOTS:
     }
 
     void underflowMapHoldsEachLayersFraction() {
-        UnderflowView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1", "act1", "out"}));
-        view.takeRecord(underflow(1, "fc1", 25, 0, 75));
-        view.takeRecord(underflow(1, "fc1", 100, 0, 0, 0, 2.0));  // "what if": not shown
-        view.takeRecord(underflow(1, "out", 0, 10, 90));
-        view.takeRecord(underflow(2, "fc1", 50, 0, 50));
-        view.takeRecord(underflow(2, "out", 1, 0, 997, 2));
-        view.endOfBatch();
+        OneRunSet viewFeed;
+        UnderflowView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
+        viewFeed.takeRecord(underflow(1, "fc1", 25, 0, 75));
+        viewFeed.takeRecord(underflow(1, "fc1", 100, 0, 0, 0, 2.0));  // "what if": not shown
+        viewFeed.takeRecord(underflow(1, "out", 0, 10, 90));
+        viewFeed.takeRecord(underflow(2, "fc1", 50, 0, 50));
+        viewFeed.takeRecord(underflow(2, "out", 1, 0, 997, 2));
+        viewFeed.endOfBatch();
 
         QCOMPARE(view.rowLayers(), (QStringList{"fc1", "out"}));  // layers with counts
         QCOMPARE(view.heatmap()->columnCount(), 2);
@@ -377,11 +388,11 @@ private Q_SLOTS:
 
         // A step is drawn once every layer has reported it.
         view.setFraction(UnderflowView::Fraction::Flushed);
-        view.takeRecord(underflow(3, "fc1", 3, 0, 1));
-        view.endOfBatch();
+        viewFeed.takeRecord(underflow(3, "fc1", 3, 0, 1));
+        viewFeed.endOfBatch();
         QCOMPARE(view.heatmap()->columnCount(), 2);
-        view.takeRecord(underflow(3, "out", 0, 0, 4));
-        view.endOfBatch();
+        viewFeed.takeRecord(underflow(3, "out", 0, 0, 4));
+        viewFeed.endOfBatch();
         QCOMPARE(view.heatmap()->columnCount(), 3);
         QCOMPARE(view.cell("fc1", 2), 0.75);
 
@@ -395,23 +406,24 @@ private Q_SLOTS:
     // A long run's probe records: the view keeps at most its bound of them per layer and
     // kind, the heatmap at most its capacity of columns, and the NaN step stays in view.
     void histogramViewKeepsBoundedRecordsAndTheNaNStep() {
-        GradientHistogramView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1"}));
+        OneRunSet viewFeed;
+        GradientHistogramView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1"}));
         const auto kind = probe_kind::kParamGradScaled;
         for (int64_t step = 1; step <= 20000; ++step) {
-            view.takeRecord(
+            viewFeed.takeRecord(
                 histogram(step, "fc1", kind, {{-3, 10 + step % 7}}, 0, step == 13331 ? 5 : 0));
-            if (step % 1000 == 0) view.endOfBatch();  // as ticks would
+            if (step % 1000 == 0) viewFeed.endOfBatch();  // as ticks would
         }
-        view.endOfBatch();
+        viewFeed.endOfBatch();
         view.setKind(QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size())));
         view.setLayer("fc1");
-        view.endOfBatch();
+        viewFeed.endOfBatch();
         const int kept = view.stepSlider()->maximum() + 1;
-        QVERIFY2(kept <= static_cast<int>(GradientHistogramView::kMaxKeptProbeSteps),
+        QVERIFY2(kept <= static_cast<int>(HistogramSeries::kMaxKeptProbeSteps),
                  qPrintable(QString::number(kept)));
-        QVERIFY(kept >= static_cast<int>(GradientHistogramView::kMaxKeptProbeSteps / 2));
+        QVERIFY(kept >= static_cast<int>(HistogramSeries::kMaxKeptProbeSteps / 2));
         QVERIFY(view.heatmap()->columnCount() <= view.heatmap()->heatmapLayout().capacity);
         // The step with NaN was kept (of its pair, the one with more NaN) and is drawn.
         view.selectStep(13331);
@@ -428,18 +440,19 @@ private Q_SLOTS:
     }
 
     void underflowViewKeepsBoundedStepsAndTheWorstOne() {
-        UnderflowView view;
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1", "out"}));
+        OneRunSet viewFeed;
+        UnderflowView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1", "out"}));
         for (int64_t step = 1; step <= 10000; ++step) {
-            view.takeRecord(underflow(step, "fc1", 1, 0, 99, step == 7777 ? 50 : 0));
-            view.takeRecord(underflow(step, "out", 2, 0, 98));
-            if (step % 500 == 0) view.endOfBatch();
+            viewFeed.takeRecord(underflow(step, "fc1", 1, 0, 99, step == 7777 ? 50 : 0));
+            viewFeed.takeRecord(underflow(step, "out", 2, 0, 98));
+            if (step % 500 == 0) viewFeed.endOfBatch();
         }
-        view.endOfBatch();
+        viewFeed.endOfBatch();
         QVERIFY(view.heatmap()->columnCount() <= view.heatmap()->heatmapLayout().capacity);
         QVERIFY(view.linePlot()->graphOf(0)->dataCount() <=
-                static_cast<int>(UnderflowView::kMaxKeptProbeSteps) + 2);
+                static_cast<int>(UnderflowSeries::kMaxKeptProbeSteps) + 2);
         view.setFraction(UnderflowView::Fraction::Overflow);
         double highest = 0.0;
         const auto* graph = view.linePlot()->graphOf(0);
@@ -452,29 +465,88 @@ private Q_SLOTS:
     void probeDocksSayWhyTheirMapIsEmpty() {
         RunConfig off = probedConfig();
         off.probes.every = 0;
-        GradientHistogramView histograms;
-        histograms.beginRun(contextFor(off));
-        histograms.endOfBatch();
+        OneRunSet histogramsFeed;
+        GradientHistogramView histograms(&histogramsFeed.set);
+        histogramsFeed.beginRun(contextFor(off));
+        histogramsFeed.endOfBatch();
         QVERIFY2(histograms.heatmap()->placeholderText().contains("Probes are off"),
                  qPrintable(histograms.heatmap()->placeholderText()));
-        UnderflowView underflow;
-        underflow.beginRun(contextFor(off));
-        underflow.endOfBatch();
+        OneRunSet underflowFeed;
+        UnderflowView underflow(&underflowFeed.set);
+        underflowFeed.beginRun(contextFor(off));
+        underflowFeed.endOfBatch();
         QVERIFY2(underflow.heatmap()->placeholderText().contains("Probes are off"),
                  qPrintable(underflow.heatmap()->placeholderText()));
 
-        histograms.beginRun(contextFor(probedConfig()));
-        histograms.endOfBatch();
+        histogramsFeed.beginRun(contextFor(probedConfig()));
+        histogramsFeed.endOfBatch();
         QVERIFY(histograms.heatmap()->placeholderText().contains("No histograms yet"));
-        histograms.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-10, 5}}));
-        histograms.endOfBatch();
+        histogramsFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-10, 5}}));
+        histogramsFeed.endOfBatch();
         QVERIFY2(histograms.heatmap()->placeholderText().isEmpty(),
                  qPrintable(histograms.heatmap()->placeholderText()));
     }
 
+    void updatesDockShowsEachRunsLostUpdatesAndRatios() {
+        auto record = [](int64_t step, const char* layer, double ratio, int64_t intended, int64_t lost) {
+            UpdateRatioRecord r;
+            r.step = step;
+            r.ratio.layer = layer;
+            r.ratio.ratio = ratio;
+            r.ratio.numel = 100;
+            r.ratio.intendedNonZero = intended;
+            r.ratio.lost = lost;
+            return toJson(r);
+        };
+        OneRunSet feed;
+        UpdatesView view(&feed.set);
+        UpdatesPlot* plot = view.plot();
+        feed.beginRun(contextFor(probedConfig()));
+        feed.takeRecord(record(1, "fc1", 1e-3, 80, 60));
+        feed.takeRecord(record(1, "fc2", 2e-5, 40, 0));
+        feed.takeRecord(record(5, "fc1", 4e-3, 50, 10));
+        feed.endOfBatch();
+        // Lost updates (the default): lost / intended per layer and probe step.
+        QCOMPARE(plot->measure(), UpdatesPlot::Measure::LostUpdates);
+        QCPGraph* fc1 = plot->graphOf(0, QStringLiteral("fc1"));
+        QVERIFY(fc1);
+        QCOMPARE(fc1->dataCount(), 2);
+        QCOMPARE(fc1->data()->at(0)->key, 1.0);
+        QCOMPARE(fc1->data()->at(0)->value, 0.75);
+        QCOMPARE(fc1->data()->at(1)->value, 0.2);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 0.0);
+        QCOMPARE(plot->yAxis->range().upper, 1.05);
+
+        // The update ratio, on a log axis.
+        view.measureChooser()->setCurrentIndex(1);
+        QCOMPARE(plot->measure(), UpdatesPlot::Measure::UpdateRatio);
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->data()->at(1)->value, 4e-3);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 2e-5);
+
+        // A second run, compared: it is focused (shown first), in its own colour; the
+        // first run's lines stay.
+        RunModel* second = feed.addRun(contextFor(probedConfig()));
+        feed.takeRecord(record(1, "fc1", 5e-4, -1, -1));
+        feed.endOfBatch();
+        QCPGraph* mine = plot->graphOf(0, QStringLiteral("fc1"));
+        QCPGraph* theirs = plot->graphOf(1, QStringLiteral("fc1"));
+        QVERIFY(mine && theirs);
+        QCOMPARE(mine->data()->at(0)->value, 5e-4);
+        QCOMPARE(theirs->dataCount(), 2);
+        QCOMPARE(mine->pen().color(), second->colour());
+        QVERIFY(theirs->pen().color() != mine->pen().color());
+
+        // Lost updates: the second run measured none, the first still shows its own.
+        view.measureChooser()->setCurrentIndex(0);
+        QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->dataCount(), 0);
+        QCOMPARE(plot->graphOf(1, QStringLiteral("fc1"))->data()->at(0)->value, 0.75);
+    }
+
     void nanInspectorSaysWhenThereIsNoEvent() {
-        NanInspectorView view;
-        view.beginRun(contextFor(probedConfig()));
+        OneRunSet viewFeed;
+        NanInspectorView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
         QVERIFY(!view.hasEvent());
         QVERIFY(view.headerText().contains("No non-finite value so far"));
         QVERIFY(!view.rerunButton()->isEnabled());
@@ -482,45 +554,48 @@ private Q_SLOTS:
 
         RunConfig off = probedConfig();
         off.probes.locate_nonfinite = "off";
-        view.beginRun(contextFor(off));
+        viewFeed.beginRun(contextFor(off));
         QVERIFY(view.headerText().contains("locator is off"));
         RunConfig always = probedConfig();
         always.probes.locate_nonfinite = "always";
-        view.beginRun(contextFor(always));
+        viewFeed.beginRun(contextFor(always));
         QVERIFY(view.headerText().contains("checked each step"));
     }
 
     void nanInspectorSaysHowTheEventWasFound() {
-        NanInspectorView view;
-        view.beginRun(contextFor(probedConfig()));
+        OneRunSet viewFeed;
+        NanInspectorView view(&viewFeed.set);
+        viewFeed.beginRun(contextFor(probedConfig()));
         QVERIFY(view.headerText().contains("run again with every layer"));
-        view.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        viewFeed.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
         NonFiniteRecord record = fc2ActivationEvent();
         record.event.locatedBy = std::string(nonfinite_located_by::kReplay);
-        view.takeRecord(toJson(record));
-        view.endOfBatch();
+        viewFeed.takeRecord(toJson(record));
+        viewFeed.endOfBatch();
         QVERIFY2(view.headerText().contains("Found by running step 5 again"), qPrintable(view.headerText()));
         QVERIFY(!view.headerText().contains("did not reproduce"));
 
         // A replay that missed: the checks of every later step found it.
-        NanInspectorView missed;
-        missed.beginRun(contextFor(probedConfig()));
+        OneRunSet missedFeed;
+        NanInspectorView missed(&missedFeed.set);
+        missedFeed.beginRun(contextFor(probedConfig()));
         record.event.locatedBy = std::string(nonfinite_located_by::kCheck);
         record.event.replayMissedStep = 3;
-        missed.takeRecord(toJson(record));
-        missed.endOfBatch();
+        missedFeed.takeRecord(toJson(record));
+        missedFeed.endOfBatch();
         QVERIFY(missed.headerText().contains("A replay of step 3 did not reproduce"));
         QVERIFY(!missed.headerText().contains("Found by running"));
     }
 
     void nanInspectorShowsTheEventTheFramesAndTheCulprit() {
-        NanInspectorView view;
+        OneRunSet viewFeed;
+        NanInspectorView view(&viewFeed.set);
         QSignalSpy found(&view, &NanInspectorView::nonFiniteFound);
         QSignalSpy rerun(&view, &NanInspectorView::rerunWithLayerInFp32);
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
-        view.takeRecord(toJson(fc2ActivationEvent()));
-        view.endOfBatch();
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        viewFeed.takeRecord(toJson(fc2ActivationEvent()));
+        viewFeed.endOfBatch();
 
         QVERIFY(view.hasEvent());
         QCOMPARE(found.count(), 1);
@@ -576,8 +651,8 @@ private Q_SLOTS:
         NonFiniteRecord later = fc2ActivationEvent();
         later.event.step = 9;
         later.event.layer = "out";
-        view.takeRecord(toJson(later));
-        view.endOfBatch();
+        viewFeed.takeRecord(toJson(later));
+        viewFeed.endOfBatch();
         QCOMPARE(view.culpritLayer(), QString("fc2"));
         QCOMPARE(found.count(), 1);
 
@@ -589,12 +664,13 @@ private Q_SLOTS:
     }
 
     void nanInspectorButtonIsOffForTheLossAndForAKeptLayer() {
-        NanInspectorView view;
+        OneRunSet viewFeed;
+        NanInspectorView view(&viewFeed.set);
         RunConfig kept = probedConfig();
         kept.precision.keep_fp32 = {"fc2"};
-        view.beginRun(contextFor(kept));
-        view.takeRecord(toJson(fc2ActivationEvent()));
-        view.endOfBatch();
+        viewFeed.beginRun(contextFor(kept));
+        viewFeed.takeRecord(toJson(fc2ActivationEvent()));
+        viewFeed.endOfBatch();
         QVERIFY(!view.rerunButton()->isEnabled());
         QVERIFY(view.rerunButton()->text().contains("already kept in fp32"));
 
@@ -602,23 +678,23 @@ private Q_SLOTS:
         loss.event.layer = "loss";
         loss.event.layerIndex = -1;
         loss.event.tensor = "loss";
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(toJson(loss));
-        view.endOfBatch();
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(toJson(loss));
+        viewFeed.endOfBatch();
         QVERIFY(view.headerText().contains("the <b>loss</b>"));
         QVERIFY(!view.rerunButton()->isEnabled());
 
         // A run recorded from a PyTorch script: the fix is the script's, not a rerun.
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord({{"type", "run_info"}, {"source", "pytorch_recorder"}, {"layers", {"fc1", "fc2"}}});
-        view.takeRecord(toJson(fc2ActivationEvent()));
-        view.endOfBatch();
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord({{"type", "run_info"}, {"source", "pytorch_recorder"}, {"layers", {"fc1", "fc2"}}});
+        viewFeed.takeRecord(toJson(fc2ActivationEvent()));
+        viewFeed.endOfBatch();
         QVERIFY(!view.rerunButton()->isEnabled());
         QCOMPARE(view.rerunButton()->text(), QString("Keep fc2 in fp32 in your script"));
         // The next run, trained by the lab, can be rerun again.
-        view.beginRun(contextFor(probedConfig()));
-        view.takeRecord(toJson(fc2ActivationEvent()));
-        view.endOfBatch();
+        viewFeed.beginRun(contextFor(probedConfig()));
+        viewFeed.takeRecord(toJson(fc2ActivationEvent()));
+        viewFeed.endOfBatch();
         QVERIFY(view.rerunButton()->isEnabled());
     }
 
@@ -638,11 +714,13 @@ private Q_SLOTS:
         QVERIFY(!sample->cudaPeakAllocatedBytes.has_value());
         QCOMPARE(sample->activationBytes.size(), std::size_t(2));
 
-        MemoryPlot plot;
-        plot.beginRun(contextFor(probedConfig()));
-        plot.takeRecord(full);
-        plot.takeRecord(partial);
-        plot.endOfBatch();
+        OneRunSet plotFeed;
+
+        MemoryPlot plot(&plotFeed.set);
+        plotFeed.beginRun(contextFor(probedConfig()));
+        plotFeed.takeRecord(full);
+        plotFeed.takeRecord(partial);
+        plotFeed.endOfBatch();
         QCOMPARE(plot.rssGraph()->dataCount(), 1);
         QCOMPARE(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
         QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
@@ -657,7 +735,7 @@ private Q_SLOTS:
         QVERIFY2(tip.contains("process RSS: 100 MiB"), qPrintable(tip));
 
         // A new run starts empty.
-        plot.beginRun(contextFor(probedConfig()));
+        plotFeed.beginRun(contextFor(probedConfig()));
         QCOMPARE(plot.rssGraph()->dataCount(), 0);
         QVERIFY(!plot.activationGraph("float16"));
     }
@@ -675,11 +753,11 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(QString::fromStdString(runDir), &error),
+        QVERIFY2(window.openRun(QString::fromStdString(runDir), &error),
                  qPrintable(error));
         QCOMPARE(window.stepsShown(), qint64(kSteps));
 
-        GradientHistogramView* histograms = window.histogramView();
+        GradientHistogramView* histograms = window.views().histograms;
         QStringList layers;
         for (int i = 0; i < histograms->layerChooser()->count(); ++i)
             layers << histograms->layerChooser()->itemText(i);
@@ -711,7 +789,7 @@ private Q_SLOTS:
 
         // tiny_gradients' targets are tiny: in fp16 without a scaler most of fc1's weight
         // gradients are subnormal and some flush to 0.
-        UnderflowView* underflow = window.underflowView();
+        UnderflowView* underflow = window.views().underflow;
         QCOMPARE(underflow->rowLayers(), (QStringList{"fc1", "out"}));
         QCOMPARE(underflow->heatmap()->columnCount(), int(kSteps));
         const Fp16ClassCounts& counts = fc1Classes->counts;
@@ -721,8 +799,8 @@ private Q_SLOTS:
         QCOMPARE(underflow->cell("fc1", 0), double(counts.subnormal) / double(counts.total()));
         QVERIFY(underflow->cell("fc1", 0) > 0.5);
 
-        QVERIFY(!window.nanInspector()->hasEvent());
-        QVERIFY(window.nanInspector()->headerText().contains("No non-finite value so far"));
+        QVERIFY(!window.views().nanInspector->hasEvent());
+        QVERIFY(window.views().nanInspector->headerText().contains("No non-finite value so far"));
     }
 
     void aLiveRunFillsTheProbeDocksAndTheRerunKeepsTheLayerInFp32() {
@@ -738,9 +816,9 @@ private Q_SLOTS:
         const QString firstRun = window.runDirectory();
 
         // The engine's records reached the views live.
-        QCOMPARE(window.histogramView()->heatmap()->columnCount(), 40);
-        QCOMPARE(window.underflowView()->heatmap()->columnCount(), 40);
-        NanInspectorView* inspector = window.nanInspector();
+        QCOMPARE(window.views().histograms->heatmap()->columnCount(), 40);
+        QCOMPARE(window.views().underflow->heatmap()->columnCount(), 40);
+        NanInspectorView* inspector = window.views().nanInspector;
         QVERIFY(inspector->hasEvent());
         QCOMPARE(inspector->culpritLayer(), QString("fc1"));
         QVERIFY(inspector->headerText().contains("step <b>3</b>"));
@@ -749,7 +827,7 @@ private Q_SLOTS:
 
         QVERIFY(inspector->rerunButton()->isEnabled());
         QTest::mouseClick(inspector->rerunButton(), Qt::LeftButton);
-        QVERIFY(window.bridge()->isActive());
+        QVERIFY(window.runControl()->bridge()->isActive());
         QVERIFY(window.runDirectory() != firstRun);
         const auto keep = window.configPanel()->config().precision.keep_fp32;
         QCOMPARE(keep, (std::vector<std::string>{"fc1"}));
@@ -774,7 +852,7 @@ private Q_SLOTS:
         window.rerunKeepingLayerInFp32("out");
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
         QCOMPARE(ended.at(0).at(0).toString(), QString("stopped"));
-        QTRY_VERIFY_WITH_TIMEOUT(window.bridge()->isActive(), 10000);
+        QTRY_VERIFY_WITH_TIMEOUT(window.runControl()->bridge()->isActive(), 10000);
         QVERIFY(window.runDirectory() != firstRun);
         QCOMPARE(window.configPanel()->config().precision.keep_fp32,
                  (std::vector<std::string>{"out"}));

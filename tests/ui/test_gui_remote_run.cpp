@@ -17,7 +17,8 @@
 
 #include "MainWindow.h"
 #include "SshServer.h"
-#include "views/CompareView.h"
+#include "RunOpener.h"
+#include "views/RunListView.h"
 
 using ampscope::test::SshServer;
 using ampscope::ui::MainWindow;
@@ -190,14 +191,16 @@ private Q_SLOTS:
             "rank 1 went non-finite first, at step 15 in body.2 (forward); "
             "rank 0 received it through the gradient all-reduce at step 15");
         // The views show the rank where it appeared, not the one that received it first in
-        // the list; the Compare dock and the status bar name the origin.
+        // the list; the Runs list marks each rank's fate and the status bar names the origin.
         QCOMPARE(window.runDirectory(), job + QStringLiteral("/rank-1"));
-        QCOMPARE(window.compareView()->jobOrigin(), origin);
-        QVERIFY(!window.compareView()->jobOriginText()->isHidden());
-        QVERIFY(window.compareView()->jobOriginText()->text().contains(origin));
+        QCOMPARE(window.opener()->jobOrigin(), origin);
         QVERIFY2(window.runStatusText().endsWith(QStringLiteral(" · ") + origin), qPrintable(window.runStatusText()));
-        QVERIFY(window.compareView()->runList()->item(0)->text().contains(QStringLiteral("via all-reduce, step 15")));
-        QVERIFY(window.compareView()->runList()->item(1)->text().contains(QStringLiteral("first non-finite, step 15")));
+        QListWidget* runs = window.views().runs->list();
+        QCOMPARE(runs->count(), 2);
+        QVERIFY2(runs->item(0)->text().contains(QStringLiteral("non-finite via all-reduce, step 15")),
+                 qPrintable(runs->item(0)->text()));
+        QVERIFY2(runs->item(1)->text().contains(QStringLiteral("non-finite at step 15")),
+                 qPrintable(runs->item(1)->text()));
     }
 };
 

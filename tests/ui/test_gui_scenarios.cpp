@@ -18,12 +18,16 @@
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "MainWindow.h"
+#include "DockLayout.h"
+#include "WindowActions.h"
+#include "RunControl.h"
 #include "RunPaceControl.h"
 #include "ScenarioBrowser.h"
+#include "runset/RunSet.h"
 #include "config/ConfigJson.h"
 #include "plots/LossPlot.h"
-#include "views/CompareView.h"
-#include "plots/RunOverlayPlot.h"
+#include "runset/RunSet.h"
+#include "views/RunListView.h"
 #include "scenarios/ScenarioCatalogue.h"
 
 using namespace ampscope;
@@ -78,7 +82,7 @@ private Q_SLOTS:
         window.resize(1280, 800);
         window.show();
         QVERIFY(QTest::qWaitForWindowExposed(&window));
-        window.scenarioDock()->raise();
+        window.dockLayout()->dock("scenarios")->raise();
         QListWidget* list = window.scenarioBrowser()->scenarioList();
         QTRY_VERIFY(list->isVisible());
         const QRect viewport = list->viewport()->rect();
@@ -107,7 +111,7 @@ private Q_SLOTS:
         QCOMPARE(window.configPanel()->config().model.name, std::string("log_sum"));
         QVERIFY(window.configPanel()->config().precision.keep_fp32.empty());
         QVERIFY(browser->narrativeView()->toPlainText().contains("What to look at"));
-        QVERIFY(!window.bridge()->isActive());
+        QVERIFY(!window.runControl()->bridge()->isActive());
         // The run list loads the other run's config: the fixed one keeps loss_head in fp32.
         QCOMPARE(browser->runList()->count(), 2);
         QTest::mouseClick(browser->runList()->viewport(), Qt::LeftButton, {},
@@ -146,40 +150,85 @@ private Q_SLOTS:
         QVERIFY2(lines[2].startsWith("fp16-head-fp32 ") && lines[2].endsWith("-"), qPrintable(lines[2]));
         QVERIFY(browser->narrativeView()->toPlainText().contains("Side by side"));
 
-        // The contrast is in view without hunting for directories: both runs overlaid in
-        // Compare by run name, and the first under the second in the loss plot.
-        auto* compare = window.compareView();
-        QCOMPARE(compare->runDirectories(), directories);
-        QCOMPARE(compare->lossPlot()->runCount(), 2);
-        // The run that went non-finite says where, as the table does.
-        QCOMPARE(compare->lossPlot()->runGraph(0)->name(), QString("fp16 (fp16) \u00B7 non-finite at step 1"));
-        QCOMPARE(compare->lossPlot()->runGraph(1)->name(), QString("fp16-head-fp32 (fp16)"));
-        QVERIFY(compare->lossPlot()->runGraph(1)->data()->size() > 0);
-        QCOMPARE(window.lossPlot()->earlierRunCount(), 1);
-        QCOMPARE(window.lossPlot()->earlierRunGraph(0)->name(), QString("fp16"));
-        QVERIFY(window.lossPlot()->legend->hasItemWithPlottable(window.lossPlot()->earlierRunGraph(0)));
+        // The contrast is in view without hunting for directories: both runs are in the
+        // run set, compared, overlaid by run name, the run the narrative starts with focused.
+        ui::RunSet* set = window.runSet();
+        QCOMPARE(set->size(), 2);
+        QCOMPARE(set->runAt(0)->name(), QString("fp16"));
+        QCOMPARE(set->runAt(1)->name(), QString("fp16-head-fp32"));
+        QCOMPARE(set->runAt(0)->directory(), directories[0]);
+        QVERIFY(set->runAt(0)->isCompared() && set->runAt(1)->isCompared());
+        QCOMPARE(set->focused()->name(),
+                 QString::fromStdString(scenarioNamed("log-of-small-sum").startRun()));
+        QCOMPARE(window.views().loss->shownRunCount(), 2);
+        QCOMPARE(window.views().loss->runGraph(0)->name(), set->focused()->name());
+        QVERIFY(window.views().loss->runGraph(1)->data()->size() > 0);
+        QVERIFY(window.views().loss->legend->hasItemWithPlottable(window.views().loss->runGraph(1)));
+        // The run list says which went non-finite, and where, as the table does.
+        const QString fp16Row = ui::RunListView::rowText(*set->runAt(0));
+        QVERIFY2(fp16Row.contains("non-finite at step 1"), qPrintable(fp16Row));
+        QVERIFY(!ui::RunListView::rowText(*set->runAt(1)).contains("non-finite"));
 
-        // A run of its own afterwards shows only itself.
+        // A run of its own afterwards joins them, focused; the scenario's runs stay.
         QVERIFY(window.startRun());
-        QCOMPARE(window.lossPlot()->earlierRunCount(), 0);
+        QCOMPARE(set->size(), 3);
+        QCOMPARE(set->focusedId(), window.runControl()->liveRun());
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 60000);
     }
 
     // The pace is the teacher's choice for a scenario: each scenario remembers its own.
+    // Every "look at X in run Y" of every built-in narrative: following its link focuses
+    // that run and brings its dock to the front, readable at 1280x800 (one click: the link).
+    void everyNarrativeViewShowsItsRunAndDockAt1280x800() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.resize(1280, 800);
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        ui::RunSet* set = window.runSet();
+        int shown = 0;
+        for (const Scenario& scenario : builtInScenarios()) {
+            for (const ui::RunModel* run : set->runs()) set->removeRun(run->id());
+            for (const ScenarioRun& run : scenario.runs)
+                set->addRun({run.config, QString::fromStdString(run.name), QString(), false}, {true, false});
+            const std::vector<std::string> links = narrativeViewLinks(scenario.narrative);
+            QVERIFY2(scenario.runs.size() < 2 || !links.empty(), scenario.name.c_str());
+            for (const std::string& id : links) {
+                const ScenarioView* view = scenario.view(id);
+                QVERIFY(view);
+                const QString where = QString::fromStdString(scenario.name + ": " + id);
+                window.showScenarioView(*view);
+                QCoreApplication::processEvents();
+                if (!view->run.empty()) {
+                    QVERIFY2(set->focused(), qPrintable(where));
+                    QCOMPARE(set->focused()->name(), QString::fromStdString(view->run));
+                }
+                if (view->dock.empty()) continue;
+                QDockWidget* dock = window.dockLayout()->dock(QString::fromStdString(view->dock));
+                QVERIFY2(dock, qPrintable(where));
+                QVERIFY2(dock->isVisible() && !dock->visibleRegion().isEmpty(), qPrintable(where));
+                QVERIFY2(dock->width() >= 300 && dock->height() >= 200,
+                         qPrintable(where + QStringLiteral(": %1x%2").arg(dock->width()).arg(dock->height())));
+                ++shown;
+            }
+        }
+        QVERIFY(shown >= 20);
+    }
+
     void paceIsRememberedPerScenario() {
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
-        auto* pace = window.paceControl();
+        auto* pace = window.actions()->paceControl();
         QCOMPARE(pace->stepsPerSecond(), 0.0);  // as fast as possible unless chosen
         QVERIFY(window.loadScenario("fp16-no-scaler"));
         pace->setStepsPerSecond(5.0);
-        QCOMPARE(window.bridge()->stepsPerSecond(), 5.0);
+        QCOMPARE(window.runControl()->bridge()->stepsPerSecond(), 5.0);
         QVERIFY(window.loadScenario("softmax-overflow"));
         QCOMPARE(pace->stepsPerSecond(), 0.0);
         pace->setStepsPerSecond(2.0);
         QVERIFY(window.loadScenario("fp16-no-scaler"));
         QCOMPARE(pace->stepsPerSecond(), 5.0);
-        QCOMPARE(window.bridge()->stepsPerSecond(), 5.0);
+        QCOMPARE(window.runControl()->bridge()->stepsPerSecond(), 5.0);
         QVERIFY(window.loadScenario("softmax-overflow"));
         QCOMPARE(pace->stepsPerSecond(), 2.0);
     }
@@ -197,7 +246,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 30000);
         QTest::qWait(200);
         QVERIFY(!browser->isRunningScenario());
-        QVERIFY(!window.bridge()->isActive());  // the second run did not start
+        QVERIFY(!window.runControl()->bridge()->isActive());  // the second run did not start
         QCOMPARE(browser->recordedRunDirectories().size(), 1);
     }
 
@@ -208,7 +257,7 @@ private Q_SLOTS:
             MainWindow window(options(runs.path(), true));
             QCOMPARE(window.scenarioBrowser()->loadedScenario(), QString("amp-sanity"));
             QCOMPARE(window.configPanel()->config().name, std::string("amp-sanity-fp32"));
-            QVERIFY(!window.bridge()->isActive());
+            QVERIFY(!window.runControl()->bridge()->isActive());
             window.close();
         }
         {

@@ -15,6 +15,8 @@
 #include <QTemporaryDir>
 #include <QTreeWidget>
 #include <QtTest/QtTest>
+
+#include "OneRunSet.h"
 #include <cstring>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -23,6 +25,8 @@
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "MainWindow.h"
+#include "WindowActions.h"
+#include "RunControl.h"
 #include "RecordDispatcher.h"
 #include "common/Sha256.h"
 #include "common/Text.h"
@@ -176,8 +180,10 @@ private Q_SLOTS:
     // nests each module under its parent and marks exactly the run's layers.
     void treeFromTheRecordNestsModulesAndMarksTheLayers() {
         ModuleTreeView tree;
+        OneRunSet treeFeed;
+        tree.followFocusedRun(&treeFeed.set);  // the tree reads the run set, not records
         CountingObserver counting;
-        feedRun(runDir_, {&tree, &counting});
+        feedRun(runDir_, {&treeFeed, &counting});
         QCOMPARE(counting.modules.size(), std::size_t{1});
         QVERIFY(!counting.types.count("model_modules"));  // not also as a raw record
         const auto expected = modelModulesFromJson(recordsOf(runDir_, "model_modules")[0]);
@@ -222,7 +228,7 @@ private Q_SLOTS:
         QVERIFY(tree.caption().contains(model_));
 
         // A damaged record shows what still reads: an entry without a name is left out.
-        std::vector<RunObserver*> views{&counting, &tree};
+        std::vector<RunObserver*> views{&counting, &treeFeed};
         RecordDispatcher dispatcher(views);
         dispatcher.beginRun({});
         dispatcher.take({{"type", "model_modules"},
@@ -333,11 +339,11 @@ private Q_SLOTS:
         saveConfigFile(scriptRunConfig(fixture("not_a_model.pt"), samples_), bad.toStdString());
         QString error;
         QVERIFY2(window.loadConfigFile(bad, &error), qPrintable(error));
-        QVERIFY(!window.startAction()->isEnabled());
+        QVERIFY(!window.actions()->startAction()->isEnabled());
         QVERIFY(window.configPanel()->modelFileError().contains("not_a_model.pt"));
         QVERIFY(!window.startRun());
         QVERIFY2(window.loadConfigFile(good, &error), qPrintable(error));
-        QVERIFY(window.startAction()->isEnabled());
+        QVERIFY(window.actions()->startAction()->isEnabled());
         QVERIFY(window.configPanel()->modelFileLoaded());
         QVERIFY(window.configPanel()->moduleTree()->itemFor(faultLayer_));
     }
@@ -358,24 +364,25 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(gone, &error), qPrintable(error));
+        QVERIFY2(window.openRun(gone, &error), qPrintable(error));
         ConfigPanel* panel = window.configPanel();
         QVERIFY(!panel->modelFileLoaded());
         QVERIFY(panel->modelFileError().isEmpty());
         QVERIFY(!panel->moduleTree()->isEmpty());
         QVERIFY(panel->moduleTree()->caption().contains(model_));
         QVERIFY(panel->modelNote().contains("record"));
-        QVERIFY(window.nanInspector()->moduleTree()->isVisibleTo(window.nanInspector()));
-        QVERIFY(!window.nanInspector()->layerList()->isVisibleTo(window.nanInspector()));
+        QVERIFY(window.views().nanInspector->moduleTree()->isVisibleTo(window.views().nanInspector));
+        QVERIFY(!window.views().nanInspector->layerList()->isVisibleTo(window.views().nanInspector));
     }
 
     void nanInspectorPointsAtTheCulpritModule() {
         QCOMPARE(culprit_, faultLayer_);  // where the fault was injected
-        NanInspectorView inspector;
+        OneRunSet inspectorFeed;
+        NanInspectorView inspector(&inspectorFeed.set);
         inspector.resize(1000, 500);
         inspector.show();
         QSignalSpy rerun(&inspector, &NanInspectorView::rerunWithLayerInFp32);
-        feedRun(runDir_, {&inspector});
+        feedRun(runDir_, {&inspectorFeed});
         QVERIFY(inspector.hasEvent());
         ModuleTreeView* tree = inspector.moduleTree();
         QVERIFY(tree->isVisible());
@@ -423,12 +430,12 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(windowOptions(runs.path()));
         QString error;
-        QVERIFY2(window.openRunDirectory(runDir_, &error), qPrintable(error));
-        NanInspectorView* inspector = window.nanInspector();
+        QVERIFY2(window.openRun(runDir_, &error), qPrintable(error));
+        NanInspectorView* inspector = window.views().nanInspector;
         QCOMPARE(inspector->culpritLayer(), culprit_);
         QSignalSpy ended(&window, &MainWindow::runEnded);
         QTest::mouseClick(inspector->rerunButton(), Qt::LeftButton);
-        QVERIFY(window.bridge()->isActive());
+        QVERIFY(window.runControl()->bridge()->isActive());
         QCOMPARE(window.configPanel()->config().precision.keep_fp32,
                  std::vector<std::string>{culprit_.toStdString()});
         QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 1, 120000);

@@ -35,6 +35,7 @@ ExponentBarsPlot::ExponentBarsPlot(QWidget* parent) : InteractivePlot(parent) {
 
 void ExponentBarsPlot::setBars(const std::map<int, int64_t>& counts) {
     counts_ = counts;
+    sharedExponents_.reset();
     QVector<double> keys, values;
     for (const auto& [exponent, count] : counts) {
         keys << exponent;
@@ -103,8 +104,17 @@ QString ExponentBarsPlot::tooltipText(QPoint pixel) const {
         .arg(counts_.at(*exponent));
 }
 
+void ExponentBarsPlot::setSharedExtent(int lowExponent, int highExponent, int64_t highest) {
+    sharedExponents_ = std::make_pair(lowExponent, highExponent);
+    sharedHighest_ = highest;
+    resetView();
+}
+
 void ExponentBarsPlot::resetView() {
-    if (counts_.empty()) {
+    if (sharedExponents_) {
+        xAxis->setRange(sharedExponents_->first - 1.5, sharedExponents_->second + 1.5);
+        yAxis->setRange(0, std::max<double>(1.0, static_cast<double>(sharedHighest_) * 1.12));
+    } else if (counts_.empty()) {
         xAxis->setRange(-10, 10);
         yAxis->setRange(0, 1);
     } else {

@@ -30,6 +30,9 @@ public:
     std::optional<int> selectedExponent() const { return selected_; }
     void setPlaceholder(const QString& text);
     QString placeholderText() const;
+    // Plots side by side read on one scale: x spans [lowExponent, highExponent] and y
+    // reaches `highest`, whatever this plot's own bars (until setBars with no extent).
+    void setSharedExtent(int lowExponent, int highExponent, int64_t highest);
 
     const std::map<int, int64_t>& bars() const { return counts_; }
     // The exponent of the bar under `pixel`, if any.
@@ -56,6 +59,8 @@ private:
     QCPItemText* placeholder_ = nullptr;
     std::map<int, int64_t> counts_;
     std::optional<int> selected_;
+    std::optional<std::pair<int, int>> sharedExponents_;
+    int64_t sharedHighest_ = 0;
 };
 
 }  // namespace ampscope::ui

@@ -167,9 +167,6 @@ void HeatmapPlot::updateYTicks() {
 void HeatmapPlot::clear() {
     columns_.clear();
     steps_.clear();
-    pending_.assign(static_cast<std::size_t>(rowCount()), 0.0);
-    pendingCount_ = 0;
-    appendedPerColumn_ = 1;
     gridDirty_ = false;
     minPositive_ = 0.0;
     maxValue_ = 0.0;
@@ -185,64 +182,13 @@ void HeatmapPlot::appendColumn(int64_t step, const std::vector<double>& counts) 
                  rowCount());
         return;
     }
-    for (std::size_t r = 0; r < counts.size(); ++r)
-        if (std::isfinite(counts[r])) pending_[r] += counts[r];
-    if (++pendingCount_ < appendedPerColumn_) return;
-    if (columnCount() == layout_.capacity) {
-        // Full: halve the history first, so that this column too averages as many
-        // appended ones as its new neighbours.
-        mergeColumnPairs();
-        if (pendingCount_ < appendedPerColumn_) return;
-    }
-    std::vector<double> averaged(pending_.size());
-    for (std::size_t r = 0; r < pending_.size(); ++r)
-        averaged[r] = pending_[r] / static_cast<double>(pendingCount_);
-    std::fill(pending_.begin(), pending_.end(), 0.0);
-    pendingCount_ = 0;
-    pushColumn(step, std::move(averaged));
-}
-
-void HeatmapPlot::pushColumn(int64_t step, std::vector<double> values) {
-    if (static_cast<int>(columns_.size()) == layout_.capacity) mergeColumnPairs();
-    for (double v : values) {
+    for (double v : counts) {
         if (v > 0.0 && (minPositive_ == 0.0 || v < minPositive_)) minPositive_ = v;
-        maxValue_ = std::max(maxValue_, v);
+        if (v > maxValue_) maxValue_ = v;
     }
-    columns_.push_back(std::move(values));
+    columns_.push_back(counts);
     steps_.push_back(step);
     gridDirty_ = true;
-}
-
-void HeatmapPlot::mergeColumnPairs() {
-    std::vector<std::vector<double>> merged;
-    std::vector<int64_t> mergedSteps;
-    for (std::size_t c = 0; c < columns_.size(); c += 2) {
-        if (c + 1 == columns_.size()) {
-            merged.push_back(columns_[c]);
-            mergedSteps.push_back(steps_[c]);
-            break;
-        }
-        std::vector<double> pair(columns_[c].size());
-        for (std::size_t r = 0; r < pair.size(); ++r)
-            pair[r] = 0.5 * (columns_[c][r] + columns_[c + 1][r]);
-        merged.push_back(std::move(pair));
-        mergedSteps.push_back(steps_[c + 1]);
-    }
-    columns_ = std::move(merged);
-    steps_ = std::move(mergedSteps);
-    appendedPerColumn_ *= 2;
-    gridDirty_ = true;
-    recomputeExtents();  // averaging with empty neighbours lowers the smallest value
-}
-
-void HeatmapPlot::recomputeExtents() {
-    minPositive_ = 0.0;
-    maxValue_ = 0.0;
-    for (const auto& column : columns_)
-        for (double v : column) {
-            if (v > 0.0 && (minPositive_ == 0.0 || v < minPositive_)) minPositive_ = v;
-            maxValue_ = std::max(maxValue_, v);
-        }
 }
 
 void HeatmapPlot::setCell(int cell, int row, double value) {
@@ -333,14 +279,26 @@ void HeatmapPlot::setFocusYRange(double low, double high) {
     focusY_ = QCPRange(std::max(low, layout_.firstBinY), std::min(high, valueBinsTopY()));
 }
 
+void HeatmapPlot::setColourRange(double lowPositive, double high) {
+    sharedLow_ = lowPositive;
+    sharedHigh_ = high;
+}
+
 void HeatmapPlot::refresh() {
     if (gridDirty_) redrawGrid();
-    if (maxValue_ > 0.0) {
+    if (sharedLow_ > 0.0 && sharedHigh_ > 0.0) {
+        colorScale_->setDataRange(QCPRange(sharedLow_, std::max(sharedHigh_, sharedLow_ * 10.0)));
+    } else if (maxValue_ > 0.0) {
         const double low = minPositive_ > 0.0 ? minPositive_ : maxValue_;
         colorScale_->setDataRange(QCPRange(low, std::max(maxValue_, low * 10.0)));
     }
     if (following_) applyXRange();
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+void HeatmapPlot::leftClicked(QPoint pixel) {
+    const int column = columnAt(xAxis->pixelToCoord(pixel.x()));
+    if (column >= 0) Q_EMIT columnClicked(stepOfColumn(column));
 }
 
 void HeatmapPlot::resetView() {
@@ -522,8 +480,6 @@ QString HeatmapPlot::tooltipText(QPoint pixel) const {
         where = layout_.extraRows[row - layout_.valueBins];
     }
     QString text = tr("step %1").arg(stepOfColumn(column));
-    if (appendedPerColumn_ > 1)
-        text += tr(" (mean of %1 columns ending here)").arg(appendedPerColumn_);
     text += QStringLiteral("\n") + where;
     text += tr("\n%1: %2").arg(layout_.colourLabel, QString::number(value(column, row), 'g', 6));
     return text;

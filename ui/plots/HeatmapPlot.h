@@ -15,18 +15,19 @@
 //   is in training steps and spans the run (from 0 to the last column, or to the last step
 //   the view was told of with setStepExtent): each column stands at its step, as wide as
 //   half the way to its neighbours on each side (a lone column: a few percent of the
-//   span), so probes every N steps make a map of columns N steps wide. The map never holds
-//   more than `capacity` columns: when full, neighbouring columns are averaged pairwise
-//   and each later column averages twice as many appended ones, so the whole run stays
-//   visible at a fixed cost (no reallocation, no rescan of the history per frame).
-// - Colours are on a log scale from the smallest positive to the largest value seen;
-//   zero cells are transparent (no mass is different from little mass). A colour bar
-//   with its label sits on the right.
+//   span), so probes every N steps make a map of columns N steps wide. The plot draws the
+//   columns it is handed, nothing averaged: the run's store bounds and thins them (one
+//   rule: ProbeSeriesStore), and `capacity` is the most a store hands over (the grid is
+//   drawn at twice that resolution across the x range).
+// - Colours are on a log scale from the smallest positive to the largest value seen, or
+//   over the range setColourRange() gives (maps side by side share one scale); zero
+//   cells are transparent (no mass is different from little mass). A colour bar with
+//   its label sits on the right.
 // - Overlays: horizontal lines and bands at y values in row units, each with a label
 //   at the right edge; they can be moved (the fp16 limits shifted by log2(scale) move
 //   with the scale) and removed. showFp16Limits() places the fp16 facts.
 // - The mouse as in every plot (InteractivePlot): zoom/pan, double click resets, the
-//   tooltip gives the exact cell value. One queued replot per refresh().
+//   tooltip gives the exact cell value; a click on a column emits columnClicked(step). One queued replot per refresh().
 #include <QStringList>
 #include <cstdint>
 #include <map>
@@ -42,7 +43,7 @@ struct HeatmapLayout {
     QStringList extraRows;
     QString yLabel = QStringLiteral("log\u2082 |gradient|");
     QString colourLabel = QStringLiteral("elements");
-    int capacity = 500;
+    int capacity = 1024;
 };
 
 class HeatmapPlot : public InteractivePlot {
@@ -63,6 +64,12 @@ public:
     void clear();
     // Sets the colour range, refreshes the axes and queues one replot.
     void refresh();
+    // The colour scale spans [lowPositive, high] from now on (several maps, one scale);
+    // a low of 0 goes back to the map's own extremes.
+    void setColourRange(double lowPositive, double high);
+    // The smallest positive and the largest value of the columns (0 when none).
+    double smallestPositive() const { return minPositive_; }
+    double largest() const { return maxValue_; }
     // The y range the view shows while it follows the run (and after a reset): where the
     // data and the marks that matter are, instead of every row. configure() drops it.
     void setFocusYRange(double low, double high);
@@ -78,7 +85,6 @@ public:
     int columnAt(double x) const;
     int64_t stepOfColumn(int column) const { return steps_.at(static_cast<std::size_t>(column)); }
     double value(int column, int row) const;
-    int appendedPerColumn() const { return appendedPerColumn_; }
 
     int addLine(double y, const QString& label, const QColor& colour,
                 Qt::PenStyle style = Qt::DashLine);
@@ -113,6 +119,13 @@ public:
 public Q_SLOTS:
     void resetView() override;
 
+Q_SIGNALS:
+    // A left click on a column (not a drag): the column's step.
+    void columnClicked(int64_t step);
+
+protected:
+    void leftClicked(QPoint pixel) override;
+
 private:
     struct Overlay {
         QCPAbstractItem* shape = nullptr;
@@ -130,23 +143,18 @@ private:
     void buildNamedRowsStrip();
     void removeNamedRowsStrip();
     int mainRowCount() const { return namedRowsRect_ ? layout_.valueBins : rowCount(); }
-    void mergeColumnPairs();
-    void pushColumn(int64_t step, std::vector<double> values);
     void updateYTicks();
     void placeLabel(QCPItemText* label, double y);
     void applyXRange();
-    void recomputeExtents();
 
     HeatmapLayout layout_;
     QCPColorMap* colorMap_ = nullptr;
     QCPColorScale* colorScale_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     QCPMarginGroup* marginGroup_ = nullptr;
-    std::vector<std::vector<double>> columns_;  // averaged values per column
-    std::vector<int64_t> steps_;                // last step merged into each column
-    std::vector<double> pending_;               // sum of appended columns not yet shown
-    int pendingCount_ = 0;
-    int appendedPerColumn_ = 1;
+    std::vector<std::vector<double>> columns_;  // as handed over
+    std::vector<int64_t> steps_;                // the step of each column
+    double sharedLow_ = 0.0, sharedHigh_ = 0.0;  // setColourRange (0: none)
     int64_t stepExtent_ = 0;
     bool gridDirty_ = false;
     double minPositive_ = 0.0;

@@ -5,20 +5,23 @@
 #include <algorithm>
 #include <cmath>
 
+#include "RunPalette.h"
+#include "runset/RunSet.h"
+
 namespace ampscope::ui {
 
 namespace {
 
-constexpr double kBottomRug = 0.03;
-constexpr double kTopRug = 0.97;
+// The marks' hidden axis: y = 0 (skipped) sits 3% above the bottom, y = 1 (non-finite
+// loss) 3% below the top.
+constexpr double kRugMargin = 0.03;
 
-bool isClassification(const std::string& dataset) {
-    return dataset != "tiny_gradients";
-}
+const QColor kSkippedColour(230, 130, 0);
+const QColor kNonFiniteColour(200, 0, 0);
 
 }  // namespace
 
-LossPlot::LossPlot(QWidget* parent) : TimeSeriesPlot(parent) {
+LossPlot::LossPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange::Steps, parent) {
     setObjectName(QStringLiteral("loss"));
     yAxis->setLabel(tr("training loss"));
     yAxis2->setLabel(tr("validation accuracy (%)"));
@@ -26,151 +29,156 @@ LossPlot::LossPlot(QWidget* parent) : TimeSeriesPlot(parent) {
 
     markerAxis_ = axisRect()->addAxis(QCPAxis::atRight);
     markerAxis_->setVisible(false);
-    markerAxis_->setRange(0.0, 1.0);
-
-    raw_ = addSeries(yAxis, tr("train loss"), QPen(QColor(120, 160, 210), 1.0));
-    smoothed_ =
-        addSeries(yAxis, tr("train loss, EMA %1").arg(kSmoothing), QPen(QColor(20, 70, 160), 2.0));
-    valLoss_ = addSeries(yAxis, tr("val loss"), QPen(QColor(200, 90, 20), 2.0));
-    valLoss_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
-    valAccuracy_ = addSeries(yAxis2, tr("val accuracy (%)"), QPen(QColor(40, 140, 60), 2.0));
-    valAccuracy_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 7));
-
-    skipped_ = addSeries(markerAxis_, tr("skipped step"), QPen(QColor(230, 130, 0)));
-    skipped_->graph()->setLineStyle(QCPGraph::lsNone);
-    skipped_->graph()->setScatterStyle(
-        QCPScatterStyle(QCPScatterStyle::ssTriangle, QColor(230, 130, 0), QColor(230, 130, 0), 6));
-    nonFinite_ = addSeries(markerAxis_, tr("loss NaN/Inf"), QPen(QColor(200, 0, 0)));
-    nonFinite_->graph()->setLineStyle(QCPGraph::lsNone);
-    nonFinite_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 7));
-    for (SeriesGraph* s : {valLoss_, valAccuracy_, skipped_, nonFinite_})
-        s->graph()->removeFromLegend();
+    const double span = 1.0 / (1.0 - 2.0 * kRugMargin);
+    markerAxis_->setRange(-kRugMargin * span, 1.0 + kRugMargin * span);
 
     logAction_ = new QAction(tr("Logarithmic loss axis"), this);
     logAction_->setCheckable(true);
-    connect(logAction_, &QAction::toggled, this, &LossPlot::setLogarithmic);
-
-    setPlaceholder(tr("No run yet: press Start, or open a run directory (Ctrl+O)"));
+    connect(logAction_, &QAction::triggered, this, &LossPlot::setLogarithmic);
+    rebuild();
 }
 
-void LossPlot::beginRun(const RunContext& context) {
-    for (SeriesGraph* earlier : earlierRuns_) removeSeries(earlier);
-    earlierRuns_.clear();
-    runTitle_ = context.title;
-    raw_->graph()->setName(tr("train loss"));
-    smoothed_->graph()->setName(tr("train loss, EMA %1").arg(kSmoothing));
-    clearAllSeries();
-    for (SeriesGraph* s : {valLoss_, valAccuracy_, skipped_, nonFinite_})
-        s->graph()->removeFromLegend();
-    yAxis2->setVisible(false);
-    ema_ = 0.0;
-    emaWeight_ = 0.0;
-    epochs_.clear();
-    yAxis->setLabel(isClassification(context.config.data.dataset)
-                        ? tr("training loss (cross-entropy, nats)")
-                        : tr("training loss (mean squared error)"));
-    setPlaceholder(tr("Waiting for the first step…"));
+QCPGraph* LossPlot::rawLossGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().raw->graph();
 }
 
-void LossPlot::addEarlierRun(const QString& name, const DecimatedSeries& losses) {
-    // Colours apart from this run's blues and the validation orange/green.
-    static const QColor kColours[4] = {QColor(214, 39, 40), QColor(148, 103, 189),
-                                       QColor(140, 86, 75), QColor(227, 119, 194)};
-    SeriesGraph* line = addSeries(yAxis, name, QPen(kColours[earlierRuns_.size() % 4], 1.5));
-    for (std::size_t i = 0; i < losses.size(); ++i) line->append(losses.x(i), losses.y(i));
-    earlierRuns_.push_back(line);
-    // Two runs now share the plot: this run's lines say which run they are.
-    raw_->graph()->setName(tr("%1: train loss").arg(runTitle_));
-    smoothed_->graph()->setName(tr("%1: EMA %2").arg(runTitle_).arg(kSmoothing));
-    setPlaceholder(QString());
-    endOfBatch();
+QCPGraph* LossPlot::smoothedLossGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().smoothed->graph();
 }
 
-QCPGraph* LossPlot::earlierRunGraph(int index) const {
-    if (index < 0 || index >= earlierRunCount()) return nullptr;
-    return earlierRuns_[static_cast<std::size_t>(index)]->graph();
+QCPGraph* LossPlot::validationLossGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().valLoss->graph();
 }
 
-void LossPlot::showInLegend(SeriesGraph* series) {
-    if (!legend->hasItemWithPlottable(series->graph())) series->graph()->addToLegend();
+QCPGraph* LossPlot::validationAccuracyGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().valAccuracy->graph();
 }
 
-void LossPlot::appendSteps(const std::vector<StepMetrics>& steps) {
-    for (const StepMetrics& m : steps) {
-        const double x = static_cast<double>(m.step);
-        raw_->append(x, m.loss);
-        if (std::isfinite(m.loss)) {
-            ema_ = kSmoothing * ema_ + (1.0 - kSmoothing) * m.loss;
-            emaWeight_ = kSmoothing * emaWeight_ + (1.0 - kSmoothing);
-        } else {
-            nonFinite_->append(x, kTopRug);
-        }
-        smoothed_->append(x, emaWeight_ > 0.0 ? ema_ / emaWeight_ : std::nan(""));
-        if (m.stepSkipped) skipped_->append(x, kBottomRug);
+QCPGraph* LossPlot::runGraph(int index) const {
+    if (index < 0 || index >= static_cast<int>(lines_.size())) return nullptr;
+    return lines_[static_cast<std::size_t>(index)].smoothed->graph();
+}
+
+void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
+    const StepSeries& s = run.steps();
+    const QColor colour = run.colour();
+    if (focused) {
+        lines_.clear();
+        skipped_ = nonFinite_ = nullptr;
+        yAxis->setLabel(s.classification() ? tr("training loss (cross-entropy, nats)")
+                                           : tr("training loss (mean squared error)"));
     }
-    if (!skipped_->series().empty()) showInLegend(skipped_);
-    if (!nonFinite_->series().empty()) showInLegend(nonFinite_);
-    setPlaceholder(QString());
+    RunLines lines;
+    lines.raw = addSeries(yAxis, lineName(run, several, tr("train loss")),
+                          QPen(run_palette::faint(colour, several ? 70 : 110), 1.0), s.loss());
+    lines.smoothed = addSeries(yAxis,
+                               several ? run.name() : tr("train loss, EMA %1").arg(StepSeries::kSmoothing),
+                               QPen(colour, 2.0), s.smoothedLoss());
+    lines.valLoss = addSeries(yAxis, lineName(run, several, tr("val loss")), QPen(colour, 1.5, Qt::DashLine),
+                              s.validationLoss());
+    lines.valLoss->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
+    lines.valAccuracy = addSeries(yAxis2, lineName(run, several, tr("val accuracy (%)")),
+                                  QPen(colour, 1.5, Qt::DotLine), s.validationAccuracyPercent());
+    lines.valAccuracy->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDiamond, 7));
+    if (several) lines.raw->graph()->removeFromLegend();
+    lines_.push_back(lines);
+    if (!focused) return;
+    skipped_ = addSeries(markerAxis_, tr("skipped step"), QPen(kSkippedColour), s.skippedSteps());
+    skipped_->graph()->setLineStyle(QCPGraph::lsNone);
+    skipped_->graph()->setScatterStyle(
+        QCPScatterStyle(QCPScatterStyle::ssTriangle, kSkippedColour, kSkippedColour, 6));
+    nonFinite_ = addSeries(markerAxis_, tr("loss NaN/Inf"), QPen(kNonFiniteColour), s.nonFiniteLosses());
+    nonFinite_->graph()->setLineStyle(QCPGraph::lsNone);
+    nonFinite_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCross, 7));
 }
 
-void LossPlot::appendEpoch(const EpochMetrics& epoch) {
-    epochs_.push_back(epoch);
-    const double x = static_cast<double>(epoch.step);
-    valLoss_->append(x, epoch.valLoss);
-    showInLegend(valLoss_);
-    if (std::isfinite(epoch.valAccuracy)) {
-        valAccuracy_->append(x, 100.0 * epoch.valAccuracy);
-        showInLegend(valAccuracy_);
-        yAxis2->setVisible(true);
+void LossPlot::afterRebuild() {
+    if (shownRuns().empty()) lines_.clear();
+    const bool wasChosen = !autoLog_;
+    autoLog_ = true;  // other runs: the axis follows their data again
+    if (wasChosen) Q_EMIT logarithmicChanged(logarithmic_);
+    updateLegend();
+}
+
+// Lines join the legend once they have data: an empty "val loss" entry says nothing.
+void LossPlot::updateLegend() {
+    bool accuracy = false;
+    const auto show = [this](SeriesGraph* s, bool on) {
+        if (!s) return;
+        const bool in = legend->hasItemWithPlottable(s->graph());
+        if (on && !in) s->graph()->addToLegend();
+        if (!on && in) s->graph()->removeFromLegend();
+    };
+    // Several runs: the legend names each run once (its EMA line); the rest is in its colour.
+    const bool several = lines_.size() > 1;
+    for (const RunLines& l : lines_) {
+        show(l.valLoss, !several && !l.valLoss->series().empty());
+        show(l.valAccuracy, !several && !l.valAccuracy->series().empty());
+        accuracy = accuracy || l.valAccuracy->series().hasFiniteY();
     }
+    show(skipped_, skipped_ && !skipped_->series().empty());
+    show(nonFinite_, nonFinite_ && !nonFinite_->series().empty());
+    yAxis2->setVisible(accuracy);
+}
+
+QString LossPlot::emptyText() const {
+    for (const RunModel* run : shownRuns())
+        if (!run->steps().loss().empty() || !run->steps().validationLoss().empty()) return QString();
+    return tr("Waiting for the first step…");
 }
 
 void LossPlot::setLogarithmic(bool logarithmic) {
-    if (logarithmic == logarithmic_) return;
-    logarithmic_ = logarithmic;
-    logAction_->setChecked(logarithmic);
-    setAxisLogarithmic(yAxis, logarithmic);
+    autoLog_ = false;
+    applyLogarithmic(logarithmic);
+}
+
+void LossPlot::setAutoLogarithmic() {
+    autoLog_ = true;
     resetView();
 }
 
-void LossPlot::applyAutoRanges() {
-    const DecimatedSeries& loss = raw_->series();
-    const DecimatedSeries& val = valLoss_->series();
-    double lastStep = loss.lastX();
-    if (!val.empty()) lastStep = std::max(lastStep, val.lastX());
-    for (const SeriesGraph* earlier : earlierRuns_)
-        if (!earlier->series().empty()) lastStep = std::max(lastStep, earlier->series().lastX());
-    setXRangeToData(lastStep);
+void LossPlot::applyLogarithmic(bool logarithmic) {
+    logAction_->setChecked(logarithmic);
+    if (logarithmic == logarithmic_) return;
+    logarithmic_ = logarithmic;
+    setAxisLogarithmic(yAxis, logarithmic);
+    if (!autoLog_) resetView();
+    Q_EMIT logarithmicChanged(logarithmic);
+}
 
-    double low = loss.minY(), high = loss.maxY();
-    if (val.hasFiniteY()) {
-        low = std::min(low, val.minY());
-        high = std::max(high, val.maxY());
+void LossPlot::applyAutoRanges() {
+    updateLegend();
+    double lastStep = 0.0, low = INFINITY, high = -INFINITY, lowPositive = INFINITY;
+    for (const RunModel* run : shownRuns()) {
+        for (const DecimatedSeries* s : {&run->steps().loss(), &run->steps().validationLoss()}) {
+            if (!s->empty()) lastStep = std::max(lastStep, s->lastX());
+            if (!s->hasFiniteY()) continue;
+            low = std::min(low, s->minY());
+            high = std::max(high, s->maxY());
+            if (s->hasPositiveY()) lowPositive = std::min(lowPositive, s->minPositiveY());
+        }
     }
-    bool anyEarlier = false;
-    for (const SeriesGraph* earlier : earlierRuns_) {
-        const DecimatedSeries& e = earlier->series();
-        if (!e.hasFiniteY()) continue;
-        low = std::min(low, e.minY());
-        high = std::max(high, e.maxY());
-        anyEarlier = true;
+    setXRangeToData(lastStep);
+    if (autoLog_) {
+        const bool spread = std::isfinite(lowPositive) && high > 0.0 &&
+                            std::log10(high / lowPositive) > kAutoLogDecades;
+        if (spread != logarithmic_) applyLogarithmic(spread);
     }
-    if (logarithmic_) {
-        double lowPositive = loss.minPositiveY();
-        if (val.hasPositiveY()) lowPositive = std::min(lowPositive, val.minPositiveY());
-        for (const SeriesGraph* earlier : earlierRuns_)
-            if (earlier->series().hasPositiveY())
-                lowPositive = std::min(lowPositive, earlier->series().minPositiveY());
-        if (std::isfinite(lowPositive)) low = lowPositive;
-    }
-    if (loss.hasFiniteY() || val.hasFiniteY() || anyEarlier)
+    if (logarithmic_ && std::isfinite(lowPositive)) low = lowPositive;
+    if (std::isfinite(low) && std::isfinite(high))
         yAxis->setRange(paddedRange(low, high, logarithmic_));
     else
         yAxis->setRange(logarithmic_ ? QCPRange(0.1, 10.0) : QCPRange(0.0, 1.0));
 
-    const DecimatedSeries& accuracy = valAccuracy_->series();
-    if (accuracy.hasFiniteY()) {
-        const QCPRange r = paddedRange(accuracy.minY(), accuracy.maxY(), false);
+    double accLow = INFINITY, accHigh = -INFINITY;
+    for (const RunModel* run : shownRuns()) {
+        const DecimatedSeries& accuracy = run->steps().validationAccuracyPercent();
+        if (!accuracy.hasFiniteY()) continue;
+        accLow = std::min(accLow, accuracy.minY());
+        accHigh = std::max(accHigh, accuracy.maxY());
+    }
+    if (std::isfinite(accLow)) {
+        const QCPRange r = paddedRange(accLow, accHigh, false);
         yAxis2->setRange(std::max(0.0, r.lower), std::min(100.0, r.upper));
     }
 }
@@ -180,10 +188,13 @@ void LossPlot::addContextActions(QMenu& menu) {
 }
 
 QString LossPlot::hoverText(double step, QPoint pixel) const {
+    if (shownRuns().empty()) return QString();
+    const RunModel& focused = *shownRuns().front();
     // An epoch point near the mouse (within 8 px) wins over the step under it.
-    for (const EpochMetrics& e : epochs_) {
+    for (const EpochMetrics& e : focused.steps().epochs()) {
         if (std::abs(xAxis->coordToPixel(static_cast<double>(e.step)) - pixel.x()) <= 8.0) {
-            QString text = tr("epoch %1 ended at step %2\nval loss %3")
+            QString text = tr("%1: epoch %2 ended at step %3\nval loss %4")
+                               .arg(focused.name())
                                .arg(e.epoch)
                                .arg(e.step)
                                .arg(formatValue(e.valLoss));
@@ -193,17 +204,20 @@ QString LossPlot::hoverText(double step, QPoint pixel) const {
             return text;
         }
     }
-    const DecimatedSeries& loss = raw_->series();
-    if (loss.empty()) return QString();
-    const std::size_t i = loss.nearestIndex(step);
-    QString text = tr("step %1\ntrain loss %2\nsmoothed %3")
-                       .arg(static_cast<qint64>(loss.x(i)))
-                       .arg(formatValue(loss.y(i)))
-                       .arg(formatValue(smoothed_->series().yNear(loss.x(i))));
-    const DecimatedSeries& skipped = skipped_->series();
-    const std::size_t k = skipped.lowerIndex(loss.x(i));
-    if (k < skipped.size() && skipped.x(k) == loss.x(i))
-        text += tr("\noptimizer step skipped (non-finite gradient)");
+    QString text;
+    for (const RunModel* run : shownRuns()) {
+        const DecimatedSeries& loss = run->steps().loss();
+        if (loss.empty()) continue;
+        const std::size_t i = loss.nearestIndex(step);
+        if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(loss.x(i)));
+        text += tr("\n%1: train loss %2, smoothed %3")
+                    .arg(run->name(), formatValue(loss.y(i)),
+                         formatValue(run->steps().smoothedLoss().yNear(loss.x(i))));
+        const DecimatedSeries& skipped = run->steps().skippedSteps();
+        const std::size_t k = skipped.lowerIndex(loss.x(i));
+        if (k < skipped.size() && skipped.x(k) == loss.x(i))
+            text += tr(" (optimizer step skipped: non-finite gradient)");
+    }
     return text;
 }
 

@@ -1,73 +1,78 @@
 #pragma once
-// LossPlot: training loss per step (raw, and an exponential moving average), validation
-// loss and accuracy per epoch, and marks for steps whose optimizer step was skipped
-// (bottom rug, orange) and for non-finite losses (top rug, red).
+// LossPlot: the training loss of the runs a run set shows, over their steps: per run its
+// raw loss (faint) and an exponential moving average (StepSeries: debiased, as
+// TensorBoard's), the validation loss and accuracy per epoch, all in the run's colour;
+// for the focused run, marks for steps whose optimizer step was skipped (bottom rug,
+// orange) and for non-finite losses (top rug, red).
 //
 // Contract:
-// - Left axis: loss (linear by default; setLogarithmic(true) or the context menu switch to
-//   log10, which suits losses spanning decades). Right axis: validation accuracy in %,
-//   shown once a run reports an accuracy (regression sets have none).
-// - The smoothed curve is a debiased EMA (as TensorBoard's) over the finite losses, so
-//   it starts at the first loss instead of rising from zero.
-// - Marks sit on a hidden [0, 1] axis so they stay on the plot's edges whatever the zoom.
-// - Earlier runs (a scenario's runs before the one training, or all of them once it
-//   ended) are drawn under this run's loss, one coloured line each, labelled by run
-//   name; this run's lines are then labelled by its name too. beginRun drops them.
+// - Left axis: loss. It turns logarithmic by itself when the positive values shown span
+//   more than kAutoLogDecades decades (a loss that stalls at 1e-7 beside one that falls
+//   to 5e-9 is invisible on a linear axis), linear otherwise; setLogarithmic() (the
+//   Loss dock's toggle, or the context menu) decides instead, until the shown runs
+//   change. Right axis: validation accuracy in %, shown once a run reports one.
+// - Legend: one run: "train loss", "train loss, EMA 0.95"...; several: the EMA line of
+//   each run by run name (its raw line in a fainter shade beside it).
+// - Marks sit on a hidden axis so they stay on the plot's edges whatever the zoom.
 #include <vector>
 
-#include "plots/TimeSeriesPlot.h"
+#include "plots/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 
-class LossPlot : public TimeSeriesPlot {
+class LossPlot : public RunSetTimePlot {
     Q_OBJECT
 public:
-    static constexpr double kSmoothing = 0.95;
+    static constexpr double kAutoLogDecades = 3.0;
 
-    explicit LossPlot(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override;
-    void appendEpoch(const EpochMetrics& epoch) override;
-
-    void addEarlierRun(const QString& name, const DecimatedSeries& losses);
-    int earlierRunCount() const { return static_cast<int>(earlierRuns_.size()); }
-    QCPGraph* earlierRunGraph(int index) const;
+    explicit LossPlot(RunSet* set, QWidget* parent = nullptr);
 
     void setLogarithmic(bool logarithmic);
     bool isLogarithmic() const { return logarithmic_; }
+    // The axis follows the data (kAutoLogDecades) rather than the user's choice.
+    bool isAutoLogarithmic() const { return autoLog_; }
+    void setAutoLogarithmic();
     QAction* logarithmicAction() const { return logAction_; }
 
     QString hoverText(double step, QPoint pixel) const override;
 
-    QCPGraph* rawLossGraph() const { return raw_->graph(); }
-    QCPGraph* smoothedLossGraph() const { return smoothed_->graph(); }
-    QCPGraph* validationLossGraph() const { return valLoss_->graph(); }
-    QCPGraph* validationAccuracyGraph() const { return valAccuracy_->graph(); }
-    QCPGraph* skippedStepGraph() const { return skipped_->graph(); }
-    const DecimatedSeries& rawLoss() const { return raw_->series(); }
+    // The focused run's graphs (nullptr with no run shown).
+    QCPGraph* rawLossGraph() const;
+    QCPGraph* smoothedLossGraph() const;
+    QCPGraph* validationLossGraph() const;
+    QCPGraph* validationAccuracyGraph() const;
+    QCPGraph* skippedStepGraph() const { return skipped_ ? skipped_->graph() : nullptr; }
+    // The EMA graph of the index-th shown run (0: the focused one).
+    QCPGraph* runGraph(int index) const;
+
+Q_SIGNALS:
+    // The axis changed between linear and logarithmic (by itself or by the user).
+    void logarithmicChanged(bool logarithmic);
 
 protected:
+    void addRunGraphs(const RunModel& run, bool focused, bool several) override;
+    QString emptyText() const override;
+    void afterRebuild() override;
     void applyAutoRanges() override;
     void addContextActions(QMenu& menu) override;
 
 private:
-    void showInLegend(SeriesGraph* series);
+    struct RunLines {
+        SeriesGraph* raw = nullptr;
+        SeriesGraph* smoothed = nullptr;
+        SeriesGraph* valLoss = nullptr;
+        SeriesGraph* valAccuracy = nullptr;
+    };
+    void applyLogarithmic(bool logarithmic);
+    void updateLegend();
 
-    SeriesGraph* raw_;
-    SeriesGraph* smoothed_;
-    SeriesGraph* valLoss_;
-    SeriesGraph* valAccuracy_;
-    SeriesGraph* skipped_;
-    SeriesGraph* nonFinite_;
     QCPAxis* markerAxis_;
     QAction* logAction_;
     bool logarithmic_ = false;
-    double ema_ = 0.0;
-    double emaWeight_ = 0.0;  // 1 - kSmoothing^n: the debiasing divisor
-    std::vector<EpochMetrics> epochs_;
-    std::vector<SeriesGraph*> earlierRuns_;
-    QString runTitle_;
+    bool autoLog_ = true;
+    std::vector<RunLines> lines_;  // per shown run, the focused one first
+    SeriesGraph* skipped_ = nullptr;
+    SeriesGraph* nonFinite_ = nullptr;
 };
 
 }  // namespace ampscope::ui

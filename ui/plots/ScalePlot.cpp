@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "RunFacts.h"
+#include "runset/RunSet.h"
 
 namespace ampscope::ui {
 
@@ -20,93 +20,91 @@ QString powerOfTwo(double scale) {
 
 }  // namespace
 
-ScalePlot::ScalePlot(QWidget* parent) : TimeSeriesPlot(parent) {
+ScalePlot::ScalePlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange::Steps, parent) {
     setObjectName(QStringLiteral("loss-scale"));
     yAxis->setLabel(tr("log\u2082 loss scale"));
     yAxis2->setLabel(tr("growth tracker (clean steps)"));
-    yAxis2->setVisible(true);
+    yAxis->setRange(-1, 17);
+    yAxis2->setRange(0, 2000);
+    rebuild();
+}
 
-    log2Scale_ = addSeries(yAxis, tr("log\u2082 scale"), QPen(QColor(20, 70, 160), 2.0));
-    log2Scale_->graph()->setLineStyle(QCPGraph::lsStepLeft);
-    tracker_ = addSeries(yAxis2, tr("growth tracker"), QPen(QColor(150, 150, 150), 1.0));
-    backoffMarks_ = addSeries(yAxis, tr("backoff (inf/NaN gradient)"), QPen(QColor(200, 0, 0)));
+QCPGraph* ScalePlot::runGraph(int index) const {
+    if (index < 0 || index >= static_cast<int>(log2Scales_.size())) return nullptr;
+    return log2Scales_[static_cast<std::size_t>(index)]->graph();
+}
+
+void ScalePlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
+    const StepSeries& s = run.steps();
+    if (focused) {
+        log2Scales_.clear();
+        tracker_ = backoffMarks_ = growthMarks_ = nullptr;
+    }
+    SeriesGraph* line = addSeries(yAxis, several ? run.name() : tr("log\u2082 scale"), QPen(run.colour(), 2.0),
+                                  s.log2Scale());
+    line->graph()->setLineStyle(QCPGraph::lsStepLeft);
+    log2Scales_.push_back(line);
+    // Without a dynamic scaler there is no tracker and there are no changes to mark.
+    if (!focused || s.scalerKind() != "dynamic") return;
+    tracker_ = addSeries(yAxis2, lineName(run, several, tr("growth tracker")), QPen(QColor(150, 150, 150), 1.0),
+                         s.growthTracker());
+    backoffMarks_ = addSeries(yAxis, tr("backoff (inf/NaN gradient)"), QPen(QColor(200, 0, 0)), s.backoffMarks());
     backoffMarks_->graph()->setLineStyle(QCPGraph::lsNone);
     backoffMarks_->graph()->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssCircle, QColor(200, 0, 0), QColor(255, 90, 90), 7));
-    growthMarks_ = addSeries(yAxis, tr("growth"), QPen(QColor(30, 140, 50)));
+    growthMarks_ = addSeries(yAxis, tr("growth"), QPen(QColor(30, 140, 50)), s.growthMarks());
     growthMarks_->graph()->setLineStyle(QCPGraph::lsNone);
     growthMarks_->graph()->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssTriangle, QColor(30, 140, 50), QColor(30, 140, 50), 6));
-    yAxis->setRange(-1, 17);
-    yAxis2->setRange(0, 2000);
-    setPlaceholder(tr("No run yet"));
 }
 
-void ScalePlot::beginRun(const RunContext& context) {
-    clearAllSeries();
-    backoffs_.clear();
-    growths_.clear();
-    skippedSteps_.clear();
-    scalerKind_ = resolvedScalerKind(context.config.precision);
-    growthInterval_ = context.config.precision.scaler.growth_interval;
-    // Without a dynamic scaler there is no tracker and there are no changes to mark.
-    const bool dynamic = scalerKind_ == "dynamic";
-    yAxis2->setVisible(dynamic);
-    for (SeriesGraph* s : {tracker_, backoffMarks_, growthMarks_}) {
-        s->graph()->setVisible(dynamic);
-        if (dynamic)
-            s->graph()->addToLegend();
-        else
-            s->graph()->removeFromLegend();
-    }
-    setPlaceholder(tr("Waiting for the first step…"));
+void ScalePlot::afterRebuild() {
+    if (shownRuns().empty()) log2Scales_.clear();
+    yAxis2->setVisible(tracker_ != nullptr);
 }
 
-void ScalePlot::appendSteps(const std::vector<StepMetrics>& steps) {
-    for (const StepMetrics& m : steps) {
-        const double x = static_cast<double>(m.step);
-        const double log2Scale = m.scale > 0.0 ? std::log2(m.scale) : std::nan("");
-        log2Scale_->append(x, log2Scale);
-        tracker_->append(x, static_cast<double>(m.growthTracker));
-        if (m.stepSkipped) skippedSteps_.append(x, 1.0);
-        if (m.scaleChange == ampscope::ScaleChange::Backoff) {
-            if (backoffs_.size() < kMaxListedChanges)
-                backoffs_.push_back({m.step, m.scale, m.scaleAfter, m.firstNonFiniteLayer});
-            backoffMarks_->append(x, log2Scale);
-        } else if (m.scaleChange == ampscope::ScaleChange::Growth) {
-            if (growths_.size() < kMaxListedChanges)
-                growths_.push_back({m.step, m.scale, m.scaleAfter, {}});
-            growthMarks_->append(x, log2Scale);
-        }
+QString ScalePlot::emptyText() const {
+    if (shownRuns().empty()) return QString();
+    bool anySteps = false, anyDynamic = false, anyStatic = false;
+    for (const RunModel* run : shownRuns()) {
+        anySteps = anySteps || !run->steps().log2Scale().empty();
+        anyDynamic = anyDynamic || run->steps().scalerKind() == "dynamic";
+        anyStatic = anyStatic || run->steps().scalerKind() == "static";
     }
-    // A note shares the plot with a flat line at its middle: keep it above.
-    setPlaceholderHeight(scalerKind_ == "dynamic" ? 0.5 : 0.25);
-    if (scalerKind_ == "off")
-        setPlaceholder(
-            tr("No loss scaler in this run\n(precision.scaler.kind resolves to off):"
-               "\nthe scale stays 1 = 2\u2070"));
-    else if (scalerKind_ == "static")
-        setPlaceholder(
-            tr("Static loss scale: it never changes;\noverflowing steps are "
-               "still skipped"));
-    else
-        setPlaceholder(QString());
+    if (!anySteps) return tr("Waiting for the first step\u2026");
+    if (anyDynamic) return QString();
+    // A note shares the plot with a flat line at its middle: it sits above.
+    if (anyStatic)
+        return tr("Static loss scale: it never changes;\noverflowing steps are still skipped");
+    return tr("No loss scaler in this run\n(precision.scaler.kind resolves to off):"
+              "\nthe scale stays 1 = 2\u2070");
 }
 
 void ScalePlot::applyAutoRanges() {
-    const DecimatedSeries& s = log2Scale_->series();
-    setXRangeToData(s.lastX());
-    if (s.hasFiniteY()) yAxis->setRange(std::floor(s.minY()) - 1.0, std::ceil(s.maxY()) + 1.0);
-    const double interval = static_cast<double>(std::max<int64_t>(growthInterval_, 1));
-    yAxis2->setRange(0.0, interval * 1.05);
+    setPlaceholderHeight(tracker_ ? 0.5 : 0.25);
+    double lastStep = 0.0, low = INFINITY, high = -INFINITY;
+    for (const RunModel* run : shownRuns()) {
+        const DecimatedSeries& s = run->steps().log2Scale();
+        lastStep = std::max(lastStep, s.lastX());
+        if (!s.hasFiniteY()) continue;
+        low = std::min(low, s.minY());
+        high = std::max(high, s.maxY());
+    }
+    setXRangeToData(lastStep);
+    if (std::isfinite(low)) yAxis->setRange(std::floor(low) - 1.0, std::ceil(high) + 1.0);
+    if (!shownRuns().empty()) {
+        const double interval =
+            static_cast<double>(std::max<int64_t>(shownRuns().front()->steps().growthInterval(), 1));
+        yAxis2->setRange(0.0, interval * 1.05);
+    }
 }
 
-const ScalePlot::ScaleChange* ScalePlot::nearestChange(const std::vector<ScaleChange>& changes,
+const ScaleEvent* ScalePlot::nearestChange(const std::vector<ScaleEvent>& changes,
                                                        double step) {
     if (changes.empty()) return nullptr;
     auto it = std::lower_bound(
         changes.begin(), changes.end(), step,
-        [](const ScaleChange& c, double s) { return static_cast<double>(c.step) < s; });
+        [](const ScaleEvent& c, double s) { return static_cast<double>(c.step) < s; });
     if (it == changes.end()) return &changes.back();
     if (it == changes.begin()) return &*it;
     auto before = std::prev(it);
@@ -115,7 +113,7 @@ const ScalePlot::ScaleChange* ScalePlot::nearestChange(const std::vector<ScaleCh
                : &*it;
 }
 
-QString ScalePlot::changeText(const ScaleChange& change, bool backoff) const {
+QString ScalePlot::changeText(const ScaleEvent& change, bool backoff) const {
     if (!backoff)
         return tr("growth after step %1\nscale %2 \u2192 %3")
             .arg(change.step)
@@ -131,28 +129,34 @@ QString ScalePlot::changeText(const ScaleChange& change, bool backoff) const {
 }
 
 QString ScalePlot::hoverText(double step, QPoint pixel) const {
+    if (shownRuns().empty()) return QString();
+    const RunModel& focused = *shownRuns().front();
+    const StepSeries& f = focused.steps();
     constexpr double kPickPixels = 8.0;
-    for (const auto* list : {&backoffs_, &growths_}) {
-        const ScaleChange* change = nearestChange(*list, step);
+    for (const auto* list : {&f.backoffs(), &f.growths()}) {
+        const ScaleEvent* change = nearestChange(*list, step);
         if (!change) continue;
         const double x = xAxis->coordToPixel(static_cast<double>(change->step));
         const double y = yAxis->coordToPixel(std::log2(change->scale));
         if (std::abs(x - pixel.x()) <= kPickPixels && std::abs(y - pixel.y()) <= 3 * kPickPixels)
-            return changeText(*change, list == &backoffs_);
+            return changeText(*change, list == &f.backoffs());
     }
-    const DecimatedSeries& s = log2Scale_->series();
-    if (s.empty()) return QString();
-    const std::size_t i = s.nearestIndex(step);
-    QString text =
-        tr("step %1\nscale %2").arg(static_cast<qint64>(s.x(i))).arg(powerOfTwo(std::exp2(s.y(i))));
-    if (scalerKind_ == "dynamic")
-        text += tr("\ngrowth tracker %1 / %2")
-                    .arg(static_cast<qint64>(tracker_->series().yNear(s.x(i))))
-                    .arg(growthInterval_);
-    const DecimatedSeries& skipped = skippedSteps_;
-    if (const std::size_t k = skipped.lowerIndex(s.x(i));
-        k < skipped.size() && skipped.x(k) == s.x(i))
-        text += tr("\noptimizer step skipped");
+    QString text;
+    for (const RunModel* run : shownRuns()) {
+        const StepSeries& r = run->steps();
+        const DecimatedSeries& s = r.log2Scale();
+        if (s.empty()) continue;
+        const std::size_t i = s.nearestIndex(step);
+        if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(s.x(i)));
+        text += tr("\n%1: scale %2").arg(run->name(), powerOfTwo(std::exp2(s.y(i))));
+        if (r.scalerKind() == "dynamic" && run == &focused)
+            text += tr(", growth tracker %1 / %2")
+                        .arg(static_cast<qint64>(r.growthTracker().yNear(s.x(i))))
+                        .arg(r.growthInterval());
+        const DecimatedSeries& skipped = r.skippedSteps();
+        if (const std::size_t k = skipped.lowerIndex(s.x(i)); k < skipped.size() && skipped.x(k) == s.x(i))
+            text += tr(" (optimizer step skipped)");
+    }
     return text;
 }
 

@@ -1,65 +1,52 @@
 #pragma once
-// ScalePlot: the loss-scale history of a run.
+// ScalePlot: the loss-scale history of the runs a run set shows.
 //
 // Contract:
 // - Left axis: log2 of the scale each step's loss was multiplied by, drawn as a step line
-//   (the scale holds until the next update). Right axis: the growth tracker after each
-//   step, a sawtooth climbing toward growth_interval and dropping to 0 on every change.
-// - Each backoff is a red mark at the scale that overflowed; hovering it names the step,
-//   the scale before and after, and the layer whose gradient went non-finite first.
-//   Growths are green marks.
-// - A run without a dynamic scaler says so in the plot instead of showing a flat line
-//   without explanation.
+//   (the scale holds until the next update), one per shown run in its colour (legend by
+//   run name once several are shown). Right axis: the focused run's growth tracker after
+//   each step, a sawtooth climbing toward growth_interval and dropping to 0 on every
+//   change (when that run has a dynamic scaler).
+// - The focused run's backoffs are red marks at the scale that overflowed; hovering one
+//   names the step, the scale before and after, and the layer whose gradient went
+//   non-finite first. Growths are green marks.
+// - When no shown run has a dynamic scaler the plot says so instead of showing a flat
+//   line without explanation.
 #include <vector>
 
-#include "plots/TimeSeriesPlot.h"
+#include "plots/RunSetTimePlot.h"
+#include "runset/StepSeries.h"
 
 namespace ampscope::ui {
 
-class ScalePlot : public TimeSeriesPlot {
+class ScalePlot : public RunSetTimePlot {
     Q_OBJECT
 public:
-    struct ScaleChange {
-        int64_t step = 0;
-        double scale = 1.0;       // the scale the step ran with
-        double scaleAfter = 1.0;  // after update()
-        std::string layer;        // backoffs: first non-finite layer ("" if unknown)
-    };
-
-    // backoffs() and growths() list the first this many of each (a run whose gradients
-    // stay non-finite backs off on every step: 10^6 of them); the marks show them all.
-    static constexpr std::size_t kMaxListedChanges = 10000;
-
-    explicit ScalePlot(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override;
+    explicit ScalePlot(RunSet* set, QWidget* parent = nullptr);
 
     QString hoverText(double step, QPoint pixel) const override;
 
-    const std::vector<ScaleChange>& backoffs() const { return backoffs_; }
-    const std::vector<ScaleChange>& growths() const { return growths_; }
-    QCPGraph* scaleGraph() const { return log2Scale_->graph(); }
-    QCPGraph* trackerGraph() const { return tracker_->graph(); }
-    QCPGraph* backoffGraph() const { return backoffMarks_->graph(); }
+    // The focused run's graphs (nullptr with no run shown).
+    QCPGraph* scaleGraph() const { return log2Scales_.empty() ? nullptr : log2Scales_.front()->graph(); }
+    QCPGraph* trackerGraph() const { return tracker_ ? tracker_->graph() : nullptr; }
+    QCPGraph* backoffGraph() const { return backoffMarks_ ? backoffMarks_->graph() : nullptr; }
+    // The scale line of the index-th shown run (0: the focused one).
+    QCPGraph* runGraph(int index) const;
 
 protected:
+    void addRunGraphs(const RunModel& run, bool focused, bool several) override;
+    void afterRebuild() override;
+    QString emptyText() const override;
     void applyAutoRanges() override;
 
 private:
-    static const ScaleChange* nearestChange(const std::vector<ScaleChange>& changes, double step);
-    QString changeText(const ScaleChange& change, bool backoff) const;
+    static const ScaleEvent* nearestChange(const std::vector<ScaleEvent>& changes, double step);
+    QString changeText(const ScaleEvent& change, bool backoff) const;
 
-    SeriesGraph* log2Scale_;
-    SeriesGraph* tracker_;
-    SeriesGraph* backoffMarks_;
-    SeriesGraph* growthMarks_;
-    std::vector<ScaleChange> backoffs_;
-    std::vector<ScaleChange> growths_;
-    // Steps whose optimizer step was skipped, for the tooltip (not drawn; bounded).
-    DecimatedSeries skippedSteps_;
-    std::string scalerKind_ = "off";
-    int64_t growthInterval_ = 2000;
+    std::vector<SeriesGraph*> log2Scales_;  // per shown run, the focused one first
+    SeriesGraph* tracker_ = nullptr;
+    SeriesGraph* backoffMarks_ = nullptr;
+    SeriesGraph* growthMarks_ = nullptr;
 };
 
 }  // namespace ampscope::ui

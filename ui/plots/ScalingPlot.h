@@ -24,9 +24,6 @@ class ScalingPlot : public TimeSeriesPlot {
 public:
     explicit ScalingPlot(QWidget* parent = nullptr);
 
-    // The window does not feed this plot; the Scaling dock does.
-    void beginRun(const RunContext& context) override { (void)context; }
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
 
     void clearPoints();
     void append(double step, double amax, double scaleAmax, double scale, bool overflow);

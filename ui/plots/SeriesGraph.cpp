@@ -5,10 +5,13 @@
 namespace ampscope::ui {
 
 SeriesGraph::SeriesGraph(QCPGraph* graph, std::size_t directLimit)
-    : graph_(graph), directLimit_(directLimit) {}
+    : graph_(graph), directLimit_(directLimit), source_(&own_) {}
+
+SeriesGraph::SeriesGraph(QCPGraph* graph, const DecimatedSeries& source, std::size_t directLimit)
+    : graph_(graph), directLimit_(directLimit), source_(&source) {}
 
 void SeriesGraph::clear() {
-    series_.clear();
+    own_.clear();
     graph_->data()->clear();
     graph_->setAdaptiveSampling(true);
     shownCount_ = 0;
@@ -26,9 +29,9 @@ void SeriesGraph::updateAntialiasing(int width) {
 bool SeriesGraph::refresh() {
     const int width = std::max(1, graph_->keyAxis()->axisRect()->width());
     // Direct while every appended point is still kept (the series has not merged any).
-    if (!decimated_ && series_.size() <= directLimit_ &&
-        series_.appendedCount() == static_cast<std::int64_t>(series_.size())) {
-        if (shownCount_ == series_.size()) return false;
+    if (!decimated_ && source_->size() <= directLimit_ &&
+        source_->appendedCount() == static_cast<std::int64_t>(source_->size())) {
+        if (shownCount_ == source_->size()) return false;
         appendTail();
         updateAntialiasing(width);
         return true;
@@ -38,10 +41,10 @@ bool SeriesGraph::refresh() {
     // New points matter only when they land inside (or just past) the visible range:
     // they come after the last x of the previous view.
     const bool newDataVisible =
-        series_.appendedCount() != viewAppended_ && viewLastX_ <= range.upper;
+        source_->appendedCount() != viewAppended_ && viewLastX_ <= range.upper;
     if (!rangeChanged && !newDataVisible) {
-        viewAppended_ = series_.appendedCount();
-        viewLastX_ = series_.lastX();
+        viewAppended_ = source_->appendedCount();
+        viewLastX_ = source_->lastX();
         return false;
     }
     rebuildView(range, width);
@@ -50,19 +53,19 @@ bool SeriesGraph::refresh() {
 }
 
 void SeriesGraph::appendTail() {
-    const std::size_t count = series_.size() - shownCount_;
+    const std::size_t count = source_->size() - shownCount_;
     QVector<double> keys(static_cast<qsizetype>(count));
     QVector<double> values(static_cast<qsizetype>(count));
     for (std::size_t i = 0; i < count; ++i) {
-        keys[static_cast<qsizetype>(i)] = series_.x(shownCount_ + i);
-        values[static_cast<qsizetype>(i)] = series_.y(shownCount_ + i);
+        keys[static_cast<qsizetype>(i)] = source_->x(shownCount_ + i);
+        values[static_cast<qsizetype>(i)] = source_->y(shownCount_ + i);
     }
     graph_->addData(keys, values, true);
-    shownCount_ = series_.size();
+    shownCount_ = source_->size();
 }
 
 void SeriesGraph::rebuildView(const QCPRange& range, int width) {
-    series_.view(range.lower, range.upper, width, scratch_);
+    source_->view(range.lower, range.upper, width, scratch_);
     QVector<QCPGraphData> data(static_cast<qsizetype>(scratch_.size()));
     for (std::size_t i = 0; i < scratch_.size(); ++i)
         data[static_cast<qsizetype>(i)] = QCPGraphData(scratch_[i].x, scratch_[i].y);
@@ -73,8 +76,8 @@ void SeriesGraph::rebuildView(const QCPRange& range, int width) {
     decimated_ = true;
     viewRange_ = range;
     viewWidth_ = width;
-    viewAppended_ = series_.appendedCount();
-    viewLastX_ = series_.lastX();
+    viewAppended_ = source_->appendedCount();
+    viewLastX_ = source_->lastX();
 }
 
 }  // namespace ampscope::ui

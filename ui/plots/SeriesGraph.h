@@ -1,10 +1,14 @@
 #pragma once
 // SeriesGraph: one QCPGraph drawing one DecimatedSeries (bounded: DecimatedSeries.h; the
-// full data stays in the run directory).
+// full data stays in the run directory): a run's series in the run set, drawn where it
+// is (never copied), or a series the plot fills itself (a quantity a view derives).
 //
 // Contract:
-// - append() only stores; refresh() brings the graph up to date and is meant to run once
-//   per UI tick (and when the visible x range changes), never per point.
+// - A graph of a run's series reads it at every refresh(); the series must outlive the
+//   graph (views drop their graphs when the run set says a run was removed). A graph
+//   of its own series: append() only stores.
+// - refresh() brings the graph up to date and is meant to run once per UI tick (and
+//   when the visible x range changes), never per point.
 // - While the series is small (<= directLimit points) refresh() appends just the new tail
 //   to the graph with addData(..., alreadySorted=true): cheap, and exact.
 // - Past that the graph holds the decimated view (min/max per pixel column) of the visible
@@ -25,15 +29,20 @@ class SeriesGraph {
 public:
     static constexpr std::size_t kDefaultDirectLimit = 5000;
 
+    // A graph of its own series.
     explicit SeriesGraph(QCPGraph* graph, std::size_t directLimit = kDefaultDirectLimit);
+    // A graph of `source` (a run's series in the run set).
+    SeriesGraph(QCPGraph* graph, const DecimatedSeries& source, std::size_t directLimit = kDefaultDirectLimit);
 
-    void append(double x, double y) { series_.append(x, y); }
+    // Its own series only.
+    void append(double x, double y) { own_.append(x, y); }
+    // Empties the graph (and its own series).
     void clear();
     // Updates the graph's data; returns true when it changed.
     bool refresh();
 
     QCPGraph* graph() const { return graph_; }
-    const DecimatedSeries& series() const { return series_; }
+    const DecimatedSeries& series() const { return *source_; }
     bool isDecimated() const { return decimated_; }
 
 private:
@@ -43,7 +52,8 @@ private:
 
     QCPGraph* graph_;
     std::size_t directLimit_;
-    DecimatedSeries series_;
+    DecimatedSeries own_;
+    const DecimatedSeries* source_;  // own_, or a run's series
     std::size_t shownCount_ = 0;  // series points already handed to the graph (direct mode)
     bool decimated_ = false;
     QCPRange viewRange_;

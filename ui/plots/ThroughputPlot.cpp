@@ -2,52 +2,66 @@
 
 #include <algorithm>
 
+#include "runset/RunSet.h"
+
 namespace ampscope::ui {
 
-ThroughputPlot::ThroughputPlot(QWidget* parent) : TimeSeriesPlot(parent) {
+ThroughputPlot::ThroughputPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange::Steps, parent) {
     setObjectName(QStringLiteral("throughput"));
     yAxis->setLabel(tr("throughput (samples/s)"));
-    yAxis2->setLabel(tr("step time (ms)"));
+    yAxis2->setLabel(tr("step time (ms), dashed"));
     yAxis2->setVisible(true);
-    samplesPerSecond_ = addSeries(yAxis, tr("samples/s"), QPen(QColor(20, 110, 160), 1.5));
-    stepMilliseconds_ = addSeries(yAxis2, tr("step time (ms)"), QPen(QColor(190, 110, 30), 1.0));
-    setPlaceholder(tr("No run yet"));
+    rebuild();
 }
 
-void ThroughputPlot::beginRun(const RunContext& context) {
-    (void)context;
-    clearAllSeries();
-    setPlaceholder(tr("Waiting for the first step…"));
+void ThroughputPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
+    if (focused) rates_.clear(), times_.clear();
+    const StepSeries& s = run.steps();
+    rates_.push_back(addSeries(yAxis, several ? run.name() : tr("samples/s"), QPen(run.colour(), 1.5),
+                               s.samplesPerSecond()));
+    times_.push_back(addSeries(yAxis2, lineName(run, several, tr("step time (ms)")),
+                               QPen(run.colour(), 1.0, Qt::DashLine), s.stepMilliseconds()));
+    if (several) times_.back()->graph()->removeFromLegend();
 }
 
-void ThroughputPlot::appendSteps(const std::vector<StepMetrics>& steps) {
-    for (const StepMetrics& m : steps) {
-        const double x = static_cast<double>(m.step);
-        samplesPerSecond_->append(x, m.samplesPerSecond);
-        stepMilliseconds_->append(x, 1000.0 * m.stepSeconds);
-    }
-    setPlaceholder(QString());
+void ThroughputPlot::afterRebuild() {
+    if (shownRuns().empty()) rates_.clear(), times_.clear();
+}
+
+QString ThroughputPlot::emptyText() const {
+    for (const RunModel* run : shownRuns())
+        if (!run->steps().samplesPerSecond().empty()) return QString();
+    return tr("Waiting for the first step\u2026");
 }
 
 void ThroughputPlot::applyAutoRanges() {
-    const DecimatedSeries& rate = samplesPerSecond_->series();
-    const DecimatedSeries& time = stepMilliseconds_->series();
-    setXRangeToData(rate.lastX());
+    double lastStep = 0.0, rate = 0.0, time = 0.0;
+    for (const RunModel* run : shownRuns()) {
+        const StepSeries& s = run->steps();
+        lastStep = std::max(lastStep, s.samplesPerSecond().lastX());
+        if (s.samplesPerSecond().hasFiniteY()) rate = std::max(rate, s.samplesPerSecond().maxY());
+        if (s.stepMilliseconds().hasFiniteY()) time = std::max(time, s.stepMilliseconds().maxY());
+    }
+    setXRangeToData(lastStep);
     // Both axes start at 0: speeds are compared as ratios, and a zero-based axis does not
     // turn 3% of jitter into a mountain range.
-    if (rate.hasFiniteY()) yAxis->setRange(0.0, paddedRange(0.0, rate.maxY(), false).upper);
-    if (time.hasFiniteY()) yAxis2->setRange(0.0, paddedRange(0.0, time.maxY(), false).upper);
+    if (rate > 0.0) yAxis->setRange(0.0, paddedRange(0.0, rate, false).upper);
+    if (time > 0.0) yAxis2->setRange(0.0, paddedRange(0.0, time, false).upper);
 }
 
 QString ThroughputPlot::hoverText(double step, QPoint pixel) const {
     (void)pixel;
-    const DecimatedSeries& rate = samplesPerSecond_->series();
-    if (rate.empty()) return QString();
-    const std::size_t i = rate.nearestIndex(step);
-    return tr("step %1\n%2 samples/s\nstep time %3 ms")
-        .arg(static_cast<qint64>(rate.x(i)))
-        .arg(formatValue(rate.y(i)))
-        .arg(formatValue(stepMilliseconds_->series().yNear(rate.x(i))));
+    QString text;
+    for (const RunModel* run : shownRuns()) {
+        const DecimatedSeries& rate = run->steps().samplesPerSecond();
+        if (rate.empty()) continue;
+        const std::size_t i = rate.nearestIndex(step);
+        if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(rate.x(i)));
+        text += tr("\n%1: %2 samples/s, step time %3 ms")
+                    .arg(run->name(), formatValue(rate.y(i)),
+                         formatValue(run->steps().stepMilliseconds().yNear(rate.x(i))));
+    }
+    return text;
 }
 
 }  // namespace ampscope::ui

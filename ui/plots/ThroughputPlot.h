@@ -1,32 +1,34 @@
 #pragma once
-// ThroughputPlot: training speed per step: samples per second (left axis) and the wall
-// time of each step in milliseconds (right axis), both raw: a slow step is a fact worth
-// seeing (evaluation, the first step's allocations, another process on the cores).
+// ThroughputPlot: training speed per step of the runs a run set shows: samples per second
+// (left axis, solid) and the wall time of each step in milliseconds (right axis, dashed),
+// both raw (a slow step is a fact worth seeing: evaluation, the first step's allocations,
+// another process on the cores), each run in its colour, the legend by run name once
+// several are shown.
 #include <vector>
 
-#include "plots/TimeSeriesPlot.h"
+#include "plots/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 
-class ThroughputPlot : public TimeSeriesPlot {
+class ThroughputPlot : public RunSetTimePlot {
     Q_OBJECT
 public:
-    explicit ThroughputPlot(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override;
+    explicit ThroughputPlot(RunSet* set, QWidget* parent = nullptr);
 
     QString hoverText(double step, QPoint pixel) const override;
 
-    QCPGraph* samplesPerSecondGraph() const { return samplesPerSecond_->graph(); }
-    QCPGraph* stepTimeGraph() const { return stepMilliseconds_->graph(); }
+    // The focused run's graphs (nullptr with no run shown).
+    QCPGraph* samplesPerSecondGraph() const { return rates_.empty() ? nullptr : rates_.front()->graph(); }
+    QCPGraph* stepTimeGraph() const { return times_.empty() ? nullptr : times_.front()->graph(); }
 
 protected:
+    void addRunGraphs(const RunModel& run, bool focused, bool several) override;
+    void afterRebuild() override;
+    QString emptyText() const override;
     void applyAutoRanges() override;
 
 private:
-    SeriesGraph* samplesPerSecond_;
-    SeriesGraph* stepMilliseconds_;
+    std::vector<SeriesGraph*> rates_, times_;  // per shown run, the focused one first
 };
 
 }  // namespace ampscope::ui

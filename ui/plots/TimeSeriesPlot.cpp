@@ -70,6 +70,15 @@ SeriesGraph* TimeSeriesPlot::addSeries(QCPAxis* valueAxis, const QString& name, 
     return series_.back().get();
 }
 
+SeriesGraph* TimeSeriesPlot::addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen,
+                                       const DecimatedSeries& source) {
+    QCPGraph* graph = addGraph(xAxis, valueAxis);
+    graph->setName(name);
+    graph->setPen(pen);
+    series_.push_back(std::make_unique<SeriesGraph>(graph, source));
+    return series_.back().get();
+}
+
 void TimeSeriesPlot::clearAllSeries() {
     for (auto& s : series_) s->clear();
     following_ = true;
@@ -103,6 +112,7 @@ void TimeSeriesPlot::setPlaceholderHeight(double fromTop) {
 }
 
 void TimeSeriesPlot::setAxisLogarithmic(QCPAxis* axis, bool logarithmic) {
+    const bool wasAuto = inAutoRange_;  // called from applyAutoRanges too
     inAutoRange_ = true;
     if (logarithmic) {
         axis->setScaleType(QCPAxis::stLogarithmic);
@@ -115,7 +125,7 @@ void TimeSeriesPlot::setAxisLogarithmic(QCPAxis* axis, bool logarithmic) {
         axis->setTicker(QSharedPointer<QCPAxisTicker>(new QCPAxisTicker));
         axis->setNumberFormat(QStringLiteral("g"));
     }
-    inAutoRange_ = false;
+    inAutoRange_ = wasAuto;
 }
 
 void TimeSeriesPlot::setXRangeToData(double lastStep) {
@@ -145,7 +155,7 @@ QString TimeSeriesPlot::formatValue(double value) {
     return QString::number(value, 'g', 6);
 }
 
-void TimeSeriesPlot::endOfBatch() {
+void TimeSeriesPlot::redraw() {
     if (following_) {
         inAutoRange_ = true;
         applyAutoRanges();

@@ -5,7 +5,7 @@
 // - x is the training step; every series is a SeriesGraph (a bounded DecimatedSeries that
 //   keeps each bucket's first point, extremes and first non-finite value; the full data
 //   stays in the run directory), added with addSeries().
-// - endOfBatch() is the only redraw: it sets axis ranges from the series' running
+// - redraw() is the only redraw: it sets axis ranges from the series' running
 //   extents (no rescaleAxes() per frame) while the view follows the run, refreshes the
 //   graphs, and asks for one rpQueuedReplot.
 // - The user zooms (wheel) and pans (drag) both axes; doing so stops following the run
@@ -18,7 +18,6 @@
 #include <memory>
 #include <vector>
 
-#include "RunObserver.h"
 #include "plots/InteractivePlot.h"
 #include "plots/SeriesGraph.h"
 
@@ -27,13 +26,14 @@ class QMenu;
 
 namespace ampscope::ui {
 
-class TimeSeriesPlot : public InteractivePlot, public RunObserver {
+class TimeSeriesPlot : public InteractivePlot {
     Q_OBJECT
 public:
     explicit TimeSeriesPlot(QWidget* parent = nullptr);
     ~TimeSeriesPlot() override;
 
-    void endOfBatch() override;
+    // Axis ranges (while following), the graphs, one queued replot.
+    void redraw();
 
     bool isFollowing() const { return following_; }
     QAction* resetViewAction() const { return resetViewAction_; }
@@ -49,8 +49,11 @@ public Q_SLOTS:
     void resetView() override;
 
 protected:
-    // Creates a graph on the given axes and the SeriesGraph that feeds it.
+    // Creates a graph on the given axes and the SeriesGraph that feeds it: from a series
+    // of its own (append), or drawing `source` (a run's series in the run set).
     SeriesGraph* addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen);
+    SeriesGraph* addSeries(QCPAxis* valueAxis, const QString& name, const QPen& pen,
+                           const DecimatedSeries& source);
     void clearAllSeries();
     // Removes every series and its graph (plots whose series depend on the run).
     void removeAllSeries();

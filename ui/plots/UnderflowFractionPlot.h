@@ -22,9 +22,6 @@ class UnderflowFractionPlot : public TimeSeriesPlot {
 public:
     explicit UnderflowFractionPlot(QWidget* parent = nullptr);
 
-    // The window does not feed this plot; the Underflow dock does.
-    void beginRun(const RunContext& context) override { (void)context; }
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
 
     void setLayers(const QStringList& layers);
     void clearPoints();

@@ -5,7 +5,7 @@
 #include <cmath>
 
 #include "engine/RunRecords.h"
-#include "engine/StepRecordText.h"
+#include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
 #include "run/RunReader.h"

@@ -9,18 +9,20 @@
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
 #include "report/RunReplay.h"
+#include "runset/RunSet.h"
 #include "views/GradientHistogramView.h"
 #include "views/UnderflowView.h"
 #include "probes/ProbeRecords.h"
 
 namespace ampscope::ui {
 
-ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QWidget>()) {
+ReportRunViews::ReportRunViews(const ReportRun& run)
+    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
     host_->setAttribute(Qt::WA_DontShowOnScreen);
-    loss_ = new LossPlot(host_.get());
-    scale_ = new ScalePlot(host_.get());
-    histograms_ = new GradientHistogramView(host_.get());
-    underflow_ = new UnderflowView(host_.get());
+    loss_ = new LossPlot(set_.get(), host_.get());
+    scale_ = new ScalePlot(set_.get(), host_.get());
+    histograms_ = new GradientHistogramView(set_.get(), host_.get());
+    underflow_ = new UnderflowView(set_.get(), host_.get());
 
     RunContext context;
     try {
@@ -35,7 +37,7 @@ ReportRunViews::ReportRunViews(const ReportRun& run) : host_(std::make_unique<QW
     std::map<QString, std::pair<double, int>> lost;  // layer -> (sum of fractions, records)
     // Streamed from the run directory: the views and this scan keep only what they show.
     replayRunDirectory(
-        context, run.directory.toStdString(), {loss_, scale_, histograms_, underflow_},
+        context, run.directory.toStdString(), {set_->addRun(context)},
         [&](const nlohmann::json& e) {
             const std::string type = e.value("type", "");
             if (type == probe_record_type::kHistogram) {
@@ -95,7 +97,6 @@ bool ReportRunViews::showHistogramOf(const QString& layer) {
     histograms_->setKind(QString::fromUtf8(scaled ? probe_kind::kParamGradScaled.data()
                                                   : probe_kind::kParamGrad.data()));
     histograms_->setLayer(layer);
-    histograms_->endOfBatch();
     return true;
 }
 

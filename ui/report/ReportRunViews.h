@@ -1,6 +1,6 @@
 #pragma once
-// ReportRunViews: the window's own views, built offscreen (never shown) and fed one
-// recorded run (RunReplay.h), so a report draws exactly what the window would: the
+// ReportRunViews: the window's own views, built offscreen (never shown) over a run set of
+// one recorded run (RunReplay.h), so a report draws exactly what the window would: the
 // loss, the loss scale, the gradient-histogram heatmap of the most affected layers and
 // the underflow map.
 //
@@ -25,6 +25,7 @@ namespace ampscope::ui {
 
 class GradientHistogramView;
 class LossPlot;
+class RunSet;
 class ScalePlot;
 class UnderflowView;
 
@@ -49,6 +50,7 @@ public:
     QString histogramKindText() const;
 
 private:
+    std::unique_ptr<RunSet> set_;    // the one run the views show
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
     LossPlot* loss_ = nullptr;
     ScalePlot* scale_ = nullptr;

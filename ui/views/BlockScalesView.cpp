@@ -5,23 +5,24 @@
 #include <QLabel>
 #include <QSlider>
 #include <QVBoxLayout>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
-#include "RunRecordParsing.h"
 #include "plots/ExponentBarsPlot.h"
-#include "plots/PowerOfTwoText.h"
-#include "run/EventSchema.h"
+#include "runset/RunSet.h"
 #include "views/ChooserRow.h"
+#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
-BlockScalesView::BlockScalesView(QWidget* parent) : QWidget(parent) {
+BlockScalesView::BlockScalesView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("blockScalesView"));
     pointBox_ = new QComboBox(this);
     pointBox_->setObjectName(QStringLiteral("blockScalesPoint"));
     pointBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
-    summaryLabel_ = makeDockNote(this, QStringLiteral("blockScalesSummary"));
-    QHBoxLayout* controls = makeChooserRow(this, {{tr("Tensor:"), pointBox_}}, summaryLabel_);
+    auto* controls = new QHBoxLayout;
+    controls->addWidget(new QLabel(tr("Tensor:"), this));
+    controls->addWidget(pointBox_);
+    controls->addStretch(1);
 
     slider_ = new QSlider(Qt::Horizontal, this);
     slider_->setObjectName(QStringLiteral("blockScalesStep"));
@@ -33,14 +34,29 @@ BlockScalesView::BlockScalesView(QWidget* parent) : QWidget(parent) {
     sliderRow->addWidget(slider_, 1);
     sliderRow->addWidget(stepLabel_);
 
-    plot_ = new ExponentBarsPlot(this);
-    plot_->setObjectName(QStringLiteral("block-scales"));
-    plot_->setLabels(tr("block scale (powers of two; NVFP4: rounded down)"), tr("blocks"));
+    auto* sidesRow = new QHBoxLayout;
+    for (int i = 0; i < 2; ++i) {
+        Side& side = sides_[i];
+        side.box = new QWidget(this);
+        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("blockScalesA") : QStringLiteral("blockScalesB"));
+        side.plot = new ExponentBarsPlot(side.box);
+        side.plot->setObjectName(i == 0 ? QStringLiteral("block-scales") : QStringLiteral("block-scales-b"));
+        side.plot->setLabels(tr("block scale (powers of two; NVFP4: rounded down)"), tr("blocks"));
+        side.summary = makeDockNote(side.box, i == 0 ? QStringLiteral("blockScalesSummary")
+                                                    : QStringLiteral("blockScalesSummaryB"));
+        auto* sideLayout = new QVBoxLayout(side.box);
+        sideLayout->setContentsMargins(0, 0, 0, 0);
+        sideLayout->setSpacing(1);
+        sideLayout->addWidget(side.title);
+        sideLayout->addWidget(side.summary);
+        sideLayout->addWidget(side.plot, 1);
+        sidesRow->addWidget(side.box, 1);
+    }
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
     main->addLayout(controls);
-    main->addWidget(plot_, 1);
+    main->addLayout(sidesRow, 1);
     main->addLayout(sliderRow);
 
     connect(pointBox_, &QComboBox::currentIndexChanged, this, [this] {
@@ -55,32 +71,35 @@ BlockScalesView::BlockScalesView(QWidget* parent) : QWidget(parent) {
         followLatest_ = index == slider_->maximum();
         redraw();
     });
-    connect(plot_, &ExponentBarsPlot::exponentClicked, this, [this](int e) { choose(e, true); });
-    redraw();
+    connect(sides_[0].plot, &ExponentBarsPlot::exponentClicked, this, [this](int e) { choose(e, true); });
+    connect(set_, &RunSet::changed, this, &BlockScalesView::onChanged);
+    showRuns();
 }
 
-void BlockScalesView::beginRun(const RunContext& context) {
-    (void)context;
-    history_.clear();
+void BlockScalesView::onChanged(RunId run, RunChanges what) {
+    if (what & kShownRunsChange) {
+        showRuns();
+        return;
+    }
+    if (!(what & RunChange::FormatQuant)) return;
+    if ((sides_[0].run && sides_[0].run->id() == run) || (sides_[1].run && sides_[1].run->id() == run)) {
+        updateChooser();
+        updateSlider();
+        redraw();
+    }
+}
+
+void BlockScalesView::showRuns() {
+    sides_[0].run = set_->focused();
+    sides_[1].run = set_->partner();
+    const bool both = sides_[1].run != nullptr;
+    showRunTitle(sides_[0].title, sides_[0].run, both ? QStringLiteral("A") : QString());
+    sides_[0].title->setVisible(both);
+    showRunTitle(sides_[1].title, sides_[1].run, QStringLiteral("B"));
+    sides_[1].box->setVisible(both);
     chosen_.reset();
     chosenByClick_ = false;
     followLatest_ = true;
-    updateChooser();
-    updateSlider();
-    redraw();
-}
-
-void BlockScalesView::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
-    if (type == event_type::kRunInfo)
-        dirty_ |= history_.takeRunInfo(record);
-    else if (type == probe_record_type::kFormatQuant)
-        dirty_ |= history_.take(record);
-}
-
-void BlockScalesView::endOfBatch() {
-    if (!dirty_) return;
-    dirty_ = false;
     updateChooser();
     updateSlider();
     redraw();
@@ -101,13 +120,22 @@ void BlockScalesView::setStepIndex(int index) {
     slider_->setValue(index);
 }
 
+const FormatQuantHistory::Series* BlockScalesView::seriesOf(const Side& side) const {
+    return side.run ? side.run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
+}
+
 void BlockScalesView::updateChooser() {
     const QString current = pointBox_->currentData().toString();
     // Block formats' points first: they are what this dock is for.
     QStringList blockPoints, others;
-    for (const QString& key : history_.points()) {
-        const auto* s = history_.series(key);
-        (s && !s->empty() && s->back().blocks > 0 ? blockPoints : others) << key;
+    for (const Side& side : sides_) {
+        if (!side.run) continue;
+        const FormatQuantHistory& history = side.run->formatQuant();
+        for (const QString& key : history.points()) {
+            if (blockPoints.contains(key) || others.contains(key)) continue;
+            const auto* s = history.series(key);
+            (s && !s->empty() && s->back().blocks > 0 ? blockPoints : others) << key;
+        }
     }
     const QStringList keys = blockPoints + others;
     QStringList shown;
@@ -122,7 +150,7 @@ void BlockScalesView::updateChooser() {
 }
 
 void BlockScalesView::updateSlider() {
-    const auto* s = history_.series(pointBox_->currentData().toString());
+    const auto* s = seriesOf(sides_[0]);
     const int count = s ? static_cast<int>(s->size()) : 0;
     int index = slider_->value();
     if (s && !followLatest_ && shownStep_ >= 0)
@@ -134,29 +162,25 @@ void BlockScalesView::updateSlider() {
     updating_ = false;
 }
 
-void BlockScalesView::redraw() {
-    const auto* s = history_.series(pointBox_->currentData().toString());
-    if (!s || s->empty()) {
-        shownStep_ = -1;
-        plot_->setBars({});
-        plot_->setPlaceholder(tr("No format_quant records: they are written on probe steps by runs in "
-                                 "fp8, mxfp8, mxfp4 or nvfp4"));
-        stepLabel_->setText(tr("no probe step yet"));
-        summaryLabel_->setText(tr("Block-scale exponents of a block format's tensor at one probe step."));
-        return;
+const FormatQuantMeasurement* BlockScalesView::draw(Side& side) {
+    const auto* s = seriesOf(side);
+    const std::ptrdiff_t index = s && shownStep_ >= 0 ? s->indexAtOrBefore(shownStep_) : -1;
+    if (index < 0) {
+        side.plot->setBars({});
+        side.plot->setPlaceholder(tr("No format_quant records: they are written on probe steps by runs in "
+                                     "fp8, mxfp8, mxfp4 or nvfp4"));
+        side.summary->setText(tr("Block-scale exponents of a block format's tensor at one probe step."));
+        return nullptr;
     }
-    const std::size_t index = std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), s->size() - 1);
-    shownStep_ = s->step(index);
-    const FormatQuantMeasurement& m = s->entry(index);
-    stepLabel_->setText(tr("step %1 (%2 of %3)").arg(shownStep_).arg(index + 1).arg(s->size()));
-    plot_->setBars(m.blockScaleExponents);
+    const FormatQuantMeasurement& m = s->entry(static_cast<std::size_t>(index));
+    side.plot->setBars(m.blockScaleExponents);
     if (m.blocks == 0) {
-        plot_->setPlaceholder(tr("%1, %2 scaling: one scale per tensor, no block scales (see Scaling)")
-                                  .arg(QString::fromStdString(m.format), QString::fromStdString(m.recipe)));
-        summaryLabel_->setText(QString());
-        return;
+        side.plot->setPlaceholder(tr("%1, %2 scaling: one scale per tensor, no block scales (see Scaling)")
+                                      .arg(QString::fromStdString(m.format), QString::fromStdString(m.recipe)));
+        side.summary->setText(QString());
+        return &m;
     }
-    plot_->setPlaceholder(QString());
+    side.plot->setPlaceholder(QString());
     QString text = tr("%1 blocks of %2 elements (%3); crushed by an outlier: %4 elements (%5% of %6 elements).")
                        .arg(m.blocks)
                        .arg(m.recipe == "nvfp4" ? 16 : 32)
@@ -165,16 +189,42 @@ void BlockScalesView::redraw() {
                        .arg(100.0 * m.crushedFraction(), 0, 'g', 3)
                        .arg(m.elements);
     if (m.recipe == "nvfp4") text += tr(" Blocks whose e4m3 scale rounded to 0: %1.").arg(m.zeroScaleBlocks);
-    summaryLabel_->setText(text);
+    side.summary->setText(text);
+    return &m;
+}
 
+void BlockScalesView::redraw() {
+    const auto* s = seriesOf(sides_[0]);
+    shownStep_ = -1;
+    if (s && !s->empty()) {
+        const std::size_t index = std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), s->size() - 1);
+        shownStep_ = s->step(index);
+        stepLabel_->setText(tr("step %1 (%2 of %3)").arg(shownStep_).arg(index + 1).arg(s->size()));
+    } else {
+        stepLabel_->setText(tr("no probe step yet"));
+    }
+    const FormatQuantMeasurement* a = draw(sides_[0]);
+    const FormatQuantMeasurement* b = sides_[1].box->isVisibleTo(this) ? draw(sides_[1]) : nullptr;
+    // One scale for A and B: the exponents and counts of both.
+    if (a && b && !a->blockScaleExponents.empty() && !b->blockScaleExponents.empty()) {
+        int low = a->blockScaleExponents.begin()->first, high = a->blockScaleExponents.rbegin()->first;
+        int64_t highest = 0;
+        for (const auto* m : {a, b}) {
+            low = std::min(low, m->blockScaleExponents.begin()->first);
+            high = std::max(high, m->blockScaleExponents.rbegin()->first);
+            for (const auto& [e, blocks] : m->blockScaleExponents) highest = std::max(highest, blocks);
+        }
+        for (Side& side : sides_) side.plot->setSharedExtent(low, high, highest);
+    }
+    if (!a || a->blocks == 0) return;
     // The chosen scale: the user's bar while this step has it, else the most common.
-    element_ = QString::fromStdString(m.format);
+    element_ = QString::fromStdString(a->format);
     std::optional<int> wanted;
-    if (chosenByClick_ && chosen_ && m.blockScaleExponents.count(*chosen_)) {
+    if (chosenByClick_ && chosen_ && a->blockScaleExponents.count(*chosen_)) {
         wanted = chosen_;
     } else {
         int64_t most = 0;
-        for (const auto& [e, blocks] : m.blockScaleExponents)
+        for (const auto& [e, blocks] : a->blockScaleExponents)
             if (blocks > most) {
                 most = blocks;
                 wanted = e;
@@ -186,7 +236,7 @@ void BlockScalesView::redraw() {
 
 void BlockScalesView::choose(std::optional<int> exponent, bool clicked) {
     chosenByClick_ = clicked;
-    plot_->setSelectedExponent(exponent);
+    sides_[0].plot->setSelectedExponent(exponent);
     const bool changed = clicked || exponent != chosen_ || element_ != lastEmittedElement_;
     chosen_ = exponent;
     if (exponent && changed) {

@@ -2,23 +2,28 @@
 // BlockScalesView: the "Block scales" dock. For one rounding point of a block format
 // (MXFP8, MXFP4, NVFP4) and one probe step: how many blocks got each scale exponent
 // (bars at 2^e), and how many elements were crushed by an outlier (zeroed while the
-// largest element of their block survived).
+// largest element of their block survived). The focused run (A) against the run compared
+// with it (B, RunSet::partner): bars side by side on one scale, so MXFP4's power-of-two
+// scales and NVFP4's e4m3 scales compare at a glance.
 //
 // Contract:
-// - A RunObserver: "format_quant" records, kept in a FormatQuantHistory.
+// - Reads the run set: A's and B's FormatQuantHistory ("format_quant" records).
 // - The bars are exactly the record's block_scale_exponents at the chosen step (a slider
-//   over the point's kept probe steps; it follows new steps while at the last one). The
-//   summary line gives blocks, crushed_by_outlier (and its fraction of the elements) and,
-//   for NVFP4, the blocks whose e4m3 scale rounded to 0.
-// - The chosen block scale: the exponent of the bar clicked, or else the most common one.
-//   blockScaleChosen(e, element) is emitted whenever it (or the element format) changes,
-//   for the Format explorer's "under the current block scale".
+//   over A's kept probe steps of the point, following new steps while at the last one;
+//   B shows its latest kept step at or before it). Each side's summary gives blocks,
+//   crushed_by_outlier (and its fraction of the elements) and, for NVFP4, the blocks
+//   whose e4m3 scale rounded to 0.
+// - The chosen block scale (A's): the exponent of the bar clicked, or else the most
+//   common one. blockScaleChosen(e, element) is emitted whenever it (or the element
+//   format) changes, for the Format explorer's "under the current block scale".
 // - A per-tensor point (fp8) has no block scales: the plot says so.
+#include <QString>
 #include <QWidget>
+#include <cstdint>
 #include <optional>
 
-#include "RunObserver.h"
-#include "views/FormatQuantHistory.h"
+#include "runset/FormatQuantHistory.h"
+#include "runset/RunChanges.h"
 
 class QComboBox;
 class QLabel;
@@ -27,16 +32,13 @@ class QSlider;
 namespace ampscope::ui {
 
 class ExponentBarsPlot;
+class RunModel;
+class RunSet;
 
-class BlockScalesView : public QWidget, public RunObserver {
+class BlockScalesView : public QWidget {
     Q_OBJECT
 public:
-    explicit BlockScalesView(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
-    void endOfBatch() override;
+    explicit BlockScalesView(RunSet* set, QWidget* parent = nullptr);
 
     bool setPoint(const QString& label);
     QString point() const;
@@ -46,33 +48,47 @@ public:
     std::optional<int> chosenExponent() const { return chosen_; }
     QString elementFormat() const { return element_; }
 
-    ExponentBarsPlot* plot() const { return plot_; }
+    // A's plot and summary, and B's (hidden while no run is compared with A).
+    ExponentBarsPlot* plot() const { return sides_[0].plot; }
+    ExponentBarsPlot* partnerPlot() const { return sides_[1].plot; }
+    QLabel* summary() const { return sides_[0].summary; }
+    QLabel* partnerSummary() const { return sides_[1].summary; }
     QComboBox* pointChooser() const { return pointBox_; }
     QSlider* stepSlider() const { return slider_; }
-    QLabel* summary() const { return summaryLabel_; }
 
 Q_SIGNALS:
     void blockScaleChosen(int exponent, const QString& elementFormat);
 
 private:
+    struct Side {
+        QWidget* box = nullptr;
+        QLabel* title = nullptr;
+        ExponentBarsPlot* plot = nullptr;
+        QLabel* summary = nullptr;
+        const RunModel* run = nullptr;
+    };
+
+    void onChanged(RunId run, RunChanges what);
+    void showRuns();
+    const FormatQuantHistory::Series* seriesOf(const Side& side) const;
     void updateChooser();
     void updateSlider();
     void redraw();
+    // Draws a side at A's step; returns the measurement drawn (null: none).
+    const FormatQuantMeasurement* draw(Side& side);
     void choose(std::optional<int> exponent, bool clicked);
 
-    ExponentBarsPlot* plot_ = nullptr;
+    RunSet* set_;
+    Side sides_[2];
     QComboBox* pointBox_ = nullptr;
     QSlider* slider_ = nullptr;
     QLabel* stepLabel_ = nullptr;
-    QLabel* summaryLabel_ = nullptr;
-    FormatQuantHistory history_;
     int64_t shownStep_ = -1;
     std::optional<int> chosen_;
     bool chosenByClick_ = false;
     QString element_;
     QString lastEmittedElement_;
     bool followLatest_ = true;
-    bool dirty_ = false;
     bool updating_ = false;
 };
 

@@ -18,7 +18,7 @@ QHBoxLayout* makeChooserRow(QWidget* dock, std::initializer_list<LabelledChooser
                             QLabel* note) {
     auto* row = new QHBoxLayout;
     for (const LabelledChooser& c : choosers) {
-        row->addWidget(new QLabel(c.label, dock));
+        if (!c.label.isEmpty()) row->addWidget(new QLabel(c.label, dock));  // a check box names itself
         row->addWidget(c.chooser);
         row->addSpacing(8);
     }

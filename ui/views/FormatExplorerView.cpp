@@ -16,15 +16,13 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
 #include "plots/FormatRangesPlot.h"
 #include "plots/PowerOfTwoText.h"
 #include "precision/formats/FormatTable.h"
 #include "precision/formats/ScalingRules.h"
 #include "precision/formats/ValueInFormats.h"
 #include "probes/ProbeRecords.h"
-#include "run/EventSchema.h"
-#include "views/ParsedRecord.h"
+#include "runset/RunSet.h"
 
 namespace ampscope::ui {
 
@@ -53,7 +51,7 @@ FormatSpan spanOf(const FormatDescription& d) {
 
 }  // namespace
 
-FormatExplorerView::FormatExplorerView(QWidget* parent) : QWidget(parent) {
+FormatExplorerView::FormatExplorerView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("formatExplorer"));
 
     valueEdit_ = new QLineEdit(this);
@@ -148,43 +146,24 @@ FormatExplorerView::FormatExplorerView(QWidget* parent) : QWidget(parent) {
 
     valueEdit_->setText(decimal(value_));
     updateTable();
-    updateHistogram();
+    connect(set_, &RunSet::changed, this, &FormatExplorerView::onChanged);
+    updateLayers();
 }
 
-void FormatExplorerView::beginRun(const RunContext& context) {
-    (void)context;
-    layers_.clear();
-    latest_.clear();
-    dirty_ = true;
-    endOfBatch();
+void FormatExplorerView::onChanged(RunId run, RunChanges what) {
+    if ((what & (RunChange::Added | RunChange::Removed | RunChange::Focus)) ||
+        (run == set_->focusedId() && (what & RunChange::Histograms)))
+        updateLayers();
 }
 
-void FormatExplorerView::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
-    if (type == event_type::kRunInfo) {
-        dirty_ |= layers_.takeRunInfo(record);
-        return;
-    }
-    if (type != probe_record_type::kHistogram) return;
-    auto read = parsedRecord("format explorer", record, histogramRecordFromJson);
-    if (!read) return;
-    HistogramRecord& parsed = *read;
-    if (parsed.kind != probe_kind::kParamGrad) return;
-    const QString layer = QString::fromStdString(parsed.layer);
-    auto& slot = latest_[layer];
-    if (parsed.step < slot.first) return;
-    slot = {parsed.step, parsed.histogram};
-    layers_.add(layer);
-    dirty_ = true;
-}
-
-void FormatExplorerView::endOfBatch() {
-    if (!dirty_) return;
-    dirty_ = false;
+void FormatExplorerView::updateLayers() {
     const QString current = layerBox_->currentText();
+    const RunModel* run = set_->focused();
+    const QString unscaled = QString::fromUtf8(probe_kind::kParamGrad.data(), probe_kind::kParamGrad.size());
     QStringList names;
-    for (const QString& name : layers_.names())
-        if (latest_.count(name)) names << name;
+    if (run)
+        for (const QString& name : run->histograms().layers().names())
+            if (run->histograms().series(unscaled, name)) names << name;
     QStringList shown;
     for (int i = 0; i < layerBox_->count(); ++i) shown << layerBox_->itemText(i);
     if (names != shown) {
@@ -274,18 +253,22 @@ void FormatExplorerView::updateTable() {
 }
 
 void FormatExplorerView::updateHistogram() {
-    const auto it = latest_.find(layerBox_->currentText());
-    if (it == latest_.end()) {
+    const RunModel* run = set_->focused();
+    const QString unscaled = QString::fromUtf8(probe_kind::kParamGrad.data(), probe_kind::kParamGrad.size());
+    const QString layer = layerBox_->currentText();
+    const HistogramSeries::Series* series = run ? run->histograms().series(unscaled, layer) : nullptr;
+    if (!series) {
         ranges_->setHistogram({}, tr("gradient histogram"));
         ranges_->setPlaceholder(tr("No gradient histogram yet (histogram records of the weight gradients)"));
         histogramNote_->setText(tr("Click a bin to explore its geometric middle 2^(k+\u00BD)."));
         return;
     }
-    const auto& [step, histogram] = it->second;
+    const int64_t step = series->step(series->size() - 1);
+    const ExponentHistogram& histogram = series->back();
     std::map<int, int64_t> bins;
     for (int k = kMinExponent; k <= kMaxExponent; ++k)
         if (const int64_t count = histogram.countAt(k)) bins[k] = count;
-    ranges_->setHistogram(bins, tr("%1 weight gradient, step %2").arg(it->first).arg(step));
+    ranges_->setHistogram(bins, tr("%1 weight gradient, step %2").arg(layer).arg(step));
     ranges_->setPlaceholder(bins.empty() ? tr("Every element of this gradient was 0 or not finite") : QString());
     histogramNote_->setText(tr("Step %1; %2 zeros not drawn. Click a bin to explore its geometric middle "
                                "2^(k+\u00BD).")

@@ -14,15 +14,14 @@
 // - The block scale: a spin box for e in e8m0's [-127, 127] and a chooser of the element
 //   format (e4m3, e5m2, e2m1); setBlockScale (the Block scales dock's chosen bar) sets
 //   both. The block row names the scale used: 2^e and its e8m0 code.
-// - A RunObserver: "histogram" records of kind param_grad (the unscaled weight gradients)
-//   give each layer's latest histogram; the layer chooser picks the one drawn. A click on
+// - Reads the run set: the focused run's latest histogram of each layer's unscaled weight
+//   gradients (HistogramSeries, kind param_grad); the layer chooser picks the one drawn. A click on
 //   bin k (2^k <= |x| < 2^(k+1)) sets the value to the bin's geometric middle 2^(k+1/2).
 #include <QWidget>
 #include <map>
 
-#include "RunObserver.h"
 #include "probes/ExponentHistogram.h"
-#include "views/LayerOrder.h"
+#include "runset/RunChanges.h"
 
 class QComboBox;
 class QLabel;
@@ -33,18 +32,14 @@ class QTableWidget;
 namespace ampscope::ui {
 
 class FormatRangesPlot;
+class RunSet;
 
-class FormatExplorerView : public QWidget, public RunObserver {
+class FormatExplorerView : public QWidget {
     Q_OBJECT
 public:
     enum Column { kFormat, kLayout, kCode, kBits, kValue, kError, kOutcome, kColumns };
 
-    explicit FormatExplorerView(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
-    void endOfBatch() override;
+    explicit FormatExplorerView(RunSet* set, QWidget* parent = nullptr);
 
     // As if typed and confirmed.
     void setValueText(const QString& text);
@@ -92,9 +87,10 @@ private:
 
     double value_ = 0.1;
     int tableFullHeight_ = 0;
-    LayerOrder layers_;
-    std::map<QString, std::pair<int64_t, ExponentHistogram>> latest_;  // layer -> (step, histogram)
-    bool dirty_ = false;
+    void onChanged(RunId run, RunChanges what);
+    void updateLayers();
+
+    RunSet* set_;
     bool updatingLayers_ = false;
 };
 

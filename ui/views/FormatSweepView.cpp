@@ -7,13 +7,13 @@
 #include <QVBoxLayout>
 #include <cmath>
 #include <limits>
-#include <nlohmann/json.hpp>
+#include <algorithm>
 
-#include "RunRecordParsing.h"
 #include "plots/CategoryHeatmapPlot.h"
-#include "run/EventSchema.h"
+#include "probes/ProbeRecords.h"
+#include "runset/RunSet.h"
 #include "views/ChooserRow.h"
-#include "views/ParsedRecord.h"
+#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
@@ -25,19 +25,9 @@ QString qs(std::string_view text) {
     return QString::fromUtf8(text.data(), static_cast<qsizetype>(text.size()));
 }
 
-// The weight of a sweep step when the store thins: what the formats lost there, so the
-// worst steps stay in view.
-double lostToFormats(const std::map<QString, std::map<QString, FormatSweepRecord>>& step) {
-    double sum = 0.0;
-    for (const auto& [layer, formats] : step)
-        for (const auto& [format, record] : formats)
-            sum += record.underflowFraction() + record.saturatedFraction();
-    return sum;
-}
-
 }  // namespace
 
-FormatSweepView::FormatSweepView(QWidget* parent) : QWidget(parent) {
+FormatSweepView::FormatSweepView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("formatSweep"));
     metricBox_ = new QComboBox(this);
     metricBox_->setObjectName(QStringLiteral("formatSweepMetric"));
@@ -68,14 +58,26 @@ FormatSweepView::FormatSweepView(QWidget* parent) : QWidget(parent) {
     sliderRow->addWidget(slider_, 1);
     sliderRow->addWidget(stepLabel_);
 
-    heatmap_ = new CategoryHeatmapPlot(this);
-    heatmap_->setObjectName(QStringLiteral("format-sweep-map"));
-    heatmap_->setAxisLabels(tr("layer"), tr("number format"));
+    auto* sidesRow = new QHBoxLayout;
+    for (int i = 0; i < 2; ++i) {
+        Side& side = sides_[i];
+        side.box = new QWidget(this);
+        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("formatSweepA") : QStringLiteral("formatSweepB"));
+        side.heatmap = new CategoryHeatmapPlot(side.box);
+        side.heatmap->setObjectName(i == 0 ? QStringLiteral("format-sweep-map") : QStringLiteral("format-sweep-map-b"));
+        side.heatmap->setAxisLabels(tr("layer"), tr("number format"));
+        auto* sideLayout = new QVBoxLayout(side.box);
+        sideLayout->setContentsMargins(0, 0, 0, 0);
+        sideLayout->setSpacing(1);
+        sideLayout->addWidget(side.title);
+        sideLayout->addWidget(side.heatmap, 1);
+        sidesRow->addWidget(side.box, 1);
+    }
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
     main->addLayout(controls);
-    main->addWidget(heatmap_, 1);
+    main->addLayout(sidesRow, 1);
     main->addLayout(sliderRow);
 
     connect(metricBox_, &QComboBox::currentIndexChanged, this, [this] { redraw(); });
@@ -89,44 +91,31 @@ FormatSweepView::FormatSweepView(QWidget* parent) : QWidget(parent) {
         followLatest_ = index == slider_->maximum();
         redraw();
     });
-    redraw();
+    connect(set_, &RunSet::changed, this, &FormatSweepView::onChanged);
+    showRuns();
 }
 
-void FormatSweepView::beginRun(const RunContext& context) {
-    (void)context;
-    layers_.clear();
-    data_.clear();
-    formats_.clear();
-    followLatest_ = true;
-    updateSlider();
-    redraw();
-}
-
-void FormatSweepView::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
-    if (type == event_type::kRunInfo) {
-        dirty_ |= layers_.takeRunInfo(record);
+void FormatSweepView::onChanged(RunId run, RunChanges what) {
+    if (what & kShownRunsChange) {
+        showRuns();
         return;
     }
-    if (type != probe_record_type::kFormatSweep) return;
-    auto read = parsedRecord("format sweep", record, formatSweepRecordFromJson);
-    if (!read) return;
-    const FormatSweepRecord& parsed = *read;
-    const QString tensor = QString::fromStdString(parsed.tensor);
-    TensorData& d = data_.try_emplace(tensor, kMaxKeptSweepSteps, lostToFormats).first->second;
-    StepSweep* step = d.entryFor(parsed.step);
-    if (!step) return;  // an older step: a replay
-    const QString layer = QString::fromStdString(parsed.layer);
-    const QString format = QString::fromStdString(parsed.format);
-    (*step)[layer][format] = parsed;
-    layers_.add(layer);
-    if (!formats_.contains(format)) formats_ << format;
-    dirty_ = true;
+    if (!(what & RunChange::FormatSweep)) return;
+    if ((sides_[0].run && sides_[0].run->id() == run) || (sides_[1].run && sides_[1].run->id() == run)) {
+        updateSlider();
+        redraw();
+    }
 }
 
-void FormatSweepView::endOfBatch() {
-    if (!dirty_) return;
-    dirty_ = false;
+void FormatSweepView::showRuns() {
+    sides_[0].run = set_->focused();
+    sides_[1].run = set_->partner();
+    const bool both = sides_[1].run != nullptr;
+    showRunTitle(sides_[0].title, sides_[0].run, both ? QStringLiteral("A") : QString());
+    sides_[0].title->setVisible(both);
+    showRunTitle(sides_[1].title, sides_[1].run, QStringLiteral("B"));
+    sides_[1].box->setVisible(both);
+    followLatest_ = true;
     updateSlider();
     redraw();
 }
@@ -153,7 +142,7 @@ void FormatSweepView::setStepIndex(int index) {
 }
 
 std::vector<int64_t> FormatSweepView::keptSteps() const {
-    const TensorData* d = shownData();
+    const FormatSweepSeries::TensorData* d = dataOf(sides_[0]);
     return d ? d->steps() : std::vector<int64_t>{};
 }
 
@@ -166,13 +155,12 @@ double FormatSweepView::metricOf(const FormatSweepRecord& record, Metric metric)
     return kNaN;
 }
 
-const FormatSweepView::TensorData* FormatSweepView::shownData() const {
-    const auto it = data_.find(tensor());
-    return it == data_.end() ? nullptr : &it->second;
+const FormatSweepSeries::TensorData* FormatSweepView::dataOf(const Side& side) const {
+    return side.run ? side.run->formatSweep().data(tensor()) : nullptr;
 }
 
 void FormatSweepView::updateSlider() {
-    const TensorData* d = shownData();
+    const FormatSweepSeries::TensorData* d = dataOf(sides_[0]);
     const int count = d ? static_cast<int>(d->size()) : 0;
     // Keep the step the user chose across thinning: find it again among the kept steps.
     int index = slider_->value();
@@ -186,61 +174,66 @@ void FormatSweepView::updateSlider() {
 }
 
 void FormatSweepView::redraw() {
-    const TensorData* d = shownData();
     const Metric which = metric();
-    QStringList rows;
-    if (d)
-        for (const QString& layer : layers_.names()) {
-            bool has = false;
-            for (std::size_t i = 0; i < d->size() && !has; ++i) has = d->entry(i).count(layer) > 0;
-            if (has) rows << layer;
-        }
-    if (rows != heatmap_->rows() || formats_ != heatmap_->columns()) heatmap_->setCategories(rows, formats_);
-
-    std::vector<std::vector<double>> values(static_cast<std::size_t>(rows.size()),
-                                            std::vector<double>(static_cast<std::size_t>(formats_.size()), kNaN));
+    const FormatSweepSeries::TensorData* a = dataOf(sides_[0]);
     shownStep_ = -1;
+    if (a && !a->empty())
+        shownStep_ = a->step(std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), a->size() - 1));
     double low = std::numeric_limits<double>::infinity(), high = -low;
-    if (d && !d->empty()) {
-        const std::size_t index = std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), d->size() - 1);
-        shownStep_ = d->step(index);
-        const StepSweep& step = d->entry(index);
-        for (int r = 0; r < rows.size(); ++r) {
-            const auto layer = step.find(rows[r]);
-            if (layer == step.end()) continue;
-            for (int c = 0; c < formats_.size(); ++c) {
-                const auto cell = layer->second.find(formats_[c]);
-                if (cell == layer->second.end()) continue;
-                const double v = metricOf(cell->second, which);
-                values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)] = v;
-                if (std::isfinite(v)) {
-                    low = std::min(low, v);
-                    high = std::max(high, v);
+    for (Side& side : sides_) {
+        const FormatSweepSeries::TensorData* d = dataOf(side);
+        const QStringList formats = side.run ? side.run->formatSweep().formats() : QStringList();
+        QStringList rows;
+        if (d)
+            for (const QString& layer : side.run->formatSweep().layers().names()) {
+                bool has = false;
+                for (std::size_t i = 0; i < d->size() && !has; ++i) has = d->entry(i).count(layer) > 0;
+                if (has) rows << layer;
+            }
+        if (rows != side.heatmap->rows() || formats != side.heatmap->columns())
+            side.heatmap->setCategories(rows, formats);
+        std::vector<std::vector<double>> values(static_cast<std::size_t>(rows.size()),
+                                                std::vector<double>(static_cast<std::size_t>(formats.size()), kNaN));
+        // A's chosen step; B's latest kept step at or before it.
+        const std::ptrdiff_t index = d && shownStep_ >= 0 ? d->indexAtOrBefore(shownStep_) : -1;
+        if (index >= 0) {
+            const FormatSweepSeries::StepSweep& step = d->entry(static_cast<std::size_t>(index));
+            for (int r = 0; r < rows.size(); ++r) {
+                const auto layer = step.find(rows[r]);
+                if (layer == step.end()) continue;
+                for (int c = 0; c < formats.size(); ++c) {
+                    const auto cell = layer->second.find(formats[c]);
+                    if (cell == layer->second.end()) continue;
+                    const double v = metricOf(cell->second, which);
+                    values[static_cast<std::size_t>(r)][static_cast<std::size_t>(c)] = v;
+                    if (std::isfinite(v)) {
+                        low = std::min(low, v);
+                        high = std::max(high, v);
+                    }
                 }
             }
         }
+        side.heatmap->setValues(values);
+        side.heatmap->setPlaceholder(
+            rows.isEmpty() ? tr("No format sweep yet: a sweep measures every format on the same fp32 "
+                                "tensors every probes.format_sweep_every steps")
+                           : QString());
     }
-    if (which == Metric::Snr) {
-        heatmap_->setValueStyle(CategoryHeatmapPlot::ValueStyle::Decibels, tr("SNR (dB), higher is better"));
-        heatmap_->setColourRange(std::isfinite(low) ? std::floor(low) : 0.0,
-                                 std::isfinite(high) ? std::ceil(high) : 1.0, false);
-    } else {
-        heatmap_->setValueStyle(CategoryHeatmapPlot::ValueStyle::Percent,
-                                which == Metric::Underflow ? tr("fraction flushed to 0") : tr("fraction saturated"));
-        // From 0: a small loss is still light, whatever the largest.
-        heatmap_->setColourRange(0.0, std::isfinite(high) && high > 0.0 ? high : 1.0, true);
+    for (Side& side : sides_) {
+        // One colour scale for A and B.
+        if (which == Metric::Snr) {
+            side.heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Decibels, tr("SNR (dB), higher is better"));
+            side.heatmap->setColourRange(std::isfinite(low) ? std::floor(low) : 0.0,
+                                         std::isfinite(high) ? std::ceil(high) : 1.0, false);
+        } else {
+            side.heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Percent,
+                                        which == Metric::Underflow ? tr("fraction flushed to 0") : tr("fraction saturated"));
+            // From 0: a small loss is still light, whatever the largest.
+            side.heatmap->setColourRange(0.0, std::isfinite(high) && high > 0.0 ? high : 1.0, true);
+        }
     }
-    heatmap_->setValues(values);
-
-    stepLabel_->setText(shownStep_ >= 0 ? tr("step %1 (%2 of %3)")
-                                              .arg(shownStep_)
-                                              .arg(slider_->value() + 1)
-                                              .arg(d ? d->size() : 0)
+    stepLabel_->setText(shownStep_ >= 0 ? tr("step %1 (%2 of %3)").arg(shownStep_).arg(slider_->value() + 1).arg(a ? a->size() : 0)
                                         : tr("no sweep yet"));
-    heatmap_->setPlaceholder(
-        rows.isEmpty() ? tr("No format sweep yet: a sweep measures every format on the same fp32 "
-                            "tensors every probes.format_sweep_every steps")
-                       : QString());
     noteLabel_->setText(tr("Each cell: the layer's fp32 tensor rounded to that format (fp16, bf16 plain "
                            "casts; e4m3, e5m2 per-tensor scaled; MX and NVFP4 block-scaled)."));
 }

@@ -3,28 +3,26 @@
 // each number format on one sweep step: a heatmap, layer x format, of the fraction of
 // elements flushed to zero, the fraction saturated, or the signal-to-noise ratio (a
 // chooser), for the weight gradients or the activations entering the matmul/conv (a
-// chooser), and a slider over the sweep steps.
+// chooser), and a slider over the sweep steps. The focused run (A) against the run
+// compared with it (B, RunSet::partner): two heatmaps side by side on one colour scale.
 //
 // Contract:
-// - A RunObserver: "format_sweep" records (core/probes/ProbeRecords.md), parsed with
-//   formatSweepRecordFromJson, come through takeRecord; run_info gives the layer order.
+// - Reads the run set: A's and B's FormatSweepSeries ("format_sweep" records, kept and
+//   thinned there).
 // - Rows are the layers with records of the chosen tensor, in model order (first on top);
 //   columns the formats in the order the records first named them. A cell is the record's
 //   underflowFraction(), saturatedFraction() or snrDb() of that layer and format at the
-//   slider's step (the latest step at or before it that the store kept); no record: empty.
-// - The slider runs over the kept sweep steps (at most kMaxKeptSweepSteps per tensor in a
-//   ProbeSeriesStore, thinned by its rule weighing a step by what the formats lost). It
-//   follows new steps while it is at the last one; moved back, it stays where it is.
+//   slider's step (A's kept steps; B shows its latest kept step at or before it).
+// - The slider follows new steps while it is at the last one; moved back, it stays.
 #include <QString>
 #include <QStringList>
 #include <QWidget>
 #include <cstdint>
-#include <map>
+#include <vector>
 
-#include "RunObserver.h"
 #include "probes/FormatSweepRecord.h"
-#include "views/LayerOrder.h"
-#include "views/ProbeSeriesStore.h"
+#include "runset/FormatSweepSeries.h"
+#include "runset/RunChanges.h"
 
 class QComboBox;
 class QLabel;
@@ -33,61 +31,59 @@ class QSlider;
 namespace ampscope::ui {
 
 class CategoryHeatmapPlot;
+class RunModel;
+class RunSet;
 
-class FormatSweepView : public QWidget, public RunObserver {
+class FormatSweepView : public QWidget {
     Q_OBJECT
 public:
     enum class Metric { Underflow, Saturation, Snr };
 
-    static constexpr std::size_t kMaxKeptSweepSteps = 512;
-
-    explicit FormatSweepView(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
-    void endOfBatch() override;
+    explicit FormatSweepView(RunSet* set, QWidget* parent = nullptr);
 
     void setMetric(Metric metric);
     Metric metric() const;
     // "gradient" or "activation" (format_sweep_tensor).
     void setTensor(const QString& tensor);
     QString tensor() const;
-    // Shows the kept sweep step at `index` (the slider's position).
+    // Shows A's kept sweep step at `index` (the slider's position).
     void setStepIndex(int index);
     int64_t shownStep() const { return shownStep_; }
     std::vector<int64_t> keptSteps() const;
 
     static double metricOf(const FormatSweepRecord& record, Metric metric);
 
-    CategoryHeatmapPlot* heatmap() const { return heatmap_; }
+    // A's heatmap, and B's (hidden while no run is compared with A).
+    CategoryHeatmapPlot* heatmap() const { return sides_[0].heatmap; }
+    CategoryHeatmapPlot* partnerHeatmap() const { return sides_[1].heatmap; }
     QSlider* stepSlider() const { return slider_; }
     QLabel* stepLabel() const { return stepLabel_; }
     QComboBox* metricChooser() const { return metricBox_; }
     QComboBox* tensorChooser() const { return tensorBox_; }
 
 private:
-    // One sweep step: layer -> format -> the record.
-    using StepSweep = std::map<QString, std::map<QString, FormatSweepRecord>>;
-    using TensorData = ProbeSeriesStore<StepSweep>;
+    struct Side {
+        QWidget* box = nullptr;
+        QLabel* title = nullptr;
+        CategoryHeatmapPlot* heatmap = nullptr;
+        const RunModel* run = nullptr;
+    };
 
-    const TensorData* shownData() const;
+    void onChanged(RunId run, RunChanges what);
+    void showRuns();
+    const FormatSweepSeries::TensorData* dataOf(const Side& side) const;
     void updateSlider();
     void redraw();
 
-    CategoryHeatmapPlot* heatmap_ = nullptr;
+    RunSet* set_;
+    Side sides_[2];
     QComboBox* metricBox_ = nullptr;
     QComboBox* tensorBox_ = nullptr;
     QSlider* slider_ = nullptr;
     QLabel* stepLabel_ = nullptr;
     QLabel* noteLabel_ = nullptr;
-
-    LayerOrder layers_;
-    std::map<QString, TensorData> data_;  // by tensor
-    QStringList formats_;                 // first-seen order
     int64_t shownStep_ = -1;
     bool followLatest_ = true;
-    bool dirty_ = false;
     bool updatingSlider_ = false;
 };
 

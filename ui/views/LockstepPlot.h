@@ -1,7 +1,7 @@
 #pragma once
-// LockstepPlot: the lock-step A/B of a run (config lockstep.mode): the same seed,
-// initial weights and batches trained in a second precision mode B beside the run A.
-// From "lockstep" records (core/probes/ComparisonRecords.h):
+// LockstepPlot: the lock-step A/B of the focused run (config lockstep.mode): the same
+// seed, initial weights and batches trained in a second precision mode B beside the run
+// A, from its "lockstep" records (LockstepSeries):
 // - left axis: per layer, the cosine between A's and B's unscaled parameter gradients
 //   of the same step (probe steps), one line per layer;
 // - right axis: the loss difference A - B per step.
@@ -10,39 +10,34 @@
 #include <map>
 #include <string>
 
-#include "plots/TimeSeriesPlot.h"
+#include "plots/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 
-class LockstepPlot : public TimeSeriesPlot {
+class LockstepPlot : public RunSetTimePlot {
     Q_OBJECT
 public:
-    explicit LockstepPlot(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
+    explicit LockstepPlot(RunSet* set, QWidget* parent = nullptr);
 
     QString hoverText(double step, QPoint pixel) const override;
 
-    QCPGraph* lossDiffGraph() const { return lossDiff_->graph(); }
+    QCPGraph* lossDiffGraph() const { return lossDiff_ ? lossDiff_->graph() : nullptr; }
     // nullptr until a record carries that layer's cosine.
     QCPGraph* cosineGraph(const std::string& layer) const;
-    QString partnerMode() const { return partnerMode_; }
+    QString partnerMode() const;
 
 protected:
+    void addRunGraphs(const RunModel& run, bool focused, bool several) override;
+    void afterRebuild() override;
+    QString emptyText() const override;
     void applyAutoRanges() override;
 
 private:
-    void addLossSeries();
+    void addNewLayers();
 
+    const RunModel* run_ = nullptr;  // the focused run (lock-step is within one run)
     SeriesGraph* lossDiff_ = nullptr;
     std::map<std::string, SeriesGraph*> cosines_;
-    std::vector<std::string> layerOrder_;  // first-seen order, for colours and the tooltip
-    QString runMode_, partnerMode_;
-    double lastStep_ = 0.0;
-    double minCosine_ = 1.0;
-    double maxAbsDiff_ = 0.0;
 };
 
 }  // namespace ampscope::ui

@@ -3,100 +3,115 @@
 #include <algorithm>
 #include <cmath>
 
-#include "views/MemoryRecord.h"
+#include "runset/RunSet.h"
 
 namespace ampscope::ui {
 
-namespace {
-
-constexpr double kBytesPerMiB = 1024.0 * 1024.0;
-
-QColor activationColour(std::size_t index) {
-    static const QColor kColours[4] = {QColor(44, 160, 44), QColor(148, 103, 189),
-                                       QColor(227, 119, 194), QColor(188, 189, 34)};
-    return kColours[index % 4];
-}
-
-}  // namespace
-
-MemoryPlot::MemoryPlot(QWidget* parent) : TimeSeriesPlot(parent) {
+MemoryPlot::MemoryPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange::Memory, parent) {
     setObjectName(QStringLiteral("memory"));
     yAxis->setLabel(tr("memory (MiB)"));
-    addFixedSeries();
-    setPlaceholder(tr("No run yet"));
+    rebuild();
 }
 
-void MemoryPlot::addFixedSeries() {
-    rss_ = addSeries(yAxis, tr("process RSS"), QPen(QColor(20, 110, 160), 1.5));
-    peakRss_ = addSeries(yAxis, tr("peak RSS"), QPen(QColor(20, 110, 160), 1.5, Qt::DashLine));
-    cudaPeak_ = addSeries(yAxis, tr("CUDA peak allocated"), QPen(QColor(200, 60, 30), 1.5));
-    for (SeriesGraph* s : {rss_, peakRss_, cudaPeak_}) s->graph()->removeFromLegend();
+QCPGraph* MemoryPlot::rssGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().rss->graph();
 }
 
-void MemoryPlot::beginRun(const RunContext& context) {
-    (void)context;
-    removeAllSeries();
-    activations_.clear();
-    addFixedSeries();
-    maxMiB_ = 0.0;
-    lastStep_ = 0.0;
-    setPlaceholder(tr("No memory records yet"));
+QCPGraph* MemoryPlot::peakRssGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().peakRss->graph();
+}
+
+QCPGraph* MemoryPlot::cudaPeakGraph() const {
+    return lines_.empty() ? nullptr : lines_.front().cudaPeak->graph();
 }
 
 QCPGraph* MemoryPlot::activationGraph(const std::string& dtype) const {
-    const auto it = activations_.find(dtype);
-    return it == activations_.end() ? nullptr : it->second->graph();
+    for (const auto& [name, s] : activations_)
+        if (name == dtype) return s->graph();
+    return nullptr;
 }
 
-void MemoryPlot::append(SeriesGraph* series, double step, double bytes) {
-    if (!std::isfinite(bytes)) return;
-    const double mib = bytes / kBytesPerMiB;
-    series->append(step, mib);
-    if (series->series().size() == 1) series->graph()->addToLegend();
-    maxMiB_ = std::max(maxMiB_, mib);
-    lastStep_ = std::max(lastStep_, step);
-}
-
-void MemoryPlot::takeRecord(const nlohmann::json& record) {
-    const auto sample = memorySampleFromRecord(record);
-    if (!sample) return;
-    const double step = static_cast<double>(sample->step);
-    if (sample->rssBytes) append(rss_, step, *sample->rssBytes);
-    if (sample->peakRssBytes) append(peakRss_, step, *sample->peakRssBytes);
-    if (sample->cudaPeakAllocatedBytes) append(cudaPeak_, step, *sample->cudaPeakAllocatedBytes);
-    for (const auto& [dtype, bytes] : sample->activationBytes) {
-        auto it = activations_.find(dtype);
-        if (it == activations_.end()) {
-            SeriesGraph* s =
-                addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
-                          QPen(activationColour(activations_.size()), 1.5));
-            it = activations_.emplace(dtype, s).first;
-        }
-        append(it->second, step, bytes);
+void MemoryPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
+    if (focused) {
+        lines_.clear();
+        activations_.clear();
     }
-    setPlaceholder(QString());
+    const MemorySeries& m = run.memory();
+    const QColor colour = run.colour();
+    RunLines lines;
+    lines.rss = addSeries(yAxis, lineName(run, several, tr("process RSS")), QPen(colour, 1.5), m.rss());
+    lines.peakRss = addSeries(yAxis, lineName(run, several, tr("peak RSS")), QPen(colour, 1.5, Qt::DashLine),
+                              m.peakRss());
+    lines.cudaPeak = addSeries(yAxis, lineName(run, several, tr("CUDA peak allocated")),
+                               QPen(colour, 1.5, Qt::DotLine), m.cudaPeak());
+    lines_.push_back(lines);
+    if (focused) addActivationLines();
+}
+
+// The focused run's dtypes, as its records named them so far.
+void MemoryPlot::addActivationLines() {
+    const RunModel* focused = runSet()->focused();
+    if (!focused) return;
+    for (const auto& [dtype, series] : focused->memory().activations()) {
+        if (activationGraph(dtype)) continue;
+        const Qt::PenStyle style = activations_.size() % 2 ? Qt::DashDotDotLine : Qt::DashDotLine;
+        activations_.emplace_back(
+            dtype, addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
+                             QPen(focused->colour().darker(130), 1.5, style), series));
+    }
+}
+
+void MemoryPlot::afterRebuild() {
+    if (shownRuns().empty()) lines_.clear(), activations_.clear();
+    updateLegend();
+}
+
+void MemoryPlot::updateLegend() {
+    for (const RunLines& l : lines_)
+        for (SeriesGraph* s : {l.rss, l.peakRss, l.cudaPeak}) {
+            const bool in = legend->hasItemWithPlottable(s->graph());
+            if (s->series().empty() && in) s->graph()->removeFromLegend();
+            if (!s->series().empty() && !in) s->graph()->addToLegend();
+        }
+}
+
+QString MemoryPlot::emptyText() const {
+    for (const RunModel* run : shownRuns())
+        if (!run->memory().empty()) return QString();
+    return tr("No memory records yet");
 }
 
 void MemoryPlot::applyAutoRanges() {
-    setXRangeToData(lastStep_);
-    yAxis->setRange(0.0, maxMiB_ > 0.0 ? maxMiB_ * 1.08 : 1.0);
+    addActivationLines();  // a dtype first named in this batch
+    updateLegend();
+    double lastStep = 0.0, maxMiB = 0.0;
+    for (const RunModel* run : shownRuns()) {
+        lastStep = std::max(lastStep, run->memory().lastStep());
+        maxMiB = std::max(maxMiB, run->memory().maxMiB());
+    }
+    setXRangeToData(lastStep);
+    yAxis->setRange(0.0, maxMiB > 0.0 ? maxMiB * 1.08 : 1.0);
 }
 
 QString MemoryPlot::hoverText(double step, QPoint pixel) const {
     (void)pixel;
     QString text;
-    auto line = [&](const QString& name, const SeriesGraph* s) {
-        const DecimatedSeries& d = s->series();
+    auto line = [&](const QString& name, const DecimatedSeries& d) {
         if (d.empty()) return;
         const std::size_t i = d.nearestIndex(step);
         if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(d.x(i)));
         text += tr("\n%1: %2 MiB").arg(name, formatValue(d.y(i)));
     };
-    line(tr("process RSS"), rss_);
-    line(tr("peak RSS"), peakRss_);
-    line(tr("CUDA peak allocated"), cudaPeak_);
-    for (const auto& [dtype, s] : activations_)
-        line(tr("activations, %1").arg(QString::fromStdString(dtype)), s);
+    const bool several = shownRuns().size() > 1;
+    for (const RunModel* run : shownRuns()) {
+        const MemorySeries& m = run->memory();
+        line(lineName(*run, several, tr("process RSS")), m.rss());
+        line(lineName(*run, several, tr("peak RSS")), m.peakRss());
+        line(lineName(*run, several, tr("CUDA peak allocated")), m.cudaPeak());
+        if (run != shownRuns().front()) continue;
+        for (const auto& [dtype, series] : m.activations())
+            line(tr("activations, %1").arg(QString::fromStdString(dtype)), series);
+    }
     return text;
 }
 

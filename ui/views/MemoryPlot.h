@@ -1,46 +1,48 @@
 #pragma once
-// MemoryPlot: the run's memory over the steps, from "memory" records (MemoryRecord.h):
-// process RSS and its peak, CUDA's peak allocated bytes where the run used CUDA, and the
-// bytes of activations a step kept, one line per dtype. All in MiB on one axis from 0.
-// A line joins the legend once it has data; a record without a field adds no point to
-// that line. Otherwise a TimeSeriesPlot (zoom/pan, double click resets, tooltip).
-#include <map>
+// MemoryPlot: the memory of the runs a run set shows, over their steps, from their
+// "memory" records (MemorySeries): process RSS (solid) and its peak (dashed), CUDA's
+// peak allocated bytes where a run used CUDA (dotted), each run in its colour, and for
+// the focused run the bytes of activations a step kept, one line per dtype (dash-dot).
+// All in MiB on one axis from 0. A line joins the legend once it has data (by run name
+// once several runs are shown). Otherwise a TimeSeriesPlot (zoom/pan, tooltip...).
 #include <string>
+#include <vector>
 
-#include "plots/TimeSeriesPlot.h"
+#include "plots/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 
-class MemoryPlot : public TimeSeriesPlot {
+class MemoryPlot : public RunSetTimePlot {
     Q_OBJECT
 public:
-    explicit MemoryPlot(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
+    explicit MemoryPlot(RunSet* set, QWidget* parent = nullptr);
 
     QString hoverText(double step, QPoint pixel) const override;
 
-    QCPGraph* rssGraph() const { return rss_->graph(); }
-    QCPGraph* peakRssGraph() const { return peakRss_->graph(); }
-    QCPGraph* cudaPeakGraph() const { return cudaPeak_->graph(); }
-    // nullptr until a record names that dtype.
+    // The focused run's graphs (nullptr with no run shown).
+    QCPGraph* rssGraph() const;
+    QCPGraph* peakRssGraph() const;
+    QCPGraph* cudaPeakGraph() const;
+    // nullptr until a record of the focused run names that dtype.
     QCPGraph* activationGraph(const std::string& dtype) const;
 
 protected:
+    void addRunGraphs(const RunModel& run, bool focused, bool several) override;
+    void afterRebuild() override;
+    QString emptyText() const override;
     void applyAutoRanges() override;
 
 private:
-    void addFixedSeries();
-    void append(SeriesGraph* series, double step, double bytes);
+    struct RunLines {
+        SeriesGraph* rss = nullptr;
+        SeriesGraph* peakRss = nullptr;
+        SeriesGraph* cudaPeak = nullptr;
+    };
+    void addActivationLines();
+    void updateLegend();
 
-    SeriesGraph* rss_ = nullptr;
-    SeriesGraph* peakRss_ = nullptr;
-    SeriesGraph* cudaPeak_ = nullptr;
-    std::map<std::string, SeriesGraph*> activations_;
-    double maxMiB_ = 0.0;
-    double lastStep_ = 0.0;
+    std::vector<RunLines> lines_;  // per shown run, the focused one first
+    std::vector<std::pair<std::string, SeriesGraph*>> activations_;  // the focused run's
 };
 
 }  // namespace ampscope::ui

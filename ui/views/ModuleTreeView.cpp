@@ -14,6 +14,7 @@
 #include "probes/NonFiniteEvent.h"
 #include "probes/ProbeRecords.h"
 #include "run/ModelModulesRecord.h"
+#include "runset/RunSet.h"
 
 namespace ampscope::ui {
 
@@ -235,44 +236,31 @@ bool ModuleTreeView::highlightModule(const QString& layer, const QString& why) {
     return true;
 }
 
-void ModuleTreeView::beginRun(const RunContext& context) {
-    (void)context;
-    pendingCulprit_.clear();
-    pendingWhy_.clear();
-    sawNonFinite_ = false;
-    clear();
+void ModuleTreeView::followFocusedRun(RunSet* set) {
+    connect(set, &RunSet::changed, this, [this, set](RunId run, RunChanges what) {
+        const bool focusMoved = what & (RunChange::Focus | RunChange::Removed);
+        if (!focusMoved && !(run == set->focusedId() && (what & RunChange::NonFinite))) return;
+        if (const RunModel* focused = set->focused()) showRun(focused->nonFinite());
+    });
 }
 
-void ModuleTreeView::takeModelModules(const ModelModulesRecord& record) {
-    const QString file = QString::fromStdString(record.path);
-    setModules(record.modules,
-               file.isEmpty() ? tr("From the run's records")
-                              : tr("From the run's records: %1").arg(file));
-}
-
-void ModuleTreeView::takeRecord(const nlohmann::json& record) {
-    if (sawNonFinite_ || recordType(record) != probe_record_type::kNonFinite) return;
-    sawNonFinite_ = true;  // the run's first one is the culprit
-    try {
-        const NonFiniteEvent event = nonFiniteRecordFromJson(record).event;
-        if (event.layer == kLossLayerName) return;
-        pendingCulprit_ = QString::fromStdString(event.layer);
-        pendingWhy_ = tr("First non-finite value of the run: step %1, %2, %3")
-                          .arg(event.step)
-                          .arg(QString::fromStdString(event.phase), QString::fromStdString(event.tensor));
-    } catch (const std::exception& e) {
-        qWarning("module tree: skipped a nonfinite record: %s", e.what());
+void ModuleTreeView::showRun(const NonFiniteFacts& facts) {
+    if (facts.modules().empty()) {
+        if (!isEmpty()) clear();
+        return;
     }
-}
-
-void ModuleTreeView::endOfBatch() {
-    applyPendingHighlight();
-}
-
-void ModuleTreeView::applyPendingHighlight() {
-    if (pendingCulprit_.isEmpty() || modules_.empty()) return;
-    highlightModule(pendingCulprit_, pendingWhy_);
-    pendingCulprit_.clear();
+    const QString file = facts.modulesFile();
+    if (facts.modules() != modules_)
+        setModules(facts.modules(), file.isEmpty() ? tr("From the run's records")
+                                                   : tr("From the run's records: %1").arg(file));
+    const auto& record = facts.record();
+    if (!record || record->event.layer == kLossLayerName) return;
+    const NonFiniteEvent& event = record->event;
+    const QString culprit = QString::fromStdString(event.layer);
+    if (culprit != highlighted_)
+        highlightModule(culprit, tr("First non-finite value of the run: step %1, %2, %3")
+                                     .arg(event.step)
+                                     .arg(QString::fromStdString(event.phase), QString::fromStdString(event.tensor)));
 }
 
 }  // namespace ampscope::ui

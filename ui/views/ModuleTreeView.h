@@ -9,20 +9,19 @@
 // - setModules() shows a tree from core's list (pre-order, [0] = the model itself, name
 //   ""; depth says the nesting), with a caption saying where it came from. The model
 //   itself reads "(model)", the name its layer has when it holds parameters of its own.
-// - A RunObserver: beginRun forgets the tree; the run's model_modules record (handed over
-//   parsed by RecordDispatcher, takeModelModules) fills it; a zoo model's run leaves it
-//   empty. Nothing here ever loads a model file: a run's tree comes from its records.
-// - The run's first nonfinite record marks its culprit (takeRecord): the module whose
-//   layer name the event carries is selected, bold and red with a red marker, its parents
-//   are expanded and it is scrolled into view. highlightModule() does the same by hand.
-//   The loss, or a name that is not in the tree, marks nothing.
+// - showRun(facts) shows a run's tree as the run set holds it (NonFiniteFacts: the run's
+//   model_modules record; a zoo model's run leaves it empty). Nothing here ever loads a
+//   model file: a run's tree comes from its records. The run's first non-finite value
+//   marks its culprit: the module whose layer name the event carries is selected, bold
+//   and red with a red marker, its parents are expanded and it is scrolled into view.
+//   highlightModule() does the same by hand. The loss, or a name that is not in the
+//   tree, marks nothing.
 // - Clicking a module emits moduleActivated with its layer name ("(model)" for the root).
 #include <QString>
 #include <QWidget>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
-#include "RunObserver.h"
 #include "models/ScriptModuleInfo.h"
 
 class QLabel;
@@ -31,7 +30,10 @@ class QTreeWidgetItem;
 
 namespace ampscope::ui {
 
-class ModuleTreeView : public QWidget, public RunObserver {
+class NonFiniteFacts;
+class RunSet;
+
+class ModuleTreeView : public QWidget {
     Q_OBJECT
 public:
     // The layer name of the model itself (core's TorchScript model names it so).
@@ -62,11 +64,10 @@ public:
 
     QTreeWidget* tree() const { return tree_; }
 
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeModelModules(const ModelModulesRecord& record) override;
-    void takeRecord(const nlohmann::json& record) override;
-    void endOfBatch() override;
+    // A run's tree and culprit, from what the run set holds of it (empty: cleared).
+    void showRun(const NonFiniteFacts& facts);
+    // The focused run's tree from now on, and again whenever the focus or its records change.
+    void followFocusedRun(RunSet* set);
 
     static QColor culpritColor();
 
@@ -82,7 +83,6 @@ private:
     void fitColumns();
     void fitHeight();
     void fill();
-    void applyPendingHighlight();
 
     QLabel* caption_ = nullptr;
     QTreeWidget* tree_ = nullptr;
@@ -90,9 +90,6 @@ private:
     int contentWidth_ = 0;
     int heightRows_ = 0;  // the columns as wide as what they hold (fitColumns)
     QString highlighted_;
-    QString pendingCulprit_;  // from the run's nonfinite record, marked at endOfBatch
-    QString pendingWhy_;
-    bool sawNonFinite_ = false;
 };
 
 }  // namespace ampscope::ui

@@ -1,5 +1,6 @@
 #include "views/NanInspectorView.h"
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -14,6 +15,7 @@
 
 #include "RunFacts.h"
 #include "RunRecordParsing.h"
+#include "runset/RunSet.h"
 #include "views/ModuleTreeView.h"
 #include "run/EventSchema.h"
 #include "precision/Fp16Limits.h"
@@ -79,8 +81,16 @@ const TensorStats* statsOf(const StatsFrame& frame, const QString& layer, const 
 
 }  // namespace
 
-NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
+NanInspectorView::NanInspectorView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("nanInspector"));
+
+    runBox_ = new QComboBox(this);
+    runBox_->setObjectName(QStringLiteral("nanRun"));
+    runBox_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+    runBox_->setToolTip(tr("Whose first NaN/Inf is shown: choosing a run focuses it in every view"));
+    connect(runBox_, &QComboBox::currentIndexChanged, this, [this] {
+        if (!updatingChooser_ && runBox_->currentIndex() >= 0) set_->focus(runBox_->currentData().toInt());
+    });
 
     header_ = new QLabel(this);
     header_->setObjectName(QStringLiteral("nanHeader"));
@@ -95,6 +105,10 @@ NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
         if (!layer.isEmpty() && layer != kLoss) Q_EMIT rerunWithLayerInFp32(layer);
     });
 
+    auto* runRow = new QHBoxLayout;
+    runRow->addWidget(new QLabel(tr("Run:"), this));
+    runRow->addWidget(runBox_);
+    runRow->addStretch(1);
     auto* top = new QHBoxLayout;
     top->addWidget(header_, 1);
     top->addWidget(rerunButton_, 0, Qt::AlignTop);
@@ -143,34 +157,56 @@ NanInspectorView::NanInspectorView(QWidget* parent) : QWidget(parent) {
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
+    main->addLayout(runRow);
     main->addLayout(top);
     main->addWidget(splitter, 1);
 
-    header_->setText(tr("<b>No run yet.</b> The first NaN or Inf of a run shows here."));
-    showNoEvent();
+    connect(set_, &RunSet::changed, this, &NanInspectorView::onChanged);
+    updateRunChooser();
+    showFocused();
 }
 
-void NanInspectorView::beginRun(const RunContext& context) {
-    layers_.clear();
-    record_.reset();
-    rows_.clear();
-    keptInFp32_.clear();
-    recordedRun_ = false;
-    for (const auto& name : context.config.precision.keep_fp32)
-        keptInFp32_ << QString::fromStdString(name);
-    locateMode_ = context.config.probes.locate_nonfinite;
-    moduleTree_->beginRun(context);
-    showModuleTree(false);  // until the run's model_modules record says it is a user's model
-    running_ = true;
-    announced_ = false;
-    dirty_ = true;
-    endOfBatch();
+void NanInspectorView::onChanged(RunId run, RunChanges what) {
+    if (what & (kShownRunsChange | RunChange::Identity)) updateRunChooser();
+    if (what & (RunChange::Added | RunChange::Removed | RunChange::Focus)) {
+        showFocused();
+        return;
+    }
+    if (run != set_->focusedId() || !(what & RunChange::NonFinite)) return;
+    showFocused();
+    if (hasEvent() && announced_.insert(run).second) Q_EMIT nonFiniteFound();
 }
 
-void NanInspectorView::takeModelModules(const ModelModulesRecord& record) {
-    moduleTree_->takeModelModules(record);
+void NanInspectorView::updateRunChooser() {
+    updatingChooser_ = true;
+    runBox_->clear();
+    for (const RunModel* run : set_->runs()) {
+        const int64_t step = run->firstNonFiniteStep();
+        runBox_->addItem(step >= 0 ? tr("%1 \u00B7 non-finite at step %2").arg(run->name()).arg(step)
+                                   : tr("%1 \u00B7 no non-finite value").arg(run->name()),
+                         run->id());
+        QPixmap swatch(10, 10);
+        swatch.fill(run->colour());
+        runBox_->setItemIcon(runBox_->count() - 1, QIcon(swatch));
+    }
+    runBox_->setCurrentIndex(runBox_->findData(set_->focusedId()));
+    runBox_->setEnabled(runBox_->count() > 1);
+    updatingChooser_ = false;
+}
+
+void NanInspectorView::showFocused() {
+    const RunModel* focused = set_->focused();
+    facts_ = focused ? &focused->nonFinite() : nullptr;
+    if (focused) {
+        moduleTree_->showRun(*facts_);
+    } else {
+        moduleTree_->clear();
+    }
     showModuleTree(!moduleTree_->isEmpty());
-    dirty_ = true;
+    if (hasEvent())
+        showFoundEvent();
+    else
+        showNoEvent();
 }
 
 void NanInspectorView::showModuleTree(bool show) {
@@ -179,49 +215,20 @@ void NanInspectorView::showModuleTree(bool show) {
     layerList_->setVisible(!show);
     if (show) {
         // Qualified names, a type and two narrow columns: wider than the flat list, but
-        // the statistics keep at least half the dock.
-        // (The splitter may not be laid out yet: the table, stretching, takes what a wider
-        // dock adds later.)
+        // the statistics keep at least half the dock. (The splitter may not be laid out
+        // yet: the table, stretching, takes what a wider dock adds later.)
         const int treeWidth = std::clamp(moduleTree_->preferredWidth(), 240, 480);
         const int total = std::max(splitter_->width(), treeWidth + 320);
         splitter_->setSizes({0, treeWidth, total - treeWidth});
     }
 }
 
-void NanInspectorView::takeRecord(const nlohmann::json& record) {
-    moduleTree_->takeRecord(record);
-    const std::string type = recordType(record);
-    if (type == event_type::kRunInfo) {
-        dirty_ |= layers_.takeRunInfo(record);
-        recordedRun_ = record.value(std::string(kSourceField), std::string()) == record_source::kPyTorchRecorder;
-        return;
-    }
-    if (type != probe_record_type::kNonFinite || record_) return;  // the first one counts
-    record_ = parsedRecord("NaN inspector", record, nonFiniteRecordFromJson);
-    if (!record_) return;
-    for (const StatsFrame& frame : record_->frames)
-        for (const LayerFrame& layer : frame.layers)
-            layers_.add(QString::fromStdString(layer.layer));
-    dirty_ = true;
-}
-
-void NanInspectorView::endOfBatch() {
-    moduleTree_->endOfBatch();
-    if (!dirty_) return;
-    dirty_ = false;
-    if (record_) {
-        showFoundEvent();
-        if (!announced_) {
-            announced_ = true;
-            Q_EMIT nonFiniteFound();
-        }
-    } else {
-        showNoEvent();
-    }
+bool NanInspectorView::hasEvent() const {
+    return facts_ && facts_->record().has_value();
 }
 
 QString NanInspectorView::culpritLayer() const {
-    return record_ ? QString::fromStdString(record_->event.layer) : QString();
+    return hasEvent() ? QString::fromStdString(facts_->record()->event.layer) : QString();
 }
 
 QString NanInspectorView::headerText() const {
@@ -229,11 +236,14 @@ QString NanInspectorView::headerText() const {
 }
 
 void NanInspectorView::showNoEvent() {
-    if (running_)
-        header_->setText(locateMode_ == "off"
+    const std::string locateMode = facts_ ? facts_->locateMode() : std::string();
+    if (!facts_)
+        header_->setText(tr("<b>No run yet.</b> The first NaN or Inf of a run shows here."));
+    else
+        header_->setText(locateMode == "off"
                              ? tr("<b>The non-finite locator is off in this run</b> "
                                   "(probes.locate_nonfinite = off).")
-                         : locateMode_ == "always"
+                         : locateMode == "always"
                              ? tr("<b>No non-finite value so far.</b> Every layer's output and "
                                   "gradient, and the loss, are checked each step.")
                              : tr("<b>No non-finite value so far.</b> Each step's loss and "
@@ -277,7 +287,7 @@ QString NanInspectorView::culpritText(const NonFiniteEvent& e) const {
 }
 
 void NanInspectorView::showFoundEvent() {
-    const NonFiniteEvent& e = record_->event;
+    const NonFiniteEvent& e = facts_->record()->event;
     const QString where = culpritText(e);
     // Found by a replay: the first operator whose output was not finite (it may sit in a
     // module below the probed layer, which is where the search for a cause starts).
@@ -307,12 +317,12 @@ int NanInspectorView::rowOf(const QString& layer, const QString& tensor,
 }
 
 void NanInspectorView::fillTable() {
-    const auto& frames = record_->frames;
-    const NonFiniteEvent& e = record_->event;
+    const auto& frames = facts_->record()->frames;
+    const NonFiniteEvent& e = facts_->record()->event;
     table_->clear();
     rows_.clear();
     const QStringList stats = {tr("min"), tr("max"), tr("mean"), tr("max |x|"), kNonFiniteStat};
-    for (const QString& layer : layers_.names()) {
+    for (const QString& layer : facts_->layers().names()) {
         if (layer == kLoss) continue;
         for (const QString& tensor : {kActivation, kGradient})
             for (const QString& stat : stats) rows_.push_back({layer, tensor, stat});
@@ -414,14 +424,14 @@ void NanInspectorView::fillTable() {
 void NanInspectorView::fillLayerList() {
     layerList_->clear();
     const QString culprit = culpritLayer();
-    QStringList names = layers_.names();
+    QStringList names = facts_ ? facts_->layers().names() : QStringList();
     if (!names.contains(kLoss)) names << kLoss;
     for (const QString& name : names) {
         auto* item = new QListWidgetItem(layerList_);
         item->setData(Qt::UserRole, name);
-        if (record_ && name == culprit) {
+        if (hasEvent() && name == culprit) {
             item->setText(tr("%1  \u2190 first NaN/Inf (%2)")
-                              .arg(name, QString::fromStdString(record_->event.phase)));
+                              .arg(name, QString::fromStdString(facts_->record()->event.phase)));
             item->setBackground(culpritTint());
             item->setForeground(Qt::white);
             QFont bold = item->font();
@@ -448,7 +458,7 @@ void NanInspectorView::updateButton() {
         rerunButton_->setToolTip(
             tr("The loss is not a layer (and autocast computes it in fp32 "
                "already): look at the layer that feeds it"));
-    } else if (recordedRun_) {
+    } else if (facts_->recordedRun()) {
         // The lab did not train this run: the fix belongs in the user's script.
         rerunButton_->setText(tr("Keep %1 in fp32 in your script").arg(layer));
         rerunButton_->setEnabled(false);
@@ -456,7 +466,7 @@ void NanInspectorView::updateButton() {
             tr("This run was recorded from a PyTorch script, so the lab cannot rerun it: run "
                "%1 outside torch.autocast (or cast its input to float32) there")
                 .arg(layer));
-    } else if (keptInFp32_.contains(layer)) {
+    } else if (facts_->keptInFp32().contains(layer)) {
         rerunButton_->setText(tr("%1 is already kept in fp32").arg(layer));
         rerunButton_->setEnabled(false);
         rerunButton_->setToolTip(tr("This run already had %1 in precision.keep_fp32").arg(layer));

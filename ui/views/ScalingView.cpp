@@ -5,16 +5,15 @@
 #include <QLabel>
 #include <QVBoxLayout>
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
 #include "plots/ScalingPlot.h"
-#include "run/EventSchema.h"
+#include "runset/RunSet.h"
 #include "views/ChooserRow.h"
+#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
-ScalingView::ScalingView(QWidget* parent) : QWidget(parent) {
+ScalingView::ScalingView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
     setObjectName(QStringLiteral("scalingView"));
     pointBox_ = new QComboBox(this);
     pointBox_->setObjectName(QStringLiteral("scalingPoint"));
@@ -23,39 +22,55 @@ ScalingView::ScalingView(QWidget* parent) : QWidget(parent) {
                              "or the gradient arriving at its output (backward)"));
     noteLabel_ = makeDockNote(this, QStringLiteral("scalingNote"));
     QHBoxLayout* controls = makeChooserRow(this, {{tr("Tensor:"), pointBox_}}, noteLabel_);
-    plot_ = new ScalingPlot(this);
+    auto* sidesRow = new QHBoxLayout;
+    for (int i = 0; i < 2; ++i) {
+        Side& side = sides_[i];
+        side.box = new QWidget(this);
+        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("scalingA") : QStringLiteral("scalingB"));
+        side.plot = new ScalingPlot(side.box);
+        auto* sideLayout = new QVBoxLayout(side.box);
+        sideLayout->setContentsMargins(0, 0, 0, 0);
+        sideLayout->setSpacing(1);
+        sideLayout->addWidget(side.title);
+        sideLayout->addWidget(side.plot, 1);
+        sidesRow->addWidget(side.box, 1);
+    }
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
     main->addLayout(controls);
-    main->addWidget(plot_, 1);
+    main->addLayout(sidesRow, 1);
     connect(pointBox_, &QComboBox::currentIndexChanged, this, [this] {
         if (updatingChooser_) return;
-        rebuildPlot();
-        plot_->resetView();  // another tensor: its own ranges
+        rebuildPlots();
+        for (Side& side : sides_) side.plot->resetView();  // another tensor: its own ranges
     });
-    rebuildPlot();
+    connect(set_, &RunSet::changed, this, &ScalingView::onChanged);
+    showRuns();
 }
 
-void ScalingView::beginRun(const RunContext& context) {
-    (void)context;
-    history_.clear();
+void ScalingView::onChanged(RunId run, RunChanges what) {
+    if (what & kShownRunsChange) {
+        showRuns();
+        return;
+    }
+    if (!(what & RunChange::FormatQuant)) return;
+    if ((sides_[0].run && sides_[0].run->id() == run) || (sides_[1].run && sides_[1].run->id() == run)) {
+        updateChooser();
+        rebuildPlots();
+    }
+}
+
+void ScalingView::showRuns() {
+    sides_[0].run = set_->focused();
+    sides_[1].run = set_->partner();
+    const bool both = sides_[1].run != nullptr;
+    showRunTitle(sides_[0].title, sides_[0].run, both ? QStringLiteral("A") : QString());
+    sides_[0].title->setVisible(both);
+    showRunTitle(sides_[1].title, sides_[1].run, QStringLiteral("B"));
+    sides_[1].box->setVisible(both);
     updateChooser();
-    rebuildPlot();
-}
-
-void ScalingView::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
-    if (type == event_type::kRunInfo)
-        dirty_ |= history_.takeRunInfo(record);
-    else if (type == probe_record_type::kFormatQuant)
-        dirty_ |= history_.take(record);
-}
-
-void ScalingView::endOfBatch() {
-    if (!dirty_) return;
-    dirty_ = false;
-    updateChooser();
-    rebuildPlot();
+    rebuildPlots();
+    for (Side& side : sides_) side.plot->resetView();
 }
 
 bool ScalingView::setPoint(const QString& label) {
@@ -77,7 +92,8 @@ QStringList ScalingView::pointLabels() const {
 
 std::vector<int64_t> ScalingView::overflowSteps() const {
     std::vector<int64_t> steps;
-    if (const auto* s = history_.series(pointBox_->currentData().toString()))
+    const RunModel* a = sides_[0].run;
+    if (const auto* s = a ? a->formatQuant().series(pointBox_->currentData().toString()) : nullptr)
         for (std::size_t i = 0; i < s->size(); ++i)
             if (s->entry(i).saturated > 0) steps.push_back(s->step(i));
     return steps;
@@ -85,7 +101,11 @@ std::vector<int64_t> ScalingView::overflowSteps() const {
 
 void ScalingView::updateChooser() {
     const QString current = pointBox_->currentData().toString();
-    const QStringList keys = history_.points();
+    QStringList keys;
+    for (const Side& side : sides_)
+        if (side.run)
+            for (const QString& key : side.run->formatQuant().points())
+                if (!keys.contains(key)) keys << key;
     QStringList shown;
     for (int i = 0; i < pointBox_->count(); ++i) shown << pointBox_->itemData(i).toString();
     if (shown == keys) return;
@@ -97,30 +117,36 @@ void ScalingView::updateChooser() {
     updatingChooser_ = false;
 }
 
-void ScalingView::rebuildPlot() {
-    plot_->clearPoints();
-    const auto* s = history_.series(pointBox_->currentData().toString());
+void ScalingView::rebuildPlots() {
+    const QString note = fill(sides_[0]);
+    fill(sides_[1]);
+    noteLabel_->setText(note);
+}
+
+QString ScalingView::fill(Side& side) {
+    ScalingPlot* plot = side.plot;
+    plot->clearPoints();
+    const auto* s = side.run ? side.run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
     if (!s || s->empty()) {
-        plot_->setPerTensorScale(true);
-        plot_->setEmptyText(tr("No format_quant records: they are written on probe steps by runs "
-                               "in fp8, mxfp8, mxfp4 or nvfp4"));
-        noteLabel_->setText(tr("Per tensor: its amax and the scale chosen for it over the probe steps."));
-        plot_->endOfBatch();
-        return;
+        plot->setPerTensorScale(true);
+        plot->setEmptyText(tr("No format_quant records: they are written on probe steps by runs "
+                              "in fp8, mxfp8, mxfp4 or nvfp4"));
+        plot->redraw();
+        return tr("Per tensor: its amax and the scale chosen for it over the probe steps.");
     }
     const FormatQuantMeasurement& last = s->back();
     const bool perTensor = !std::isnan(last.scale);
-    plot_->setPerTensorScale(perTensor);
+    plot->setPerTensorScale(perTensor);
     int overflows = 0;
     for (std::size_t i = 0; i < s->size(); ++i) {
         const FormatQuantMeasurement& m = s->entry(i);
         const bool overflow = m.saturated > 0;
         overflows += overflow ? 1 : 0;
-        plot_->append(static_cast<double>(s->step(i)), m.amax, m.scaleAmax, m.scale, overflow);
+        plot->append(static_cast<double>(s->step(i)), m.amax, m.scaleAmax, m.scale, overflow);
     }
-    plot_->setEmptyText(QString());
-    QString note = tr("%1, %2 scaling.").arg(QString::fromStdString(last.format),
-                                            QString::fromStdString(last.recipe));
+    plot->setEmptyText(QString());
+    plot->redraw();
+    QString note = tr("%1, %2 scaling.").arg(QString::fromStdString(last.format), QString::fromStdString(last.recipe));
     if (perTensor && last.scaleAmax > 0.0)
         note += tr(" Step %1: amax %2, scale from amax %3 (lag \u00D7%4).")
                     .arg(s->step(s->size() - 1))
@@ -130,8 +156,7 @@ void ScalingView::rebuildPlot() {
     else if (!perTensor)
         note += tr(" Block scales (no tensor scale): see Block scales.");
     note += tr(" Overflow steps: %1 of %2.").arg(overflows).arg(s->size());
-    noteLabel_->setText(note);
-    plot_->endOfBatch();
+    return note;
 }
 
 }  // namespace ampscope::ui

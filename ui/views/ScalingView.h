@@ -2,58 +2,71 @@
 // ScalingView: the "Scaling" dock. For one rounding point (layer x operand x direction,
 // a chooser), over the probe steps: the tensor's own amax, the amax its scale came from
 // (delayed scaling: the history's max or most recent; with current scaling the two
-// coincide), the scale, and the overflow steps (saturated > 0) marked.
+// coincide), the scale, and the overflow steps (saturated > 0) marked. The focused run
+// (A) against the run compared with it (B, RunSet::partner): two plots side by side.
 //
 // Contract:
-// - A RunObserver: "format_quant" records (written by runs in fp8, mxfp8, mxfp4, nvfp4),
-//   kept in a FormatQuantHistory; run_info orders the points.
-// - The plot (ScalingPlot) holds one point per kept probe step of the chosen point:
+// - Reads the run set: A's and B's FormatQuantHistory ("format_quant" records, written by
+//   runs in fp8, mxfp8, mxfp4, nvfp4); the chooser lists A's points, then B's others.
+// - A plot (ScalingPlot) holds one point per kept probe step of the chosen point:
 //   amax, scale_amax, scale; an overflow mark exactly at the steps with saturated > 0.
 //   MX points have no tensor scale (scale is NaN): only amax and the marks are drawn.
-// - The note under the chooser gives the recipe, the format and the latest lag
-//   (amax / scale_amax) and how many overflow steps the kept steps hold.
+// - The note under the chooser gives A's recipe, format, latest lag (amax / scale_amax)
+//   and how many overflow steps its kept steps hold.
+#include <QString>
+#include <QStringList>
 #include <QWidget>
+#include <cstdint>
+#include <vector>
 
-#include "RunObserver.h"
-#include "views/FormatQuantHistory.h"
+#include "runset/RunChanges.h"
 
 class QComboBox;
 class QLabel;
 
 namespace ampscope::ui {
 
+class RunModel;
+class RunSet;
 class ScalingPlot;
 
-class ScalingView : public QWidget, public RunObserver {
+class ScalingView : public QWidget {
     Q_OBJECT
 public:
-    explicit ScalingView(QWidget* parent = nullptr);
-
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeRecord(const nlohmann::json& record) override;
-    void endOfBatch() override;
+    explicit ScalingView(RunSet* set, QWidget* parent = nullptr);
 
     // The chosen point by its label ("fc1: input (forward)"); false when there is none.
     bool setPoint(const QString& label);
     QString point() const;
     QStringList pointLabels() const;
-    // The kept probe steps of the chosen point whose records said saturated > 0.
+    // A's kept probe steps of the chosen point whose records said saturated > 0.
     std::vector<int64_t> overflowSteps() const;
 
-    ScalingPlot* plot() const { return plot_; }
+    // A's plot, and B's (hidden while no run is compared with A).
+    ScalingPlot* plot() const { return sides_[0].plot; }
+    ScalingPlot* partnerPlot() const { return sides_[1].plot; }
     QComboBox* pointChooser() const { return pointBox_; }
     QLabel* note() const { return noteLabel_; }
 
 private:
-    void updateChooser();
-    void rebuildPlot();
+    struct Side {
+        QWidget* box = nullptr;
+        QLabel* title = nullptr;
+        ScalingPlot* plot = nullptr;
+        const RunModel* run = nullptr;
+    };
 
-    ScalingPlot* plot_ = nullptr;
+    void onChanged(RunId run, RunChanges what);
+    void showRuns();
+    void updateChooser();
+    void rebuildPlots();
+    // Fills a side's plot; returns A's note for side A.
+    QString fill(Side& side);
+
+    RunSet* set_;
+    Side sides_[2];
     QComboBox* pointBox_ = nullptr;
     QLabel* noteLabel_ = nullptr;
-    FormatQuantHistory history_;
-    bool dirty_ = false;
     bool updatingChooser_ = false;
 };
 

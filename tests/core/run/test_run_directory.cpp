@@ -30,6 +30,7 @@
 #include "run/KnownRecordTypes.h"
 #include "run/RunFollower.h"
 #include "run/RunReader.h"
+#include "run/RunSetFolder.h"
 #include "run/RunWriter.h"
 
 using ampscope::InputError;
@@ -172,6 +173,7 @@ private Q_SLOTS:
     void followerRefusesALinkedEventsFile();
     void extraFilesAreReadOnlyWhenPlainAndInside();
     void rankDirectoriesOfARecordedRun();
+    void runSetOfAFolder();
 };
 
 void TestRunDirectory::writeThenReadBack() {
@@ -995,6 +997,42 @@ void TestRunDirectory::rankDirectoriesOfARecordedRun() {
     QCOMPARE(ampscope::rankRunDirectories(run), expected);
     QVERIFY(ampscope::rankRunDirectories(run + "/rank-0").empty());  // a run, not a group
     QVERIFY(ampscope::rankRunDirectories(pathIn(tmp, "missing")).empty());
+}
+
+// A folder opened as a set: a job's ranks, a run itself, or a scenario's output folder
+// (DIR/<run-name>/) in the order its runs started, whatever their names' order.
+void TestRunDirectory::runSetOfAFolder() {
+    QTemporaryDir tmp;
+    const std::string scenario = pathIn(tmp, "scenario");
+    // "no-scaler" started before "dynamic-scaler" (alphabetically the other way round);
+    // "b" and "a" started in the same second: config.json's write time orders them.
+    const auto writeRun = [&](const std::string& name, const std::string& time) {
+        const std::string dir = scenario + "/" + name;
+        QVERIFY(QDir().mkpath(QString::fromStdString(dir)));
+        std::ofstream(dir + "/config.json") << "{\"schema_version\": 1}\n";
+        std::ofstream(dir + "/events.jsonl")
+            << json{{"type", "run_start"}, {"time", time}}.dump() << "\n";
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    };
+    writeRun("no-scaler", "2024-05-01T10:00:00Z");
+    writeRun("dynamic-scaler", "2024-05-01T10:00:07Z");
+    writeRun("b", "2024-05-01T10:00:09Z");
+    writeRun("a", "2024-05-01T10:00:09Z");
+    QVERIFY(QDir().mkpath(QString::fromStdString(scenario + "/not-a-run")));
+    std::ofstream(scenario + "/comparison.txt") << "run  status\n";
+    const std::vector<std::string> expected{scenario + "/no-scaler", scenario + "/dynamic-scaler",
+                                            scenario + "/b", scenario + "/a"};
+    QCOMPARE(ampscope::runSetDirectories(scenario), expected);
+    // A run is a set of one; a job folder is its ranks.
+    QCOMPARE(ampscope::runSetDirectories(scenario + "/a"), std::vector<std::string>{scenario + "/a"});
+    const std::string job = pathIn(tmp, "job");
+    for (const char* rank : {"rank-1", "rank-0"}) {
+        QVERIFY(QDir().mkpath(QString::fromStdString(job + "/" + rank)));
+        std::ofstream(job + "/" + rank + "/config.json") << "{}\n";
+    }
+    QCOMPARE(ampscope::runSetDirectories(job), (std::vector<std::string>{job + "/rank-0", job + "/rank-1"}));
+    QVERIFY(ampscope::runSetDirectories(scenario + "/not-a-run").empty());
+    QVERIFY(ampscope::runSetDirectories(pathIn(tmp, "missing")).empty());
 }
 
 QTEST_APPLESS_MAIN(TestRunDirectory)

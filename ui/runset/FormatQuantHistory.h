@@ -1,5 +1,5 @@
 #pragma once
-// FormatQuantHistory: what the Scaling and Block scales docks keep of a run's
+// FormatQuantHistory: what a run in the set keeps, for the Scaling and Block scales docks, of its
 // `format_quant` records (core/probes/FormatQuantRecord.h): per rounding point (layer x
 // operand x direction) one measurement per probe step, in a ProbeSeriesStore (bounded,
 // thinned by its rule, weighing a step by the fractions saturated and underflowed), and
@@ -18,13 +18,18 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include "probes/FormatQuantRecord.h"
+#include "runset/RunStore.h"
 #include "views/LayerOrder.h"
 #include "views/ProbeSeriesStore.h"
 
 namespace ampscope::ui {
 
-class FormatQuantHistory {
+class FormatQuantHistory : public RunStore {
 public:
+    // RunStore: run_info orders the layers, format_quant records are taken.
+    void beginRun(const RunContext& context) override;
+    void takeRecord(const nlohmann::json& record) override;
+
     using Series = ProbeSeriesStore<FormatQuantMeasurement>;
     static constexpr std::size_t kMaxKeptProbeSteps = 2048;
 

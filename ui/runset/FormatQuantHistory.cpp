@@ -1,8 +1,11 @@
-#include "views/FormatQuantHistory.h"
+#include "runset/FormatQuantHistory.h"
 
 #include <QtGlobal>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include "RunRecordParsing.h"
+#include "probes/ProbeRecords.h"
+#include "run/EventSchema.h"
 #include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
@@ -22,6 +25,19 @@ int operandOrder(const QString& operand) {
 }
 
 }  // namespace
+
+void FormatQuantHistory::beginRun(const RunContext& context) {
+    (void)context;
+    clear();
+    noteChange(RunChange::FormatQuant);
+}
+
+void FormatQuantHistory::takeRecord(const nlohmann::json& record) {
+    const std::string type = recordType(record);
+    if (type == event_type::kRunInfo ? takeRunInfo(record)
+                                     : type == probe_record_type::kFormatQuant && take(record))
+        noteChange(RunChange::FormatQuant);
+}
 
 void FormatQuantHistory::clear() {
     layers_.clear();

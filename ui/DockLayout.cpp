@@ -1,0 +1,141 @@
+#include "DockLayout.h"
+
+#include <QDockWidget>
+#include <QMainWindow>
+#include <QMenu>
+#include <QSettings>
+#include <QTabBar>
+#include <QTimer>
+#include <algorithm>
+
+namespace ampscope::ui {
+
+namespace {
+
+const char* const kGeometryKey = "window/geometry";
+const char* const kStateKey = "window/state";
+const char* const kConfigKey = "config/last";
+constexpr int kRunsBeneathHeight = 950;  // window pixels
+
+}  // namespace
+
+DockLayout::DockLayout(QMainWindow* window, QMenu* viewMenu, bool persistSettings)
+    : QObject(window), window_(window), viewMenu_(viewMenu), persist_(persistSettings) {}
+
+QDockWidget* DockLayout::add(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
+    auto* dock = new QDockWidget(title, window_);
+    dock->setObjectName(id + QStringLiteral("Dock"));  // saveState() keys docks by name
+    dock->setWidget(widget);
+    dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
+                      QDockWidget::DockWidgetFloatable);
+    window_->addDockWidget(area, dock);
+    // Dock entries go above the separator that precedes "Reset layout".
+    QAction* separator = nullptr;
+    for (QAction* action : viewMenu_->actions())
+        if (action->isSeparator()) separator = action;
+    viewMenu_->insertAction(separator, dock->toggleViewAction());
+    docks_ << dock;
+    // Tabbing a dock somewhere else may make a new tab bar.
+    connect(dock, &QDockWidget::dockLocationChanged, this,
+            [this] { QTimer::singleShot(0, this, &DockLayout::keepTabTitlesWhole); });
+    return dock;
+}
+
+QDockWidget* DockLayout::dock(const QString& id) const {
+    const QString name = id + QStringLiteral("Dock");
+    for (QDockWidget* d : docks_)
+        if (d->objectName() == name) return d;
+    return nullptr;
+}
+
+bool DockLayout::raise(const QString& id) {
+    QDockWidget* d = dock(id);
+    if (!d) return false;
+    d->show();
+    d->raise();
+    return true;
+}
+
+void DockLayout::keepInitialLayout() {
+    initialLayout_ = window_->saveState();
+}
+
+void DockLayout::resetLayout() {
+    window_->restoreState(initialLayout_);
+    keepTabTitlesWhole();
+    for (QDockWidget* d : docks_) {
+        d->setFloating(false);
+        d->show();
+    }
+    applyDefaultSizes();
+}
+
+void DockLayout::keepTabTitlesWhole() {
+    for (QTabBar* bar : window_->findChildren<QTabBar*>(QString(), Qt::FindDirectChildrenOnly)) {
+        bar->setElideMode(Qt::ElideNone);
+        bar->setUsesScrollButtons(true);
+    }
+}
+
+void DockLayout::windowShown() {
+    keepTabTitlesWhole();
+    if (shownOnce_) return;
+    shownOnce_ = true;
+    if (!layoutRestored_) applyDefaultSizes();
+}
+
+void DockLayout::applyDefaultSizes() {
+    // Proportions of the window actually shown: sizes set before the first show are
+    // measured against a window size that is not the final one.
+    QDockWidget* configure = dock(QStringLiteral("configure"));
+    QDockWidget* runs = dock(QStringLiteral("runs"));
+    QDockWidget* loss = dock(QStringLiteral("loss"));
+    QDockWidget* scale = dock(QStringLiteral("scale"));
+    QDockWidget* throughput = dock(QStringLiteral("throughput"));
+    if (!configure || !loss || !scale || !throughput) return;
+    const int width = window_->width(), height = window_->height();
+    const int formWidth = std::clamp(width / 4, 340, 420);
+    window_->resizeDocks({configure, loss}, {formWidth, width - formWidth}, Qt::Horizontal);
+    // Tall enough for the scenario list, a narrative and the runs: the list of runs
+    // beneath the Configure and Scenarios tabs, always in view. Shorter (a laptop's 800
+    // rows), it stays a tab beside them and the narrative keeps its height.
+    if (runs && height >= kRunsBeneathHeight) {
+        if (!window_->tabifiedDockWidgets(runs).isEmpty()) window_->splitDockWidget(configure, runs, Qt::Vertical);
+        window_->resizeDocks({configure, runs}, {height * 72 / 100, height * 28 / 100}, Qt::Vertical);
+    }
+    window_->resizeDocks({loss, scale}, {height * 55 / 100, height * 45 / 100}, Qt::Vertical);
+    const int plotsWidth = width - formWidth;
+    window_->resizeDocks({scale, throughput}, {plotsWidth * 55 / 100, plotsWidth * 45 / 100}, Qt::Horizontal);
+}
+
+void DockLayout::widenConfigure(int wanted) {
+    QDockWidget* configure = dock(QStringLiteral("configure"));
+    if (!configure || configure->isFloating()) return;
+    wanted = std::min(wanted, window_->width() * 2 / 5);
+    if (wanted > configure->width()) window_->resizeDocks({configure}, {wanted}, Qt::Horizontal);
+}
+
+bool DockLayout::hasSavedConfig() const {
+    return persist_ && QSettings().contains(kConfigKey);
+}
+
+void DockLayout::restore(const std::function<void(const QString&)>& config) {
+    if (!persist_) return;
+    QSettings settings;
+    const QByteArray geometry = settings.value(kGeometryKey).toByteArray();
+    if (!geometry.isEmpty()) window_->restoreGeometry(geometry);
+    const QByteArray state = settings.value(kStateKey).toByteArray();
+    if (!state.isEmpty()) layoutRestored_ = window_->restoreState(state);
+    const QString json = settings.value(kConfigKey).toString();
+    if (!json.isEmpty()) config(json);
+}
+
+void DockLayout::save(const QString& configJson) {
+    if (!persist_) return;
+    QSettings settings;
+    settings.setValue(kGeometryKey, window_->saveGeometry());
+    settings.setValue(kStateKey, window_->saveState());
+    settings.setValue(kConfigKey, configJson);
+}
+
+}  // namespace ampscope::ui

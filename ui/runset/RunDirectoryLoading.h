@@ -1,0 +1,51 @@
+#pragma once
+// Reading recorded runs into a run set: one run directory, or a folder of runs (a job's
+// ranks, a scenario's output folder: runSetDirectories) as one set. The window's Open
+// run, reports and benchmarks read runs this way; the window follows a run still being
+// written instead (RunFeed).
+//
+// Contract:
+// - recordedRunContext(dir): the context a run directory opens under: its name (the
+//   directory's), its config (one that does not load here leaves the defaults, and
+//   `note` says why), not live. Throws InputError for what is not a run (the reader's
+//   one line).
+// - loadRunDirectory: a new run of the set holding all the directory holds now (a
+//   complete run, or what an unfinished one wrote so far), streamed in batches
+//   (RunRecordReader, step lines without JSON) so a 10^6-step run reads in bounded
+//   memory; progress(fraction of events.jsonl read) about every 100 ms. Refused (no run
+//   added, `error` set): what the reader refuses. A read error after the start keeps
+//   what was read (`error` set, the run stays). The run's status is its summary's
+//   ("finished", "stopped", "error"), or "incomplete".
+// - loadRunFolder: every run of the folder, in runSetDirectories' order; a run that does
+//   not read is skipped with its line in `error`s. No run at all: one line naming the
+//   folder.
+#include <QString>
+#include <QStringList>
+#include <functional>
+#include <vector>
+
+#include "runset/RunSet.h"
+
+namespace ampscope::ui {
+
+struct LoadedRun {
+    RunModel* run = nullptr;  // nullptr: refused (error says why)
+    bool complete = false;    // summary.json present
+    QString error;
+    QString note;  // the config did not load here
+    QStringList warnings;
+};
+
+RunContext recordedRunContext(const QString& directory, QString* note);
+
+LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOptions options,
+                           const std::function<void(double fraction)>& progress = {});
+
+// The folder's runs (each as loadRunDirectory with `options`, the focus aside: none
+// takes it), then the focus goes to the run that went non-finite first (the first run
+// when none did). errors: one line per run refused; when none was read, one line
+// naming the folder.
+std::vector<RunId> loadRunFolder(RunSet& set, const QString& folder, RunSet::AddOptions options,
+                                 QStringList* errors);
+
+}  // namespace ampscope::ui

@@ -1,0 +1,31 @@
+#pragma once
+// RunStore: one kind of what a run in the set keeps (its steps, its histograms, its
+// underflow counts, ...). Records come in as RunObserver calls (RecordDispatcher's rules
+// and order; RunModel hands every call to each of its stores); a store keeps what the
+// views read, bounded (DecimatedSeries for per-step series, ProbeSeriesStore for probe
+// steps: one thinning rule each), and notes which RunChange its data made. Views read
+// stores; they never keep copies of them.
+#include "RunObserver.h"
+#include "runset/RunChanges.h"
+
+namespace ampscope::ui {
+
+class RunStore : public RunObserver {
+public:
+    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
+    void endOfBatch() override {}
+    // What changed since the last call (RunModel asks after every batch).
+    RunChanges takeChanges() {
+        const RunChanges changes = changes_;
+        changes_ = {};
+        return changes;
+    }
+
+protected:
+    void noteChange(RunChange change) { changes_ |= change; }
+
+private:
+    RunChanges changes_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,55 @@
+#pragma once
+// RunListView: the "Runs" dock, the window's one list of runs (the run set's, in its
+// order). Each row: a check box (compare this run: every view shows it beside the
+// focused one), a square in the run's colour and its name, and beneath, its badge
+// (REAL / EMULATED / RECORDED, mode, device), how it stands (training, following,
+// finished...) and the step where it first went non-finite.
+//
+// Contract:
+// - Clicking a row focuses its run; checking it compares it; Remove takes the selected
+//   run out of the set (not the run the engine is training). The dock only edits the
+//   run set; Add run… asks whoever opens runs (addRunRequested).
+// - Rows follow the set: added, removed, focused (bold, selected), checked, their facts
+//   changed.
+#include <QWidget>
+
+#include "runset/RunChanges.h"
+
+class QListWidget;
+class QListWidgetItem;
+class QPushButton;
+
+namespace ampscope::ui {
+
+class RunModel;
+class RunSet;
+
+class RunListView : public QWidget {
+    Q_OBJECT
+public:
+    explicit RunListView(RunSet* set, QWidget* parent = nullptr);
+
+    QListWidget* list() const { return list_; }
+    QPushButton* addButton() const { return addButton_; }
+    QPushButton* removeButton() const { return removeButton_; }
+    // The row of a run (-1: none).
+    int rowOf(RunId id) const;
+    // The text a run's row shows (both lines).
+    static QString rowText(const RunModel& run);
+
+Q_SIGNALS:
+    void addRunRequested();
+
+private:
+    void onChanged(RunId run, RunChanges what);
+    void rebuild();
+    void updateRow(QListWidgetItem* item, const RunModel& run);
+    void updateRemoveButton();
+
+    RunSet* set_;
+    QListWidget* list_ = nullptr;
+    QPushButton* addButton_ = nullptr;
+    QPushButton* removeButton_ = nullptr;
+};
+
+}  // namespace ampscope::ui
