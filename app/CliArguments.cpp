@@ -23,6 +23,8 @@ const char* cliUsage() {
            "      with a side-by-side table; --set applies to every run)\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
+           "      (a scenario's --out folder or a job's folder of rank-N runs stands for\n"
+           "      its runs; several runs are first shown together, then one by one)\n"
            "  ampscope-cli export-csv RUN_DIR --out DIR\n"
            "  ampscope-cli export-tfevents RUN_DIR --out DIR\n"
            "      RUN_DIR: a run directory, a job folder of ranks (rank-0, rank-1, ...), or a run\n"

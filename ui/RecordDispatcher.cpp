@@ -3,11 +3,29 @@
 #include <nlohmann/json.hpp>
 
 #include "RunRecordParsing.h"
+#include "probes/ProbeRecords.h"
 #include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
 
 namespace ampscope::ui {
+namespace {
+
+// A probe record decoded once for every view; one that does not read is counted and
+// named in one warning, and the views go on with the next.
+template <class Decode>
+auto decodedRecord(const char* what, const nlohmann::json& record, Decode&& decode, int64_t& malformed)
+    -> std::optional<decltype(decode(record))> {
+    try {
+        return decode(record);
+    } catch (const std::exception& e) {
+        ++malformed;
+        qWarning("skipped a %s record: %s", what, e.what());
+        return std::nullopt;
+    }
+}
+
+}  // namespace
 
 RecordDispatcher::RecordDispatcher(const std::vector<RunObserver*>& observers, Hooks hooks)
     : observers_(observers), hooks_(std::move(hooks)) {}
@@ -34,6 +52,15 @@ void RecordDispatcher::take(const nlohmann::json& record) {
         return;
     }
     if (type == event_type::kRunStart || type == event_type::kRunEnd) return;
+    if (type == probe_record_type::kOpDtypes) return;  // recordTypesNoViewReads()
+    if (type == probe_record_type::kHistogram) {
+        if (auto histogram = decodedRecord("histogram", record, histogramRecordFromJson, malformed_)) takeHistogram(*histogram);
+        return;
+    }
+    if (type == probe_record_type::kUnderflow) {
+        if (auto underflow = decodedRecord("underflow", record, underflowRecordFromJson, malformed_)) takeUnderflow(*underflow);
+        return;
+    }
     flushSteps();
     if (type == event_type::kEpoch) {
         if (auto epoch = epochFromRecord(record))
@@ -57,6 +84,33 @@ void RecordDispatcher::take(const nlohmann::json& record) {
 
 void RecordDispatcher::takeStep(StepMetrics step) {
     pendingSteps_.push_back(std::move(step));
+}
+
+void RecordDispatcher::takeHistogram(const HistogramRecord& record) {
+    flushSteps();
+    for (RunObserver* observer : observers_) observer->takeHistogram(record);
+}
+
+void RecordDispatcher::takeUnderflow(const UnderflowRecord& record) {
+    flushSteps();
+    for (RunObserver* observer : observers_) observer->takeUnderflow(record);
+}
+
+void RecordDispatcher::take(ParsedRecord&& record) {
+    if (auto* step = std::get_if<StepMetrics>(&record))
+        takeStep(std::move(*step));
+    else if (const auto* histogram = std::get_if<HistogramRecord>(&record))
+        takeHistogram(*histogram);
+    else if (const auto* underflow = std::get_if<UnderflowRecord>(&record))
+        takeUnderflow(*underflow);
+    else
+        take(std::get<nlohmann::json>(record));
+}
+
+bool RecordDispatcher::takeLine(std::string_view line) {
+    if (!parseCommonRecordLine(line, parsedLine_)) return false;
+    take(std::move(parsedLine_));
+    return true;
 }
 
 void RecordDispatcher::takeDrained(const DrainedMetrics& drained) {
@@ -89,17 +143,34 @@ void dispatchRunRecords(RunRecordReader& reader, RecordDispatcher& dispatcher,
         dispatcher.take(record);
         if (alsoSee) alsoSee(record);
     };
-    const auto takeStepLine = [&](std::string_view line) {
-        StepMetrics m;
-        if (!parseStepRecordText(line, m)) return false;
-        dispatcher.takeStep(std::move(m));
-        return true;
-    };
-    while (reader.visit(onRecord, takeStepLine, batchRecords)) {
+    const auto takeLine = [&](std::string_view line) { return dispatcher.takeLine(line); };
+    while (reader.visit(onRecord, takeLine, batchRecords)) {
         dispatcher.flushSteps();
         if (afterBatch) afterBatch();
     }
     dispatcher.flushSteps();
+}
+
+std::vector<std::string> recordTypesNoViewReads() {
+    return {std::string(probe_record_type::kOpDtypes)};
+}
+
+void dispatchParsedRun(ParsedRunReader& reader, RecordDispatcher& dispatcher,
+                       const std::function<void(const nlohmann::json&)>& alsoSee,
+                       const std::function<void()>& afterBatch) {
+    std::vector<ParsedRecord> batch;
+    while (reader.next(batch)) {
+        for (ParsedRecord& record : batch) {
+            if (const auto* json = std::get_if<nlohmann::json>(&record); json && alsoSee) {
+                dispatcher.take(*json);
+                alsoSee(*json);
+                continue;
+            }
+            dispatcher.take(std::move(record));
+        }
+        dispatcher.flushSteps();
+        if (afterBatch) afterBatch();
+    }
 }
 
 }  // namespace ampscope::ui

@@ -15,6 +15,9 @@
 // - takeRecord: run-directory records other than steps, epochs, model_modules, errors and
 //   framing (run_info with the layer list, probe records, scale records, records of types
 //   this build does not know...), as written in events.jsonl.
+// - takeHistogram / takeUnderflow: the "histogram" and "underflow" records (most of a long
+//   run after its steps), decoded once by the dispatcher (from the line's text where it
+//   can: run/FlatRecordText.h) instead of as JSON by every view; never through takeRecord.
 #include <QString>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
@@ -23,7 +26,9 @@
 #include "engine/StepMetrics.h"
 
 namespace ampscope {
+struct HistogramRecord;
 struct ModelModulesRecord;
+struct UnderflowRecord;
 }
 
 namespace ampscope::ui {
@@ -43,6 +48,8 @@ public:
     virtual void appendEpoch(const EpochMetrics& epoch) { (void)epoch; }
     virtual void takeModelModules(const ModelModulesRecord& record) { (void)record; }
     virtual void takeRecord(const nlohmann::json& record) { (void)record; }
+    virtual void takeHistogram(const HistogramRecord& record) { (void)record; }
+    virtual void takeUnderflow(const UnderflowRecord& record) { (void)record; }
     virtual void endOfBatch() = 0;
 };
 

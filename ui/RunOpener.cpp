@@ -122,19 +122,25 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
     opened_.clear();
     QStringList refused, warnings;
     bool following = false;
+    const bool focus = !asSet;
+    QStringList complete;
     for (const std::string& dir : directories) {
         const QString directory = QString::fromStdString(dir);
-        const bool focus = !asSet;
-        if (!QFileInfo::exists(directory + QStringLiteral("/summary.json"))) {
-            const RunId id = followDirectory(directory, focus);
-            if (id == kNoRun) refused << tr("%1: not a run").arg(directory);
-            else opened_.push_back(id), following = true;
+        if (QFileInfo::exists(directory + QStringLiteral("/summary.json"))) {
+            complete << directory;
             continue;
         }
-        const LoadedRun loaded = loadRunDirectory(*set_, directory, {focus, true}, [&](double fraction) {
-            Q_EMIT progress(tr("Opening %1\u2026 %2%").arg(shown(directory)).arg(100.0 * fraction, 0, 'f', 0));
+        const RunId id = followDirectory(directory, focus);
+        if (id == kNoRun) refused << tr("%1: not a run").arg(shown(directory));
+        else opened_.push_back(id), following = true;
+    }
+    // The complete runs all at once: each parses on a thread of its own meanwhile.
+    const std::vector<LoadedRun> loadedRuns =
+        loadRunDirectories(*set_, complete, {focus, true}, [&](double fraction) {
+            Q_EMIT progress(tr("Opening %1\u2026 %2%").arg(shown(cleaned)).arg(100.0 * fraction, 0, 'f', 0));
             QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
         });
+    for (const LoadedRun& loaded : loadedRuns) {
         if (!loaded.run) {
             refused << loaded.error;
             continue;

@@ -2,6 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "run/FlatRecordText.h"
 #include "run/RecordCodec.h"
 #include "run/RecordKeys.h"
 
@@ -55,11 +56,12 @@ void visitHistogramBins(V& v, H& h) {
     v.field("min_exponent", minExponent);
     v.custom(
         "counts", h, [](const ExponentHistogram& written) { return json(written.counts); },
-        [&minExponent](const json& counts, auto& read, auto& reader) {
+        // Generic in the counts: JSON's array, or the text reader's list of numbers.
+        [&minExponent](const auto& counts, auto& read, auto& reader) {
             if (!counts.is_array()) return reader.fail("field \"counts\" must be an array");
             for (size_t i = 0; i < counts.size(); ++i) {
                 if (!counts[i].is_number_integer()) return reader.fail("\"counts\" must hold integers");
-                const int64_t c = counts[i].get<int64_t>();
+                const int64_t c = counts[i].template get<int64_t>();
                 const int64_t e = minExponent + static_cast<int64_t>(i);
                 if (e < kMinExponent)
                     read.below += c;
@@ -170,6 +172,13 @@ json toJson(const UpdateRatioRecord& r) { return encode(r, kUpdateRatioFields); 
 HistogramRecord histogramRecordFromJson(const json& j) {
     return decode<HistogramRecord>(j, probe_record_type::kHistogram, kHistogramFields);
 }
+bool histogramRecordFromText(const record_text::FlatLine& line, HistogramRecord& out) {
+    return record_text::decodeFlat(line, ReadRule::Strict, kHistogramFields, out);
+}
+bool underflowRecordFromText(const record_text::FlatLine& line, UnderflowRecord& out) {
+    return record_text::decodeFlat(line, ReadRule::Strict, kUnderflowFields, out);
+}
+
 UnderflowRecord underflowRecordFromJson(const json& j) {
     return decode<UnderflowRecord>(j, probe_record_type::kUnderflow, kUnderflowFields);
 }

@@ -22,6 +22,10 @@
 
 namespace ampscope {
 
+namespace record_text {
+class FlatLine;
+}
+
 namespace probe_record_type {
 inline constexpr std::string_view kHistogram = "histogram";
 inline constexpr std::string_view kUnderflow = "underflow";
@@ -81,6 +85,13 @@ nlohmann::json toJson(const UpdateRatioRecord& record);
 
 HistogramRecord histogramRecordFromJson(const nlohmann::json& json);
 UnderflowRecord underflowRecordFromJson(const nlohmann::json& json);
+
+// The two most frequent probe records (most of a long run after its step lines), read
+// from a line split without building JSON (run/FlatRecordText.h): true with `out` as
+// ...FromJson gives it from the parsed line; false when the line must go the JSON way
+// (which then reads it, or names what is wrong with it).
+bool histogramRecordFromText(const record_text::FlatLine& line, HistogramRecord& out);
+bool underflowRecordFromText(const record_text::FlatLine& line, UnderflowRecord& out);
 NonFiniteRecord nonFiniteRecordFromJson(const nlohmann::json& json);
 UpdateRatioRecord updateRatioRecordFromJson(const nlohmann::json& json);
 

@@ -1,6 +1,7 @@
 # The probes: plain result structs and their JSON records (no torch), and the
 # torch computations that fill them.
 list(APPEND CORE_PLAIN_SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/ExponentDistance.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ExponentHistogram.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classes.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TensorStats.cpp

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "common/JsonNesting.h"
+#include "run/FlatRecordText.h"
 #include "run/RunReader.h"
 
 namespace ampscope::event_lines {
@@ -17,7 +18,11 @@ bool isBlank(std::string_view line) {
 }
 
 std::string parseRecord(std::string_view line, nlohmann::json& record) {
-    record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
+    // Most lines are flat objects: built straight from their text (the same value the
+    // parser makes), the rest parsed.
+    record_text::FlatLine flat;
+    if (!flat.split(line) || !record_text::toJson(flat, record))
+        record = nlohmann::json::parse(line.begin(), line.end(), nullptr, false);
     if (record.is_discarded()) {
         return "not JSON";
     }

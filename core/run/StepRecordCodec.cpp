@@ -7,6 +7,7 @@
 #include <system_error>
 
 #include "run/EventSchema.h"
+#include "run/FlatRecordText.h"
 #include "run/RecordCodec.h"
 #include "run/RecordKeys.h"
 
@@ -207,218 +208,6 @@ private:
     int tagCount_ = 0;
 };
 
-// ---- the text parser: the line split into its keys and values, then the field list ----
-
-// One value of a flat record, as the JSON path would classify it. No member
-// initializers: the parser's array of them is not cleared per line; readValue sets
-// the kind and what that kind reads.
-struct FlatValue {
-    enum class Kind { Integer, Number, Null, Boolean, String } kind;
-    double number;          // Integer and Number
-    long long integer;      // Integer
-    bool boolean;           // Boolean
-    std::string_view text;  // String (no escapes)
-};
-
-// A JSON number token: -?(0|[1-9][0-9]*)(.[0-9]+)?([eE][+-]?[0-9]+)?; sets isInteger.
-bool isJsonNumber(std::string_view t, bool& isInteger) {
-    std::size_t i = 0;
-    const auto digits = [&] {
-        const std::size_t from = i;
-        while (i < t.size() && t[i] >= '0' && t[i] <= '9') ++i;
-        return i > from;
-    };
-    if (i < t.size() && t[i] == '-') ++i;
-    if (i < t.size() && t[i] == '0') {
-        ++i;
-    } else if (!digits()) {
-        return false;
-    }
-    isInteger = true;
-    if (i < t.size() && t[i] == '.') {
-        ++i;
-        isInteger = false;
-        if (!digits()) return false;
-    }
-    if (i < t.size() && (t[i] == 'e' || t[i] == 'E')) {
-        ++i;
-        isInteger = false;
-        if (i < t.size() && (t[i] == '+' || t[i] == '-')) ++i;
-        if (!digits()) return false;
-    }
-    return i == t.size();
-}
-
-// Reads `"text"` at line[i] (no escapes, printable ASCII only); i moves past it.
-bool readString(std::string_view line, std::size_t& i, std::string_view& out) {
-    if (i >= line.size() || line[i] != '"') return false;
-    const std::size_t begin = ++i;
-    for (; i < line.size(); ++i) {
-        const auto c = static_cast<unsigned char>(line[i]);
-        if (c == '"') {
-            out = line.substr(begin, i - begin);
-            ++i;
-            return true;
-        }
-        if (c == '\\' || c < 0x20 || c >= 0x80) return false;
-    }
-    return false;
-}
-
-bool readValue(std::string_view line, std::size_t& i, FlatValue& value) {
-    if (i >= line.size()) return false;
-    if (line[i] == '"') {
-        value.kind = FlatValue::Kind::String;
-        return readString(line, i, value.text);
-    }
-    const std::size_t end = line.find_first_of(",}", i);
-    if (end == std::string_view::npos) return false;
-    const std::string_view token = line.substr(i, end - i);
-    i = end;
-    if (token == "null") {
-        value.kind = FlatValue::Kind::Null;
-    } else if (token == "true" || token == "false") {
-        value.kind = FlatValue::Kind::Boolean;
-        value.boolean = token == "true";
-    } else {
-        bool isInteger = false;
-        if (!isJsonNumber(token, isInteger)) return false;
-        if (isInteger) {
-            // Beyond 64 bits the JSON path makes a float (or an unsigned): leave it to it.
-            const auto got = std::from_chars(token.data(), token.data() + token.size(), value.integer);
-            if (got.ec != std::errc() || got.ptr != token.data() + token.size()) return false;
-            value.kind = FlatValue::Kind::Integer;
-            value.number = static_cast<double>(value.integer);
-        } else {
-            const auto got = std::from_chars(token.data(), token.data() + token.size(), value.number);
-            if (got.ec != std::errc() || got.ptr != token.data() + token.size()) return false;
-            value.kind = FlatValue::Kind::Number;
-        }
-    }
-    return true;
-}
-
-// a < b byte by byte; keys are short and differ early, so a loop beats a memcmp call.
-inline bool keyBefore(std::string_view a, std::string_view b) {
-    const std::size_t n = a.size() < b.size() ? a.size() : b.size();
-    for (std::size_t i = 0; i < n; ++i)
-        if (a[i] != b[i]) return static_cast<unsigned char>(a[i]) < static_cast<unsigned char>(b[i]);
-    return a.size() < b.size();
-}
-
-// Reads the field list from a split line with JsonReader's lenient rules.
-class StepTextReader {
-public:
-    // False when the line is not one flat object of plain values (or has too many keys).
-    bool split(std::string_view line) {
-        if (line.size() < 2 || line.front() != '{' || line.back() != '}') return false;
-        std::size_t i = 1;
-        if (line[i] != '}') {
-            for (;;) {
-                if (count_ >= kMaxPairs) return false;
-                Pair& pair = pairs_[count_++];
-                if (!readString(line, i, pair.key) || i >= line.size() || line[i] != ':') return false;
-                ++i;
-                if (!readValue(line, i, pair.value)) return false;
-                // Keys in strictly rising order (as every writer of this program sorts
-                // them) also means no key twice: find() can then walk forward.
-                if (count_ > 1 && !keyBefore(pairs_[count_ - 2].key, pair.key)) sorted_ = false;
-                if (i >= line.size()) return false;
-                if (line[i] == '}') break;
-                if (line[i] != ',') return false;
-                ++i;
-            }
-        }
-        return i + 1 == line.size();  // nothing after the object
-    }
-    bool ok() const { return ok_; }
-
-    void type(std::string_view name) {
-        const FlatValue* v = find("type");
-        if (!v || v->kind != FlatValue::Kind::String || v->text != name) ok_ = false;
-    }
-    void field(std::string_view key, int64_t& value) {
-        const FlatValue* v = find(key);
-        if (!v || v->kind != FlatValue::Kind::Integer) {
-            ok_ = false;
-            return;
-        }
-        value = v->integer;
-    }
-    void fieldOr(std::string_view key, int64_t& value, int64_t fallback) {
-        const FlatValue* v = find(key);
-        value = v && v->kind == FlatValue::Kind::Integer ? static_cast<int64_t>(v->integer) : fallback;
-    }
-    void fieldOr(std::string_view key, bool& value, bool fallback) {
-        const FlatValue* v = find(key);
-        value = v && v->kind == FlatValue::Kind::Boolean ? v->boolean : fallback;
-    }
-    // A number as is; anything else by its "_nonfinite" tag; the fallback when absent.
-    void fieldOr(std::string_view key, double& value, double fallback) {
-        const FlatValue* v = find(key);
-        if (!v) {
-            value = fallback;
-        } else if (v->kind == FlatValue::Kind::Integer || v->kind == FlatValue::Kind::Number) {
-            value = v->number;
-        } else {
-            const FlatValue* tag = find(key, record_codec::kNonFiniteSuffix);
-            value = tag && tag->kind == FlatValue::Kind::String
-                        ? record_codec::valueOfNonFiniteTag(tag->text)
-                        : kNaN;
-        }
-    }
-    void numberOr(std::string_view key, double& value, double fallback) { fieldOr(key, value, fallback); }
-    void fieldIfSet(std::string_view key, std::string& value) {
-        const FlatValue* v = find(key);
-        value = v && v->kind == FlatValue::Kind::String ? std::string(v->text) : std::string();
-    }
-    template <class E, std::size_t N>
-    void enumIfSet(std::string_view key, E& value, const std::pair<E, std::string_view> (&names)[N]) {
-        value = E{};
-        const FlatValue* v = find(key);
-        if (!v || v->kind != FlatValue::Kind::String) return;
-        for (const auto& [e, name] : names)
-            if (v->text == name) value = e;
-    }
-
-private:
-    struct Pair {
-        std::string_view key;
-        FlatValue value;
-    };
-    static constexpr int kMaxPairs = 32;  // a step line has at most 21 keys
-
-    // The value under key. The field list asks in sorted key order, so on a sorted line
-    // the search goes on from where the last one stopped.
-    const FlatValue* find(std::string_view key) {
-        if (!sorted_) return find(std::string_view(), key);
-        // Nearly always the next key is the one asked for.
-        if (cursor_ < count_ && pairs_[cursor_].key == key) return &pairs_[cursor_++].value;
-        int at = cursor_;
-        while (at < count_ && keyBefore(pairs_[at].key, key)) ++at;
-        if (at == count_ || pairs_[at].key != key) return nullptr;
-        cursor_ = at + 1;
-        return &pairs_[at].value;
-    }
-    // The last value under key (prefix + suffix), as the JSON path keeps the last one.
-    const FlatValue* find(std::string_view prefix, std::string_view suffix) const {
-        const std::size_t length = prefix.size() + suffix.size();
-        for (int i = count_ - 1; i >= 0; --i) {
-            const std::string_view key = pairs_[i].key;
-            if (key.size() == length && key.substr(0, prefix.size()) == prefix &&
-                key.substr(prefix.size()) == suffix)
-                return &pairs_[i].value;
-        }
-        return nullptr;
-    }
-
-    Pair pairs_[kMaxPairs];
-    int count_ = 0;
-    bool sorted_ = true;
-    int cursor_ = 0;  // find()'s place on a sorted line
-    bool ok_ = true;
-};
-
 }  // namespace
 
 nlohmann::json stepRecord(const StepMetrics& m) { return record_codec::encode(m, kStepFields); }
@@ -443,14 +232,78 @@ void appendStepRecordText(const StepMetrics& m, std::string& out) {
     out += stepRecord(m).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
+namespace {
+
+// The step line as the engine writes it for nearly every step (every number finite, no
+// scale change, no layer named), read in one pass over its known keys. Each value is read
+// as the field list's lenient reader reads it from the split line; anything else (a null,
+// a tag, another key, an integer written as a float) is left to the general text path.
+class EngineStepLine {
+public:
+    explicit EngineStepLine(std::string_view line) : rest_(line) {}
+
+    bool read(StepMetrics& m) {
+        const bool read = literal("{\"epoch\":") && integer(m.epoch) && literal(",\"found_inf\":") &&
+                          boolean(m.foundInf) && literal(",\"grad_norm\":") && number(m.gradNorm) &&
+                          literal(",\"grad_norm_clipped\":") && number(m.gradNormClipped) &&
+                          literal(",\"growth_tracker\":") && integer(m.growthTracker) &&
+                          literal(",\"loss\":") && number(m.loss) && literal(",\"lr\":") && number(m.lr) &&
+                          literal(",\"samples_per_second\":") && number(m.samplesPerSecond) &&
+                          literal(",\"scale\":") && number(m.scale) && literal(",\"scale_after\":") &&
+                          number(m.scaleAfter) && literal(",\"step\":") && integer(m.step) &&
+                          literal(",\"step_seconds\":") && number(m.stepSeconds) &&
+                          literal(",\"step_skipped\":") && boolean(m.stepSkipped) &&
+                          literal(",\"type\":\"step\"}") && rest_.empty();
+        if (!read) return false;
+        m.scaleChange = ScaleChange::None;
+        m.firstNonFiniteLayer.clear();
+        return true;
+    }
+
+private:
+    bool literal(std::string_view text) {
+        if (rest_.size() < text.size() || rest_.compare(0, text.size(), text) != 0) return false;
+        rest_.remove_prefix(text.size());
+        return true;
+    }
+    bool integer(int64_t& out) {
+        record_text::FlatLine::Value v;
+        if (!record_text::takeNumber(rest_, v)) return false;
+        const auto value = record_text::integerOf(v);  // a float token: the general path's default
+        if (!value) return false;
+        out = *value;
+        return true;
+    }
+    bool number(double& out) {
+        record_text::FlatLine::Value v;
+        if (!record_text::takeNumber(rest_, v)) return false;
+        const auto value = record_text::doubleOf(v);
+        if (!value) return false;
+        out = *value;
+        return true;
+    }
+    bool boolean(bool& out) {
+        if (literal("true")) return out = true, true;
+        if (literal("false")) return out = false, true;
+        return false;
+    }
+
+    std::string_view rest_;
+};
+
+}  // namespace
+
 bool parseStepRecordText(std::string_view line, StepMetrics& m) {
-    StepTextReader reader;
-    if (!reader.split(line)) return false;
-    StepMetrics parsed;
-    visitStep(reader, parsed);
-    if (!reader.ok()) return false;
-    m = std::move(parsed);
-    return true;
+    if (StepMetrics read; EngineStepLine(line).read(read)) {
+        m = std::move(read);
+        return true;
+    }
+    record_text::FlatLine flat;
+    return flat.split(line) && parseStepRecordText(flat, m);
+}
+
+bool parseStepRecordText(const record_text::FlatLine& line, StepMetrics& m) {
+    return record_text::decodeFlat(line, record_codec::ReadRule::Lenient, kStepFields, m);
 }
 
 std::string_view scaleChangeName(ScaleChange change) {

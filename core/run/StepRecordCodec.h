@@ -21,10 +21,11 @@
 //
 // parseStepRecordText(line, m) returns true, with m filled exactly as stepFromJson fills
 // it from the parsed line (defaults for absent fields, NaN for null, the tags for Inf),
-// when the line is one flat JSON object with "type":"step", an integer "step", no
-// whitespace, no escapes and only ASCII in strings; false for anything else (another
-// type, an odd number, nesting, ...), and the caller then parses the line as JSON.
-// Unknown keys with plain values are skipped, as the JSON path skips them.
+// when the line is a flat object as FlatRecordText.h reads one (sorted keys, no
+// whitespace, no escapes, only ASCII in strings) with "type":"step" and an integer
+// "step"; false for anything else (another type, an odd number, nesting, ...), and the
+// caller then parses the line as JSON. Unknown keys with plain values are skipped, as
+// the JSON path skips them.
 //
 // Reading is lenient: fields absent or of another type take their defaults (records of
 // older runs still load); only a missing "type" or integer "step" makes a step
@@ -38,6 +39,10 @@
 
 namespace ampscope {
 
+namespace record_text {
+class FlatLine;
+}
+
 nlohmann::json stepRecord(const StepMetrics& step);
 // nullopt when the record is not a step or has no integer "step".
 std::optional<StepMetrics> stepFromJson(const nlohmann::json& record);
@@ -48,6 +53,8 @@ std::optional<EpochMetrics> epochFromJson(const nlohmann::json& record);
 
 void appendStepRecordText(const StepMetrics& metrics, std::string& out);
 bool parseStepRecordText(std::string_view line, StepMetrics& metrics);
+// The same from a line already split (a reader that looks at its type first).
+bool parseStepRecordText(const record_text::FlatLine& line, StepMetrics& metrics);
 
 // The keys of the step and epoch records, {type: keys} (run/RecordKeys.h).
 nlohmann::json stepRecordKeys();

@@ -447,6 +447,12 @@ private Q_SLOTS:
         QTest::newRow("--trace-steps with a word")
             << QStringList{"run", "$CONFIG", "--out", "$OUT", "--trace-steps", "50,last"}
             << "--trace-steps: \"last\" is not a step number";
+#ifdef AMPSCOPE_CLI_HAS_REPORT_RENDERER
+        QTest::newRow("report a folder with no run in it")
+            << QStringList{"report", "$TMP/folder", "--out", "$TMP/report.pdf"}
+            << "$TMP/folder: missing config.json — not an AmpScope run directory, nor a job's rank-N "
+               "folders or a scenario's run folders";
+#endif
         QTest::newRow("--set a value nested 50000 levels deep (was a crash)")
             << QStringList{"run",  "$CONFIG", "--out",
                            "$OUT", "--set",   QString::fromStdString("optim.lr=" + nested(50000))}
@@ -457,6 +463,7 @@ private Q_SLOTS:
         QFETCH(QString, mentions);
         QTemporaryDir tmp;
         writeBytes(tmp.filePath("config.json"), kTinyRun);
+        QVERIFY(QDir(tmp.path()).mkpath("folder/not-a-run"));  // a folder holding no run
         const CliResult r = runCli(expand(args, tmp.path()));
         QString shown = r.err;
         if (shown.size() > 300)
@@ -466,7 +473,7 @@ private Q_SLOTS:
         QCOMPARE(r.exitCode, 2);
         QVERIFY2(isOneLine(r.err), qPrintable(r.err.left(300)));
         QVERIFY2(r.err.startsWith("ampscope-cli: "), qPrintable(r.err.left(300)));
-        QVERIFY2(r.err.contains(mentions), qPrintable(r.err.left(300)));
+        QVERIFY2(r.err.contains(expand({mentions}, tmp.path()).front()), qPrintable(r.err.left(300)));
         QVERIFY(!QFileInfo::exists(tmp.filePath("run")));
     }
 

@@ -25,6 +25,8 @@ struct OneRunSet : RunObserver {
     void appendEpoch(const EpochMetrics& epoch) override { run->appendEpoch(epoch); }
     void takeModelModules(const ModelModulesRecord& record) override { run->takeModelModules(record); }
     void takeRecord(const nlohmann::json& record) override { run->takeRecord(record); }
+    void takeHistogram(const HistogramRecord& record) override { run->takeHistogram(record); }
+    void takeUnderflow(const UnderflowRecord& record) override { run->takeUnderflow(record); }
     void endOfBatch() override { run->endOfBatch(); }
 };
 

@@ -55,6 +55,8 @@ public:
     void takeRecord(const nlohmann::json& r) override {
         calls.push_back(r.value("type", std::string()) + "@" + std::to_string(stepOf(r)));
     }
+    void takeHistogram(const HistogramRecord& h) override { calls.push_back("histogram@" + std::to_string(h.step)); }
+    void takeUnderflow(const UnderflowRecord& u) override { calls.push_back("underflow@" + std::to_string(u.step)); }
     void endOfBatch() override {}  // where batches end is the source's pace, not content
 };
 
@@ -158,6 +160,9 @@ private Q_SLOTS:
             {{"type", "step"}, {"step", 1}, {"loss", 2.0}},
             {{"type", "step"}, {"step", 2}, {"loss", 1.5}},
             {{"type", "fault"}, {"step", 3}},
+            toJson(UnderflowRecord{3, "fc1", std::string(probe_kind::kParamGradScaled), 1.0, {}}),
+            {{"type", "histogram"}, {"step", 3}},  // malformed: no layer, kind or bins
+            {{"type", "op_dtypes"}, {"step", 3}, {"layers", nlohmann::json::array()}},  // no view reads it
             {{"type", "step"}, {"step", 3}},
             {{"type", "step"}, {"step", "four"}},  // malformed: no integer step
             nlohmann::json::array({1, 2}),          // malformed: not an object
@@ -169,12 +174,12 @@ private Q_SLOTS:
         for (const auto& r : records) dispatcher.take(r);
         dispatcher.endBatch();
         const std::vector<std::string> expected = {"begin",  "run_info@-1", "step@1", "step@2",
-                                                   "fault@3", "step@3", "from_a_newer_build@3",
-                                                   "epoch@1"};
+                                                   "fault@3", "underflow@3", "step@3",
+                                                   "from_a_newer_build@3", "epoch@1"};
         QCOMPARE(view.calls.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i)
             QCOMPARE(QString::fromStdString(view.calls[i]), QString::fromStdString(expected[i]));
-        QCOMPARE(dispatcher.malformedRecords(), int64_t{3});
+        QCOMPARE(dispatcher.malformedRecords(), int64_t{4});
         QCOMPARE(dispatcher.stepsDelivered(), int64_t{3});
         QCOMPARE(dispatcher.lastStep(), int64_t{3});
         QCOMPARE(runInfos, 1);
@@ -192,7 +197,11 @@ private Q_SLOTS:
             drained.steps.push_back(m);
         }
         drained.records.push_back({{{"type", "fault"}, {"step", 5}}, 4});
-        drained.records.push_back({{{"type", "histogram"}, {"step", 6}}, 6});
+        HistogramRecord histogram;
+        histogram.step = 6;
+        histogram.layer = "fc1";
+        histogram.kind = std::string(probe_kind::kParamGrad);
+        drained.records.push_back({toJson(histogram), 6});
         drained.records.push_back({{{"type", "epoch"}, {"epoch", 2}, {"step", 8}}, 8});
         live.takeDrained(drained);
         live.endBatch();

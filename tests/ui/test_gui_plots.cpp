@@ -635,20 +635,22 @@ private Q_SLOTS:
         written.clear();
         appendStepRecordText(m, written);
         check(written, true);
-        check("{\"type\":\"step\",\"step\":3}", true);  // defaults
-        check("{\"step\":3,\"loss\":null,\"type\":\"step\",\"lr\":1}",
-              true);  // untagged null, int lr
-        check("{\"step\":3,\"loss\":\"x\",\"loss_nonfinite\":\"-inf\",\"type\":\"step\"}", true);
-        check("{\"step\":3,\"type\":\"step\",\"future_field\":\"ok\",\"more\":12.5e-3,\"x\":true}",
+        check("{\"step\":3,\"type\":\"step\"}", true);  // defaults
+        check("{\"loss\":null,\"lr\":1,\"step\":3,\"type\":\"step\"}", true);  // untagged null, int lr
+        check("{\"loss\":\"x\",\"loss_nonfinite\":\"-inf\",\"step\":3,\"type\":\"step\"}", true);
+        check("{\"future_field\":\"ok\",\"list\":[1,2.5],\"more\":12.5e-3,\"step\":3,\"type\":\"step\",\"x\":true}",
               true);
-        check("{\"step\":3,\"type\":\"step\",\"step_skipped\":1,\"found_inf\":true}", true);
-        check("{\"step\":3,\"type\":\"step\",\"step\":4}", true);  // the last one wins, as in JSON
+        check("{\"found_inf\":true,\"step\":3,\"step_skipped\":1,\"type\":\"step\"}", true);
+        // Keys out of order (every writer of this program sorts them), or one twice (the
+        // last one wins in JSON): the JSON path reads them.
+        check("{\"type\":\"step\",\"step\":3}", false);
+        check("{\"step\":3,\"step\":4,\"type\":\"step\"}", false);
         check("{\"step\":3.0,\"type\":\"step\"}", false);          // not an integer step
         check("{\"step\":3,\"type\":\"epoch\"}", false);
         check("{\"step\":3, \"type\":\"step\"}", false);  // whitespace: the JSON path reads it
         check("{\"step\":3,\"type\":\"step\",\"layer\":\"a\\\"b\"}", false);
         check("{\"step\":3,\"type\":\"step\",\"nested\":{\"a\":1}}", false);
-        check("{\"step\":3,\"type\":\"step\",\"list\":[1]}", false);
+        check("{\"step\":3,\"type\":\"step\",\"list\":[1]}", false);  // out of order
         check("{\"step\":03,\"type\":\"step\"}", false);
         check("{\"step\":3,\"type\":\"step\"} ", false);
         check("{\"step\":3,\"type\":\"step\",}", false);

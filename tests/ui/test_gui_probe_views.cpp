@@ -70,7 +70,7 @@ StepMetrics stepWithScale(int64_t step, double scale) {
     return m;
 }
 
-nlohmann::json histogram(int64_t step, const std::string& layer, std::string_view kind,
+HistogramRecord histogram(int64_t step, const std::string& layer, std::string_view kind,
                          std::vector<std::pair<int, int64_t>> bins, int64_t zero = 0,
                          int64_t nan = 0, int64_t posInf = 0) {
     HistogramRecord r;
@@ -82,10 +82,10 @@ nlohmann::json histogram(int64_t step, const std::string& layer, std::string_vie
     r.histogram.zero = zero;
     r.histogram.nan = nan;
     r.histogram.posInf = posInf;
-    return toJson(r);
+    return r;
 }
 
-nlohmann::json underflow(int64_t step, const std::string& layer, int64_t flushed, int64_t subnormal,
+UnderflowRecord underflow(int64_t step, const std::string& layer, int64_t flushed, int64_t subnormal,
                          int64_t normal, int64_t overflow = 0, double multiplier = 1.0) {
     UnderflowRecord r;
     r.step = step;
@@ -96,7 +96,7 @@ nlohmann::json underflow(int64_t step, const std::string& layer, int64_t flushed
     r.counts.subnormal = subnormal;
     r.counts.normal = normal;
     r.counts.overflow = overflow;
-    return toJson(r);
+    return r;
 }
 
 TensorStats stats(double min, double max, double mean, double absMax, int64_t nan = 0,
@@ -181,9 +181,9 @@ private Q_SLOTS:
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
         viewFeed.appendSteps({stepWithScale(1, 65536.0), stepWithScale(2, 65536.0)});
-        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}, {-10, 3}}, 2, 1));
-        viewFeed.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-20, 5}}, 0, 0, 4));
-        viewFeed.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-40, 9}}));
+        viewFeed.takeHistogram(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}, {-10, 3}}, 2, 1));
+        viewFeed.takeHistogram(histogram(2, "fc1", probe_kind::kParamGrad, {{-20, 5}}, 0, 0, 4));
+        viewFeed.takeHistogram(histogram(1, "out", probe_kind::kParamGrad, {{-40, 9}}));
         viewFeed.endOfBatch();
 
         QCOMPARE(view.layerChooser()->count(), 3);  // every layer of run_info
@@ -215,7 +215,7 @@ private Q_SLOTS:
         // Later records append to the layer shown.
         view.setLayer("fc1");
         viewFeed.appendSteps({stepWithScale(3, 65536.0)});
-        viewFeed.takeRecord(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
+        viewFeed.takeHistogram(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
         viewFeed.endOfBatch();
         QCOMPARE(map->columnCount(), 3);
         QCOMPARE(map->value(2, binRow(-5)), 11.0);
@@ -226,8 +226,8 @@ private Q_SLOTS:
         GradientHistogramView view(&viewFeed.set);
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.appendSteps({stepWithScale(1, 65536.0)});
-        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}}));
-        viewFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGradScaled, {{-14, 7}}));
+        viewFeed.takeHistogram(histogram(1, "fc1", probe_kind::kParamGrad, {{-30, 7}}));
+        viewFeed.takeHistogram(histogram(1, "fc1", probe_kind::kParamGradScaled, {{-14, 7}}));
         viewFeed.endOfBatch();
 
         // fp16 as round-to-nearest decides: |g| <= 2^-25 flushes, subnormal below 2^-14,
@@ -241,7 +241,7 @@ private Q_SLOTS:
 
         // A backoff halves the scale: the lines move up by one.
         viewFeed.appendSteps({stepWithScale(2, 32768.0)});
-        viewFeed.takeRecord(histogram(2, "fc1", probe_kind::kParamGrad, {{-29, 7}}));
+        viewFeed.takeHistogram(histogram(2, "fc1", probe_kind::kParamGrad, {{-29, 7}}));
         viewFeed.endOfBatch();
         QCOMPARE(view.scaledLimitYs(), (std::vector<double>{-40.0, -29.0, 1.0}));
         QCOMPARE(view.bandYs(), bands);  // the bands stay where fp16 is
@@ -266,7 +266,7 @@ private Q_SLOTS:
         GradientHistogramView view(&viewFeed.set);
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.appendSteps({stepWithScale(1, 1.0)});
-        viewFeed.takeRecord(histogram(1, "out", probe_kind::kParamGrad, {{-27, 3}}));
+        viewFeed.takeHistogram(histogram(1, "out", probe_kind::kParamGrad, {{-27, 3}}));
         viewFeed.endOfBatch();
         QVERIFY(view.scaledLimitYs().empty());
         QVERIFY(view.slice()->scaledLimitXs().empty());
@@ -281,7 +281,7 @@ private Q_SLOTS:
         viewFeed.beginRun(contextFor(probedConfig()));
         for (int64_t step = 1; step <= 3; ++step) {
             viewFeed.appendSteps({stepWithScale(step, 1.0)});
-            viewFeed.takeRecord(histogram(step, "fc1", probe_kind::kParamGrad,
+            viewFeed.takeHistogram(histogram(step, "fc1", probe_kind::kParamGrad,
                                       {{-10 - static_cast<int>(step), 1}}));
         }
         viewFeed.endOfBatch();
@@ -297,7 +297,7 @@ private Q_SLOTS:
         QVERIFY(!view.followsNewestStep());
         // A new step does not move a slice the user chose.
         viewFeed.appendSteps({stepWithScale(4, 1.0)});
-        viewFeed.takeRecord(histogram(4, "fc1", probe_kind::kParamGrad, {{-14, 1}}));
+        viewFeed.takeHistogram(histogram(4, "fc1", probe_kind::kParamGrad, {{-14, 1}}));
         viewFeed.endOfBatch();
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(1));
 
@@ -324,8 +324,8 @@ private Q_SLOTS:
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
         for (int64_t step : {1, 50, 100}) {
-            viewFeed.takeRecord(underflow(step, "fc1", 25, 0, 75));
-            viewFeed.takeRecord(underflow(step, "out", 1, 0, 997, 2));
+            viewFeed.takeUnderflow(underflow(step, "fc1", 25, 0, 75));
+            viewFeed.takeUnderflow(underflow(step, "out", 1, 0, 997, 2));
         }
         std::vector<StepMetrics> steps;
         for (int64_t s = 1; s <= 120; ++s) steps.push_back(stepWithScale(s, 1.0));
@@ -360,11 +360,11 @@ private Q_SLOTS:
         UnderflowView view(&viewFeed.set);
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.takeRecord(runInfo({"fc1", "act1", "out"}));
-        viewFeed.takeRecord(underflow(1, "fc1", 25, 0, 75));
-        viewFeed.takeRecord(underflow(1, "fc1", 100, 0, 0, 0, 2.0));  // "what if": not shown
-        viewFeed.takeRecord(underflow(1, "out", 0, 10, 90));
-        viewFeed.takeRecord(underflow(2, "fc1", 50, 0, 50));
-        viewFeed.takeRecord(underflow(2, "out", 1, 0, 997, 2));
+        viewFeed.takeUnderflow(underflow(1, "fc1", 25, 0, 75));
+        viewFeed.takeUnderflow(underflow(1, "fc1", 100, 0, 0, 0, 2.0));  // "what if": not shown
+        viewFeed.takeUnderflow(underflow(1, "out", 0, 10, 90));
+        viewFeed.takeUnderflow(underflow(2, "fc1", 50, 0, 50));
+        viewFeed.takeUnderflow(underflow(2, "out", 1, 0, 997, 2));
         viewFeed.endOfBatch();
 
         QCOMPARE(view.rowLayers(), (QStringList{"fc1", "out"}));  // layers with counts
@@ -388,10 +388,10 @@ private Q_SLOTS:
 
         // A step is drawn once every layer has reported it.
         view.setFraction(UnderflowView::Fraction::Flushed);
-        viewFeed.takeRecord(underflow(3, "fc1", 3, 0, 1));
+        viewFeed.takeUnderflow(underflow(3, "fc1", 3, 0, 1));
         viewFeed.endOfBatch();
         QCOMPARE(view.heatmap()->columnCount(), 2);
-        viewFeed.takeRecord(underflow(3, "out", 0, 0, 4));
+        viewFeed.takeUnderflow(underflow(3, "out", 0, 0, 4));
         viewFeed.endOfBatch();
         QCOMPARE(view.heatmap()->columnCount(), 3);
         QCOMPARE(view.cell("fc1", 2), 0.75);
@@ -412,7 +412,7 @@ private Q_SLOTS:
         viewFeed.takeRecord(runInfo({"fc1"}));
         const auto kind = probe_kind::kParamGradScaled;
         for (int64_t step = 1; step <= 20000; ++step) {
-            viewFeed.takeRecord(
+            viewFeed.takeHistogram(
                 histogram(step, "fc1", kind, {{-3, 10 + step % 7}}, 0, step == 13331 ? 5 : 0));
             if (step % 1000 == 0) viewFeed.endOfBatch();  // as ticks would
         }
@@ -445,8 +445,8 @@ private Q_SLOTS:
         viewFeed.beginRun(contextFor(probedConfig()));
         viewFeed.takeRecord(runInfo({"fc1", "out"}));
         for (int64_t step = 1; step <= 10000; ++step) {
-            viewFeed.takeRecord(underflow(step, "fc1", 1, 0, 99, step == 7777 ? 50 : 0));
-            viewFeed.takeRecord(underflow(step, "out", 2, 0, 98));
+            viewFeed.takeUnderflow(underflow(step, "fc1", 1, 0, 99, step == 7777 ? 50 : 0));
+            viewFeed.takeUnderflow(underflow(step, "out", 2, 0, 98));
             if (step % 500 == 0) viewFeed.endOfBatch();
         }
         viewFeed.endOfBatch();
@@ -481,7 +481,7 @@ private Q_SLOTS:
         histogramsFeed.beginRun(contextFor(probedConfig()));
         histogramsFeed.endOfBatch();
         QVERIFY(histograms.heatmap()->placeholderText().contains("No histograms yet"));
-        histogramsFeed.takeRecord(histogram(1, "fc1", probe_kind::kParamGrad, {{-10, 5}}));
+        histogramsFeed.takeHistogram(histogram(1, "fc1", probe_kind::kParamGrad, {{-10, 5}}));
         histogramsFeed.endOfBatch();
         QVERIFY2(histograms.heatmap()->placeholderText().isEmpty(),
                  qPrintable(histograms.heatmap()->placeholderText()));

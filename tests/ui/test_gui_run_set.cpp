@@ -2,6 +2,7 @@
 // compared; one notification per change says which run and what changed (a batch of
 // records names the stores it touched, once); a run keeps its colour while others come
 // and go; the run that went non-finite first is found; a folder opens as a set.
+#include <QDir>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
@@ -174,7 +175,7 @@ private Q_SLOTS:
         h.layer = "fc1";
         h.kind = std::string(probe_kind::kParamGrad);
         h.histogram.counts[40] = 3;
-        run->takeRecord(toJson(h));
+        run->takeHistogram(h);
         run->endOfBatch();
         QCOMPARE(spy.count(), 1);
         QCOMPARE(caught(spy).front(), std::make_pair(run->id(), RunChange::Steps | RunChange::Histograms));
@@ -265,6 +266,31 @@ private Q_SLOTS:
         QCOMPARE(errors.size(), 1);
         QVERIFY2(errors.front().contains("no run in it"), qPrintable(errors.front()));
         QVERIFY(empty.empty());
+    }
+
+    // Runs read at once (each parsed on its own thread, their batches taken in turn) keep
+    // each its own records, in the order given; one that is not a run is refused in its
+    // place. The long run spans several batches, so batches of the runs interleave.
+    void runsReadAtOnceKeepTheirOwnRecords() {
+        QTemporaryDir tmp;
+        const std::string folder = tmp.filePath("runs").toStdString();
+        writeRun(folder + "/long", "long", 20000, 0);
+        writeRun(folder + "/short", "short", 5, 3);
+        QVERIFY(QDir().mkpath(tmp.filePath("runs/not-a-run")));
+        RunSet set;
+        const std::vector<LoadedRun> loaded =
+            loadRunDirectories(set, {tmp.filePath("runs/long"), tmp.filePath("runs/not-a-run"), tmp.filePath("runs/short")},
+                               {false, true});
+        QCOMPARE(loaded.size(), std::size_t(3));
+        QVERIFY(loaded[0].run && loaded[2].run);
+        QVERIFY(!loaded[1].run);
+        QVERIFY2(loaded[1].error.contains("config.json"), qPrintable(loaded[1].error));
+        QCOMPARE(loaded[0].run->name(), QString("long"));
+        QCOMPARE(loaded[0].run->steps().stepCount(), int64_t{20000});
+        QCOMPARE(loaded[2].run->steps().stepCount(), int64_t{5});
+        QCOMPARE(loaded[0].run->status(), QString("finished"));
+        QCOMPARE(loaded[2].run->status(), QString("finished"));
+        QCOMPARE(set.size(), 2);
     }
 };
 

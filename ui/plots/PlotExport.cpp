@@ -23,13 +23,6 @@ namespace {
 
 constexpr double kScreenDpi = 96.0;
 
-QFont titleFont(const QCustomPlot* plot) {
-    QFont font = plot->font();
-    font.setBold(true);
-    font.setPointSizeF(font.pointSizeF() > 0 ? font.pointSizeF() * 1.15 : 11.0);
-    return font;
-}
-
 // Draws into a painter already begun on `device`, at logical size `size`.
 bool paintInto(QCustomPlot* plot, QCPPainter& painter, QSizeF size, const QString& title) {
     if (!painter.isActive()) return false;
@@ -38,18 +31,61 @@ bool paintInto(QCustomPlot* plot, QCPPainter& painter, QSizeF size, const QStrin
     return painter.end();
 }
 
+// The longest start of `word` that fits in `width` (at least one character).
+int fittingPrefix(const QString& word, const QFontMetricsF& metrics, double width) {
+    int length = 1;
+    while (length < word.size() && metrics.horizontalAdvance(word.left(length + 1)) <= width) ++length;
+    return length;
+}
+
 }  // namespace
 
-void paintPlot(QCustomPlot* plot, QCPPainter* painter, const QRectF& rect, const QString& title) {
+QFont plotTitleFont(const QCustomPlot* plot) {
+    QFont font = plot->font();
+    font.setBold(true);
+    font.setPointSizeF(font.pointSizeF() > 0 ? font.pointSizeF() * 1.15 : 11.0);
+    return font;
+}
+
+QStringList plotTitleLines(const QString& title, const QFont& font, QPaintDevice* device, double width) {
+    const QFontMetricsF metrics(font, device);
+    QStringList lines;
+    QString line;
+    for (QString word : title.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString joined = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (metrics.horizontalAdvance(joined) <= width) {
+            line = joined;
+            continue;
+        }
+        if (!line.isEmpty()) lines << line;
+        // A word wider than the line (a long layer path) is split where it must be.
+        while (metrics.horizontalAdvance(word) > width && word.size() > 1) {
+            const int length = fittingPrefix(word, metrics, width);
+            lines << word.left(length);
+            word = word.mid(length);
+        }
+        line = word;
+    }
+    if (!line.isEmpty()) lines << line;
+    return lines;
+}
+
+void paintPlot(QCustomPlot* plot, QCPPainter* painter, const QRectF& rect, const QString& title,
+               const QColor& titleColour) {
     painter->save();
     painter->translate(rect.topLeft());
     double top = 0.0;
     if (!title.isEmpty()) {
-        const QFont font = titleFont(plot);
+        // Wrapped to the plot's width: a title cut at both ends loses what it names.
+        const QFont font = plotTitleFont(plot);
         painter->setFont(font);
-        top = std::ceil(QFontMetricsF(font, painter->device()).height() * 1.6);
-        painter->setPen(Qt::black);
-        painter->drawText(QRectF(0, 0, rect.width(), top), Qt::AlignCenter, title);
+        const QStringList lines = plotTitleLines(title, font, painter->device(), rect.width());
+        const double lineHeight = QFontMetricsF(font, painter->device()).height();
+        top = std::ceil(lineHeight * (lines.size() + 0.6));
+        painter->setPen(titleColour);
+        for (int i = 0; i < lines.size(); ++i)
+            painter->drawText(QRectF(0, lineHeight * (0.3 + i), rect.width(), lineHeight), Qt::AlignCenter,
+                              lines[i]);
     }
     painter->translate(0, top);
     plot->toPainter(painter, static_cast<int>(rect.width()),

@@ -11,15 +11,20 @@
 //   and lines are drawn: at 192 dpi a 1600x1000 image looks like the 800x500 plot on
 //   screen, twice as sharp; the DPI is also written into the PNG.
 // - paintPlot() draws a plot with its title into a rectangle of any painter (a PDF
-//   page, an SVG, an image) as vectors; reports use it.
+//   page, an SVG, an image) as vectors; reports use it. A title wider than the rectangle
+//   wraps onto more lines (plotTitleLines), never cut.
 // - installPlotExportMenu() gives a plot without a context menu of its own one with
 //   "Save image…" (the time-series plots have theirs, with the same entry).
+#include <QColor>
+#include <QFont>
 #include <QRectF>
+#include <QStringList>
 #include <QSize>
 #include <QString>
 
 class QCustomPlot;
 class QCPPainter;
+class QPaintDevice;
 class QWidget;
 
 namespace ampscope::ui {
@@ -31,7 +36,13 @@ struct PlotImageOptions {
 };
 
 QString savePlotImage(QCustomPlot* plot, const QString& path, const PlotImageOptions& options = {});
-void paintPlot(QCustomPlot* plot, QCPPainter* painter, const QRectF& rect, const QString& title);
+void paintPlot(QCustomPlot* plot, QCPPainter* painter, const QRectF& rect, const QString& title,
+               const QColor& titleColour = Qt::black);
+// The title's font, and its lines at `width` on `device`: whole words where they fit, a
+// word wider than the line split where it must be; joined with spaces they give the title
+// back, so nothing of it is cut.
+QFont plotTitleFont(const QCustomPlot* plot);
+QStringList plotTitleLines(const QString& title, const QFont& font, QPaintDevice* device, double width);
 // The title a plot is exported with: its dock's title (and the plot's own name when the
 // dock holds several plots), else its object name.
 QString plotExportTitle(QCustomPlot* plot);

@@ -7,6 +7,7 @@
 #include "engine/RunRecords.h"
 #include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
+#include "run/FlatRecordText.h"
 #include "run/ModelModulesRecord.h"
 #include "run/RunReader.h"
 #include "probes/ProbeRecords.h"
@@ -167,11 +168,16 @@ ReportRun loadReportRun(const QString& directory) {
     bool first = true;
     bool badSweep = false, badQuant = false;
     // With a summary the results come from it, and the step lines (nearly all of a run)
-    // only need recognising, not parsing into JSON.
+    // only need recognising, not parsing into JSON; the histogram and underflow records
+    // are the plots' (ReportRunViews), not the text's.
     const bool complete = reader.data().complete;
     const auto skipStepLine = [complete](std::string_view line) {
+        record_text::FlatLine flat;
+        if (!flat.split(line)) return false;
+        const std::string_view type = flat.type();
+        if (type == probe_record_type::kHistogram || type == probe_record_type::kUnderflow) return true;
         StepMetrics ignored;
-        return complete && parseStepRecordText(line, ignored);
+        return complete && type == event_type::kStep && parseStepRecordText(flat, ignored);
     };
     const auto onRecord = [&](const nlohmann::json& e) {
         const std::string type = e.value("type", "");

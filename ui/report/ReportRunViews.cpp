@@ -16,14 +16,36 @@
 
 namespace ampscope::ui {
 
-ReportRunViews::ReportRunViews(const ReportRun& run)
-    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
-    host_->setAttribute(Qt::WA_DontShowOnScreen);
-    loss_ = new LossPlot(set_.get(), host_.get());
-    scale_ = new ScalePlot(set_.get(), host_.get());
-    histograms_ = new GradientHistogramView(set_.get(), host_.get());
-    underflow_ = new UnderflowView(set_.get(), host_.get());
+// Which layers have histograms, and how much of each layer's scaled gradients fp16 lost.
+class ReportRunViews::LayerScan : public RunObserver {
+public:
+    explicit LayerScan(ReportRunViews& views) : views_(views) {}
+    void beginRun(const RunContext&) override {}
+    void appendSteps(const std::vector<StepMetrics>&) override {}
+    void endOfBatch() override {}
+    void takeHistogram(const HistogramRecord& h) override {
+        views_.hasHistograms_ = true;
+        const QString layer = QString::fromStdString(h.layer);
+        if (h.kind == probe_kind::kParamGradScaled && !views_.scaledLayers_.contains(layer))
+            views_.scaledLayers_ << layer;
+        if (h.kind == probe_kind::kParamGrad && !views_.unscaledLayers_.contains(layer))
+            views_.unscaledLayers_ << layer;
+    }
+    void takeUnderflow(const UnderflowRecord& u) override {
+        if (u.kind != probe_kind::kParamGradScaled || u.multiplier != 1.0) return;
+        views_.hasUnderflow_ = true;
+        views_.anyFlushed_ = views_.anyFlushed_ || u.counts.flushed > 0;
+        auto& [sum, n] = lost[QString::fromStdString(u.layer)];
+        sum += u.counts.flushedFraction() + u.counts.subnormalFraction() + u.counts.overflowFraction();
+        ++n;
+    }
+    std::map<QString, std::pair<double, int>> lost;  // layer -> (sum of fractions, records)
 
+private:
+    ReportRunViews& views_;
+};
+
+RunContext reportRunContext(const ReportRun& run) {
     RunContext context;
     try {
         context.config = configFromJson(run.config);
@@ -34,35 +56,22 @@ ReportRunViews::ReportRunViews(const ReportRun& run)
     context.title = run.title;
     context.runDirectory = run.directory;
     context.live = false;
-    std::map<QString, std::pair<double, int>> lost;  // layer -> (sum of fractions, records)
+    return context;
+}
+
+ReportRunViews::ReportRunViews(const ReportRun& run)
+    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
+    host_->setAttribute(Qt::WA_DontShowOnScreen);
+    loss_ = new LossPlot(set_.get(), host_.get());
+    scale_ = new ScalePlot(set_.get(), host_.get());
+    histograms_ = new GradientHistogramView(set_.get(), host_.get());
+    underflow_ = new UnderflowView(set_.get(), host_.get());
+
+    const RunContext context = reportRunContext(run);
     // Streamed from the run directory: the views and this scan keep only what they show.
-    replayRunDirectory(
-        context, run.directory.toStdString(), {set_->addRun(context)},
-        [&](const nlohmann::json& e) {
-            const std::string type = e.value("type", "");
-            if (type == probe_record_type::kHistogram) {
-                hasHistograms_ = true;
-                const QString layer = QString::fromStdString(e.value("layer", ""));
-                const std::string kind = e.value("kind", "");
-                if (kind == probe_kind::kParamGradScaled && !scaledLayers_.contains(layer))
-                    scaledLayers_ << layer;
-                if (kind == probe_kind::kParamGrad && !unscaledLayers_.contains(layer))
-                    unscaledLayers_ << layer;
-            } else if (type == probe_record_type::kUnderflow && e.value("kind", "") == probe_kind::kParamGradScaled &&
-                       e.value("multiplier", 1.0) == 1.0) {
-                hasUnderflow_ = true;
-                try {
-                    const UnderflowRecord u = underflowRecordFromJson(e);
-                    anyFlushed_ = anyFlushed_ || u.counts.flushed > 0;
-                    auto& [sum, n] = lost[QString::fromStdString(u.layer)];
-                    sum += u.counts.flushedFraction() + u.counts.subnormalFraction() +
-                           u.counts.overflowFraction();
-                    ++n;
-                } catch (const std::exception&) {
-                }
-            }
-        });
-    for (const auto& [layer, sumCount] : lost)
+    LayerScan scan(*this);
+    replayRunDirectory(context, run.directory.toStdString(), {set_->addRun(context), &scan});
+    for (const auto& [layer, sumCount] : scan.lost)
         if (sumCount.second > 0 && sumCount.first > 0)
             lossByLayer_.emplace_back(layer, sumCount.first / sumCount.second);
     std::stable_sort(lossByLayer_.begin(), lossByLayer_.end(),

@@ -16,6 +16,7 @@
 #include <QStringList>
 #include <memory>
 
+#include "RunObserver.h"
 #include "report/ReportRun.h"
 
 class QCustomPlot;
@@ -28,6 +29,9 @@ class LossPlot;
 class RunSet;
 class ScalePlot;
 class UnderflowView;
+
+// The context a recorded run is replayed with (its config, title and directory; not live).
+RunContext reportRunContext(const ReportRun& run);
 
 class ReportRunViews {
 public:
@@ -50,6 +54,7 @@ public:
     QString histogramKindText() const;
 
 private:
+    class LayerScan;
     std::unique_ptr<RunSet> set_;    // the one run the views show
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
     LossPlot* loss_ = nullptr;

@@ -19,9 +19,11 @@
 #include "plots/ScalePlot.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
+#include "report/ReportSetViews.h"
 #include "report/ReportText.h"
 #include "run/JobNonFiniteOrigin.h"
 #include "run/RunReader.h"
+#include "run/RunSetFolder.h"
 #include "views/GradientHistogramView.h"
 
 namespace ampscope::ui {
@@ -30,7 +32,20 @@ namespace {
 constexpr int kDpi = 96;              // report coordinates are 96-dpi pixels
 constexpr int kHtmlPlotWidth = 900;   // plots in the HTML file, before the browser scales them
 constexpr double kPlotAspect = 0.42;  // height / width of a time-series plot
+constexpr double kLossAspect = 0.5;   // the loss plot: room for its long y label whole
 constexpr double kHeatmapAspect = 0.55;
+constexpr double kSideBySideAspect = 0.5;  // two heatmaps in one row
+
+// Plots side by side in `rect`, equal widths, each under its own title.
+void paintRow(const std::vector<QCustomPlot*>& plots, const QStringList& titles, QCPPainter* painter,
+              const QRectF& rect) {
+    const double gap = plots.size() > 1 ? 8.0 : 0.0;
+    const double width = (rect.width() - gap * static_cast<double>(plots.size() - 1)) / static_cast<double>(plots.size());
+    for (std::size_t i = 0; i < plots.size(); ++i)
+        paintPlot(plots[i], painter,
+                  QRectF(rect.left() + static_cast<double>(i) * (width + gap), rect.top(), width, rect.height()),
+                  titles.value(static_cast<qsizetype>(i)));
+}
 
 // The report as the two outputs receive it.
 class ReportSink {
@@ -38,6 +53,10 @@ public:
     virtual ~ReportSink() = default;
     virtual void html(const QString& fragment) = 0;
     virtual void plot(QCustomPlot* plot, const QString& title, double aspect) = 0;
+    // Plots side by side, each its own title, in one row `aspect` x the width high.
+    // `heading` (HTML) stays on the page of the row it introduces.
+    virtual void plotRow(const QString& heading, const std::vector<QCustomPlot*>& plots, const QStringList& titles,
+                         double aspect) = 0;
     virtual void pageBreak() = 0;
     // Empty, or one line saying what failed.
     virtual QString finish() = 0;
@@ -60,11 +79,7 @@ public:
     void html(const QString& fragment) override {
         if (!painter_.isActive()) return;
         QTextDocument document;
-        document.documentLayout()->setPaintDevice(&writer_);
-        document.setDocumentMargin(0);
-        document.setDefaultStyleSheet(report_text::styleSheet());
-        document.setHtml(fragment);
-        document.setTextWidth(width_);
+        layOut(document, fragment);
         const double height = document.size().height();
         if (y_ > 0 && y_ + height > height_) newPage();
         // A fragment taller than a page continues on the next ones.
@@ -89,6 +104,19 @@ public:
         y_ += height + 10;
     }
 
+    void plotRow(const QString& heading, const std::vector<QCustomPlot*>& plots, const QStringList& titles,
+                 double aspect) override {
+        if (!painter_.isActive() || plots.empty()) return;
+        const double height = std::min<double>(width_ * aspect, height_);
+        QTextDocument document;
+        layOut(document, heading);
+        const double headingHeight = document.size().height() + 6;
+        if (y_ > 0 && y_ + headingHeight + height > height_) newPage();
+        html(heading);
+        paintRow(plots, titles, &painter_, QRectF(0, y_, width_, height));
+        y_ += height + 10;
+    }
+
     void pageBreak() override {
         if (y_ > 0) newPage();
     }
@@ -99,6 +127,15 @@ public:
     }
 
 private:
+    // A fragment as the page will draw it: the page's width, the report's styles.
+    void layOut(QTextDocument& document, const QString& fragment) {
+        document.documentLayout()->setPaintDevice(&writer_);
+        document.setDocumentMargin(0);
+        document.setDefaultStyleSheet(report_text::styleSheet());
+        document.setHtml(fragment);
+        document.setTextWidth(width_);
+    }
+
     void newPage() {
         writer_.newPage();
         y_ = 0;
@@ -127,6 +164,13 @@ public:
     void html(const QString& fragment) override { body_ += fragment + QLatin1Char('\n'); }
 
     void plot(QCustomPlot* plot, const QString& title, double aspect) override {
+        plotRow(QString(), {plot}, {title}, aspect);
+    }
+
+    void plotRow(const QString& heading, const std::vector<QCustomPlot*>& plots, const QStringList& titles,
+                 double aspect) override {
+        if (!heading.isEmpty()) html(heading);
+        const QString title = titles.join(QStringLiteral(" | "));
         const QSize size(kHtmlPlotWidth, static_cast<int>(kHtmlPlotWidth * aspect));
         QBuffer svg;
         svg.open(QIODevice::WriteOnly);
@@ -139,7 +183,7 @@ public:
             generator.setTitle(title);
             QCPPainter painter(&generator);
             painter.fillRect(QRect(QPoint(0, 0), size), Qt::white);
-            paintPlot(plot, &painter, QRectF(QPointF(0, 0), QSizeF(size)), title);
+            paintRow(plots, titles, &painter, QRectF(QPointF(0, 0), QSizeF(size)));
             painter.end();
         }
         body_ += QStringLiteral(
@@ -172,7 +216,7 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
 
     ReportRunViews views(run);
     const QString prefix = comparison ? run.title + QStringLiteral(": ") : QString();
-    sink.plot(views.loss(), prefix + QStringLiteral("Loss"), kPlotAspect);
+    sink.plot(views.loss(), prefix + QStringLiteral("Loss"), kLossAspect);
     sink.plot(views.scale(), prefix + QStringLiteral("Loss scale"), kPlotAspect);
     if (views.hasHistograms()) {
         QStringList layers = views.affectedLayers(2);
@@ -209,6 +253,43 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }
 
+// A report of several runs opens with them together: overlaid, then side by side.
+void writeSetSection(const std::vector<ReportRun>& runs, ReportSink& sink) {
+    ReportSetViews views(runs);
+    sink.html(QStringLiteral("<h2>The runs together</h2><p class=\"note\">Each run in its colour, "
+                             "named in the legends; the loss axis turns logarithmic when the "
+                             "curves span more than three decades.</p>"));
+    sink.plot(views.loss(), QStringLiteral("Loss, all runs"), kLossAspect);
+    sink.plot(views.scale(), QStringLiteral("Loss scale, all runs"), kPlotAspect);
+    if (views.anyFlushed())
+        sink.plot(views.flushed(),
+                  QStringLiteral("Scaled parameter gradients flushed to 0 by fp16, all layers, all runs"),
+                  kPlotAspect);
+    else if (views.hasFlushed())
+        sink.html(QStringLiteral("<p class=\"note\">No run's fp16 flushed a scaled parameter-gradient "
+                                 "element to 0 at any probe step.</p>"));
+    if (views.hasAccuracy())
+        sink.plot(views.accuracy(), QStringLiteral("Validation accuracy, all runs"), kPlotAspect);
+    if (views.contrasts().empty()) {
+        sink.html(QStringLiteral("<p class=\"note\">No layer's gradient histograms were recorded "
+                                 "by two runs: there is nothing to show side by side.</p>"));
+        return;
+    }
+    for (const HistogramContrast& contrast : views.contrasts()) {
+        views.showContrast(contrast);
+        const QString a = runs[static_cast<std::size_t>(contrast.runA)].title;
+        const QString b = runs[static_cast<std::size_t>(contrast.runB)].title;
+        const QString heading = QStringLiteral("<h3>Gradient histogram: %1, %2</h3><p class=\"note\">%3 against %4: "
+                                 "%5 binades apart on the log\u2082|g| axis over the run (the "
+                                 "largest difference between two runs' histograms); one colour "
+                                 "scale.</p>")
+                      .arg(contrast.layer.toHtmlEscaped(), views.histogramKindText().toHtmlEscaped(),
+                           a.toHtmlEscaped(), b.toHtmlEscaped())
+                      .arg(contrast.binades, 0, 'f', 1);
+        sink.plotRow(heading, views.histogramPanes(), {a, b}, kSideBySideAspect);
+    }
+}
+
 // One run of the report: a run directory given, or a rank of a job folder given.
 struct ReportInput {
     QString directory;
@@ -217,19 +298,40 @@ struct ReportInput {
     QString jobShown;
 };
 
-std::vector<ReportInput> reportInputs(const QStringList& directories, const QMap<QString, QString>& shown) {
+// The runs of the folders given, each a run, a job's ranks or a scenario's output folder
+// (runSetDirectories, the window's rule), named as the user named the folder (`shown`:
+// an ssh:// address for a remote copy). Empty, with `error` set to the reader's one
+// line, for a folder that holds no run.
+std::vector<ReportInput> reportInputs(const QStringList& folders, const QMap<QString, QString>& shown,
+                                      QString& error) {
     std::vector<ReportInput> inputs;
-    for (const QString& directory : directories) {
-        const QString name = shown.value(directory, QDir::cleanPath(directory));
-        const std::vector<std::string> ranks = rankRunDirectories(QDir::cleanPath(directory).toStdString());
-        if (ranks.empty()) {
-            inputs.push_back({directory, name, {}, {}});
-            continue;
+    for (const QString& folder : folders) {
+        const QString cleaned = QDir::cleanPath(folder);
+        const QString name = shown.value(folder, cleaned);
+        const std::vector<std::string> found = runSetDirectories(cleaned.toStdString());
+        if (found.empty()) {
+            try {
+                RunRecordReader refusal(cleaned.toStdString());  // names what is wrong
+                error = QStringLiteral("%1: holds no run").arg(name);
+            } catch (const std::exception& e) {
+                error = QString::fromUtf8(e.what()).replace(cleaned, name);
+                if (QFileInfo(folder).isDir())
+                    error += QStringLiteral(", nor a job's rank-N folders or a scenario's run folders");
+            }
+            return {};
         }
-        for (const std::string& rank : ranks) {
-            const QString rankName = QFileInfo(QString::fromStdString(rank)).fileName();
-            inputs.push_back({QString::fromStdString(rank), name + QLatin1Char('/') + rankName,
-                              QFileInfo(QDir::cleanPath(directory)).fileName(), name});
+        const bool job = !rankRunDirectories(cleaned.toStdString()).empty();
+        for (const std::string& run : found) {
+            const QString directory = QString::fromStdString(run);
+            if (QDir::cleanPath(directory) == cleaned) {
+                inputs.push_back({directory, name, {}, {}});
+                continue;
+            }
+            const QString runName = name + QLatin1Char('/') + QFileInfo(directory).fileName();
+            if (job)
+                inputs.push_back({directory, runName, QFileInfo(cleaned).fileName(), name});
+            else
+                inputs.push_back({directory, runName, {}, {}});
         }
     }
     return inputs;
@@ -262,17 +364,19 @@ QString jobOriginsHtml(const std::vector<ReportInput>& inputs, const std::vector
 
 }  // namespace
 
-QString writeReport(const QStringList& runDirectories, const ReportOptions& options) {
+QString writeReport(const QStringList& folders, const ReportOptions& options) {
     const QString path = options.outputPath;
-    if (runDirectories.isEmpty()) return QStringLiteral("no run directory given");
+    if (folders.isEmpty()) return QStringLiteral("no run directory given");
+    QString folderError;
     const QString suffix = QFileInfo(path).suffix().toLower();
     const bool pdf = suffix == QLatin1String("pdf");
     if (!pdf && suffix != QLatin1String("html") && suffix != QLatin1String("htm"))
         return QStringLiteral("%1: unknown report type '%2' (use .pdf or .html)").arg(path, suffix);
 
-    // A job folder of torch.distributed ranks: each rank is a run of the report.
-    const std::vector<ReportInput> inputs = reportInputs(runDirectories, options.shownDirectories);
-    const int total = 2 * static_cast<int>(inputs.size()) + 1;
+    const std::vector<ReportInput> inputs = reportInputs(folders, options.shownDirectories, folderError);
+    if (inputs.empty()) return folderError;
+    const bool comparison = inputs.size() > 1;
+    const int total = 2 * static_cast<int>(inputs.size()) + (comparison ? 2 : 1);
     int done = 0;
     const auto step = [&](const QString& what) {
         return !options.progress || options.progress(done++, total, what);
@@ -306,9 +410,16 @@ QString writeReport(const QStringList& runDirectories, const ReportOptions& opti
     } else {
         sink = std::make_unique<HtmlSink>(path, title);
     }
-    const bool comparison = runs.size() > 1;
     sink->html(report_text::headerHtml(runs, options.generated) + jobs +
                report_text::comparisonHtml(runs));
+    if (comparison) {
+        if (!step(QStringLiteral("Drawing the runs together"))) {
+            sink->finish();
+            QFile::remove(path);
+            return QStringLiteral("cancelled");
+        }
+        writeSetSection(runs, *sink);
+    }
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!step(QStringLiteral("Drawing %1").arg(runs[i].title))) {
             sink->finish();

@@ -14,9 +14,11 @@
 // NaN came from and the ranks that received it (run/JobNonFiniteOrigin.h).
 //
 // Contract:
+// - Each folder given is a run directory, a job's folder of ranks or a scenario's output
+//   folder (run/RunSetFolder.h); the report covers every run they hold, in that order.
 // - Needs a QApplication (the plots are widgets); renders offscreen, never shows one.
-// - writeReport returns an empty string on success, else one line: a run directory that
-//   cannot be read (the reader's message), an unknown suffix, an unwritable output, or
+// - writeReport returns an empty string on success, else one line: a folder that holds no
+//   run or a run directory that cannot be read (the reader's message), an unknown suffix, an unwritable output, or
 //   "cancelled". A half-written run is not an error: it is reported as INCOMPLETE.
 // - progress(done, total, what) is called as the work goes; returning false cancels
 //   (the partial file is removed).
@@ -37,6 +39,6 @@ struct ReportOptions {
     std::function<bool(int done, int total, const QString& what)> progress;
 };
 
-QString writeReport(const QStringList& runDirectories, const ReportOptions& options);
+QString writeReport(const QStringList& folders, const ReportOptions& options);
 
 }  // namespace ampscope::ui

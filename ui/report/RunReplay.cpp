@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "RecordDispatcher.h"
-#include "run/RunReader.h"
+#include "run/ParsedRunReader.h"
 
 namespace ampscope::ui {
 
@@ -18,10 +18,11 @@ void replayRun(const RunContext& context, const std::vector<nlohmann::json>& rec
 void replayRunDirectory(const RunContext& context, const std::string& directory,
                         const std::vector<RunObserver*>& observers,
                         const std::function<void(const nlohmann::json&)>& alsoSee) {
-    RunRecordReader reader(directory);
+    // Parsed on its own thread, beside the views; what no view reads is passed over.
+    ParsedRunReader reader(directory, 16384, recordTypesNoViewReads());
     RecordDispatcher dispatcher(observers);
     dispatcher.beginRun(context);
-    dispatchRunRecords(reader, dispatcher, alsoSee);
+    dispatchParsedRun(reader, dispatcher, alsoSee);
     dispatcher.endBatch();
 }
 

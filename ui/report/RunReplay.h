@@ -15,10 +15,10 @@ namespace ampscope::ui {
 void replayRun(const RunContext& context, const std::vector<nlohmann::json>& records,
                const std::vector<RunObserver*>& observers);
 
-// The same, streamed from a run directory (RunRecordReader: the records are not kept, so
-// a 10^6-step run replays in bounded memory; step lines are read without JSON:
-// parseStepRecordText); alsoSee, when given, sees every other record too. Throws
-// InputError as readRunDirectory does.
+// The same, streamed from a run directory (ParsedRunReader: parsed on a thread of its own,
+// the records not kept, so a 10^6-step run replays in bounded memory; step, histogram and
+// underflow lines are read without JSON); alsoSee, when given, sees the records that
+// came as JSON too. Throws InputError as readRunDirectory does.
 void replayRunDirectory(const RunContext& context, const std::string& directory,
                         const std::vector<RunObserver*>& observers,
                         const std::function<void(const nlohmann::json&)>& alsoSee = {});

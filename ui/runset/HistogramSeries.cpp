@@ -6,7 +6,6 @@
 #include "RunRecordParsing.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -59,10 +58,9 @@ void HistogramSeries::takeRecord(const nlohmann::json& record) {
         if (layers_.takeRunInfo(record)) noteChange(RunChange::Histograms);
         return;
     }
-    if (type != probe_record_type::kHistogram) return;
-    auto read = parsedRecord("gradient histograms", record, histogramRecordFromJson);
-    if (!read) return;
-    HistogramRecord& parsed = *read;
+}
+
+void HistogramSeries::takeHistogram(const HistogramRecord& parsed) {
     const QString layer = QString::fromStdString(parsed.layer);
     layers_.add(layer);
     Series& s = series_.try_emplace(seriesKey(QString::fromStdString(parsed.kind), layer),
@@ -71,7 +69,7 @@ void HistogramSeries::takeRecord(const nlohmann::json& record) {
     bool opened = false;
     ExponentHistogram* slot = s.entryFor(parsed.step, &opened);
     if (!opened) return;  // a step this series already has or is past: a replay
-    *slot = std::move(parsed.histogram);
+    *slot = parsed.histogram;
     noteChange(RunChange::Histograms);
 }
 

@@ -33,6 +33,7 @@ public:
     void beginRun(const RunContext& context) override;
     void appendSteps(const std::vector<StepMetrics>& steps) override;
     void takeRecord(const nlohmann::json& record) override;
+    void takeHistogram(const HistogramRecord& record) override;
 
     static QStringList kinds();
     const LayerOrder& layers() const { return layers_; }

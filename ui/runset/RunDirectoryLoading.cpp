@@ -6,6 +6,7 @@
 
 #include "RecordDispatcher.h"
 #include "config/ConfigJson.h"
+#include "run/ParsedRunReader.h"
 #include "run/RunReader.h"
 #include "run/RunSetFolder.h"
 
@@ -13,8 +14,9 @@ namespace ampscope::ui {
 
 namespace {
 
-// Records per batch (the run takes them without telling anyone).
-constexpr std::size_t kBatchRecords = 16384;
+// Records per batch (the run takes them without telling anyone): several runs read at once
+// keep a few batches each waiting.
+constexpr std::size_t kBatchRecords = 8192;
 constexpr qint64 kProgressMilliseconds = 100;
 
 RunContext contextFor(const QString& directory, const nlohmann::json& config, QString* note) {
@@ -40,45 +42,93 @@ RunContext recordedRunContext(const QString& directory, QString* note) {
 
 LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOptions options,
                            const std::function<void(double)>& progress) {
-    LoadedRun loaded;
-    const QString dir = QDir::cleanPath(directory);
-    std::unique_ptr<RunRecordReader> reader;
-    try {
-        reader = std::make_unique<RunRecordReader>(dir.toStdString());
-    } catch (const std::exception& e) {
-        loaded.error = QString::fromUtf8(e.what());
-        return loaded;
-    }
-    loaded.complete = reader->data().complete;
-    loaded.run = set.addRun(contextFor(dir, reader->data().config, &loaded.note), options);
-    std::vector<RunObserver*> observers{loaded.run};
-    RunSet* owner = &set;
-    const RunId id = loaded.run->id();
-    RecordDispatcher::Hooks hooks;
-    hooks.error = [owner, id](const std::string& message) {
-        owner->setErrorMessage(id, QString::fromStdString(message));
-    };
-    RecordDispatcher dispatcher(observers, hooks);
-    QElapsedTimer sinceProgress;
-    sinceProgress.start();
-    const auto afterBatch = [&] {
-        if (!progress || sinceProgress.elapsed() < kProgressMilliseconds) return;
-        const double total = static_cast<double>(reader->totalBytes());
-        progress(total > 0 ? std::min(1.0, static_cast<double>(reader->bytesRead()) / total) : 1.0);
-        sinceProgress.restart();
-    };
-    try {
-        dispatchRunRecords(*reader, dispatcher, {}, afterBatch, kBatchRecords);
-    } catch (const std::exception& e) {
-        loaded.error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
-    }
-    dispatcher.endBatch();
-    for (const std::string& w : reader->data().warnings) loaded.warnings << QString::fromStdString(w);
-    const auto& summary = reader->data().summary;
+    return loadRunDirectories(set, {directory}, options, progress).front();
+}
+
+namespace {
+
+// One run being read: its reader (parsing on its own thread) and the dispatcher feeding it.
+struct RunBeingRead {
+    std::unique_ptr<ParsedRunReader> reader;
+    std::vector<RunObserver*> observers;  // the dispatcher holds a reference: kept here
+    std::unique_ptr<RecordDispatcher> dispatcher;
+    bool reading = false;
+};
+
+// The run's end: its warnings and its status, as its summary says.
+void finishRun(RunSet& set, RunBeingRead& read, LoadedRun& loaded) {
+    read.dispatcher->endBatch();
+    read.reading = false;
+    for (const std::string& w : read.reader->data().warnings) loaded.warnings << QString::fromStdString(w);
+    const auto& summary = read.reader->startData().summary;
     QString status = QStringLiteral("incomplete");
     if (loaded.complete && summary && summary->is_object())
         status = QString::fromStdString(summary->value("status", std::string("finished")));
-    set.setStatus(id, status);
+    set.setStatus(loaded.run->id(), status);
+}
+
+}  // namespace
+
+std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& directories,
+                                          RunSet::AddOptions options,
+                                          const std::function<void(double)>& progress) {
+    std::vector<LoadedRun> loaded(static_cast<std::size_t>(directories.size()));
+    std::vector<RunBeingRead> reads(loaded.size());
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        const QString dir = QDir::cleanPath(directories[static_cast<qsizetype>(i)]);
+        RunBeingRead& read = reads[i];
+        try {
+            // Every run parses on a thread of its own from now on, while this one feeds them.
+            read.reader = std::make_unique<ParsedRunReader>(dir.toStdString(), kBatchRecords,
+                                                            recordTypesNoViewReads());
+        } catch (const std::exception& e) {
+            loaded[i].error = QString::fromUtf8(e.what());
+            continue;
+        }
+        loaded[i].complete = read.reader->startData().complete;
+        loaded[i].run = set.addRun(contextFor(dir, read.reader->startData().config, &loaded[i].note), options);
+        read.observers = {loaded[i].run};
+        RecordDispatcher::Hooks hooks;
+        RunSet* owner = &set;
+        const RunId id = loaded[i].run->id();
+        hooks.error = [owner, id](const std::string& message) {
+            owner->setErrorMessage(id, QString::fromStdString(message));
+        };
+        read.dispatcher = std::make_unique<RecordDispatcher>(read.observers, hooks);
+        read.reading = true;
+    }
+    QElapsedTimer sinceProgress;
+    sinceProgress.start();
+    std::vector<ParsedRecord> batch;
+    for (bool anyReading = true; anyReading;) {
+        anyReading = false;
+        // A batch of each run in turn: each reader has parsed ahead meanwhile.
+        for (std::size_t i = 0; i < reads.size(); ++i) {
+            RunBeingRead& read = reads[i];
+            if (!read.reading) continue;
+            try {
+                if (read.reader->next(batch)) {
+                    for (ParsedRecord& record : batch) read.dispatcher->take(std::move(record));
+                    read.dispatcher->flushSteps();
+                    anyReading = true;
+                    continue;
+                }
+            } catch (const std::exception& e) {
+                loaded[i].error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
+            }
+            finishRun(set, read, loaded[i]);
+        }
+        if (progress && sinceProgress.elapsed() >= kProgressMilliseconds) {
+            double done = 0.0, total = 0.0;
+            for (const RunBeingRead& read : reads)
+                if (read.reader) {
+                    done += static_cast<double>(read.reader->bytesRead());
+                    total += static_cast<double>(read.reader->totalBytes());
+                }
+            progress(total > 0 ? std::min(1.0, done / total) : 1.0);
+            sinceProgress.restart();
+        }
+    }
     return loaded;
 }
 
@@ -87,8 +137,9 @@ std::vector<RunId> loadRunFolder(RunSet& set, const QString& folder, RunSet::Add
     std::vector<RunId> ids;
     const QString cleaned = QDir::cleanPath(folder);
     options.focus = false;
-    for (const std::string& dir : runSetDirectories(cleaned.toStdString())) {
-        const LoadedRun loaded = loadRunDirectory(set, QString::fromStdString(dir), options);
+    QStringList directories;
+    for (const std::string& dir : runSetDirectories(cleaned.toStdString())) directories << QString::fromStdString(dir);
+    for (const LoadedRun& loaded : loadRunDirectories(set, directories, options)) {
         if (loaded.run) ids.push_back(loaded.run->id());
         if (!loaded.error.isEmpty() && errors) *errors << loaded.error;
     }

@@ -16,6 +16,10 @@
 //   added, `error` set): what the reader refuses. A read error after the start keeps
 //   what was read (`error` set, the run stays). The run's status is its summary's
 //   ("finished", "stopped", "error"), or "incomplete".
+// - loadRunDirectories: loadRunDirectory for several directories at once, in their order:
+//   each is parsed on a thread of its own (ParsedRunReader) while the calling thread hands
+//   the batches of each in turn to its run, so the runs' parsing shares the cores with
+//   the stores taking them. progress gets the fraction of all their events read.
 // - loadRunFolder: every run of the folder, in runSetDirectories' order; a run that does
 //   not read is skipped with its line in `error`s. No run at all: one line naming the
 //   folder.
@@ -40,6 +44,10 @@ RunContext recordedRunContext(const QString& directory, QString* note);
 
 LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOptions options,
                            const std::function<void(double fraction)>& progress = {});
+
+std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& directories,
+                                          RunSet::AddOptions options,
+                                          const std::function<void(double fraction)>& progress = {});
 
 // The folder's runs (each as loadRunDirectory with `options`, the focus aside: none
 // takes it), then the focus goes to the run that went non-finite first (the first run

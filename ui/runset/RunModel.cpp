@@ -55,6 +55,14 @@ void RunModel::takeRecord(const nlohmann::json& record) {
     for (RunStore* store : stores()) store->takeRecord(record);
 }
 
+void RunModel::takeHistogram(const HistogramRecord& record) {
+    for (RunStore* store : stores()) store->takeHistogram(record);
+}
+
+void RunModel::takeUnderflow(const UnderflowRecord& record) {
+    for (RunStore* store : stores()) store->takeUnderflow(record);
+}
+
 void RunModel::endOfBatch() {
     RunChanges changes = pending_;
     pending_ = {};

@@ -76,6 +76,8 @@ public:
     void appendEpoch(const EpochMetrics& epoch) override;
     void takeModelModules(const ModelModulesRecord& record) override;
     void takeRecord(const nlohmann::json& record) override;
+    void takeHistogram(const HistogramRecord& record) override;
+    void takeUnderflow(const UnderflowRecord& record) override;
     void endOfBatch() override;
 
 private:

@@ -6,7 +6,6 @@
 #include "RunRecordParsing.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
@@ -43,10 +42,9 @@ void UnderflowSeries::takeRecord(const nlohmann::json& record) {
             emulated_ = record["precision"].value("emulated", false);
         return;
     }
-    if (type != probe_record_type::kUnderflow) return;
-    auto read = parsedRecord("underflow", record, underflowRecordFromJson);
-    if (!read) return;
-    const UnderflowRecord& parsed = *read;
+}
+
+void UnderflowSeries::takeUnderflow(const UnderflowRecord& parsed) {
     if (parsed.multiplier != 1.0) return;  // a "what if" count, not what happened
     const QString kind = QString::fromStdString(parsed.kind);
     const QString layer = QString::fromStdString(parsed.layer);

@@ -33,6 +33,7 @@ public:
     // Only the last step: a map's x axis spans the run, not just its probe steps.
     void appendSteps(const std::vector<StepMetrics>& steps) override;
     void takeRecord(const nlohmann::json& record) override;
+    void takeUnderflow(const UnderflowRecord& record) override;
 
     const KindData* data(const QString& kind) const;
     QStringList layersWithData(const QString& kind) const;

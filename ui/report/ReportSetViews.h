@@ -1,0 +1,75 @@
+#pragma once
+// ReportSetViews: the first pages of a report of several runs, the runs together. One run
+// set holds them all, each compared, so the window's own Loss and Loss scale plots
+// overlay them by name and colour (RunPalette: the colours the window gives them); two
+// plots of the report's own overlay what the set keeps per run: the fraction of scaled
+// parameter-gradient elements fp16 flushes to 0 (all layers together, per probe step) and
+// the validation accuracy per epoch; and the Gradient histograms dock shows two runs side
+// by side (one colour scale, one log2|g| axis) for the kinds and layers whose histograms
+// differ most between the runs (HistogramContrast.h).
+//
+// Contract:
+// - Built from the run directories of ReportRun (streamed as ReportRunViews does); never
+//   shown. The first run is focused: the overlays list it first.
+// - hasFlushed / hasAccuracy: some run recorded that; otherwise the plot is not drawn.
+//   anyFlushed: some run's fp16 flushed some scaled parameter-gradient element.
+// - showContrast(c) focuses run c.runA, compares it with c.runB only, and picks c's
+//   layer and kind; histogramPanes() are then the two runs' heatmaps, in that order.
+#include <QString>
+#include <memory>
+#include <vector>
+
+#include "report/HistogramContrast.h"
+#include "report/ReportRun.h"
+
+class QCustomPlot;
+class QWidget;
+
+namespace ampscope::ui {
+
+class GradientHistogramView;
+class LossPlot;
+class RunSet;
+class ScalePlot;
+
+class ReportSetViews {
+public:
+    // At most this many contrasts are ranked for the side-by-side pages.
+    static constexpr std::size_t kShownContrasts = 2;
+
+    explicit ReportSetViews(const std::vector<ReportRun>& runs);
+    ~ReportSetViews();
+
+    LossPlot* loss() const { return loss_; }
+    ScalePlot* scale() const { return scale_; }
+    QCustomPlot* flushed() const { return flushed_; }
+    QCustomPlot* accuracy() const { return accuracy_; }
+    bool hasFlushed() const { return hasFlushed_; }
+    bool hasAccuracy() const { return hasAccuracy_; }
+    bool anyFlushed() const { return anyFlushed_; }
+
+    // Largest first (rankContrasts), at most kShownContrasts.
+    const std::vector<HistogramContrast>& contrasts() const { return contrasts_; }
+    void showContrast(const HistogramContrast& contrast);
+    std::vector<QCustomPlot*> histogramPanes() const;
+    QString histogramKindText() const;
+
+private:
+    void drawFlushed();
+    void drawAccuracy();
+
+    std::unique_ptr<RunSet> set_;
+    std::unique_ptr<QWidget> host_;  // parent of the views; never shown
+    std::vector<int> ids_;           // the runs' ids in the set, in the report's order
+    LossPlot* loss_ = nullptr;
+    ScalePlot* scale_ = nullptr;
+    GradientHistogramView* histograms_ = nullptr;
+    QCustomPlot* flushed_ = nullptr;
+    QCustomPlot* accuracy_ = nullptr;
+    bool hasFlushed_ = false;
+    bool hasAccuracy_ = false;
+    bool anyFlushed_ = false;
+    std::vector<HistogramContrast> contrasts_;
+};
+
+}  // namespace ampscope::ui
