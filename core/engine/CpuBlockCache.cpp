@@ -77,21 +77,28 @@ public:
                 it->second.pop_back();
                 idleBytes_ -= static_cast<int64_t>(bytes);
                 ++hits_;
+                countInUse(static_cast<int64_t>(bytes));
                 return data;
             }
             ++misses_;
         }
-        if (void* data = systemAllocate(bytes, bytes)) return data;
-        // The system is out of memory: what we hold idle may be enough.
-        releaseIdle();
-        if (void* data = systemAllocate(bytes, bytes)) return data;
-        throwOutOfMemory(bytes);
+        void* data = systemAllocate(bytes, bytes);
+        if (!data) {
+            // The system is out of memory: what we hold idle may be enough.
+            releaseIdle();
+            data = systemAllocate(bytes, bytes);
+        }
+        if (!data) throwOutOfMemory(bytes);
+        std::lock_guard<std::mutex> lock(mutex_);
+        countInUse(static_cast<int64_t>(bytes));
+        return data;
     }
 
     void give(void* data) {
         const size_t bytes = headerOf(data);
         if (bytes != 0) {
             std::lock_guard<std::mutex> lock(mutex_);
+            inUseBytes_ -= static_cast<int64_t>(bytes);
             if (idleBytes_ + static_cast<int64_t>(bytes) <= idleLimit_) {
                 idle_[bytes].push_back(data);
                 idleBytes_ += static_cast<int64_t>(bytes);
@@ -117,7 +124,13 @@ public:
 
     Stats stats() const {
         std::lock_guard<std::mutex> lock(mutex_);
-        return {hits_, misses_, idleBytes_, idleLimit_};
+        return {hits_, misses_, idleBytes_, idleLimit_, inUseBytes_, peakInUseBytes_, peakHeldBytes_};
+    }
+
+    void resetPeaks() {
+        std::lock_guard<std::mutex> lock(mutex_);
+        peakInUseBytes_ = inUseBytes_;
+        peakHeldBytes_ = inUseBytes_ + idleBytes_;
     }
 
     void setIdleLimit(int64_t bytes) {
@@ -130,11 +143,19 @@ public:
     }
 
 private:
+    // Under mutex_.
+    void countInUse(int64_t bytes) {
+        inUseBytes_ += bytes;
+        peakInUseBytes_ = std::max(peakInUseBytes_, inUseBytes_);
+        peakHeldBytes_ = std::max(peakHeldBytes_, inUseBytes_ + idleBytes_);
+    }
+
     mutable std::mutex mutex_;
     std::unordered_map<size_t, std::vector<void*>> idle_;
     int64_t idleBytes_ = 0;
     int64_t idleLimit_ = defaultIdleLimit();
     int64_t hits_ = 0, misses_ = 0;
+    int64_t inUseBytes_ = 0, peakInUseBytes_ = 0, peakHeldBytes_ = 0;
 };
 
 // Never destroyed: tensors freed during static destruction still return here.
@@ -201,6 +222,10 @@ void setIdleLimit(int64_t bytes) {
 
 int64_t releaseIdle() {
     return cache().releaseIdle();
+}
+
+void resetPeaks() {
+    cache().resetPeaks();
 }
 
 }  // namespace ampscope::cpu_block_cache

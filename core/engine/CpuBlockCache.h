@@ -34,6 +34,12 @@ struct Stats {
     int64_t misses = 0;      // large allocations that had to go to the system
     int64_t idleBytes = 0;   // bytes held for reuse right now
     int64_t idleLimit = 0;   // the most idle bytes kept
+    // Large blocks handed out and not yet freed (rounded sizes), now and at most since
+    // the last resetPeaks(); and the most bytes held at once (in use + idle): what the
+    // cache adds to the process's resident memory, against what the tensors need.
+    int64_t inUseBytes = 0;
+    int64_t peakInUseBytes = 0;
+    int64_t peakHeldBytes = 0;
 };
 
 // Installs the cache as LibTorch's CPU allocator once; later calls do nothing.
@@ -44,5 +50,7 @@ bool installed();
 Stats stats();
 void setIdleLimit(int64_t bytes);
 int64_t releaseIdle();  // returns the bytes given back
+// Starts the peaks of Stats over from the current bytes in use and held.
+void resetPeaks();
 
 }  // namespace ampscope::cpu_block_cache

@@ -20,22 +20,10 @@ const char* formatRecipeName(FormatRecipe recipe) {
     return "";
 }
 
-namespace {
-
-bool hasBlocks(const FormatQuantizer& q) {
-    return q.recipe == FormatRecipe::Mx || q.recipe == FormatRecipe::Nvfp4;
-}
-
-}  // namespace
-
 torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& quantizer,
                               FormatPointState* state, bool advance, at::Generator* generator,
                               QuantizationStats* stats, BlockLayout layout) {
     if (quantizer.none()) return x;
-    if (hasBlocks(quantizer) && layout != BlockLayout::LastDim)
-        return fromBlocksLast(quantizeAtPoint(blocksLast(x, layout), quantizer, state, advance, generator,
-                                              stats, BlockLayout::LastDim),
-                              layout, x.sizes());
     QuantizeOptions options;
     options.collectStats = stats != nullptr;  // the counts cost several passes: probe steps only
     if (quantizer.stochastic) {
@@ -61,8 +49,9 @@ torch::Tensor quantizeAtPoint(const torch::Tensor& x, const FormatQuantizer& qua
             }
             break;
         }
-        case FormatRecipe::Mx: out = quantizeMx(x, quantizer.element, quantizer.mxRule, options); break;
-        case FormatRecipe::Nvfp4: out = quantizeNvfp4(x, options); break;
+        // The blocks along the reduction dimension, wherever it lies.
+        case FormatRecipe::Mx: out = quantizeMx(x, quantizer.element, quantizer.mxRule, options, layout); break;
+        case FormatRecipe::Nvfp4: out = quantizeNvfp4(x, options, layout); break;
     }
     if (stats) *stats = out.stats;
     // The quantizers compute in fp32; a tensor of another dtype gets its dtype back.
@@ -117,8 +106,12 @@ struct FormatQuantizeFunction : public torch::autograd::Function<FormatQuantizeF
         ctx->saved_data["generator"] = generator;
         ctx->saved_data["tag"] = tag;
         const FormatQuantizer q = decode(forwardQuantizer);
-        // A custom function must not hand its input back as its output.
-        if (q.none()) return values.clone();
+        // A custom function must not hand its input back as its output (autograd would
+        // make it a view, which in-place ops after it may not modify). A matmul/conv
+        // result that only rounds its gradient (the format modes' result()) comes back
+        // as a new tensor on the same memory instead of a copy: the op that produced it
+        // saves no output, and nothing else reads it.
+        if (q.none()) return torch::empty({0}, values.options()).set_(values);
         return quantizeObserved(values, q, reinterpret_cast<FormatPoints*>(points), false, true,
                                 reinterpret_cast<at::Generator*>(generator),
                                 reinterpret_cast<const RoundingTag*>(tag), static_cast<BlockLayout>(layout));

@@ -18,4 +18,9 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/ValueInFormats.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/formats/TensorQuantizers.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/formats/UniformDraws.cpp
   ${CMAKE_CURRENT_LIST_DIR}/formats/FormatSweep.cpp)
+# The CPU passes must round exactly as the scalar codec and the torch path do: no
+# multiply-add contracted into one rounding (GCC contracts by default where FMA exists).
+set_source_files_properties(${CMAKE_CURRENT_LIST_DIR}/formats/CpuQuantizeLoops.cpp
+                            PROPERTIES COMPILE_OPTIONS -ffp-contract=off)

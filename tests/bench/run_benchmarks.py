@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
-loop, the cost of each precision mode, probe cadence, the 10^6-step long run,
+loop, the cost of each precision mode, probe cadence, the emulated formats' cost and memory, the 10^6-step long run,
 the GUI's replot and stall times, and following a run over SSH. Prints the machine, then the table.
 
   tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
@@ -26,8 +26,8 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost", "long-run",
-            "gui", "remote-follow"]
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost",
+            "emulation-cost", "long-run", "gui", "remote-follow"]
 
 # The rows each section must print, as regular expressions on "benchmark | measurement":
 # a section that ran without one of them, or a row without a number, fails the run (exit 1),
@@ -42,6 +42,12 @@ EXPECTED_ROWS = {
                       r"^probe cadence \| simple_cnn fp32: every step", r"^probe cadence \| mlp fp32: every step"],
     "replay-cost": [r"^replay cost \| simple_cnn fp32", r"^replay cost \| simple_cnn bf16"],
     "map-cost": [r"^map cost \| simple_cnn fp32", r"^map cost \| simple_cnn bf16", r"^map cost \| simple_cnn mxfp8"],
+    "emulation-cost": [rf"^cost \| {mode}\b" for mode in ("fp32", "fp8", "mxfp8", "mxfp4", "nvfp4", "nvfp4 stochastic")]
+                      + [rf"^memory \| {mode}, batch 128, {probes}" for mode in ("fp32", "nvfp4 stochastic")
+                         for probes in ("default probes", "probes off")]
+                      + [r"^memory parts \| fp32, batch", r"^memory parts \| nvfp4-sr, batch",
+                         r"^probes \| simple_cnn fp32, batch 128: default", r"^probes \| simple_cnn bf16, batch 128: default",
+                         r"^sweep \| simple_cnn fp32"],
     "long-run": [r"^long run \| "],
     "gui": [r"^GUI \| (loss plot|gui_replot_bench)", r"^GUI \| (UI gaps|gui_replot_bench)"],
     "remote-follow": [r"^remote follow \| finished run", r"^remote follow \| delay from write to view, local",
@@ -150,6 +156,10 @@ def main():
     if "map-cost" not in skip:
         rows += json_rows([python, os.path.join(HERE, "map_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "map_cost.py")
+    if "emulation-cost" not in skip:
+        emulation_size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"] if args.quick else [])
+        rows += json_rows([python, os.path.join(HERE, "emulation_cost.py"), "--build", args.build, "--json",
+                           *threads, *emulation_size], "emulation_cost.py")
     if "long-run" not in skip:
         steps = 3000 if args.smoke else (100000 if args.quick else args.long_run_steps)
         window = os.path.join(args.build, "app", "ampscope")

@@ -10,6 +10,7 @@
 
 #include "precision/Rounding.h"
 #include "precision/formats/CpuQuantizeLoops.h"
+#include "precision/formats/UniformDraws.h"
 
 namespace ampscope {
 
@@ -30,23 +31,25 @@ torch::Tensor floorLog2(const torch::Tensor& magnitude) {
 
 torch::Tensor uniformsFor(const torch::Tensor& x, const QuantizeOptions& options) {
     if (!options.generator) return {};
-    // On x's device: a CUDA tensor needs a CUDA generator.
-    return torch::rand(x.sizes(), *options.generator, torch::TensorOptions().dtype(torch::kFloat).device(x.device()));
+    // One draw per element in order, whatever the shape, as torch::rand draws them; on
+    // x's device (a CUDA tensor needs a CUDA generator).
+    at::Generator generator = *options.generator;
+    return uniformDraws(x.numel(), generator, x.device());
 }
 
-// Training steps on the CPU (no statistics, saturating) take the single loops of
-// CpuQuantizeLoops.h; everything else the vectorised ops below.
-bool takesCpuLoops(const torch::Tensor& x32, const QuantizeOptions& options) {
-    return !options.collectStats && options.overflow == OverflowPolicy::Saturate && x32.device().is_cpu() &&
-           x32.scalar_type() == torch::kFloat && x32.is_contiguous();
+// fp32 data on the CPU, saturating: the single passes of CpuQuantizeLoops.h (with their
+// counts on probe steps); everything else the vectorised ops below.
+bool takesCpuPasses(const torch::Tensor& x32, const QuantizeOptions& options) {
+    return options.cpuPasses && options.overflow == OverflowPolicy::Saturate && x32.device().is_cpu() &&
+           x32.scalar_type() == torch::kFloat;
 }
 
-// The loops' draws: those of uniformsFor() (same generator, same order), or none.
+// The passes' draws: those of uniformsFor() (same generator, same order), or none.
 const float* uniformData(const torch::Tensor& uniforms) {
     return uniforms.defined() ? uniforms.data_ptr<float>() : nullptr;
 }
 
-// Elements per task of the CPU loops' parallel_for: large enough to pay for a thread.
+// Elements per task of the CPU passes' parallel_for: large enough to pay for a thread.
 constexpr int64_t kLoopGrain = int64_t{1} << 15;
 
 float finiteAmax(const torch::Tensor& x) {
@@ -63,35 +66,107 @@ float finiteAmax(const torch::Tensor& x) {
     return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
 }
 
-torch::Tensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
-                               const torch::Tensor& uniforms) {
-    auto out = torch::empty_like(x32);
+// The element statistics of x (as measure() below defines them) in fixed chunks of
+// kLoopGrain elements, summed in chunk order: the double sums do not depend on the
+// thread count. `quantizeChunk` (may be empty) first writes q over the chunk, so the
+// chunk is measured while it is still in cache.
+template <class QuantizeChunk>
+QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* over, int64_t n,
+                                  QuantizeChunk quantizeChunk) {
+    const int64_t chunks = (n + kLoopGrain - 1) / kLoopGrain;
+    std::vector<QuantizationStats> parts(static_cast<size_t>(chunks));
+    at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
+        for (int64_t c = first; c < last; ++c) {
+            const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, n - begin);
+            quantizeChunk(begin, count);
+            parts[static_cast<size_t>(c)] =
+                cpu_quantize::measure(xs + begin, qs + begin, over ? over + begin : nullptr, count);
+        }
+    });
+    QuantizationStats total;
+    for (const auto& part : parts) total.addElementsOf(part);
+    return total;
+}
+
+QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* over, int64_t n) {
+    return measureInChunks(xs, qs, over, n, [](int64_t, int64_t) {});
+}
+
+// Per-tensor fp8 on the CPU: one pass, and with statistics each chunk measured as it is
+// written. `inputAmax` (without statistics; may be null) receives x's finite amax from
+// the same pass (with them, stats.amax is it).
+QuantizedTensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
+                                 const torch::Tensor& uniforms, bool collectStats, float* inputAmax = nullptr) {
+    QuantizedTensor result;
+    result.values = torch::empty_like(x32);
     const auto rounding = cpu_quantize::elementRounding(format);
     const float* in = x32.data_ptr<float>();
     const float* u = uniformData(uniforms);
-    float* o = out.data_ptr<float>();
-    at::parallel_for(0, x32.numel(), kLoopGrain, [&](int64_t begin, int64_t end) {
-        cpu_quantize::roundScaled(in + begin, o + begin, end - begin, rounding, scale, inverseScale,
-                                  u ? u + begin : nullptr);
+    float* o = result.values.data_ptr<float>();
+    const int64_t chunks = (x32.numel() + kLoopGrain - 1) / kLoopGrain;
+    if (!collectStats) {
+        std::vector<float> amaxes(inputAmax ? static_cast<size_t>(chunks) : 0, 0.0f);
+        at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
+            for (int64_t c = first; c < last; ++c) {
+                const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, x32.numel() - begin);
+                cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale,
+                                          u ? u + begin : nullptr, nullptr,
+                                          inputAmax ? &amaxes[static_cast<size_t>(c)] : nullptr);
+            }
+        });
+        if (inputAmax) *inputAmax = amaxes.empty() ? 0.0f : *std::max_element(amaxes.begin(), amaxes.end());
+        return result;
+    }
+    std::vector<cpu_quantize::Counts> counts(static_cast<size_t>(chunks));
+    result.stats = measureInChunks(in, o, nullptr, x32.numel(), [&](int64_t begin, int64_t count) {
+        cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale, u ? u + begin : nullptr,
+                                  &counts[static_cast<size_t>(begin / kLoopGrain)]);
     });
-    return out;
+    for (const auto& c : counts) c.addTo(result.stats);
+    return result;
 }
 
-// The block formats' loops, parallel over rows of the last dimension.
-template <class RowsLoop>
-torch::Tensor blocksOnCpu(const torch::Tensor& x32, const torch::Tensor& uniforms, RowsLoop rowsLoop) {
-    auto out = torch::empty_like(x32);
-    const int64_t rowLength = x32.dim() == 0 ? 1 : x32.size(-1);
-    const int64_t rows = rowLength == 0 ? 0 : x32.numel() / rowLength;
+// A contiguous tensor as the passes see it with its blocks along `layout`: the layouts
+// of BlockLayout.h as views, with no copy (blocksLast() moves the same dimension last).
+cpu_quantize::BlockedView blockedView(const torch::Tensor& x, BlockLayout layout) {
+    const int64_t dims = x.dim();
+    const auto product = [&](int64_t from, int64_t to) {
+        int64_t p = 1;
+        for (int64_t d = from; d < to; ++d) p *= x.size(d);
+        return p;
+    };
+    if (layout == BlockLayout::Channels && dims >= 3) return {x.size(0), x.size(1), product(2, dims)};
+    if (layout == BlockLayout::SecondToLast && dims >= 2) return {product(0, dims - 2), x.size(-2), x.size(-1)};
+    if (layout == BlockLayout::FlattenTrailing && dims >= 3) return {x.size(0), product(1, dims), 1};
+    const int64_t last = dims == 0 ? 1 : x.size(-1);
+    return {last == 0 ? 0 : x.numel() / last, last, 1};
+}
+
+// A block format on the CPU: one pass over the tensor as it lies, parallel over the
+// view's outer rows; with statistics (blocks along the last dimension only, so that
+// the sums run in the order the torch path sums them) the counts of each task and
+// one measuring pass.
+template <class Pass>
+QuantizedTensor blocksOnCpu(const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
+                            const torch::Tensor& uniforms, bool collectStats, Pass pass) {
+    QuantizedTensor result;
+    result.values = torch::empty_like(x32);
     const float* in = x32.data_ptr<float>();
     const float* u = uniformData(uniforms);
-    float* o = out.data_ptr<float>();
-    const int64_t grain = std::max<int64_t>(1, kLoopGrain / std::max<int64_t>(1, rowLength));
-    at::parallel_for(0, rows, grain, [&](int64_t begin, int64_t end) {
-        rowsLoop(in + begin * rowLength, o + begin * rowLength, end - begin, rowLength,
-                 u ? u + begin * rowLength : nullptr);
+    float* o = result.values.data_ptr<float>();
+    const int64_t perOuter = std::max<int64_t>(1, view.reduction * view.inner);
+    const int64_t grain = std::max<int64_t>(1, kLoopGrain / perOuter);
+    const int64_t tasks = (view.outer + grain - 1) / grain;
+    std::vector<cpu_quantize::Counts> counts(collectStats ? static_cast<size_t>(tasks) : 0);
+    at::parallel_for(0, tasks, 1, [&](int64_t first, int64_t last) {
+        for (int64_t t = first; t < last; ++t)
+            pass(in, o, view, t * grain, std::min(view.outer, (t + 1) * grain), u,
+                 collectStats ? &counts[static_cast<size_t>(t)] : nullptr);
     });
-    return out;
+    if (!collectStats) return result;
+    result.stats = measureInChunks(in, o, nullptr, x32.numel());
+    for (const auto& c : counts) c.addTo(result.stats);
+    return result;
 }
 
 QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const torch::Tensor& overflowed) {
@@ -103,23 +178,9 @@ QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const 
     };
     if (onCpu(x, torch::kFloat) && onCpu(q, torch::kFloat) && q.numel() == x.numel() &&
         (!overflowed.defined() || (onCpu(overflowed, torch::kBool) && overflowed.numel() == x.numel()))) {
-        // One pass (a dozen torch ops read the tensors a dozen times); fixed chunks, so
-        // the double sums do not depend on the thread count.
-        const float* xs = x.data_ptr<float>();
-        const float* qs = q.data_ptr<float>();
-        const bool* over = overflowed.defined() ? overflowed.data_ptr<bool>() : nullptr;
-        const int64_t chunks = (s.elements + kLoopGrain - 1) / kLoopGrain;
-        std::vector<QuantizationStats> parts(static_cast<size_t>(chunks));
-        at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
-            for (int64_t c = first; c < last; ++c) {
-                const int64_t begin = c * kLoopGrain, n = std::min(kLoopGrain, s.elements - begin);
-                parts[static_cast<size_t>(c)] =
-                    cpu_quantize::measure(xs + begin, qs + begin, over ? over + begin : nullptr, n);
-            }
-        });
-        QuantizationStats total;
-        for (const auto& part : parts) total.addElementsOf(part);
-        return total;
+        // One pass (a dozen torch ops read the tensors a dozen times).
+        return measureInChunks(x.data_ptr<float>(), q.data_ptr<float>(),
+                               overflowed.defined() ? overflowed.data_ptr<bool>() : nullptr, s.elements);
     }
     const auto finite = torch::isfinite(x);
     s.nonFinite = s.elements - finite.sum().item<int64_t>();
@@ -255,9 +316,12 @@ QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, co
 QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, float scale,
                                   const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
-    const bool loopFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
-    if (loopFormat && takesCpuLoops(x32, options))
-        return {roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options)), {}};
+    const bool passFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if (passFormat && takesCpuPasses(x32, options)) {
+        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options), options.collectStats);
+        if (options.collectStats) out.stats.scale = scale;
+        return out;
+    }
     torch::Tensor over;
     const auto rounded = roundElements(x32 * scale, format, options.overflow, uniformsFor(x32, options),
                                        options.collectStats ? &over : nullptr);
@@ -281,30 +345,32 @@ QuantizedTensor quantizeCurrentScaling(const torch::Tensor& x, NumberFormat form
 
 QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& scaling, NumberFormat format,
                                        const QuantizeOptions& options) {
-    auto out = quantizeWithScale(x, format, scaling.scale(), options);
+    const auto x32 = x.to(torch::kFloat).contiguous();
+    const bool passFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if (passFormat && takesCpuPasses(x32, options) && !options.collectStats) {
+        // The amax the history records comes from the pass's own read of x.
+        const float scale = scaling.scale();
+        float amax = 0.0f;
+        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options), false, &amax);
+        scaling.record(amax);
+        return out;
+    }
+    auto out = quantizeWithScale(x32, format, scaling.scale(), options);
     out.stats.scaleAmax = scaling.scaleAmax();
-    scaling.record(finiteAmax(x.to(torch::kFloat)));
+    scaling.record(finiteAmax(x32));
     return out;
 }
 
-QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScaleRule rule,
-                           const QuantizeOptions& options) {
-    if (element != NumberFormat::E4M3 && element != NumberFormat::E5M2 && element != NumberFormat::E2M1)
-        throw std::invalid_argument("MX elements are e4m3, e5m2 or e2m1");
+namespace {
+
+// The block formats in torch ops, blocks along the last dimension of a contiguous fp32 x32.
+QuantizedTensor quantizeMxWithTorchOps(const torch::Tensor& x32, NumberFormat element, MxScaleRule rule,
+                                       const QuantizeOptions& options) {
     const FormatDescription& d = describe(element);
-    const auto x32 = x.to(torch::kFloat).contiguous();
-    if (takesCpuLoops(x32, options)) {
-        const bool rceil = rule == MxScaleRule::Rceil;
-        return {blocksOnCpu(x32, uniformsFor(x32, options),
-                            [&](const float* in, float* out, int64_t rows, int64_t rowLength, const float* u) {
-                                cpu_quantize::quantizeMxRows(in, out, rows, rowLength, element, rceil, u);
-                            }),
-                {}};
-    }
     const Blocks blocks = toBlocks(x32, kMxBlockSize);
     const auto& xb = blocks.values;
     const auto u = uniformsFor(x32, options);
-    const auto ub = u.defined() ? toBlocks(u, kMxBlockSize).values : torch::Tensor();
+    const auto ub = u.defined() ? toBlocks(u.view(x32.sizes()), kMxBlockSize).values : torch::Tensor();
 
     const auto amax = torch::where(torch::isfinite(xb), xb.abs(), torch::zeros_like(xb)).amax(-1, true);
     // mxScaleExponent() on every block: floor(log2 amax) - emax, one up for rceil
@@ -324,20 +390,11 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
     return out;
 }
 
-QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options) {
-    const auto x32 = x.to(torch::kFloat).contiguous();
-    if (takesCpuLoops(x32, options)) {
-        const float tensorScale = nvfp4TensorScale(finiteAmax(x32));
-        return {blocksOnCpu(x32, uniformsFor(x32, options),
-                            [&](const float* in, float* out, int64_t rows, int64_t rowLength, const float* u) {
-                                cpu_quantize::quantizeNvfp4Rows(in, out, rows, rowLength, tensorScale, u);
-                            }),
-                {}};
-    }
+QuantizedTensor quantizeNvfp4WithTorchOps(const torch::Tensor& x32, const QuantizeOptions& options) {
     const Blocks blocks = toBlocks(x32, kNvfp4BlockSize);
     const auto& xb = blocks.values;
     const auto u = uniformsFor(x32, options);
-    const auto ub = u.defined() ? toBlocks(u, kNvfp4BlockSize).values : torch::Tensor();
+    const auto ub = u.defined() ? toBlocks(u.view(x32.sizes()), kNvfp4BlockSize).values : torch::Tensor();
 
     const float tensorAmax = finiteAmax(x32);
     const float tensorScale = nvfp4TensorScale(tensorAmax);
@@ -362,6 +419,64 @@ QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& opt
         out.stats.zeroScaleBlocks = ((blockAmax > 0) & (blockScale == 0) & finiteBlock).sum().item<int64_t>();
     }
     return out;
+}
+
+// Both block formats: the CPU pass over x as it lies where it can run (without
+// statistics in any layout, with them when the blocks lie along the last dimension);
+// otherwise the blocks' dimension moved last, the torch ops, and back.
+template <class CpuPass, class TorchOps>
+QuantizedTensor quantizeBlocks(const torch::Tensor& x, const QuantizeOptions& options, BlockLayout layout,
+                               CpuPass cpuPass, TorchOps torchOps) {
+    const auto x32 = x.to(torch::kFloat);
+    if (takesCpuPasses(x32, options)) {
+        const auto contiguous = x32.contiguous();
+        const auto view = blockedView(contiguous, layout);
+        if (!options.collectStats || view.inner == 1)
+            return cpuPass(contiguous, view, uniformsFor(contiguous, options));
+    }
+    if (layout == BlockLayout::LastDim) return torchOps(x32.contiguous());
+    auto out = quantizeBlocks(blocksLast(x32, layout), options, BlockLayout::LastDim, cpuPass, torchOps);
+    out.values = fromBlocksLast(out.values, layout, x.sizes());
+    return out;
+}
+
+}  // namespace
+
+QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScaleRule rule,
+                           const QuantizeOptions& options, BlockLayout layout) {
+    if (element != NumberFormat::E4M3 && element != NumberFormat::E5M2 && element != NumberFormat::E2M1)
+        throw std::invalid_argument("MX elements are e4m3, e5m2 or e2m1");
+    const bool rceil = rule == MxScaleRule::Rceil;
+    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
+                             const torch::Tensor& uniforms) {
+        return blocksOnCpu(x32, view, uniforms, options.collectStats,
+                           [&](const float* in, float* out, const cpu_quantize::BlockedView& v, int64_t first,
+                               int64_t last, const float* u, cpu_quantize::Counts* counts) {
+                               cpu_quantize::quantizeMx(in, out, v, first, last, element, rceil, u, counts);
+                           });
+    };
+    const auto torchOps = [&](const torch::Tensor& x32) { return quantizeMxWithTorchOps(x32, element, rule, options); };
+    return quantizeBlocks(x, options, layout, cpuPass, torchOps);
+}
+
+QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options, BlockLayout layout) {
+    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
+                             const torch::Tensor& uniforms) {
+        const float tensorAmax = finiteAmax(x32);
+        const float tensorScale = nvfp4TensorScale(tensorAmax);
+        auto out = blocksOnCpu(x32, view, uniforms, options.collectStats,
+                               [&](const float* in, float* o, const cpu_quantize::BlockedView& v, int64_t first,
+                                   int64_t last, const float* u, cpu_quantize::Counts* counts) {
+                                   cpu_quantize::quantizeNvfp4(in, o, v, first, last, tensorScale, u, counts);
+                               });
+        if (options.collectStats) {
+            out.stats.scale = tensorScale;
+            out.stats.scaleAmax = tensorAmax;
+        }
+        return out;
+    };
+    const auto torchOps = [&](const torch::Tensor& x32) { return quantizeNvfp4WithTorchOps(x32, options); };
+    return quantizeBlocks(x, options, layout, cpuPass, torchOps);
 }
 
 }  // namespace ampscope

@@ -1,25 +1,30 @@
 #pragma once
 // INTERNAL (includes torch). Fake quantization: fp32 in, the values the
 // format would hold (dequantized) out, fp32, same shape, with the statistics of
-// QuantizationStats.h. Vectorised torch ops; ScalarCodec.h is the reference
-// they are tested against bit for bit (tests/core/precision/test_formats.cpp).
+// QuantizationStats.h. ScalarCodec.h is the reference both paths below are tested
+// against bit for bit (tests/core/precision/test_formats.cpp).
 //
 // Element rounding is the scalar codec's: nearest even (or stochastic), overflow
-// saturating by default. Blocks (MX: 32, NVFP4: 16) run along the last
-// dimension (the format modes move each operand's reduction dimension there first:
-// FormatQuantizer.h, BlockLayout); a last dimension
-// that is not a multiple of the block is padded with zeros (which change no
-// block's amax). A block holding NaN or Inf decodes to NaN throughout (the MX
+// saturating by default. Blocks (MX: 32, NVFP4: 16) run along the dimension `layout`
+// names (BlockLayout.h: the last by default; the format modes pass each operand's
+// reduction dimension); a run that is not a multiple of the block is padded with
+// zeros (which change no block's amax). The values come back in x's own layout.
+//
+// On the CPU (fp32 data, saturating) the single passes of CpuQuantizeLoops.h do the
+// work, with their counts where statistics are asked for; elsewhere vectorised torch
+// ops do. A block holding NaN or Inf decodes to NaN throughout (the MX
 // specification's rule for a NaN scale); per-tensor formats keep NaN as NaN and
 // saturate Inf like any overflow.
 //
 // Stochastic rounding (options.generator set) draws one uniform per element of
-// the input, torch::rand(x.sizes(), generator), in element order, and rounds the
-// elements with it; scales are always rounded to nearest.
+// the input, torch::rand(x.numel(), generator), in the order of the tensor with its
+// blocks' dimension last, and rounds the elements with it; scales are always rounded
+// to nearest.
 #include <optional>
 
 #include <torch/torch.h>
 
+#include "precision/BlockLayout.h"
 #include "precision/formats/QuantizationStats.h"
 #include "precision/formats/ScalarCodec.h"
 #include "precision/formats/ScalingRules.h"
@@ -30,6 +35,9 @@ struct QuantizeOptions {
     OverflowPolicy overflow = OverflowPolicy::Saturate;
     std::optional<at::Generator> generator;  // set: stochastic rounding of the elements
     bool collectStats = true;
+    // false: the vectorised torch ops even where the CPU passes could run (what other
+    // devices run; the tests compare the two).
+    bool cpuPasses = true;
 };
 
 struct QuantizedTensor {
@@ -59,9 +67,10 @@ QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& s
 
 // MXFP8 (element e4m3 or e5m2) and MXFP4 (e2m1): blocks of 32, e8m0 scales.
 QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScaleRule rule,
-                           const QuantizeOptions& options = {});
+                           const QuantizeOptions& options = {}, BlockLayout layout = BlockLayout::LastDim);
 
 // NVFP4: blocks of 16 e2m1 elements, e4m3 block scales, an fp32 tensor scale.
-QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options = {});
+QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options = {},
+                              BlockLayout layout = BlockLayout::LastDim);
 
 }  // namespace ampscope

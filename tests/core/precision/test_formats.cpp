@@ -13,11 +13,13 @@
 #include <vector>
 
 #include "ExactCompare.h"
+#include "precision/BlockLayout.h"
 #include "precision/formats/FormatSweep.h"
 #include "precision/formats/FormatTable.h"
 #include "precision/formats/ScalarCodec.h"
 #include "precision/formats/ScalingRules.h"
 #include "precision/formats/TensorQuantizers.h"
+#include "precision/formats/UniformDraws.h"
 #include "precision/formats/ValueInFormats.h"
 
 using namespace ampscope;
@@ -87,6 +89,41 @@ QString firstMismatch(const torch::Tensor& got, const std::vector<float>& expect
         if (!sameValue(p[i], expected[i]))
             return QString("element %1: %2 vs %3").arg(i).arg(p[i], 0, 'g', 9).arg(expected[i], 0, 'g', 9);
     return {};
+}
+
+// Every field of two statistics; empty when equal. Counts, amaxes and scales exactly;
+// the double sums exactly where both summed the same elements in the same order (fixed
+// chunks in element order: the CPU passes, and the torch path on a contiguous result),
+// else to double rounding (the torch path reads a padded block tensor through torch's
+// own reductions, which add in another order).
+QString statsMismatch(const QuantizationStats& got, const QuantizationStats& expected, bool sameOrder = true) {
+    auto same = [](double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); };
+    auto close = [&](double a, double b) { return same(a, b) || std::abs(a - b) <= 1e-12 * std::abs(b); };
+    QStringList wrong;
+    auto field = [&](const char* name, double a, double b) {
+        if (!same(a, b)) wrong << QString("%1 %2 vs %3").arg(name).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17);
+    };
+    field("elements", got.elements, expected.elements);
+    field("nonZero", got.nonZero, expected.nonZero);
+    field("underflowed", got.underflowed, expected.underflowed);
+    field("saturated", got.saturated, expected.saturated);
+    field("nonFinite", got.nonFinite, expected.nonFinite);
+    auto sum = [&](const char* name, double a, double b) {
+        if (!(sameOrder ? same(a, b) : close(a, b)))
+            wrong << QString("%1 %2 vs %3").arg(name).arg(a, 0, 'g', 17).arg(b, 0, 'g', 17);
+    };
+    sum("squaredError", got.squaredError, expected.squaredError);
+    sum("squaredSignal", got.squaredSignal, expected.squaredSignal);
+    sum("magnitudeError", got.magnitudeError, expected.magnitudeError);
+    sum("absoluteSignal", got.absoluteSignal, expected.absoluteSignal);
+    field("amax", got.amax, expected.amax);
+    field("scaleAmax", got.scaleAmax, expected.scaleAmax);
+    field("scale", got.scale, expected.scale);
+    field("blocks", got.blocks, expected.blocks);
+    field("zeroScaleBlocks", got.zeroScaleBlocks, expected.zeroScaleBlocks);
+    field("crushedByOutlier", got.crushedByOutlier, expected.crushedByOutlier);
+    if (got.blockScaleExponents != expected.blockScaleExponents) wrong << "blockScaleExponents";
+    return wrong.join(", ");
 }
 
 std::vector<float> toVector(const torch::Tensor& t) {
@@ -687,14 +724,17 @@ private Q_SLOTS:
         QCOMPARE(got.stats.blocks, int64_t{5 * 5});
     }
 
-    // Training steps take the single CPU loops (no statistics), probe steps the vectorised
-    // ops: both must give the same bits for every recipe, on values over fp32's whole
-    // range with NaN, Inf, signed zeros and ties mixed in, in shapes whose rows are not a
-    // multiple of the block and large enough to be split across threads.
-    void cpuLoopsEqualVectorisedPath() {
+    // The CPU passes (training steps without statistics, probe steps with them) and the
+    // vectorised torch ops (other devices) must give the same bits for every recipe, on
+    // values over fp32's whole range with NaN, Inf, signed zeros and ties mixed in, in
+    // shapes whose rows are not a multiple of the block and large enough to be split
+    // across threads; and the passes' statistics must equal the torch ops' exactly.
+    void cpuPassesEqualVectorisedPath() {
         QuantizeOptions training;
         training.collectStats = false;
-        const QuantizeOptions probing;  // collectStats: the vectorised path
+        const QuantizeOptions probing;  // the CPU passes with their counts
+        QuantizeOptions torchOps;
+        torchOps.cpuPasses = false;
         for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 70}, std::vector<int64_t>{41, 4099},
                                                    std::vector<int64_t>{8, 16384}, std::vector<int64_t>{17}}) {
             int64_t n = 1;
@@ -703,35 +743,141 @@ private Q_SLOTS:
             // Rows of one magnitude too, where the block scales matter more than the range.
             auto narrow = torch::randn(shape) * 3.0f;
             for (const auto& values : {x, narrow}) {
-                auto same = [&](const char* what, const torch::Tensor& loops, const torch::Tensor& ops) {
-                    const QString miss = firstMismatch(loops, toVector(ops));
-                    QVERIFY2(miss.isEmpty(), qPrintable(QString("%1 %2: %3").arg(what).arg(n).arg(miss)));
+                // Blocks of 16 and 32: the torch path pads rows that are not a multiple.
+                const bool padded = shape.back() % 16 != 0;
+                auto same = [&](const QString& what, const QuantizedTensor& reference,
+                                const QuantizedTensor& pass, const QuantizedTensor& passWithStats,
+                                bool blocks = true) {
+                    const auto expected = toVector(reference.values);
+                    for (const auto* got : {&pass, &passWithStats}) {
+                        const QString miss = firstMismatch(got->values, expected);
+                        QVERIFY2(miss.isEmpty(), qPrintable(QString("%1 %2: %3").arg(what).arg(n).arg(miss)));
+                    }
+                    const QString stats = statsMismatch(passWithStats.stats, reference.stats, !(blocks && padded));
+                    QVERIFY2(stats.isEmpty(), qPrintable(QString("%1 %2 statistics: %3").arg(what).arg(n).arg(stats)));
                 };
                 for (const auto f : {NumberFormat::E4M3, NumberFormat::E5M2}) {
-                    same(describe(f).name, quantizeCurrentScaling(values, f, 0, training).values,
-                         quantizeCurrentScaling(values, f, 0, probing).values);
-                    same("fixed scale", quantizeWithScale(values, f, 0.37f, training).values,
-                         quantizeWithScale(values, f, 0.37f, probing).values);
+                    same(QString("current ") + describe(f).name, quantizeCurrentScaling(values, f, 0, torchOps),
+                         quantizeCurrentScaling(values, f, 0, training), quantizeCurrentScaling(values, f, 0, probing),
+                         false);
+                    same("fixed scale", quantizeWithScale(values, f, 0.37f, torchOps),
+                         quantizeWithScale(values, f, 0.37f, training), quantizeWithScale(values, f, 0.37f, probing),
+                         false);
                 }
                 for (const auto element : {NumberFormat::E4M3, NumberFormat::E5M2, NumberFormat::E2M1})
                     for (const auto rule : {MxScaleRule::Floor, MxScaleRule::Rceil})
-                        same(describe(element).name, quantizeMx(values, element, rule, training).values,
-                             quantizeMx(values, element, rule, probing).values);
-                same("nvfp4", quantizeNvfp4(values, training).values, quantizeNvfp4(values, probing).values);
-                // Stochastic rounding: both draw from generators seeded alike, one draw per
+                        same(QString("mx ") + describe(element).name, quantizeMx(values, element, rule, torchOps),
+                             quantizeMx(values, element, rule, training), quantizeMx(values, element, rule, probing));
+                same("nvfp4", quantizeNvfp4(values, torchOps), quantizeNvfp4(values, training),
+                     quantizeNvfp4(values, probing));
+                // Stochastic rounding: all draw from generators seeded alike, one draw per
                 // element in the same order, and round with the same rule.
                 auto stochastic = [](const QuantizeOptions& base) {
                     QuantizeOptions o = base;
                     o.generator = at::detail::createCPUGenerator(11);
                     return o;
                 };
-                same("nvfp4 stochastic", quantizeNvfp4(values, stochastic(training)).values,
-                     quantizeNvfp4(values, stochastic(probing)).values);
-                same("mxfp4 stochastic",
-                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(training)).values,
-                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(probing)).values);
-                same("e5m2 stochastic", quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(training)).values,
-                     quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(probing)).values);
+                same("nvfp4 stochastic", quantizeNvfp4(values, stochastic(torchOps)),
+                     quantizeNvfp4(values, stochastic(training)), quantizeNvfp4(values, stochastic(probing)));
+                same("mxfp4 stochastic", quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(torchOps)),
+                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(training)),
+                     quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, stochastic(probing)));
+                same("e5m2 stochastic", quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(torchOps)),
+                     quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(training)),
+                     quantizeWithScale(values, NumberFormat::E5M2, 0.37f, stochastic(probing)), false);
+            }
+        }
+    }
+
+    // The training pass reads the blocks where they lie (a conv activation's channels,
+    // a second matmul operand's rows, a kernel's C x k x k) instead of moving them last
+    // and back: the same bits as the torch ops on the moved tensor, moved back, also
+    // with stochastic rounding (draws in the moved tensor's order) and NaN/Inf in some
+    // blocks; shapes whose blocked dimension is not a multiple of the block and whose
+    // rows are wider than one tile of columns.
+    void cpuPassesReadEveryLayoutInPlace_data() {
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<QList<qint64>>("shape");
+        QTest::newRow("conv input, channels") << int(BlockLayout::Channels) << QList<qint64>{3, 70, 9, 11};
+        QTest::newRow("conv input, one channel") << int(BlockLayout::Channels) << QList<qint64>{4, 1, 6, 5};
+        QTest::newRow("conv gradient, 64 channels") << int(BlockLayout::Channels) << QList<qint64>{2, 64, 10, 13};
+        QTest::newRow("second matmul operand") << int(BlockLayout::SecondToLast) << QList<qint64>{2, 3, 45, 70};
+        QTest::newRow("second operand, 2-D") << int(BlockLayout::SecondToLast) << QList<qint64>{33, 150};
+        QTest::newRow("conv kernel") << int(BlockLayout::FlattenTrailing) << QList<qint64>{5, 7, 3, 3};
+    }
+    void cpuPassesReadEveryLayoutInPlace() {
+        QFETCH(int, layout);
+        QFETCH(QList<qint64>, shape);
+        const auto blockLayout = static_cast<BlockLayout>(layout);
+        std::vector<int64_t> sizes(shape.begin(), shape.end());
+        int64_t n = 1;
+        for (int64_t d : sizes) n *= d;
+        QuantizeOptions training;
+        training.collectStats = false;
+        QuantizeOptions torchOps;
+        torchOps.cpuPasses = false;
+        auto withDraws = [](QuantizeOptions o) {
+            o.generator = at::detail::createCPUGenerator(3);
+            return o;
+        };
+        const auto wide = wideRandomValues(n, 17).reshape(sizes);
+        const auto narrow = torch::randn(sizes) * torch::exp2(torch::randint(-8, 8, sizes).to(torch::kFloat));
+        for (const auto& values : {wide, narrow}) {
+            auto moved = [&](auto&& quantize, const QuantizeOptions& o) {
+                return fromBlocksLast(quantize(blocksLast(values, blockLayout), o).values, blockLayout, values.sizes());
+            };
+            auto check = [&](const QString& what, const torch::Tensor& expected, const torch::Tensor& got) {
+                QCOMPARE(got.sizes(), values.sizes());
+                QVERIFY(got.is_contiguous());
+                const QString miss = firstMismatch(got, toVector(expected));
+                QVERIFY2(miss.isEmpty(), qPrintable(what + ": " + miss));
+            };
+            for (const auto element : {NumberFormat::E4M3, NumberFormat::E5M2, NumberFormat::E2M1})
+                for (const auto rule : {MxScaleRule::Floor, MxScaleRule::Rceil}) {
+                    const auto mx = [&](const torch::Tensor& t, const QuantizeOptions& o) {
+                        return quantizeMx(t, element, rule, o);
+                    };
+                    check(describe(element).name, moved(mx, torchOps),
+                          quantizeMx(values, element, rule, training, blockLayout).values);
+                }
+            const auto mx4 = [&](const torch::Tensor& t, const QuantizeOptions& o) {
+                return quantizeMx(t, NumberFormat::E2M1, MxScaleRule::Floor, o);
+            };
+            check("mxfp4 stochastic", moved(mx4, withDraws(torchOps)),
+                  quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, withDraws(training), blockLayout).values);
+            const auto nv = [&](const torch::Tensor& t, const QuantizeOptions& o) { return quantizeNvfp4(t, o); };
+            check("nvfp4", moved(nv, torchOps), quantizeNvfp4(values, training, blockLayout).values);
+            check("nvfp4 stochastic", moved(nv, withDraws(torchOps)),
+                  quantizeNvfp4(values, withDraws(training), blockLayout).values);
+            // With statistics the blocks are moved last (the sums keep their order):
+            // the same values and the torch ops' statistics.
+            const auto stats = quantizeNvfp4(values, QuantizeOptions{}, blockLayout);
+            const auto reference = quantizeNvfp4(blocksLast(values, blockLayout), torchOps);
+            check("nvfp4 with statistics", fromBlocksLast(reference.values, blockLayout, values.sizes()), stats.values);
+            const bool padded = blocksLast(values, blockLayout).size(-1) % 16 != 0;
+            const QString miss = statsMismatch(stats.stats, reference.stats, !padded);
+            QVERIFY2(miss.isEmpty(), qPrintable(miss));
+        }
+    }
+
+    // The draws of stochastic rounding are torch::rand's, value for value, and leave the
+    // generator where torch::rand leaves it: from a fresh generator and a part-used one,
+    // across the engine's blocks of 624 words.
+    void uniformDrawsAreTorchRand() {
+        for (const int64_t used : {int64_t{0}, int64_t{1}, int64_t{100}, int64_t{623}, int64_t{700}}) {
+            for (const int64_t n : {int64_t{0}, int64_t{1}, int64_t{623}, int64_t{624}, int64_t{625}, int64_t{5000}}) {
+                auto ours = at::detail::createCPUGenerator(7);
+                auto torchs = at::detail::createCPUGenerator(7);
+                if (used) {
+                    (void)torch::rand({used}, ours);
+                    (void)torch::rand({used}, torchs);
+                }
+                const auto got = uniformDraws(n, ours, torch::kCPU);
+                const auto expected = torch::rand({n}, torchs);
+                QVERIFY2(torch::equal(got, expected), qPrintable(QString("%1 after %2").arg(n).arg(used)));
+                // Both generators go on alike.
+                QVERIFY2(torch::equal(torch::rand({1000}, ours), torch::rand({1000}, torchs)),
+                         qPrintable(QString("after %1 after %2").arg(n).arg(used)));
             }
         }
     }
