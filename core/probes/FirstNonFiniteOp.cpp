@@ -2,6 +2,7 @@
 
 #include <cstring>
 
+#include <ATen/core/dispatch/Dispatcher.h>
 #include <ATen/record_function.h>
 #include <torch/torch.h>
 
@@ -40,6 +41,25 @@ std::string insertedNaming() {
 // show (NaN among them) are no result of the model.
 bool allocatesOnly(const char* name) {
     return std::strstr(name, "empty") != nullptr || std::strcmp(name, "aten::resize_") == 0;
+}
+
+// A view (its schema's results alias an argument and write nothing: resolve_conj,
+// transpose, detach) computes nothing: a NaN it shows was in the tensor it views, made
+// by an op already seen or not yet written at all. The latter happens inside kernels:
+// mm allocates its result and takes result.resolve_conj() before BLAS fills it, so the
+// view shows whatever an earlier tensor left in that memory (a NaN of an earlier run).
+bool viewsOnly(const at::RecordFunction& fn) {
+    const auto name = fn.operator_name();
+    if (!name) return false;
+    const auto handle = c10::Dispatcher::singleton().findOp(*name);
+    if (!handle || !handle->hasSchema()) return false;
+    const auto& returns = handle->schema().returns();
+    if (returns.empty()) return false;
+    for (const auto& r : returns) {
+        const auto* alias = r.alias_info();
+        if (!alias || alias->isWrite()) return false;
+    }
+    return true;
 }
 
 
@@ -89,6 +109,7 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext*) {
     const auto [nan, inf] = nonFinite(fn.outputs());
     watch.checking = false;
     if (!nan && !inf) return;
+    if (viewsOnly(fn)) return;  // asked only of non-finite outputs: a schema lookup
     NonFiniteOp op;
     // An op inside an inserted one (a rounding's cast) is named by the inserted op.
     op.op = insertedName.empty() ? std::string(fn.name()) : insertedName;

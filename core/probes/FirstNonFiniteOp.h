@@ -10,7 +10,9 @@
 // own threads is not seen, and then only forward ops can be named). explaining() picks
 // the first one of the event's phase and kind: a NaN event is explained by the first op
 // that made a NaN, an Inf event by the first that made an Inf, so an attention mask
-// filled with -inf does not stand in for the NaN that came later. An op run inside one
+// filled with -inf does not stand in for the NaN that came later. Allocations and views
+// (transpose, resolve_conj, detach) compute nothing and are never named: what they show
+// was made by an earlier op or is memory not yet written. An op run inside one
 // of the ops the TorchScript graph pass inserts (a rounding, a module's output) is
 // reported as that op, the step a user can act on. In the forward of a TorchScript
 // model the submodule is known too.

@@ -10,6 +10,7 @@
 #include "models/BasicLayers.h"
 #include "models/LayeredModel.h"
 #include "models/ModelFactory.h"
+#include "probes/FirstNonFiniteOp.h"
 #include "probes/NonFiniteLocator.h"
 #include "probes/ObserverChain.h"
 #include "probes/TensorStatsProbe.h"
@@ -265,6 +266,26 @@ private Q_SLOTS:
         const auto event = locator.endStep();
         checkEvent(event, 0, "layer1", 0, "forward", "activation", 0, 1, 0);
         QVERIFY(!locator.frames().back().layers[0].gradient.has_value());
+    }
+
+    // A view computes nothing: a NaN it shows is named at the op that made it, or is
+    // memory nothing has written yet (mm views its fresh result with resolve_conj before
+    // BLAS fills it; reused memory may still hold an earlier run's NaN).
+    void theFirstNonFiniteOpIsNeverAView() {
+        const auto leftOver = torch::full({2, 3}, kNaN);  // made before the watch
+        FirstNonFiniteOp watch;
+        const auto viewed = leftOver.view({3, 2}).t().resolve_conj().detach().select(0, 1);
+        QVERIFY(watch.hits().empty());
+        const auto computed = viewed * viewed;
+        QCOMPARE(watch.hits().size(), size_t(1));
+        QCOMPARE(watch.hits().front().op, std::string("aten::mul"));
+        QVERIFY(watch.hits().front().nan);
+        // Writing into a view is no view: an in-place fill is named.
+        auto written = torch::zeros({4});
+        written.view({2, 2}).fill_(kInf);
+        QCOMPARE(watch.hits().size(), size_t(2));
+        QCOMPARE(watch.hits().back().op, std::string("aten::fill_"));
+        QVERIFY(watch.hits().back().inf);
     }
 
     void aGraphMayOutliveItsLocator() {
