@@ -119,6 +119,20 @@ private Q_SLOTS:
         QVERIFY(!loss->isHidden());
     }
 
+    // The default layout fits a 1280x800 laptop screen: the least height of each row of
+    // docks, added up with the menus, tool bar and status bar, leaves the window no
+    // taller or wider than the screen (a dock's controls above its plot once made it
+    // 814 px tall, its legend cut at the bottom).
+    void theDefaultLayoutFitsA1280x800Screen() {
+        QTemporaryDir runs;
+        MainWindow window(options(runs.path()));
+        window.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&window));
+        const QSize least = window.minimumSizeHint();
+        QVERIFY2(least.width() <= 1280 && least.height() <= 800,
+                 qPrintable(QStringLiteral("the window needs at least %1x%2").arg(least.width()).arg(least.height())));
+    }
+
     // Before any run there is nothing to count: the bar does not invent "0 / 1 steps".
     void anIdleWindowCountsNoSteps() {
         QTemporaryDir runs;

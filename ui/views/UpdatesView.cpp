@@ -27,6 +27,10 @@ UpdatesView::UpdatesView(RunSet* set, QWidget* parent) : QWidget(parent) {
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(controls);
     layout->addWidget(plot_, 1);
+    // The chooser row sits above the plot: the plot gives up that row's height so that
+    // this dock is no taller than the per-step docks it is tabbed with, and the window's
+    // rows of docks still fit a 1280x800 screen.
+    plot_->setMinimumHeight(plot_->minimumHeight() - controls->sizeHint().height() - layout->spacing());
     connect(measureBox_, &QComboBox::currentIndexChanged, this, [this] {
         plot_->setMeasure(static_cast<UpdatesPlot::Measure>(measureBox_->currentData().toInt()));
     });
