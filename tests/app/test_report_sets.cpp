@@ -6,6 +6,7 @@
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QFileInfo>
 #include <QtTest/QtTest>
 #include <nlohmann/json.hpp>
 
@@ -105,8 +106,10 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
         const QString html = readText(out);
         QVERIFY(html.contains(QStringLiteral("AmpScope comparison of 3 runs")));
-        QCOMPARE(sectionTitles(html),
-                 (QStringList{QStringLiteral("rank-0"), QStringLiteral("rank-2"), QStringLiteral("rank-10")}));
+        // A rank's title names its job, as the window's Runs list does.
+        const QString job = QFileInfo(job_).fileName() + QLatin1Char('/');
+        QCOMPARE(sectionTitles(html), (QStringList{job + QStringLiteral("rank-0"), job + QStringLiteral("rank-2"),
+                                                   job + QStringLiteral("rank-10")}));
     }
 
     // Folders and runs mix: each is expanded where it stands.

@@ -82,7 +82,7 @@ void BlockScalesView::onChanged(RunId run, RunChanges what) {
         return;
     }
     if (!(what & RunChange::FormatQuant)) return;
-    if ((sides_[0].run && sides_[0].run->id() == run) || (sides_[1].run && sides_[1].run->id() == run)) {
+    if (isShownRun(run, sides_[0].run, sides_[1].run)) {
         updateChooser();
         updateSlider();
         redraw();
@@ -92,11 +92,7 @@ void BlockScalesView::onChanged(RunId run, RunChanges what) {
 void BlockScalesView::showRuns() {
     sides_[0].run = set_->focused();
     sides_[1].run = set_->partner();
-    const bool both = sides_[1].run != nullptr;
-    showRunTitle(sides_[0].title, sides_[0].run, both ? QStringLiteral("A") : QString());
-    sides_[0].title->setVisible(both);
-    showRunTitle(sides_[1].title, sides_[1].run, QStringLiteral("B"));
-    sides_[1].box->setVisible(both);
+    showSideTitles(sides_[0].title, sides_[1].title, sides_[1].box, sides_[0].run, sides_[1].run);
     chosen_.reset();
     chosenByClick_ = false;
     followLatest_ = true;

@@ -276,7 +276,7 @@ private Q_SLOTS:
         QCOMPARE(keysOf(document["train"]),
                  sorted({"epochs", "max_steps", "batch_size", "eval_batch_size", "loss"}));
         QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "format_sweep_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
-                         "pause_scale_below"}));
+                         "pause_scale_below", "precision_map_steps", "precision_map_reference"}));
 
         // Lists in their documented shapes.
         QCOMPARE(qs(document["model"]["blocks"].dump()),

@@ -18,6 +18,7 @@
 #include <torch/torch.h>
 
 #include "DataLoadSupport.h"
+#include "ExactCompare.h"
 #include "config/RunConfig.h"
 #include "engine/ProbeSession.h"
 #include "engine/Trainer.h"
