@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
@@ -39,13 +39,13 @@ void RecordDispatcher::beginRun(const RunContext& context) {
 }
 
 void RecordDispatcher::take(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type.empty()) {
         ++malformed_;
         return;
     }
     if (type == event_type::kStep) {
-        if (auto step = stepFromRecord(record))
+        if (auto step = stepFromJson(record))
             takeStep(std::move(*step));
         else
             ++malformed_;
@@ -63,7 +63,7 @@ void RecordDispatcher::take(const nlohmann::json& record) {
     }
     flushSteps();
     if (type == event_type::kEpoch) {
-        if (auto epoch = epochFromRecord(record))
+        if (auto epoch = epochFromJson(record))
             for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
         return;
     }

@@ -13,7 +13,6 @@
 #include "OneRunSet.h"
 #include "ProgressEstimator.h"
 #include "RunDirectoryNaming.h"
-#include "RunRecordParsing.h"
 #include "engine/RunRecords.h"
 #include "run/StepRecordCodec.h"
 #include "plots/DecimatedSeries.h"
@@ -583,7 +582,7 @@ private Q_SLOTS:
     }
 
     // Opening a long run reads step lines without JSON (parseStepRecordText); whatever
-    // it accepts must give exactly what stepFromRecord gives for the parsed line, and
+    // it accepts must give exactly what stepFromJson gives for the parsed line, and
     // what it refuses is left to the JSON path.
     void stepLinesReadWithoutJsonAsWithIt() {
         const auto same = [](double a, double b) {
@@ -594,7 +593,7 @@ private Q_SLOTS:
             const bool accepted = parseStepRecordText(line, quick);
             QVERIFY2(accepted == fast, line.c_str());
             if (!accepted) return;
-            const auto slow = stepFromRecord(nlohmann::json::parse(line));
+            const auto slow = stepFromJson(nlohmann::json::parse(line));
             QVERIFY2(slow.has_value(), line.c_str());
             QCOMPARE(quick.step, slow->step);
             QCOMPARE(quick.epoch, slow->epoch);
@@ -676,7 +675,7 @@ private Q_SLOTS:
         m.foundInf = m.stepSkipped = true;
         m.scaleChange = ScaleChange::Backoff;
         m.firstNonFiniteLayer = "conv2";
-        const auto parsed = stepFromRecord(stepRecord(m));
+        const auto parsed = stepFromJson(stepRecord(m));
         QVERIFY(parsed.has_value());
         QCOMPARE(parsed->step, int64_t(12));
         QVERIFY(std::isnan(parsed->loss));
@@ -685,14 +684,14 @@ private Q_SLOTS:
         QVERIFY(parsed->stepSkipped && parsed->foundInf);
         QVERIFY(parsed->scaleChange == ScaleChange::Backoff);
         QCOMPARE(QString::fromStdString(parsed->firstNonFiniteLayer), QString("conv2"));
-        QVERIFY(!stepFromRecord(nlohmann::json{{"type", "epoch"}}).has_value());
+        QVERIFY(!stepFromJson(nlohmann::json{{"type", "epoch"}}).has_value());
 
         EpochMetrics e;
         e.epoch = 1;
         e.step = 100;
         e.valLoss = 0.5;
         e.valAccuracy = NAN;
-        const auto epoch = epochFromRecord(epochRecord(e));
+        const auto epoch = epochFromJson(epochRecord(e));
         QVERIFY(epoch.has_value());
         QCOMPARE(epoch->valLoss, 0.5);
         QVERIFY(std::isnan(epoch->valAccuracy));

@@ -3,7 +3,7 @@
 #include <QtGlobal>
 #include <algorithm>
 #include <nlohmann/json.hpp>
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "views/ParsedRecord.h"
@@ -33,7 +33,7 @@ void FormatQuantHistory::beginRun(const RunContext& context) {
 }
 
 void FormatQuantHistory::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type == event_type::kRunInfo ? takeRunInfo(record)
                                      : type == probe_record_type::kFormatQuant && take(record))
         noteChange(RunChange::FormatQuant);

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "views/ParsedRecord.h"
@@ -29,7 +29,7 @@ void FormatSweepSeries::beginRun(const RunContext& context) {
 }
 
 void FormatSweepSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type == event_type::kRunInfo) {
         if (layers_.takeRunInfo(record)) noteChange(RunChange::FormatSweep);
         return;

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 
@@ -53,7 +53,7 @@ void HistogramSeries::appendSteps(const std::vector<StepMetrics>& steps) {
 }
 
 void HistogramSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type == event_type::kRunInfo) {
         if (layers_.takeRunInfo(record)) noteChange(RunChange::Histograms);
         return;

@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
 #include "views/ParsedRecord.h"
@@ -28,7 +28,7 @@ void NonFiniteFacts::takeModelModules(const ModelModulesRecord& record) {
 }
 
 void NonFiniteFacts::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type == event_type::kRunInfo) {
         if (layers_.takeRunInfo(record)) noteChange(RunChange::NonFinite);
         recordedRun_ = record.value(std::string(kSourceField), std::string()) == record_source::kPyTorchRecorder;

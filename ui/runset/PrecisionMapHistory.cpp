@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/PrecisionMapRecord.h"
 #include "views/ParsedRecord.h"
 
@@ -16,7 +16,7 @@ void PrecisionMapHistory::beginRun(const RunContext& context) {
 }
 
 void PrecisionMapHistory::takeRecord(const nlohmann::json& record) {
-    if (recordType(record) != probe_record_type::kPrecisionMap) return;
+    if (record_codec::typeOf(record) != probe_record_type::kPrecisionMap) return;
     auto map = parsedRecord("Precision map", record, precisionMapRecordFromJson);
     if (map) {
         const int64_t step = map->step;

@@ -3,7 +3,7 @@
 #include <nlohmann/json.hpp>
 
 #include "RunFacts.h"
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "run/EventSchema.h"
 
 namespace ampscope::ui {
@@ -20,7 +20,7 @@ void RunInfoFacts::beginRun(const RunContext& context) {
 }
 
 void RunInfoFacts::takeRecord(const nlohmann::json& record) {
-    if (recordType(record) != event_type::kRunInfo) return;
+    if (record_codec::typeOf(record) != event_type::kRunInfo) return;
     device_ = QString::fromStdString(record.value("device", std::string())).toUpper();
     deviceName_ = QString::fromStdString(record.value("device_name", std::string()));
     threads_ = record.value("threads", 0);

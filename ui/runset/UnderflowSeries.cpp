@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 
@@ -35,7 +35,7 @@ void UnderflowSeries::appendSteps(const std::vector<StepMetrics>& steps) {
 }
 
 void UnderflowSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = recordType(record);
+    const std::string type = record_codec::typeOf(record);
     if (type == event_type::kRunInfo) {
         if (layers_.takeRunInfo(record)) noteChange(RunChange::Underflow);
         if (record.contains("precision") && record["precision"].is_object())

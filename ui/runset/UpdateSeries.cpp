@@ -4,7 +4,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
+#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "views/ParsedRecord.h"
 
@@ -19,7 +19,7 @@ void UpdateSeries::beginRun(const RunContext& context) {
 }
 
 void UpdateSeries::takeRecord(const nlohmann::json& record) {
-    if (recordType(record) != probe_record_type::kUpdateRatio) return;
+    if (record_codec::typeOf(record) != probe_record_type::kUpdateRatio) return;
     const auto read = parsedRecord("updates", record, updateRatioRecordFromJson);
     if (!read) return;
     const LayerUpdateRatio& r = read->ratio;

@@ -10,7 +10,6 @@
 #include <QVBoxLayout>
 #include <nlohmann/json.hpp>
 
-#include "RunRecordParsing.h"
 #include "probes/NonFiniteEvent.h"
 #include "probes/ProbeRecords.h"
 #include "run/ModelModulesRecord.h"

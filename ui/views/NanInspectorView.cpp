@@ -14,7 +14,6 @@
 #include <nlohmann/json.hpp>
 
 #include "RunFacts.h"
-#include "RunRecordParsing.h"
 #include "runset/RunSet.h"
 #include "views/ModuleTreeView.h"
 #include "run/EventSchema.h"
