@@ -418,7 +418,15 @@ void Engine::Impl::runStep(Training& run, RunSummary& s, int64_t epoch, int64_t 
     {
         at::RecordFunction stepSpan(at::RecordScope::USER_SCOPE);
         if (stepSpan.isActive()) stepSpan.before("ampscope::step " + std::to_string(step));
-        if (probes && takeMapRequest()) probes->requestMap();
+        if (takeMapRequest()) {
+            // A run with its probes off has no session; the map asked for from the window
+            // brings one (no cadence, no locator: it only maps), built as train() builds it.
+            if (!probes) {
+                probes.emplace(trainer, config.probes, run.faults.hasFaults() ? &run.faults : nullptr);
+                probes->setTotalSteps(run.totalSteps);
+            }
+            probes->requestMap();
+        }
         if (probes) probes->beginStep(step);
         if (lockstep) lockstep->prepare(trainer, probes && probes->probeStep());
         m = trainer.step(x, y);

@@ -44,7 +44,8 @@ public:
     void resume();
     void stepOnce();
     // Takes the precision map of the next step that runs (with stepOnce() while paused:
-    // the step about to run). Needs the probes (probes.every or the locator on).
+    // the step about to run). A run with its probes off gets a probe session from that
+    // step on, one that only maps.
     void mapNextStep();
     void stop();
     void wait();

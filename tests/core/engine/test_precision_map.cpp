@@ -17,6 +17,7 @@
 #include "DataLoadSupport.h"
 #include "ExactCompare.h"
 #include "RunSupport.h"
+#include "engine/Engine.h"
 #include "engine/PrecisionMapRun.h"
 #include "engine/StepReplay.h"
 #include "engine/Trainer.h"
@@ -26,6 +27,7 @@
 #include "precision/Rounding.h"
 #include "probes/OpCapture.h"
 #include "probes/PrecisionMapCompare.h"
+#include "run/RunReader.h"
 
 using namespace ampscope;
 
@@ -435,6 +437,49 @@ private Q_SLOTS:
             return text;
         };
         QCOMPARE(histograms(mapped), histograms(plain));
+    }
+
+    // "Map this step against fp32" on a paused run whose probes are all off: the step
+    // stepped once after the request is mapped, only that one, and the losses are the
+    // plain run's.
+    void aMapAskedForWithProbesOffMapsTheNextStep() {
+        RunConfig config = test::spiralsMlp("bf16");
+        config.probes.every = 0;
+        config.probes.locate_nonfinite = "off";
+        config.train.max_steps = 4;
+        QTemporaryDir tmp;
+        const auto plain = test::runAndRead(config, tmp, "plain");
+        QVERIFY(test::recordsOf(plain, "precision_map").empty());
+
+        const std::string dir = tmp.filePath("asked").toStdString();
+        Engine engine(config, dir);
+        engine.pause();
+        engine.start();
+        const auto stepsArrived = [&engine](size_t wanted) {
+            size_t got = 0;
+            QElapsedTimer timer;
+            timer.start();
+            while (got < wanted && timer.elapsed() < 60000) {
+                got += engine.stream().drain().steps.size();
+                if (got < wanted) QThread::msleep(5);
+            }
+            return got;
+        };
+        engine.stepOnce();
+        QCOMPARE(stepsArrived(1), size_t{1});
+        engine.mapNextStep();
+        engine.stepOnce();
+        QCOMPARE(stepsArrived(1), size_t{1});
+        engine.resume();
+        engine.wait();
+        const RunData asked = readRunDirectory(dir);
+        const auto maps = test::recordsOf(asked, "precision_map");
+        QCOMPARE(maps.size(), size_t{1});
+        QCOMPARE(maps.front().value("step", int64_t{0}), int64_t{2});
+        const auto askedLosses = test::stepLosses(asked), plainLosses = test::stepLosses(plain);
+        QCOMPARE(askedLosses.size(), size_t{4});
+        QCOMPARE(plainLosses.size(), askedLosses.size());
+        for (size_t k = 0; k < askedLosses.size(); ++k) QCOMPARE_BITS(askedLosses[k], plainLosses[k]);
     }
 
     // The format modes: errors in units of the element format's spacing, the unit
