@@ -4,6 +4,7 @@
 // view; the docks read at 1280x800 with two runs. The Lock-step A/B dock plots per-layer
 // gradient cosine and the loss difference of a run trained with a lock-step partner.
 #include <QDir>
+#include <QCheckBox>
 #include <QDockWidget>
 #include <QListWidget>
 #include <QTemporaryDir>
@@ -12,6 +13,7 @@
 
 #include "DockLayout.h"
 #include "MainWindow.h"
+#include "OneRunSet.h"
 #include "RunSupport.h"
 #include "TestSupport.h"
 #include "plots/LossPlot.h"
@@ -20,6 +22,7 @@
 #include "probes/ComparisonRecords.h"
 #include "runset/RunSet.h"
 #include "views/LockstepPlot.h"
+#include "views/LossView.h"
 #include "views/RunListView.h"
 #include "views/UnderflowView.h"
 
@@ -47,6 +50,64 @@ MainWindowOptions windowOptions(const QString& runs) {
 class GuiCompareTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // The Loss dock's axis: linear while the shown curves span under three decades; a run
+    // whose loss stalls at 1e-7 beside one at 1e-2 turns it logarithmic by itself (the
+    // switch checked, "(auto)"); the switch then decides, steps arriving or not, until
+    // the shown runs change.
+    void theLossAxisTurnsLogarithmicByItselfAndTheSwitchDecides() {
+        const auto falling = [](double from, double to, int64_t first, int count) {
+            std::vector<StepMetrics> steps;
+            for (int k = 0; k < count; ++k) {
+                StepMetrics m;
+                m.step = first + k;
+                m.epoch = 1;
+                m.loss = from * std::pow(to / from, static_cast<double>(k) / (count - 1));
+                steps.push_back(m);
+            }
+            return steps;
+        };
+        OneRunSet feed;
+        LossView view(&feed.set);
+        LossPlot* plot = view.plot();
+        QCheckBox* logSwitch = view.logarithmicSwitch();
+        RunContext context;
+        context.title = QStringLiteral("dynamic-scaler");
+        feed.addRun(context);
+        feed.appendSteps(falling(2.0, 0.02, 1, 20));
+        feed.endOfBatch();
+        QVERIFY(!plot->isLogarithmic());
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLinear);
+        QVERIFY(!logSwitch->isChecked());
+
+        context.title = QStringLiteral("no-scaler");
+        feed.addRun(context);
+        feed.appendSteps(falling(2.0, 1.2e-7, 1, 20));
+        feed.endOfBatch();
+        QCOMPARE(plot->shownRunCount(), 2);
+        QVERIFY(plot->isLogarithmic() && plot->isAutoLogarithmic());
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
+        QVERIFY(plot->yAxis->range().lower <= 1.2e-7 && plot->yAxis->range().upper >= 2.0);
+        QVERIFY(logSwitch->isChecked());
+        QVERIFY2(logSwitch->text().contains("auto"), qPrintable(logSwitch->text()));
+
+        logSwitch->click();
+        QVERIFY(!plot->isLogarithmic() && !plot->isAutoLogarithmic());
+        QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLinear);
+        QVERIFY(!logSwitch->isChecked());
+        QVERIFY2(!logSwitch->text().contains("auto"), qPrintable(logSwitch->text()));
+        feed.appendSteps(falling(1e-7, 1e-8, 21, 5));
+        feed.endOfBatch();
+        QVERIFY(!plot->isLogarithmic());
+
+        // Another run shown: the plot chooses again.
+        context.title = QStringLiteral("third");
+        feed.addRun(context);
+        feed.appendSteps(falling(1.0, 0.5, 1, 5));
+        feed.endOfBatch();
+        QVERIFY(plot->isLogarithmic() && plot->isAutoLogarithmic());
+        QVERIFY(logSwitch->isChecked());
+    }
+
     // A run recorded under torch.distributed is a folder of rank-N runs: opening the folder
     // puts every rank in the set, compared, and focuses the rank that went non-finite first.
     void aDistributedRunOpensAsItsRanksWithTheFirstNonFiniteFocused() {

@@ -233,6 +233,40 @@ private Q_SLOTS:
         QVERIFY(plot->hoverText(31.0, QPoint()).contains(QStringLiteral("3.55556")));
     }
 
+    // A against B: the focused run's points in the first plot, the compared run's in the
+    // second, each under its run's name; with no run compared B's side is hidden.
+    void scalingShowsTheComparedRunBesideTheFocusedOne() {
+        OneRunSet viewFeed;
+        ScalingView view(&viewFeed.set);
+        settle(view);
+        RunConfig config;
+        config.probes.every = 10;
+        viewFeed.addRun(RunContext{config, QStringLiteral("delayed"), QString(), false});
+        viewFeed.takeRecord(toJson(quant(1, 2.0, 0.0, 1.0, 0)));
+        viewFeed.takeRecord(toJson(quant(11, 248.0, 4.4, 101.0, 460)));
+        viewFeed.endOfBatch();
+        QVERIFY(view.partnerPlot()->parentWidget()->isHidden());
+
+        viewFeed.addRun(RunContext{config, QStringLiteral("current"), QString(), false});
+        viewFeed.takeRecord(toJson(quant(1, 2.0, 2.0, 224.0, 0)));
+        viewFeed.takeRecord(toJson(quant(11, 248.0, 248.0, 1.8, 0)));
+        viewFeed.endOfBatch();
+        QVERIFY(view.setPoint(QStringLiteral("fc1: input (forward)")));
+        QVERIFY(!view.partnerPlot()->parentWidget()->isHidden());
+        // A: the focused run (the one added last), B: the other.
+        QCOMPARE(points(view.plot()->scaleAmaxGraph()),
+                 (std::vector<std::pair<double, double>>{{1.0, 2.0}, {11.0, 248.0}}));
+        QCOMPARE(points(view.partnerPlot()->scaleAmaxGraph())[1], std::make_pair(11.0, 4.4));
+        QVERIFY(points(view.plot()->overflowGraph()).empty());
+        QCOMPARE(points(view.partnerPlot()->overflowGraph()),
+                 (std::vector<std::pair<double, double>>{{11.0, 248.0}}));
+        const QList<QLabel*> titles = view.findChildren<QLabel*>();
+        const auto titled = [&titles](const QString& text) {
+            return std::any_of(titles.begin(), titles.end(), [&](const QLabel* l) { return l->text().contains(text); });
+        };
+        QVERIFY(titled(QStringLiteral("current")) && titled(QStringLiteral("delayed")));
+    }
+
     void scalingOfAnMxPointDrawsNoTensorScale() {
         OneRunSet viewFeed;
         ScalingView view(&viewFeed.set);

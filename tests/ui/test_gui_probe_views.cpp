@@ -30,6 +30,7 @@
 #include "views/MemoryRecord.h"
 #include "probes/ProbeRecords.h"
 #include "views/GradientHistogramView.h"
+#include "views/HistogramMapPane.h"
 #include "plots/HistogramSlicePlot.h"
 #include "views/NanInspectorView.h"
 #include "plots/UnderflowFractionPlot.h"
@@ -403,6 +404,98 @@ private Q_SLOTS:
         QVERIFY(view.linePlot()->isLayerShown(0));
     }
 
+    // Runs compared: the line plot overlays every shown run's layers, each run in its
+    // colour (the focused run first), each layer in its own dash pattern in both runs;
+    // a run that goes on adds points to its own lines only; unchecking a layer hides it
+    // in every run.
+    void underflowLinesOverlayTheComparedRuns() {
+        OneRunSet feed;
+        UnderflowView view(&feed.set);
+        RunModel* first = feed.addRun(contextFor(probedConfig()));
+        feed.takeRecord(runInfo({"fc1", "out"}));
+        feed.takeUnderflow(underflow(1, "fc1", 25, 0, 75));
+        feed.takeUnderflow(underflow(1, "out", 10, 0, 90));
+        feed.endOfBatch();
+        QCOMPARE(view.linePlot()->lineCount(), 2);
+
+        RunModel* second = feed.addRun(contextFor(probedConfig()));
+        feed.takeRecord(runInfo({"fc1", "out"}));
+        feed.takeUnderflow(underflow(1, "fc1", 1, 0, 999));
+        feed.takeUnderflow(underflow(1, "out", 2, 0, 998));
+        feed.endOfBatch();
+        UnderflowFractionPlot* plot = view.linePlot();
+        QCOMPARE(plot->lineCount(), 4);  // 2 runs x 2 layers, the focused run's first
+        QCOMPARE(plot->lineGraph(0)->name(), second->name() + QStringLiteral(": fc1"));
+        QCOMPARE(plot->lineGraph(2)->name(), first->name() + QStringLiteral(": fc1"));
+        QCOMPARE(plot->lineGraph(0)->pen().color(), second->colour());
+        QCOMPARE(plot->lineGraph(3)->pen().color(), first->colour());
+        QVERIFY(first->colour() != second->colour());
+        QCOMPARE(plot->lineGraph(0)->pen().style(), plot->lineGraph(2)->pen().style());
+        QVERIFY(plot->lineGraph(0)->pen().style() != plot->lineGraph(1)->pen().style());
+        QCOMPARE(plot->lineGraph(0)->data()->at(0)->value, 0.001);
+        QCOMPARE(plot->lineGraph(2)->data()->at(0)->value, 0.25);
+        QCOMPARE(plot->lineGraph(3)->data()->at(0)->value, 0.1);
+
+        // The focused run goes on: its lines grow, the other run's do not.
+        feed.takeUnderflow(underflow(2, "fc1", 5, 0, 995));
+        feed.takeUnderflow(underflow(2, "out", 0, 0, 1000));
+        feed.endOfBatch();
+        QCOMPARE(plot->lineGraph(0)->dataCount(), 2);
+        QCOMPARE(plot->lineGraph(2)->dataCount(), 1);
+
+        view.setLayerChecked("out", false);
+        QVERIFY(!plot->lineGraph(1)->visible() && !plot->lineGraph(3)->visible());
+        QVERIFY(plot->lineGraph(0)->visible() && plot->lineGraph(2)->visible());
+
+        // Back to one run: one line per layer again.
+        feed.set.removeRun(first->id());
+        QCOMPARE(plot->lineCount(), 2);
+        QCOMPARE(plot->lineGraph(0)->name(), QStringLiteral("fc1"));
+    }
+
+    // Runs compared: their maps side by side (the focused run first) on one log2|g| axis
+    // and one colour scale, so that a run whose gradients sit 16 binades lower is seen
+    // at a glance: each map alone would colour its own extremes.
+    void comparedHistogramsShareOneAxisAndOneColourScale() {
+        OneRunSet feed;
+        GradientHistogramView view(&feed.set);
+        view.resize(1200, 500);
+        const auto kind = probe_kind::kParamGradScaled;
+        RunContext context = contextFor(probedConfig());
+        context.title = QStringLiteral("dynamic-scaler");
+        RunModel* scaled = feed.addRun(context);
+        feed.takeRecord(runInfo({"out"}));
+        feed.takeHistogram(histogram(1, "out", kind, {{-10, 1000}}));
+        feed.endOfBatch();
+        context.title = QStringLiteral("no-scaler");
+        RunModel* unscaled = feed.addRun(context);
+        feed.takeRecord(runInfo({"out"}));
+        feed.takeHistogram(histogram(1, "out", kind, {{-26, 40}}));
+        feed.endOfBatch();
+        view.setKind(QString::fromUtf8(kind.data(), static_cast<qsizetype>(kind.size())));
+        view.setLayer(QStringLiteral("out"));
+
+        QCOMPARE(view.paneCount(), 2);
+        QCOMPARE(view.pane(0)->run(), unscaled);
+        QCOMPARE(view.pane(1)->run(), scaled);
+        HeatmapPlot* mine = view.pane(0)->heatmap();
+        HeatmapPlot* theirs = view.pane(1)->heatmap();
+        QCOMPARE(mine->columnCount(), 1);
+        QCOMPARE(theirs->columnCount(), 1);
+        QCOMPARE(mine->value(0, -26 + 64), 40.0);
+        QCOMPARE(theirs->value(0, -10 + 64), 1000.0);
+        // One y range holding both runs' bins ([-26, -25) and [-10, -9)).
+        const QCPRange y = mine->yAxis->range();
+        QCOMPARE(theirs->yAxis->range().lower, y.lower);
+        QCOMPARE(theirs->yAxis->range().upper, y.upper);
+        QVERIFY2(y.lower <= -26.0 && y.upper >= -9.0, qPrintable(QStringLiteral("%1 .. %2").arg(y.lower).arg(y.upper)));
+        // One colour scale: from the smaller run's 40 to the larger's 1000, in both maps.
+        QCOMPARE(mine->colorScale()->dataRange().lower, 40.0);
+        QCOMPARE(mine->colorScale()->dataRange().upper, 1000.0);
+        QCOMPARE(theirs->colorScale()->dataRange().lower, 40.0);
+        QCOMPARE(theirs->colorScale()->dataRange().upper, 1000.0);
+    }
+
     // A long run's probe records: the view keeps at most its bound of them per layer and
     // kind, the heatmap at most its capacity of columns, and the NaN step stays in view.
     void histogramViewKeepsBoundedRecordsAndTheNaNStep() {
@@ -661,6 +754,46 @@ private Q_SLOTS:
         QTest::mouseClick(view.rerunButton(), Qt::LeftButton);
         QCOMPARE(rerun.count(), 1);
         QCOMPARE(rerun.at(0).at(0).toString(), QString("fc2"));
+    }
+
+    // Per run: the chooser lists every run of the set with its first non-finite step;
+    // choosing a run focuses it in the set (every view follows) and the inspector shows
+    // that run's event; a run without one says so.
+    void nanInspectorShowsTheChosenRunsEvent() {
+        OneRunSet feed;
+        NanInspectorView view(&feed.set);
+        RunContext context = contextFor(probedConfig());
+        context.title = QStringLiteral("manual-softmax");
+        RunModel* broken = feed.addRun(context);
+        feed.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        feed.takeRecord(toJson(fc2ActivationEvent()));
+        feed.endOfBatch();
+        context.title = QStringLiteral("library-softmax");
+        RunModel* clean = feed.addRun(context);
+        feed.takeRecord(runInfo({"fc1", "act1", "fc2", "out"}));
+        feed.endOfBatch();
+
+        QComboBox* chooser = view.runChooser();
+        QCOMPARE(chooser->count(), 2);
+        QVERIFY(chooser->isEnabled());
+        QCOMPARE(chooser->itemText(0), QStringLiteral("manual-softmax \u00B7 non-finite at step 5"));
+        QCOMPARE(chooser->itemText(1), QStringLiteral("library-softmax \u00B7 no non-finite value"));
+        QCOMPARE(feed.set.focused(), clean);
+        QCOMPARE(chooser->currentIndex(), 1);
+        QVERIFY(!view.hasEvent());
+        QVERIFY(view.headerText().contains("No non-finite value so far"));
+
+        chooser->setCurrentIndex(0);
+        QCOMPARE(feed.set.focused(), broken);
+        QVERIFY(view.hasEvent());
+        QCOMPARE(view.culpritLayer(), QStringLiteral("fc2"));
+        QVERIFY2(view.headerText().contains("step <b>5</b>"), qPrintable(view.headerText()));
+        QCOMPARE(view.table()->columnCount(), 2);
+
+        // Focusing elsewhere (the run list, a narrative link) moves the chooser too.
+        feed.set.focus(clean->id());
+        QCOMPARE(chooser->currentIndex(), 1);
+        QVERIFY(!view.hasEvent());
     }
 
     void nanInspectorButtonIsOffForTheLossAndForAKeptLayer() {

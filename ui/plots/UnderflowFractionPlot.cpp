@@ -25,37 +25,66 @@ UnderflowFractionPlot::UnderflowFractionPlot(QWidget* parent) : TimeSeriesPlot(p
     setEmptyText(tr("No run yet"));
 }
 
+void UnderflowFractionPlot::addLine(const QString& name, const QPen& pen, QCPScatterStyle::ScatterShape marker) {
+    SeriesGraph* line = addSeries(yAxis, name, pen);
+    line->graph()->setScatterStyle(QCPScatterStyle(marker, 4));
+    lines_.push_back(line);
+    lineNames_.push_back(name);
+}
+
 void UnderflowFractionPlot::setLayers(const QStringList& layers) {
     removeAllSeries();
     lines_.clear();
+    lineNames_.clear();
     layers_ = layers;
     shown_.assign(static_cast<std::size_t>(layers.size()), true);
-    for (int i = 0; i < layers.size(); ++i) {
-        SeriesGraph* line = addSeries(yAxis, layers[i], QPen(lineColour(i), 1.6));
-        line->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
-        lines_.push_back(line);
-    }
+    for (int i = 0; i < layers.size(); ++i) addLine(layers[i], QPen(lineColour(i), 1.6), QCPScatterStyle::ssCircle);
+}
+
+void UnderflowFractionPlot::setRunLines(const QStringList& runNames, const std::vector<QColor>& runColours,
+                                        const QStringList& layers) {
+    // A run's lines share its colour, as everywhere in the window; a layer keeps its dash
+    // pattern and marker across the runs, so "the same layer in the other run" reads at once.
+    static const Qt::PenStyle kDashes[] = {Qt::SolidLine, Qt::DashLine, Qt::DotLine, Qt::DashDotLine,
+                                           Qt::DashDotDotLine};
+    static const QCPScatterStyle::ScatterShape kMarkers[] = {
+        QCPScatterStyle::ssCircle, QCPScatterStyle::ssSquare, QCPScatterStyle::ssTriangle,
+        QCPScatterStyle::ssDiamond, QCPScatterStyle::ssCross, QCPScatterStyle::ssPlus};
+    removeAllSeries();
+    lines_.clear();
+    lineNames_.clear();
+    layers_ = layers;
+    shown_.assign(static_cast<std::size_t>(layers.size()), true);
+    for (int run = 0; run < runNames.size(); ++run)
+        for (int i = 0; i < layers.size(); ++i) {
+            QPen pen(runColours[static_cast<std::size_t>(run)], 1.6);
+            pen.setStyle(kDashes[i % 5]);
+            addLine(QStringLiteral("%1: %2").arg(runNames[run], layers[i]), pen, kMarkers[i % 6]);
+        }
 }
 
 void UnderflowFractionPlot::clearPoints() {
     clearAllSeries();
 }
 
-void UnderflowFractionPlot::append(int layerIndex, double step, double fraction) {
-    if (layerIndex < 0 || layerIndex >= static_cast<int>(lines_.size())) return;
-    lines_[static_cast<std::size_t>(layerIndex)]->append(step, fraction);
+void UnderflowFractionPlot::append(int lineIndex, double step, double fraction) {
+    if (lineIndex < 0 || lineIndex >= static_cast<int>(lines_.size())) return;
+    lines_[static_cast<std::size_t>(lineIndex)]->append(step, fraction);
     setPlaceholder(QString());
 }
 
 void UnderflowFractionPlot::setLayerShown(int layerIndex, bool shown) {
-    if (layerIndex < 0 || layerIndex >= static_cast<int>(lines_.size())) return;
+    if (layerIndex < 0 || layerIndex >= static_cast<int>(shown_.size())) return;
     shown_[static_cast<std::size_t>(layerIndex)] = shown;
-    QCPGraph* graph = lines_[static_cast<std::size_t>(layerIndex)]->graph();
-    graph->setVisible(shown);
-    if (shown)
-        graph->addToLegend();
-    else
-        graph->removeFromLegend();
+    for (std::size_t line = 0; line < lines_.size(); ++line) {
+        if (layerOfLine(line) != layerIndex) continue;
+        QCPGraph* graph = lines_[line]->graph();
+        graph->setVisible(shown);
+        if (shown)
+            graph->addToLegend();
+        else
+            graph->removeFromLegend();
+    }
 }
 
 bool UnderflowFractionPlot::isLayerShown(int layerIndex) const {
@@ -64,8 +93,12 @@ bool UnderflowFractionPlot::isLayerShown(int layerIndex) const {
 }
 
 QCPGraph* UnderflowFractionPlot::graphOf(int layerIndex) const {
-    if (layerIndex < 0 || layerIndex >= static_cast<int>(lines_.size())) return nullptr;
-    return lines_[static_cast<std::size_t>(layerIndex)]->graph();
+    return layerIndex >= 0 && layerIndex < layers_.size() ? lineGraph(layerIndex) : nullptr;
+}
+
+QCPGraph* UnderflowFractionPlot::lineGraph(int lineIndex) const {
+    if (lineIndex < 0 || lineIndex >= static_cast<int>(lines_.size())) return nullptr;
+    return lines_[static_cast<std::size_t>(lineIndex)]->graph();
 }
 
 void UnderflowFractionPlot::setLogarithmic(bool logarithmic) {
@@ -91,7 +124,7 @@ void UnderflowFractionPlot::applyAutoRanges() {
     for (std::size_t i = 0; i < lines_.size(); ++i) {
         const DecimatedSeries& s = lines_[i]->series();
         lastStep = std::max(lastStep, s.lastX());
-        if (!shown_[i] || !s.hasFiniteY()) continue;
+        if (!shown_[static_cast<std::size_t>(layerOfLine(i))] || !s.hasFiniteY()) continue;
         high = std::max(high, s.maxY());
         if (s.hasPositiveY()) lowPositive = std::min(lowPositive, s.minPositiveY());
     }
@@ -109,7 +142,7 @@ QString UnderflowFractionPlot::hoverText(double step, QPoint pixel) const {
     QString text;
     double shownStep = std::numeric_limits<double>::quiet_NaN();
     for (std::size_t i = 0; i < lines_.size(); ++i) {
-        if (!shown_[i]) continue;
+        if (!shown_[static_cast<std::size_t>(layerOfLine(i))]) continue;
         const DecimatedSeries& s = lines_[i]->series();
         if (s.empty()) continue;
         const std::size_t at = s.nearestIndex(step);
@@ -121,7 +154,7 @@ QString UnderflowFractionPlot::hoverText(double step, QPoint pixel) const {
         if (s.x(at) != shownStep) continue;
         const double value = s.y(at);
         text += QStringLiteral("\n%1: %2")
-                    .arg(layers_[static_cast<int>(i)],
+                    .arg(lineNames_[i],
                          std::isnan(value) ? QStringLiteral("0") : formatValue(value));
     }
     return text;

@@ -139,7 +139,7 @@ void UnderflowView::onChanged(RunId run, RunChanges what) {
     for (UnderflowMapPane* pane : panes_)
         if (pane->run() && pane->run()->id() == run) pane->update();
     shareColours();
-    if (panes_.front()->run() && panes_.front()->run()->id() == run) appendLines();
+    appendLines();
     updateEmptyTexts();
 }
 
@@ -183,15 +183,26 @@ void UnderflowView::shareColours() {
 
 void UnderflowView::rebuildLines() {
     lineRows_ = panes_.front()->rows();
-    const UnderflowSeries::KindData* data = panes_.front()->data();
-    lineThinnings_ = data ? data->thinnings() : 0;
     // Keep the user's choice of lines across rebuilds; check the first few at first.
     std::map<QString, bool> checked;
     for (int i = 0; i < layerList_->count(); ++i)
         checked[layerList_->item(i)->text()] = layerList_->item(i)->checkState() == Qt::Checked;
     updatingControls_ = true;
     layerList_->clear();
-    linePlot_->setLayers(lineRows_);
+    std::size_t runsWithLines = 0;
+    for (const UnderflowMapPane* pane : panes_) runsWithLines += pane->run() != nullptr;
+    if (runsWithLines > 1) {
+        QStringList names;
+        std::vector<QColor> colours;
+        for (const UnderflowMapPane* pane : panes_) {
+            if (!pane->run()) continue;
+            names << pane->run()->name();
+            colours.push_back(pane->run()->colour());
+        }
+        linePlot_->setRunLines(names, colours, lineRows_);
+    } else {
+        linePlot_->setLayers(lineRows_);
+    }
     linePlot_->setFractionName(fractionName());
     for (int i = 0; i < lineRows_.size(); ++i) {
         auto* item = new QListWidgetItem(lineRows_[i], layerList_);
@@ -203,7 +214,12 @@ void UnderflowView::rebuildLines() {
     }
     updatingControls_ = false;
     linePlot_->clearPoints();
-    lineSteps_ = 0;
+    lineProgress_.assign(runsWithLines > 1 ? runsWithLines : 1, LineProgress{});
+    for (std::size_t p = 0; p < lineProgress_.size(); ++p) {
+        const UnderflowSeries::KindData* data = panes_[p]->data();
+        lineProgress_[p].thinnings = data ? data->thinnings() : 0;
+        lineProgress_[p].rows = panes_[p]->rows();
+    }
     lowestPositive_ = 0.0;
     highest_ = 0.0;
     appendLines();
@@ -211,28 +227,40 @@ void UnderflowView::rebuildLines() {
 }
 
 void UnderflowView::appendLines() {
-    const UnderflowMapPane* focused = panes_.front();
-    const UnderflowSeries::KindData* data = focused->data();
-    if (focused->rows() != lineRows_ || (data && data->thinnings() != lineThinnings_)) {
-        rebuildLines();
-        return;
+    for (std::size_t p = 0; p < lineProgress_.size(); ++p) {
+        const UnderflowSeries::KindData* data = panes_[p]->data();
+        if (panes_[p]->rows() != lineProgress_[p].rows || (data && data->thinnings() != lineProgress_[p].thinnings)) {
+            rebuildLines();
+            return;
+        }
     }
-    if (!data) return;
+    for (std::size_t p = 0; p < lineProgress_.size(); ++p) appendLinePoints(p, linePlot_->isLogarithmic());
+    updateLogScale();
+    linePlot_->redraw();
+}
+
+// The complete steps of pane p's run not yet drawn as lines; false when it has none.
+bool UnderflowView::appendLinePoints(std::size_t p, bool logarithmic) {
+    const UnderflowMapPane* pane = panes_[p];
+    const UnderflowSeries::KindData* data = pane->data();
+    if (!data) return false;
     const Fraction which = fraction();
-    for (; lineSteps_ < focused->shownSteps(); ++lineSteps_) {
-        const auto& reported = data->entry(lineSteps_);
+    const int firstLine = static_cast<int>(p) * static_cast<int>(lineRows_.size());
+    LineProgress& progress = lineProgress_[p];
+    const bool any = progress.steps < pane->shownSteps();
+    for (; progress.steps < pane->shownSteps(); ++progress.steps) {
+        const auto& reported = data->entry(progress.steps);
         for (int r = 0; r < lineRows_.size(); ++r) {
             const auto it = reported.find(lineRows_[r]);
             if (it == reported.end()) continue;
             const double value = fractionOf(it->second, which);
             if (value > 0.0 && (lowestPositive_ == 0.0 || value < lowestPositive_)) lowestPositive_ = value;
             highest_ = std::max(highest_, value);
-            linePlot_->append(r, static_cast<double>(data->step(lineSteps_)),
-                              linePlot_->isLogarithmic() && value <= 0.0 ? kNaN : value);
+            linePlot_->append(firstLine + r, static_cast<double>(data->step(progress.steps)),
+                              logarithmic && value <= 0.0 ? kNaN : value);
         }
     }
-    updateLogScale();
-    linePlot_->redraw();
+    return any;
 }
 
 void UnderflowView::updateLogScale() {
@@ -242,16 +270,10 @@ void UnderflowView::updateLogScale() {
     // Zeros become gaps on a log axis (and points again on a linear one): redo the lines
     // from the kept counts. Rare: at most once or twice a run.
     linePlot_->clearPoints();
-    const UnderflowSeries::KindData* data = panes_.front()->data();
-    if (!data) return;
-    const Fraction which = fraction();
-    for (std::size_t i = 0; i < lineSteps_; ++i)
-        for (int r = 0; r < lineRows_.size(); ++r) {
-            const auto it = data->entry(i).find(lineRows_[r]);
-            if (it == data->entry(i).end()) continue;
-            const double value = fractionOf(it->second, which);
-            linePlot_->append(r, static_cast<double>(data->step(i)), wanted && value <= 0.0 ? kNaN : value);
-        }
+    for (std::size_t p = 0; p < lineProgress_.size(); ++p) {
+        lineProgress_[p].steps = 0;
+        appendLinePoints(p, wanted);
+    }
 }
 
 void UnderflowView::updateEmptyTexts() {
@@ -278,7 +300,7 @@ void UnderflowView::updateEmptyTexts() {
             for (const auto& [layer, counts] : data->back()) exact = exact && counts.exact;
     }
     linePlot_->setEmptyText(
-        lineSteps_ == 0 ? (focusedWhy.isEmpty() ? tr("Waiting for a probe step\u2026") : focusedWhy) : QString());
+        lineProgress_.empty() || lineProgress_.front().steps == 0 ? (focusedWhy.isEmpty() ? tr("Waiting for a probe step\u2026") : focusedWhy) : QString());
     const QString how = exact ? tr("counted exactly") : tr("estimated from the histograms");
     noteLabel_->setText(
         tr("Fraction of each layer's elements %1 when rounded to fp16, per probe step (%2).").arg(fractionName(), how));

@@ -3,8 +3,9 @@
 // probe steps: per shown run a heatmap, layer x step, of the fraction of the elements
 // flushed to 0 (or held as subnormals, or overflowed to inf: a chooser), side by side
 // when runs are compared, on one colour scale (UnderflowMapPane); and below them the
-// focused run's fraction as one line per layer for the layers checked in the list
-// beside it.
+// fraction as one line per layer for the layers checked in the list beside it: the
+// focused run's, or, with runs compared, every shown run's overlaid (run colour, a
+// dash pattern per layer).
 //
 // Contract:
 // - Reads the run set: each shown run's UnderflowSeries ("underflow" records with
@@ -72,6 +73,7 @@ private:
     void shareColours();
     void rebuildLines();
     void appendLines();
+    bool appendLinePoints(std::size_t pane, bool logarithmic);
     void updateLogScale();
     void updateEmptyTexts();
     void onLayerItemChanged();
@@ -86,10 +88,15 @@ private:
     QListWidget* layerList_ = nullptr;
     QLabel* noteLabel_ = nullptr;
 
-    // The focused run's lines: its rows, and how much of its kept counts they hold.
+    // The lines: the focused run's rows (layers), and per pane drawn as lines how much of
+    // its run's kept counts they hold.
+    struct LineProgress {
+        std::size_t steps = 0;
+        int thinnings = 0;
+        QStringList rows;
+    };
     QStringList lineRows_;
-    std::size_t lineSteps_ = 0;
-    int lineThinnings_ = 0;
+    std::vector<LineProgress> lineProgress_;
     double lowestPositive_ = 0.0;  // over the values in the line plot
     double highest_ = 0.0;
     bool updatingControls_ = false;
