@@ -54,6 +54,67 @@ RunContext contextFor(const std::string& mode, const std::string& scaler = "auto
 class GuiPlotsTest : public QObject {
     Q_OBJECT
 private Q_SLOTS:
+    // A tick that only adds steps to one run inside the axes repaints that run's layer
+    // alone, and what it paints is what a full replot paints; a run that has not changed
+    // stays on the static layer; a step outside the axes (or anything else that moves
+    // the axes, legend or placeholder) replots everything.
+    void aTickRepaintsOnlyTheRunThatGrew() {
+        const auto steps = [](int64_t first, std::vector<double> losses) {
+            std::vector<StepMetrics> out;
+            for (double loss : losses) {
+                StepMetrics m;
+                m.step = first++;
+                m.epoch = 1;
+                m.loss = loss;
+                out.push_back(m);
+            }
+            return out;
+        };
+        OneRunSet feed;
+        LossPlot plot(&feed.set);
+        plot.resize(800, 400);
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        RunContext context;
+        context.title = QStringLiteral("recorded");
+        feed.addRun(context);
+        std::vector<double> falling;
+        for (int k = 0; k < 20; ++k) falling.push_back(2.0 - 0.075 * k);
+        feed.appendSteps(steps(1, falling));
+        feed.endOfBatch();
+        context.title = QStringLiteral("live");
+        feed.addRun(context);
+        feed.appendSteps(steps(1, {1.9, 1.8, 1.7}));
+        feed.endOfBatch();
+        QTRY_VERIFY(plot.fullReplotCount() > 0);
+        QCoreApplication::processEvents();
+        // The live run's first growth moves its graphs to the growing layer: one full replot.
+        feed.appendSteps(steps(4, {1.6}));
+        feed.endOfBatch();
+        QCoreApplication::processEvents();
+        QCOMPARE(plot.runGraph(0)->layer(), plot.growingLayer());
+        QCOMPARE(plot.runGraph(1)->layer()->name(), QStringLiteral("main"));
+        const int full = plot.fullReplotCount(), partial = plot.layerReplotCount();
+
+        feed.appendSteps(steps(5, {1.5, 1.4}));
+        feed.endOfBatch();
+        QCoreApplication::processEvents();
+        QCOMPARE(plot.layerReplotCount(), partial + 1);
+        QCOMPARE(plot.fullReplotCount(), full);
+        QCOMPARE(plot.runGraph(0)->dataCount(), 6);
+        const QImage repainted = plot.grab().toImage();
+        plot.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(repainted, plot.grab().toImage());
+
+        // A loss above the axis: the axes move, everything is drawn again.
+        feed.appendSteps(steps(7, {5.0}));
+        feed.endOfBatch();
+        QCoreApplication::processEvents();
+        QCOMPARE(plot.fullReplotCount(), full + 2);  // the check above, then this tick
+        QCOMPARE(plot.layerReplotCount(), partial + 1);
+        QVERIFY(plot.yAxis->range().upper >= 5.0);
+    }
+
     void decimatedSeriesKeepsTheEnvelope() {
         DecimatedSeries s;
         const int n = 1000000;
@@ -422,7 +483,7 @@ private Q_SLOTS:
     }
 
     // The map draws the columns it is handed, nothing averaged: the run's store is what
-    // bounds and thins them (ProbeSeriesStore); the grid keeps its size.
+    // bounds and thins them (ProbeSeriesStore); the grid follows the map's width.
     void heatmapDrawsTheColumnsItIsHanded() {
         HeatmapPlot map;
         map.resize(800, 400);
@@ -441,8 +502,27 @@ private Q_SLOTS:
         map.refresh();
         map.replot(QCustomPlot::rpImmediateRefresh);
         QCOMPARE(map.columnCount(), 600);
-        // The drawn grid keeps its size however many columns came (no reallocation).
-        QCOMPARE(map.colorMap()->data()->keySize(), 2 * 1024);
+        // The drawn grid holds one cell per pixel column of the map, however many columns
+        // came; 600 columns in fewer cells share them, and the cell holding column 300
+        // shows its NaN count (the largest of the columns it holds), not a neighbour's 0.
+        const int cells = map.colorMap()->data()->keySize();
+        QCOMPARE(cells, map.axisRect()->width());
+        QVERIFY2(cells < 600, qPrintable(QString::number(cells)));
+        int nanCell = -1;
+        map.namedRowsMap()->data()->coordToCell(30100.0, 0.0, &nanCell, nullptr);
+        QCOMPARE(map.namedRowsMap()->data()->cell(nanCell, 0), 4.0);
+        int cellsWithNaN = 0;
+        for (int c = 0; c < cells; ++c) cellsWithNaN += map.namedRowsMap()->data()->cell(c, 0) == 4.0;
+        // A column narrower than a cell touches one cell or two, never more.
+        QVERIFY2(cellsWithNaN == 1 || cellsWithNaN == 2, qPrintable(QString::number(cellsWithNaN)));
+        // A wider map regrids to its new width.
+        map.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&map));
+        map.resize(1000, 400);
+        QCoreApplication::processEvents();
+        map.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(map.colorMap()->data()->keySize(), map.axisRect()->width());
+        QVERIFY(map.colorMap()->data()->keySize() > cells);
         QCOMPARE(map.stepOfColumn(0), int64_t(100));
         QCOMPARE(map.stepOfColumn(599), int64_t(60000));
         // Column 300 is the one handed over, not a mean with its neighbour.

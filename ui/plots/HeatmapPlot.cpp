@@ -76,23 +76,48 @@ void HeatmapPlot::configure(const HeatmapLayout& layout) {
     clearOverlays();
     removeNamedRowsStrip();
     if (layout_.valueBins > 0 && !layout_.extraRows.isEmpty()) buildNamedRowsStrip();
-    const int rows = std::max(1, mainRowCount());
-    // Cell centres: columns at 0..capacity-1, rows at firstBinY + r + 0.5. QCPColorMap
-    // cannot draw a single row (its cell height comes from the distance between rows),
-    // so one row is held as two half-height rows with the same values.
-    if (rows == 1) {
-        colorMap_->data()->setSize(gridCells(), 2);
-        colorMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0),
-                                    QCPRange(layout_.firstBinY + 0.25, layout_.firstBinY + 0.75));
-    } else {
-        colorMap_->data()->setSize(gridCells(), rows);
-        colorMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0),
-                                    QCPRange(rowY(0), rowY(rows - 1)));
-    }
+    resizeGrid(wantedGridCells());
     yAxis->setLabel(layout_.yLabel);
     colorScale_->axis()->setLabel(layout_.colourLabel);
     updateYTicks();
     clear();
+}
+
+int HeatmapPlot::wantedGridCells() const {
+    return std::clamp(mapRect_->width(), 64, 2 * layout_.capacity);
+}
+
+void HeatmapPlot::resizeGrid(int cells) {
+    gridCells_ = cells;
+    const int rows = std::max(1, mainRowCount());
+    // Cell centres: rows at firstBinY + r + 0.5 (x: redrawGrid). QCPColorMap cannot draw a
+    // single row (its cell height comes from the distance between rows), so one row is
+    // held as two half-height rows with the same values.
+    if (rows == 1) {
+        colorMap_->data()->setSize(cells, 2);
+        colorMap_->data()->setRange(QCPRange(0.0, cells - 1.0),
+                                    QCPRange(layout_.firstBinY + 0.25, layout_.firstBinY + 0.75));
+    } else {
+        colorMap_->data()->setSize(cells, rows);
+        colorMap_->data()->setRange(QCPRange(0.0, cells - 1.0), QCPRange(rowY(0), rowY(rows - 1)));
+    }
+    colorMap_->data()->fill(kNaN);
+    if (namedRowsMap_) {
+        const int named = static_cast<int>(layout_.extraRows.size());
+        namedRowsMap_->data()->setSize(cells, named);
+        namedRowsMap_->data()->setRange(QCPRange(0.0, cells - 1.0), QCPRange(0.0, named - 1.0));
+        namedRowsMap_->data()->fill(kNaN);
+    }
+    gridDirty_ = true;
+}
+
+void HeatmapPlot::updateLayout() {
+    InteractivePlot::updateLayout();
+    // The map's width is known once laid out: a resize regrids before the map is drawn.
+    if (wantedGridCells() != gridCells_) {
+        resizeGrid(wantedGridCells());
+        redrawGrid();
+    }
 }
 
 void HeatmapPlot::buildNamedRowsStrip() {
@@ -130,8 +155,6 @@ void HeatmapPlot::buildNamedRowsStrip() {
     namedRowsMap_ = new QCPColorMap(x, y);
     namedRowsMap_->setInterpolate(false);
     namedRowsMap_->setColorScale(colorScale_);
-    namedRowsMap_->data()->setSize(gridCells(), rows);
-    namedRowsMap_->data()->setRange(QCPRange(0.0, gridCells() - 1.0), QCPRange(0.0, rows - 1.0));
     // One x axis in effect: the strip follows the map and the map follows the strip.
     connect(xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), x,
             qOverload<const QCPRange&>(&QCPAxis::setRange));
@@ -249,13 +272,27 @@ void HeatmapPlot::redrawGrid() {
     colorMap_->data()->setKeyRange(QCPRange(low + 0.5 * width, high - 0.5 * width));
     if (namedRowsMap_) namedRowsMap_->data()->setKeyRange(QCPRange(low + 0.5 * width, high - 0.5 * width));
     const std::vector<double> edges = columnEdges();
-    int column = 0;
+    const int rows = rowCount();
+    std::vector<double> merged(static_cast<std::size_t>(rows));
+    int first = 0;  // the first column that may reach into this cell
     for (int cell = 0; cell < cells; ++cell) {
-        const double x = low + (cell + 0.5) * width;
-        while (column < columnCount() && x >= edges[static_cast<std::size_t>(column) + 1]) ++column;
-        const bool inside = column < columnCount() && x >= edges[static_cast<std::size_t>(column)];
-        for (int r = 0; r < rowCount(); ++r)
-            setCell(cell, r, inside ? columns_[static_cast<std::size_t>(column)][static_cast<std::size_t>(r)] : kNaN);
+        const double x0 = low + cell * width, x1 = x0 + width;
+        while (first < columnCount() && edges[static_cast<std::size_t>(first) + 1] <= x0) ++first;
+        // Columns narrower than a cell share it: the cell shows the largest count of each
+        // row among them, so a lone NaN or overflow column stays in view (the columns'
+        // own thinning keeps the worse step the same way).
+        std::fill(merged.begin(), merged.end(), kNaN);
+        bool any = false;
+        for (int c = first; c < columnCount() && edges[static_cast<std::size_t>(c)] < x1; ++c) {
+            const std::vector<double>& column = columns_[static_cast<std::size_t>(c)];
+            for (int r = 0; r < rows; ++r) {
+                const double v = column[static_cast<std::size_t>(r)];
+                double& m = merged[static_cast<std::size_t>(r)];
+                if (!any || v > m) m = v;
+            }
+            any = true;
+        }
+        for (int r = 0; r < rows; ++r) setCell(cell, r, merged[static_cast<std::size_t>(r)]);
     }
 }
 

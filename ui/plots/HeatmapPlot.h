@@ -17,8 +17,10 @@
 //   half the way to its neighbours on each side (a lone column: a few percent of the
 //   span), so probes every N steps make a map of columns N steps wide. The plot draws the
 //   columns it is handed, nothing averaged: the run's store bounds and thins them (one
-//   rule: ProbeSeriesStore), and `capacity` is the most a store hands over (the grid is
-//   drawn at twice that resolution across the x range).
+//   rule: ProbeSeriesStore), and `capacity` is the most a store hands over. The grid
+//   holds one cell per pixel column of the map (at most twice `capacity`): a finer grid
+//   is only scaled down when drawn, and colouring and scaling it were most of a frame
+//   with maps side by side.
 // - Colours are on a log scale from the smallest positive to the largest value seen, or
 //   over the range setColourRange() gives (maps side by side share one scale); zero
 //   cells are transparent (no mass is different from little mass). A colour bar with
@@ -133,9 +135,14 @@ private:
         bool band = false;
     };
 
-    // The grid: the colour maps hold gridCells() equal cells across the x range, each
-    // taking the column whose span holds its centre; redrawn on refresh() when dirty.
-    int gridCells() const { return 2 * layout_.capacity; }
+    // The grid: the colour maps hold gridCells() equal cells across the x range; a cell
+    // shows the column whose span covers it, or, where several columns share it, the
+    // largest count of each row among them. Redrawn on refresh() when dirty.
+    int gridCells() const { return gridCells_; }
+    // Cells for the map's width now (updateLayout: a resize regrids).
+    int wantedGridCells() const;
+    void resizeGrid(int cells);
+    void updateLayout() override;
     void redrawGrid();
     std::vector<double> columnEdges() const;
     double xUpper() const;
@@ -157,6 +164,7 @@ private:
     double sharedLow_ = 0.0, sharedHigh_ = 0.0;  // setColourRange (0: none)
     int64_t stepExtent_ = 0;
     bool gridDirty_ = false;
+    int gridCells_ = 64;
     double minPositive_ = 0.0;
     double maxValue_ = 0.0;
     std::map<int, Overlay> overlays_;

@@ -22,7 +22,7 @@ ScalingPlot::ScalingPlot(QWidget* parent) : TimeSeriesPlot(parent) {
     scale_ = addSeries(yAxis2, tr("scale (right axis)"), QPen(QColor(44, 160, 44), 1.4));
     scale_->graph()->setLineStyle(QCPGraph::lsStepLeft);
     amax_ = addSeries(yAxis, tr("amax (the tensor's own)"), QPen(QColor(31, 119, 180), 1.8));
-    amax_->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    amax_->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
     scaleAmax_ = addSeries(yAxis, tr("amax the scale came from"),
                            QPen(QColor(255, 127, 14), 1.8, Qt::DashLine));
     scaleAmax_->graph()->setLineStyle(QCPGraph::lsStepLeft);

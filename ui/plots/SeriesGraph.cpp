@@ -1,6 +1,7 @@
 #include "plots/SeriesGraph.h"
 
 #include <algorithm>
+#include <utility>
 
 namespace ampscope::ui {
 
@@ -19,11 +20,20 @@ void SeriesGraph::clear() {
     viewWidth_ = -1;
     viewAppended_ = 0;
     viewLastX_ = 0.0;
+    cleared_ = true;
 }
 
-void SeriesGraph::updateAntialiasing(int width) {
+void SeriesGraph::setSparseMarker(const QCPScatterStyle& marker) {
+    sparseMarker_ = marker;
+    updateDensityStyle(std::max(1, graph_->keyAxis()->axisRect()->width()));
+}
+
+void SeriesGraph::updateDensityStyle(int width) {
     const bool sparse = graph_->dataCount() <= width;
     if (graph_->antialiased() != sparse) graph_->setAntialiased(sparse);
+    if (sparseMarker_.isNone()) return;
+    const bool marked = graph_->dataCount() * kMarkerSpacing <= width;
+    if (marked != !graph_->scatterStyle().isNone()) graph_->setScatterStyle(marked ? sparseMarker_ : QCPScatterStyle());
 }
 
 bool SeriesGraph::refresh() {
@@ -31,9 +41,10 @@ bool SeriesGraph::refresh() {
     // Direct while every appended point is still kept (the series has not merged any).
     if (!decimated_ && source_->size() <= directLimit_ &&
         source_->appendedCount() == static_cast<std::int64_t>(source_->size())) {
-        if (shownCount_ == source_->size()) return false;
+        if (shownCount_ == source_->size()) return std::exchange(cleared_, false);
         appendTail();
-        updateAntialiasing(width);
+        updateDensityStyle(width);
+        cleared_ = false;
         return true;
     }
     const QCPRange range = graph_->keyAxis()->range();
@@ -48,7 +59,7 @@ bool SeriesGraph::refresh() {
         return false;
     }
     rebuildView(range, width);
-    updateAntialiasing(width);
+    updateDensityStyle(width);
     return true;
 }
 

@@ -15,7 +15,11 @@
 //   x range, rebuilt only when the range, the plot width or the data inside the range
 //   changed, so a 10^6-point series costs about 2 x width graph points per replot.
 // - Lines are antialiased only while there is at most one point per pixel: a denser line
-//   looks the same without, and antialiasing it doubles the replot time.
+//   looks the same without, and antialiasing it doubles the replot time. Likewise a
+//   marker given with setSparseMarker() is drawn only while points stand at least
+//   kMarkerSpacing pixels apart on average: denser, the markers only hide the line and
+//   cost one shape per point.
+// - refresh() also reports a clear() since the last refresh (the graph lost its points).
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -28,6 +32,7 @@ namespace ampscope::ui {
 class SeriesGraph {
 public:
     static constexpr std::size_t kDefaultDirectLimit = 5000;
+    static constexpr int kMarkerSpacing = 6;
 
     // A graph of its own series.
     explicit SeriesGraph(QCPGraph* graph, std::size_t directLimit = kDefaultDirectLimit);
@@ -41,6 +46,9 @@ public:
     // Updates the graph's data; returns true when it changed.
     bool refresh();
 
+    // A marker for each point while the line is sparse (see the contract).
+    void setSparseMarker(const QCPScatterStyle& marker);
+
     QCPGraph* graph() const { return graph_; }
     const DecimatedSeries& series() const { return *source_; }
     bool isDecimated() const { return decimated_; }
@@ -48,7 +56,7 @@ public:
 private:
     void appendTail();
     void rebuildView(const QCPRange& range, int width);
-    void updateAntialiasing(int width);
+    void updateDensityStyle(int width);
 
     QCPGraph* graph_;
     std::size_t directLimit_;
@@ -56,6 +64,8 @@ private:
     const DecimatedSeries* source_;  // own_, or a run's series
     std::size_t shownCount_ = 0;  // series points already handed to the graph (direct mode)
     bool decimated_ = false;
+    bool cleared_ = false;  // clear() since the last refresh()
+    QCPScatterStyle sparseMarker_;
     QCPRange viewRange_;
     int viewWidth_ = -1;
     std::int64_t viewAppended_ = 0;  // series_.appendedCount() when the view was last checked

@@ -23,6 +23,18 @@ TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : InteractivePlot(parent) {
     legend->setRowSpacing(0);  // its rows packed: up to three of them on a short dock
     plotLayout()->setRowSpacing(0);
 
+    // The graphs that grow each tick get a paint buffer of their own, above the static
+    // ones and below the axes.
+    addLayer(QStringLiteral("growing"), layer(QStringLiteral("main")), QCustomPlot::limAbove);
+    growingLayer_ = layer(QStringLiteral("growing"));
+    growingLayer_->setMode(QCPLayer::lmBuffered);
+    connect(this, &QCustomPlot::afterReplot, this, [this] {
+        ++fullReplots_;
+        fullReplotQueued_ = false;
+        layerReplotQueued_ = false;
+        drawnChrome_ = chrome();
+    });
+
     placeholder_ = new QCPItemText(this);
     placeholder_->setPositionAlignment(Qt::AlignCenter);
     placeholder_->position->setType(QCPItemPosition::ptAxisRectRatio);
@@ -161,8 +173,19 @@ void TimeSeriesPlot::redraw() {
         applyAutoRanges();
         inAutoRange_ = false;
     }
-    refreshSeries();
-    replot(QCustomPlot::rpQueuedReplot);
+    bool changed = false, moved = false;
+    for (auto& s : series_) {
+        if (!s->refresh()) continue;
+        changed = true;
+        if (s->graph()->layer() != growingLayer_) {
+            s->graph()->setLayer(growingLayer_);
+            moved = true;
+        }
+    }
+    if (moved || fullReplotQueued_ || chrome() != drawnChrome_)
+        queueFullReplot();
+    else if (changed)
+        queueGrowingLayerReplot();
 }
 
 void TimeSeriesPlot::resetView() {
@@ -171,7 +194,41 @@ void TimeSeriesPlot::resetView() {
     applyAutoRanges();
     inAutoRange_ = false;
     refreshSeries();
+    queueFullReplot();
+}
+
+void TimeSeriesPlot::queueFullReplot() {
+    fullReplotQueued_ = true;
     replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimeSeriesPlot::queueGrowingLayerReplot() {
+    if (layerReplotQueued_) return;
+    layerReplotQueued_ = true;
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            // A full replot that ran (or is queued) meanwhile draws the layer too.
+            if (!layerReplotQueued_ || fullReplotQueued_) return;
+            layerReplotQueued_ = false;
+            ++layerReplots_;
+            growingLayer_->replot();  // a full replot when the paint buffers need one
+        },
+        Qt::QueuedConnection);
+}
+
+TimeSeriesPlot::Chrome TimeSeriesPlot::chrome() const {
+    Chrome c;
+    c.numbers = {static_cast<double>(width()), static_cast<double>(height()),
+                 static_cast<double>(legend->itemCount()), legend->visible() ? 1.0 : 0.0,
+                 placeholder_->visible() ? 1.0 : 0.0};
+    for (const QCPAxis* axis : axisRect()->axes()) {
+        c.numbers.insert(c.numbers.end(), {axis->range().lower, axis->range().upper,
+                                           static_cast<double>(axis->scaleType()), axis->visible() ? 1.0 : 0.0});
+        c.texts << axis->label();
+    }
+    c.texts << placeholder_->text();
+    return c;
 }
 
 void TimeSeriesPlot::refreshSeries() {

@@ -7,7 +7,11 @@
 //   stays in the run directory), added with addSeries().
 // - redraw() is the only redraw: it sets axis ranges from the series' running
 //   extents (no rescaleAxes() per frame) while the view follows the run, refreshes the
-//   graphs, and asks for one rpQueuedReplot.
+//   graphs, and asks for one queued replot. A graph whose data changed moves to the
+//   "growing" layer (buffered on its own): while the axes, the legend and the
+//   placeholder are as the last full replot drew them, redraw() repaints that layer
+//   alone, so the runs that do not change (compared, recorded ones) are not drawn again
+//   each tick. Anything else asks for a full replot.
 // - The user zooms (wheel) and pans (drag) both axes; doing so stops following the run
 //   until "Reset view" (context menu, double click, or resetView()) restores it.
 // - Hovering shows a tooltip with exact values, written by hoverText() of the subclass
@@ -15,6 +19,7 @@
 // - The context menu has Reset view, the subclass's extra actions and Save image…
 // - While there is no data, a placeholder line in the middle says why the plot is empty.
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <vector>
 
@@ -39,6 +44,11 @@ public:
     QAction* resetViewAction() const { return resetViewAction_; }
     // Graph points per series currently handed to QCustomPlot (for tests and benchmarks).
     int shownPointCount(const QCPGraph* graph) const;
+    // The buffered layer of the graphs whose data changed since they were made.
+    QCPLayer* growingLayer() const { return growingLayer_; }
+    // Full replots and growing-layer-only repaints so far (for tests and benchmarks).
+    int fullReplotCount() const { return fullReplots_; }
+    int layerReplotCount() const { return layerReplots_; }
 
     // The text the tooltip would show with the mouse at x = `step` (empty: none).
     virtual QString hoverText(double step, QPoint pixel) const = 0;
@@ -88,7 +98,24 @@ private:
     void refreshSeries();
     void onRangeChanged();
 
+    // What a full replot drew besides the graphs: while it stays the same, repainting the
+    // growing layer alone is enough.
+    struct Chrome {
+        std::vector<double> numbers;  // axis ranges, scale types, visibility, sizes, counts
+        QStringList texts;            // axis labels, the placeholder
+        bool operator==(const Chrome& other) const = default;
+    };
+    Chrome chrome() const;
+    void queueFullReplot();
+    void queueGrowingLayerReplot();
+
     std::vector<std::unique_ptr<SeriesGraph>> series_;
+    QCPLayer* growingLayer_ = nullptr;
+    Chrome drawnChrome_;
+    bool fullReplotQueued_ = false;
+    bool layerReplotQueued_ = false;
+    int fullReplots_ = 0;
+    int layerReplots_ = 0;
     QCPItemText* placeholder_ = nullptr;
     QAction* resetViewAction_ = nullptr;
     bool following_ = true;

@@ -27,7 +27,7 @@ UnderflowFractionPlot::UnderflowFractionPlot(QWidget* parent) : TimeSeriesPlot(p
 
 void UnderflowFractionPlot::addLine(const QString& name, const QPen& pen, QCPScatterStyle::ScatterShape marker) {
     SeriesGraph* line = addSeries(yAxis, name, pen);
-    line->graph()->setScatterStyle(QCPScatterStyle(marker, 4));
+    line->setSparseMarker(QCPScatterStyle(marker, 4));
     lines_.push_back(line);
     lineNames_.push_back(name);
 }

@@ -52,7 +52,7 @@ void LockstepPlot::addNewLayers() {
         if (cosines_.count(layer)) continue;
         SeriesGraph* s = addSeries(yAxis, QString::fromStdString(layer), QPen(layerColour(cosines_.size()), 1.5),
                                    series);
-        s->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+        s->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
         cosines_.emplace(layer, s);
     }
     if (lossDiff_) {

@@ -68,7 +68,7 @@ void UpdatesPlot::addLayerLines(int shownRun, const RunModel& run, bool several)
         const DecimatedSeries& series = measure_ == Measure::LostUpdates ? layer.lostFraction : layer.ratio;
         SeriesGraph* graph =
             addSeries(yAxis, lineName(run, several, layer.name), QPen(run.colour(), 1.5, layerStyle(drawn)), series);
-        graph->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
+        graph->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssDisc, 3));
         lines_.push_back({shownRun, layer.name, graph});
     }
 }
