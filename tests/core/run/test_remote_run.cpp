@@ -133,11 +133,10 @@ class TestRemoteRun : public QObject {
 private:
     std::unique_ptr<SshServer> server_;
 
-    bool serverRuns() {
+    // The suite's one server, started by the first test that needs it.
+    SshServer& server() {
         if (!server_) server_ = std::make_unique<SshServer>();
-        if (server_->whyNot().isEmpty()) return true;
-        qWarning("%s", qPrintable(server_->whyNot()));
-        return false;
+        return *server_;
     }
 
     // Follows the local copy until the run finished (or the time runs out); every record.
@@ -194,7 +193,7 @@ private Q_SLOTS:
     }
 
     void followsARecorderRunWhileItTrains() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const QString runDir = tmp.filePath(QStringLiteral("recorded"));
         QProcess* recorder = startRecorder(runDir, 300, 0.01, this);
@@ -211,7 +210,7 @@ private Q_SLOTS:
     }
 
     void resumesAfterTheServerIsKilledAndRestarted() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const QString runDir = tmp.filePath(QStringLiteral("recorded"));
         QProcess* recorder = startRecorder(runDir, 400, 0.015, this);
@@ -248,7 +247,7 @@ private Q_SLOTS:
     }
 
     void aTornLastLineWaitsForItsEnd() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(),
                                         std::string(kRunStart) + "{\"type\":\"st");
@@ -269,7 +268,7 @@ private Q_SLOTS:
     }
 
     void copiesAFolderOfRanks() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const std::string job = tmp.filePath(QStringLiteral("job")).toStdString();
         for (int rank = 0; rank < 2; ++rank) {
@@ -303,7 +302,7 @@ private Q_SLOTS:
     }
 
     void theCopyIsRemovedWithTheMirror() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString());
         std::string local;
@@ -317,7 +316,7 @@ private Q_SLOTS:
     }
 
     void followsThroughAJumpHostAndEndsBothSshProcesses() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(), kRunStart);
         const auto sshProcesses = [] {
@@ -349,7 +348,7 @@ private Q_SLOTS:
 
     void badInputsGetOneLine() {
         QFETCH(QString, input);
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const QString empty = tmp.filePath(QStringLiteral("empty"));
         QDir().mkpath(empty);
@@ -415,7 +414,7 @@ private Q_SLOTS:
     }
 
     void aConnectionDroppedForGoodEndsWithOneLine() {
-        if (!serverRuns()) QSKIP("no sshd here (see the warning)");
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server());
         QTemporaryDir tmp;
         const std::string dir = makeRun(tmp.filePath(QStringLiteral("run")).toStdString(), kRunStart);
         RemoteMirrorOptions options = quickOptions(*server_);
