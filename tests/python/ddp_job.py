@@ -14,7 +14,10 @@ Used by tests/python/test_recorder_distributed.py (record_job), and run as a pro
 the C++ suite that follows a job over SSH while it trains:
 
     python3 ddp_job.py FOLDER [--steps 18] [--fault-step 15] [--fault forward_nan]
-                              [--step-pause SECONDS]
+                              [--step-pause SECONDS] [--start-when FILE]
+
+--start-when: each rank, its run directory written, waits for FILE before its first step
+(so that a follower can connect first, however long torch took to import).
 
 Only the standard library is imported here: the ranks import torch, the launcher does
 not (a second torch import would cost the machine a core for a second or two).
@@ -71,6 +74,11 @@ optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
 x, y = spirals(32 * {steps}, seed=10 + rank)
 # The module DDP wraps, so the layers keep their own names (body.2, not module.body.2).
 with ampscope.Recorder({run_dir!r}, net, optimizer=optimizer, mode="bf16", probe_every=5) as rec:
+    waited = time.monotonic()
+    while {start_when!r} and not os.path.exists({start_when!r}):
+        if time.monotonic() - waited > 300:
+            sys.exit("ddp_job.py: " + {start_when!r} + " did not appear in 300 s")
+        time.sleep(0.02)
     for step in range(1, {steps} + 1):
         current["step"] = step
         optimizer.zero_grad()
@@ -85,7 +93,7 @@ dist.destroy_process_group()
 """
 
 
-def start_job(folder, steps=18, fault_step=15, fault="forward_nan", step_pause=0.0):
+def start_job(folder, steps=18, fault_step=15, fault="forward_nan", step_pause=0.0, start_when=""):
     """Starts both ranks; returns (the job folder FOLDER/ddp, the two processes)."""
     if fault not in FAULTS:
         raise ValueError(f"fault: one of {', '.join(FAULTS)} (got {fault!r})")
@@ -93,7 +101,7 @@ def start_job(folder, steps=18, fault_step=15, fault="forward_nan", step_pause=0
     script = RANK_SCRIPT.format(python_dir=os.path.join(SOURCE_DIR, "python"), tests_dir=HERE,
                                 rendezvous=os.path.join(folder, "rendezvous"), run_dir=run_dir,
                                 fault_step=fault_step, fault=fault, steps=steps,
-                                step_pause=float(step_pause))
+                                step_pause=float(step_pause), start_when=start_when)
     processes = [subprocess.Popen([sys.executable, "-c", script], cwd=folder,
                                   env=dict(os.environ, RANK=str(rank), WORLD_SIZE="2"),
                                   stderr=subprocess.PIPE, text=True)
@@ -116,9 +124,11 @@ def main():
     parser.add_argument("--fault", choices=FAULTS, default="forward_nan")
     parser.add_argument("--step-pause", type=float, default=0.0,
                         help="seconds each rank sleeps after each step (to be followed while it trains)")
+    parser.add_argument("--start-when", default="", metavar="FILE",
+                        help="the ranks take their first step once FILE exists")
     args = parser.parse_args()
     _run_dir, processes = start_job(args.folder, args.steps, args.fault_step, args.fault,
-                                    args.step_pause)
+                                    args.step_pause, args.start_when)
     failures = finish_job(processes)
     for failure in failures:
         print(f"ddp_job.py: {failure}", file=sys.stderr)
