@@ -10,7 +10,7 @@ One fault on rank 1 at a given step:
   activation gradient of the rank stays finite (a user's gradient hook on the parameter,
   so the value is rank 1's own, before the all-reduce).
 
-Used by tests/python/test_recorder_distributed.py (record_job), and run as a program by
+Used by tests/python/test_recorder_distributed.py (start_job, finish_job), and run as a program by
 the C++ suite that follows a job over SSH while it trains:
 
     python3 ddp_job.py FOLDER [--steps 18] [--fault-step 15] [--fault forward_nan]
