@@ -7,7 +7,12 @@ The hooks gather into a StepState, between a step's first forward and rec.step()
 - each probed module's forward hook checks its output for non-finite values and hooks
   the gradient that will arrive at that output (checked the same way);
 - the GradScaler's unscale_ and update, wrapped on the instance, give the scaled and
-  unscaled parameter gradients and found_inf before update() forgets it.
+  unscaled parameter gradients and found_inf before update() forgets it;
+- under torch.distributed, each parameter's gradient hook takes a float32 sum of the
+  gradient as this rank's backward made it, before DistributedDataParallel's all-reduce
+  (its hooks run after the gradient is accumulated): kept on the device and read only on
+  the step whose fused check fails, to tell the rank's own non-finite gradient from one
+  the all-reduce brought in.
 
 On probe steps they also keep histograms, fp16 classes and stats of those tensors. All
 of it stays on the device until rec.step() reads what the step needs with one copy per
@@ -74,6 +79,8 @@ class StepState:
         self.found_inf = None
         self.unscaled_done = False
         self.gradient_hit_layer = None  # name of the module whose parameter gradients were hit
+        self.gradient_hit_via = None    # how they became non-finite when not on this rank
+        self.local_gradients = []       # distributed: (parameter position, float32 sum) per arrival
 
     def remove_param_hooks(self):
         for handle in self.param_hooks:
@@ -86,12 +93,13 @@ class HookCapture:
     captured step gets; the recorder sets first_nonfinite_recorded once the run has its
     `nonfinite` record, after which the checks keep no stats for one."""
 
-    def __init__(self, model, layers, scaler, device, probe_every):
+    def __init__(self, model, layers, scaler, device, probe_every, distributed=False):
         self.model = model
         self.layers = layers
         self.scaler = scaler
         self.device = device
         self.probe_every = probe_every
+        self.distributed = distributed
         self.params = [p for p in model.parameters() if p.requires_grad]
         self.state = None
         self.next_step = 1
@@ -128,6 +136,14 @@ class HookCapture:
             self._hooks.append(layer.module.register_forward_hook(after_layer))
         if self.scaler is not None:
             self._wrap_scaler()
+        if self.distributed:
+            for position, param in enumerate(self.params):
+                def local_gradient(grad, position=position):
+                    capture = me()
+                    if capture is not None:
+                        capture._local_gradient_arrived(position, grad)
+                    return None
+                self._hooks.append(param.register_hook(local_gradient))
 
     def _wrap_scaler(self):
         scaler = self.scaler
@@ -233,6 +249,16 @@ class HookCapture:
             what_if,
             full.detach().to(torch.float64).pow(2).sum())
         self.probe_seconds += time.perf_counter() - began
+
+    def _local_gradient_arrived(self, position, grad):
+        # The sum is not finite when an element is not; finite elements overflow a float32
+        # sum only near 10^34, where the rank's own gradient is the trouble anyway. (A
+        # float64 sum would be exact, but converting every element costs ten times more
+        # on the CPU.) A GPU's sum stays there until it is needed.
+        state = self.state
+        if state is None or self.closed or self.first_nonfinite_recorded:
+            return
+        state.local_gradients.append((position, grad.detach().sum(dtype=torch.float32)))
 
     def _before_unscale(self):
         state = self.state
@@ -366,25 +392,50 @@ class HookCapture:
         return min(state.hits, key=lambda hit: hit[0]) if state.hits else None
 
     def _gradient_hit(self, state):
-        """The first module (in named_modules order) whose parameter gradients are not
-        finite, as a hit after everything else of the step. Looked for only on the step
-        whose fused check failed while nothing else did: once per run."""
+        """The module whose parameter gradients are not finite, as a hit after everything
+        else of the step; its counts are of the gradients as the step left them. Looked
+        for only on the step whose fused check failed while nothing else did: once per run.
+
+        Under torch.distributed the gradients the check saw are the all-reduced ones. When
+        one that this rank's backward made was already non-finite, the value is the rank's
+        own (an overflow in a weight-gradient GEMM, say): the module is that gradient's,
+        the first to arrive so. Otherwise it came from another rank through the all-reduce
+        (gradient_hit_via), and the module is the first in named_modules order whose
+        gradients are not finite."""
         owners = {}
         for name, module in self.model.named_modules():
             for param in module.parameters(recurse=False):
                 owners.setdefault(id(param), name or "(model)")
+        own = self._first_local_nonfinite(state)
         found = None
         for param in self.params:
             if param.grad is None:
                 continue
-            counts = probes.nonfinite_count_slots(param.grad).tolist()
             name = owners.get(id(param), "(model)")
-            if found is None and sum(counts) > 0:
+            if own is not None and name != owners.get(id(own), "(model)"):
+                continue
+            counts = probes.nonfinite_count_slots(param.grad).tolist()
+            if found is None and (own is not None or sum(counts) > 0):
                 found = [name, counts, param.numel()]
             elif found is not None and name == found[0]:
                 found[1] = [a + b for a, b in zip(found[1], counts)]
                 found[2] += param.numel()
         name, counts, numel = found if found is not None else ("(model)", [0.0, 0.0, 0.0], 0)
         state.gradient_hit_layer = name
+        if self.distributed and own is None:
+            state.gradient_hit_via = schema.VIA_GRADIENT_ALLREDUCE
         index = next((layer.index for layer in self.layers if layer.name == name), -1)
         return ((3, 0), index, "backward", schema.NONFINITE_PARAM_GRAD, numel, counts)
+
+    def _first_local_nonfinite(self, state):
+        """The first parameter whose gradient, as this rank's backward made it, was not
+        finite (in the order they arrived), or None: read here, once per run. A parameter
+        whose hook saw nothing (unused in the forward: DistributedDataParallel reduces
+        zeros for it) had no value of this rank's own."""
+        if not state.local_gradients:
+            return None
+        sums = torch.stack([total for _, total in state.local_gradients]).tolist()
+        for (position, _), total in zip(state.local_gradients, sums):
+            if not math.isfinite(total):
+                return self.params[position]
+        return None

@@ -16,9 +16,11 @@ source = "pytorch_recorder":
   and of the gradient arriving at it, and one fused check of every parameter gradient
   after backward. The first hit of the run becomes the `nonfinite` record (module,
   phase, counts, the stats frames of the steps before); parameter gradients that are
-  not finite while nothing before them was are the module's `param_grad`, and under
-  torch.distributed they came from another rank through the gradient all-reduce
-  (`via`: `gradient_allreduce`);
+  not finite while nothing before them was are the module's `param_grad`; under
+  torch.distributed, when every gradient this rank's backward made was finite (each
+  parameter's gradient hook sums it, before the all-reduce), they came from another rank
+  through the gradient all-reduce (`via`: `gradient_allreduce`), else they are the
+  rank's own;
 - on probe steps (step 1 and every probe_every-th): per module, histograms of the
   scaled and unscaled parameter gradients and of the activation gradient, the fp16
   classes of the scaled gradients and the what-ifs at half, once and twice the
@@ -105,7 +107,8 @@ class Recorder:
         self._failed = False
         self._started = time.monotonic()
         self._last_step_end = self._started
-        self._capture = HookCapture(model, self.layers, self.scaler, self.device, probe_every)
+        self._capture = HookCapture(model, self.layers, self.scaler, self.device, probe_every,
+                                    distributed=self.world_size > 1)
 
     @staticmethod
     def _rank_directory(run_dir, rank, distributed):

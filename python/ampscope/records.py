@@ -338,8 +338,8 @@ class RecordBuilder:
                  "layer_index": index, "phase": phase, "tensor": kind,
                  "nan": int(counts[0]), "pos_inf": int(counts[1]), "neg_inf": int(counts[2]),
                  "numel": int(numel)}
-        if kind == schema.NONFINITE_PARAM_GRAD and self.world_size > 1:
-            event["via"] = schema.VIA_GRADIENT_ALLREDUCE
+        if kind == schema.NONFINITE_PARAM_GRAD and state.gradient_hit_via is not None:
+            event["via"] = state.gradient_hit_via
         self.first_event = event
         return {"type": schema.NONFINITE, **event, "located_by": schema.LOCATED_BY_CHECK,
                 "replay_missed_step": 0, "frames": frames}

@@ -470,7 +470,7 @@ private Q_SLOTS:
     // 127.0.0.1. What they write equals what they write from the folder itself.
     void commandsReadARunOverSsh() {
         test::SshServer server;
-        if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server);
         qputenv("AMPSCOPE_SSH_CONFIG", server.sshConfig().toLocal8Bit());
         const QString remote = test::SshServer::address(nanRun_);
         const QString html = tmp_.filePath(QStringLiteral("remote.html"));

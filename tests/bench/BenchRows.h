@@ -18,6 +18,9 @@ public:
             problems_.push_back(row + ": measured " + std::to_string(value));
     }
 
+    // Something else the bench checks went wrong (a run it could not open, say).
+    void failed(const std::string& problem) { problems_.push_back(problem); }
+
     // 0 when `expected` rows came and each measured something; else 1, one line per
     // problem on stderr.
     int exitCode(std::size_t expected) const {

@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
 loop, the cost of each precision mode, probe cadence, the emulated formats' cost and memory, the 10^6-step long run,
-the GUI's replot and stall times, and following a run over SSH. Prints the machine, then the table.
+the GUI's replot and stall times, a run set of recorded runs opened and drawn beside a live one,
+and following a run over SSH. Prints the machine, then the table.
 
   tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
                                 [--long-run-steps 1000000] [--skip long-run,gui,...]
@@ -12,7 +13,8 @@ one run, but absolute numbers belong to the machine printed above the table.
 --smoke: every benchmark at tiny sizes (seconds each): CTest runs this to prove
 each still runs and prints its rows; the numbers mean nothing then.
 Every run checks the rows (EXPECTED_ROWS): one missing, or a row without a number,
-exits 1 naming it. --expect-gui: the window is built, so gui_replot_bench must be too.
+exits 1 naming it. --expect-gui: the window is built, so gui_replot_bench and run_set_bench
+must be too.
 """
 import argparse
 import datetime
@@ -27,7 +29,7 @@ from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
 SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost",
-            "emulation-cost", "long-run", "gui", "remote-follow"]
+            "emulation-cost", "long-run", "gui", "run-set", "remote-follow"]
 
 # The rows each section must print, as regular expressions on "benchmark | measurement":
 # a section that ran without one of them, or a row without a number, fails the run (exit 1),
@@ -50,6 +52,10 @@ EXPECTED_ROWS = {
                          r"^sweep \| simple_cnn fp32"],
     "long-run": [r"^long run \| "],
     "gui": [r"^GUI \| (loss plot|gui_replot_bench)", r"^GUI \| (UI gaps|gui_replot_bench)"],
+    "run-set": [r"^run set \| (open \d+ runs of \d+ steps|run_set_bench)",
+                r"^run set \| (memory per run at \d+ steps|run_set_bench)",
+                r"^run set \| (frame with a live run, median|run_set_bench)",
+                r"^run set \| (frame with a live run, worst|run_set_bench)"],
     "remote-follow": [r"^remote follow \| finished run", r"^remote follow \| delay from write to view, local",
                       r"^remote follow \| delay from write to view, SSH"],
 }
@@ -114,6 +120,34 @@ def gui_rows(binary, smoke):
     return rows
 
 
+# run_set_bench's goals (README), for its full size only: 8 runs of 10^6 steps.
+RUN_SET_GOALS = {"open": ("wall < 10 s", lambda v: v < 10.0),
+                 "frame with a live run, median": ("< 16 ms", lambda v: v < 16.0),
+                 "frame with a live run, worst": ("< 50 ms", lambda v: v < 50.0)}
+
+
+def run_set_rows(binary, size):
+    """run_set_bench prints a Markdown table: | what | value |, and checks it itself (a
+    missing row or a run that did not open exits 1)."""
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    done = subprocess.run([binary, *size], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        fail(SCRIPT, f"run_set_bench: exit {done.returncode}: {(done.stderr or done.stdout).strip()[-2000:]}")
+    rows = []
+    for line in done.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) != 2 or cells[0] == "what":
+            continue
+        goal = None if size else next((g for key, g in RUN_SET_GOALS.items()
+                                       if cells[0].startswith(key)), None)
+        rows.append(row("run set", cells[0], cells[1], "", goal[0] if goal else "",
+                        goal[1](float(cells[1])) if goal else None))
+    if not rows:
+        fail(SCRIPT, "run_set_bench: printed no table rows")
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder")
@@ -175,6 +209,16 @@ def main():
             fail(SCRIPT, f"{gui_bench}: not built, in a build with the window")
         else:
             rows.append(row("GUI", "gui_replot_bench", "not built (GUI off)"))
+
+    if "run-set" not in skip:
+        run_set_bench = os.path.join(args.build, "tests", "bench", "run_set_bench")
+        if os.access(run_set_bench, os.X_OK):
+            run_set_size = ["--smoke"] if args.smoke else (["--steps", "100000"] if args.quick else [])
+            rows += run_set_rows(run_set_bench, run_set_size)
+        elif args.expect_gui:
+            fail(SCRIPT, f"{run_set_bench}: not built, in a build with the window")
+        else:
+            rows.append(row("run set", "run_set_bench", "not built (GUI off)"))
 
     if "remote-follow" not in skip:
         follow_bench = os.path.join(args.build, "tests", "bench", "remote_follow_bench")

@@ -13,7 +13,9 @@
 //      tick (1000 steps/s at 30 Hz) and, every 50 steps, its histograms and underflow
 //      counts; a frame is the tick plus the replot of the Loss, Loss scale, Gradient
 //      histograms and Underflow docks at 1280x800, until the event queue is empty.
-// Prints a table. --smoke: 2 runs of 2x10^4 steps and 20 frames, to prove it still runs.
+// Prints a table and checks it (BenchRows.h): every run opened, every row a finite,
+// positive number, else exit 1. --smoke: 2 runs of 2x10^4 steps and 20 frames, to prove
+// it still runs.
 #include <QApplication>
 #include <QDir>
 #include <QElapsedTimer>
@@ -31,6 +33,7 @@
 #include <string>
 #include <vector>
 
+#include "BenchRows.h"
 #include "config/ConfigJson.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
@@ -242,19 +245,25 @@ int main(int argc, char** argv) {
     }
     std::sort(frameMs.begin(), frameMs.end());
     std::sort(frameCpuMs.begin(), frameCpuMs.end());
+    // Each row printed is a measurement checked: a memory row of 0 means /proc was not
+    // read, a time of 0 that nothing was timed.
+    BenchRows checked("run_set_bench");
+    if (set.size() != runs + 1)  // the opened runs and the live one
+        checked.failed(std::to_string(set.size() - 1) + " of " + std::to_string(runs) + " runs opened");
+    const auto row = [&](const QString& what, double value, int decimals) {
+        std::printf("| %-52s | %10.*f |\n", qPrintable(what), decimals, value);
+        checked.measured(what.trimmed().toStdString(), value);
+    };
     std::printf("| %-52s | %10s |\n", "what", "value");
-    std::printf("| %-52s | %10.2f |\n", qPrintable(QStringLiteral("open %1 runs of %2 steps (s)").arg(runs).arg(steps)),
-                opened.seconds);
-    std::printf("| %-52s | %10.2f |\n", "  of which CPU time, all threads (s)", opened.cpuSeconds);
-    std::printf("| %-52s | %10.1f |\n", qPrintable(QStringLiteral("memory per run at %1 steps (MiB)").arg(steps / 10)),
-                tenth.mibPerRun);
-    std::printf("| %-52s | %10.1f |\n", qPrintable(QStringLiteral("memory per run at %1 steps (MiB)").arg(steps)),
-                opened.mibPerRun);
-    std::printf("| %-52s | %10.2f |\n", "frame with a live run, median (ms)", frameMs[frameMs.size() / 2]);
-    std::printf("| %-52s | %10.2f |\n", "frame with a live run, worst (ms)", frameMs.back());
-    std::printf("| %-52s | %10.2f |\n", "  its CPU time, median (ms)", frameCpuMs[frameCpuMs.size() / 2]);
-    std::printf("| %-52s | %10.2f |\n", "  its CPU time, worst (ms)", frameCpuMs.back());
+    row(QStringLiteral("open %1 runs of %2 steps (s)").arg(runs).arg(steps), opened.seconds, 2);
+    row(QStringLiteral("  of which CPU time, all threads (s)"), opened.cpuSeconds, 2);
+    row(QStringLiteral("memory per run at %1 steps (MiB)").arg(steps / 10), tenth.mibPerRun, 1);
+    row(QStringLiteral("memory per run at %1 steps (MiB)").arg(steps), opened.mibPerRun, 1);
+    row(QStringLiteral("frame with a live run, median (ms)"), frameMs[frameMs.size() / 2], 2);
+    row(QStringLiteral("frame with a live run, worst (ms)"), frameMs.back(), 2);
+    row(QStringLiteral("  its CPU time, median (ms)"), frameCpuMs[frameCpuMs.size() / 2], 2);
+    row(QStringLiteral("  its CPU time, worst (ms)"), frameCpuMs.back(), 2);
     std::printf("(%d frames of %d steps; Loss, Loss scale, Gradient histograms, Underflow at 1280x800)\n",
                 frames, kStepsPerTick);
-    return 0;
+    return checked.exitCode(8);
 }

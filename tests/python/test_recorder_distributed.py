@@ -10,76 +10,20 @@ The report of the job names the origin."""
 import json
 import os
 import subprocess
-import sys
 import tempfile
 import unittest
 
-from support import GUI, SOURCE_DIR, events, needs_cli, of_type, run_cli, temp_dir
+from ddp_job import finish_job, start_job
+from support import GUI, events, needs_cli, of_type, run_cli, temp_dir
 
 NAN_STEP = 15
 STEPS = 18
 
-RANK_SCRIPT = r"""
-import os, sys, torch
-import torch.distributed as dist
-sys.path.insert(0, {python_dir!r})
-sys.path.insert(0, {tests_dir!r})
-import ampscope
-from support import spirals
 
-class Net(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.body = torch.nn.Sequential(torch.nn.Linear(2, 64), torch.nn.Tanh(),
-                                        torch.nn.Linear(64, 64), torch.nn.Tanh())
-        self.head = torch.nn.Linear(64, 2)
-
-    def forward(self, x):
-        return self.head(self.body(x))
-
-rank = int(os.environ["RANK"])
-torch.manual_seed(0)
-torch.set_num_threads(1)
-dist.init_process_group("gloo", init_method="file://" + {rendezvous!r}, rank=rank, world_size=2)
-net = Net()
-model = torch.nn.parallel.DistributedDataParallel(net)
-current = {{"step": 0}}
-def put_nan(module, args, output):
-    if rank == 1 and current["step"] == {nan_step}:
-        output = output.clone()
-        output[0, 0] = float("nan")
-    return output
-net.body[2].register_forward_hook(put_nan)
-optimizer = torch.optim.SGD(model.parameters(), lr=0.05)
-x, y = spirals(32 * {steps}, seed=10 + rank)
-# The module DDP wraps, so the layers keep their own names (body.2, not module.body.2).
-with ampscope.Recorder({run_dir!r}, net, optimizer=optimizer, mode="bf16", probe_every=5) as rec:
-    for step in range(1, {steps} + 1):
-        current["step"] = step
-        optimizer.zero_grad()
-        with torch.autocast("cpu", dtype=torch.bfloat16):
-            out = model(x[(step - 1) * 32:step * 32])
-        loss = torch.nn.functional.cross_entropy(out.float(), y[(step - 1) * 32:step * 32])
-        loss.backward()  # DDP all-reduces the gradients: rank 1's NaN reaches rank 0
-        optimizer.step()
-        rec.step(loss)
-dist.destroy_process_group()
-"""
-
-
-def record_job(test, folder):
-    run_dir = os.path.join(folder, "ddp")
-    here = os.path.dirname(os.path.abspath(__file__))
-    script = RANK_SCRIPT.format(python_dir=os.path.join(SOURCE_DIR, "python"), tests_dir=here,
-                                rendezvous=os.path.join(folder, "rendezvous"), run_dir=run_dir,
-                                nan_step=NAN_STEP, steps=STEPS)
-    processes = [subprocess.Popen([sys.executable, "-c", script], cwd=folder,
-                                  env=dict(os.environ, RANK=str(rank), WORLD_SIZE="2"),
-                                  stderr=subprocess.PIPE, text=True)
-                 for rank in range(2)]
-    errors = [p.communicate(timeout=300)[1] for p in processes]
-    for p, error in zip(processes, errors):
-        test.assertEqual(p.returncode, 0, error)
+def record_job(test, folder, **job):
+    run_dir, processes = start_job(folder, **job)
+    failures = finish_job(processes)
+    test.assertEqual(failures, [])
     return run_dir
 
 
@@ -88,7 +32,7 @@ class TwoRanks(unittest.TestCase):
     def setUpClass(cls):
         folder = tempfile.TemporaryDirectory(prefix="ampscope-py-")
         cls.addClassCleanup(folder.cleanup)
-        cls.run_dir = record_job(cls(), folder.name)
+        cls.run_dir = record_job(cls(), folder.name, steps=STEPS, fault_step=NAN_STEP)
 
     def first_nonfinite(self, rank):
         records = events(os.path.join(self.run_dir, f"rank-{rank}"))
@@ -150,6 +94,58 @@ class TwoRanks(unittest.TestCase):
                       "non-finite first, at step 15 in body.2 (forward); rank 0 received it "
                       "through the gradient all-reduce at step 15", result.stdout)
         self.assertIn(f"{STEPS} steps shown", result.stdout)
+
+class ARanksOwnWeightGradient(unittest.TestCase):
+    """Rank 1's own weight gradient of body.2 gets an Inf at step 4, as an fp16
+    weight-gradient GEMM that overflows would give, while its activations and activation
+    gradients stay finite. The fused check after backward fails on both ranks (the
+    all-reduce spread it), but only rank 0 received it: rank 1's gradient was non-finite
+    before the all-reduce, which the recorder sees in the gradients as backward hands
+    them to the parameters."""
+    FAULT_STEP, STEPS = 4, 6
+
+    @classmethod
+    def setUpClass(cls):
+        folder = tempfile.TemporaryDirectory(prefix="ampscope-py-")
+        cls.addClassCleanup(folder.cleanup)
+        cls.run_dir = record_job(cls(), folder.name, steps=cls.STEPS, fault_step=cls.FAULT_STEP,
+                                 fault="weight_grad_inf")
+
+    def first_nonfinite(self, rank):
+        found = of_type(events(os.path.join(self.run_dir, f"rank-{rank}")), "nonfinite")
+        self.assertEqual(len(found), 1, f"rank {rank}")
+        with open(os.path.join(self.run_dir, f"rank-{rank}", "summary.json")) as handle:
+            return found[0], json.load(handle)
+
+    def where(self, event):
+        return (event["step"], event["layer"], event["layer_index"], event["phase"],
+                event["tensor"], event["nan"], event["pos_inf"], event["neg_inf"], event["numel"])
+
+    def test_rank_1_records_its_own_weight_gradient(self):
+        event, summary = self.first_nonfinite(1)
+        # body.2's weight and bias, the one Inf of the weight still Inf after the average.
+        self.assertEqual(self.where(event),
+                         (self.FAULT_STEP, "body.2", 1, "backward", "param_grad", 0, 1, 0, 64 * 64 + 64))
+        self.assertNotIn("via", event)
+        self.assertNotIn("via", summary["first_nonfinite"])
+
+    def test_rank_0_records_it_arriving_through_the_all_reduce(self):
+        event, summary = self.first_nonfinite(0)
+        self.assertEqual(self.where(event),
+                         (self.FAULT_STEP, "body.2", 1, "backward", "param_grad", 0, 1, 0, 64 * 64 + 64))
+        self.assertEqual(event["via"], "gradient_allreduce")
+        self.assertEqual(summary["first_nonfinite"]["via"], "gradient_allreduce")
+
+    @needs_cli
+    def test_the_job_report_names_rank_1_as_the_origin(self):
+        out = os.path.join(temp_dir(self), "job.html")
+        result = run_cli("report", self.run_dir, "--out", out)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        with open(out, encoding="utf-8") as handle:
+            html = handle.read()
+        self.assertIn("rank 1 went non-finite first, at step 4 in body.2 (backward); "
+                      "rank 0 received it through the gradient all-reduce at step 4", html)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -18,7 +18,11 @@
 // - kill() ends sshd and every session under it (SIGKILL): connections drop as when
 //   the machine goes away; start() brings it back on the same port with the same keys.
 //   Not thread-safe, except killFromAnyThread().
-// - whyNot(): empty when the server runs, else why it cannot here (the suite skips).
+// - whyNot(): empty when the server runs, else why it cannot here. A test function that
+//   needs the server starts with AMPSCOPE_SKIP_WITHOUT_SSHD(server): it skips, saying why,
+//   on a machine without sshd, and fails where AMPSCOPE_REQUIRE_SSHD=1 (CI sets it), so
+//   that a run cannot pass with no SSH coverage.
+#include <QtCore/QByteArray>
 #include <QtCore/QDir>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
@@ -65,12 +69,16 @@ public:
         if (!makeKey("host_key") || !makeKey("user_key") || !makeKey("other_key")) return;
         QFile::copy(path("user_key.pub"), path("authorized_keys"));
         writeFiles();
+        ready_ = true;
         start();
     }
 
     ~SshServer() { kill(); }
 
     const QString& whyNot() const { return whyNot_; }
+    // AMPSCOPE_REQUIRE_SSHD=1: a server that cannot start fails the test instead of
+    // skipping it.
+    static bool required() { return qgetenv("AMPSCOPE_REQUIRE_SSHD") == QByteArrayLiteral("1"); }
     QString sshConfig() const { return path("ssh_config"); }
     int port() const { return port_; }
     QString folder() const { return dir_.path(); }
@@ -79,7 +87,10 @@ public:
         return QStringLiteral("ssh://%1%2").arg(QString::fromLatin1(host), localPath);
     }
 
+    // Starts (again) on the same port with the same keys; false, whyNot() saying why, when
+    // it does not. Without the tools or keys there is nothing to start: whyNot() stays.
     bool start() {
+        if (!ready_) return false;
         QStringList sshd{QStringLiteral("/usr/sbin/sshd"), QStringLiteral("-D"), QStringLiteral("-e"),
                          QStringLiteral("-f"), path("sshd_config")};
         process_ = std::make_unique<QProcess>();
@@ -245,6 +256,7 @@ private:
     }
 
     QTemporaryDir dir_;
+    bool ready_ = false;  // the keys and configuration are written
     int port_ = 0;
     QString whyNot_;
     std::unique_ptr<QProcess> process_;
@@ -252,3 +264,16 @@ private:
 };
 
 }  // namespace ampscope::test
+
+// In a Qt Test function that needs `server` (an SshServer): skips it, saying why, when the
+// server does not run here; fails it instead where the server is required (required()).
+#define AMPSCOPE_SKIP_WITHOUT_SSHD(server)                                                          \
+    do {                                                                                            \
+        if (!(server).whyNot().isEmpty()) {                                                         \
+            if (::ampscope::test::SshServer::required())                                            \
+                QFAIL(qPrintable(QStringLiteral("AMPSCOPE_REQUIRE_SSHD=1, and the test's sshd does " \
+                                                "not run: ") +                                      \
+                                 (server).whyNot()));                                               \
+            QSKIP(qPrintable((server).whyNot()));                                                   \
+        }                                                                                           \
+    } while (false)

@@ -95,7 +95,7 @@ class TestGuiRemoteRun : public QObject {
 private Q_SLOTS:
     void followsARunOnAnotherMachine() {
         SshServer server;
-        if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server);
         const SshConfigInUse config(server);
         QTemporaryDir tmp;
         const QString run = makeRun(tmp.filePath(QStringLiteral("run")), 5);
@@ -143,7 +143,7 @@ private Q_SLOTS:
 
     void openingAnotherRunEndsTheConnection() {
         SshServer server;
-        if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server);
         const SshConfigInUse config(server);
         QTemporaryDir tmp;
         const QString run = makeRun(tmp.filePath(QStringLiteral("run")), 1);
@@ -158,7 +158,7 @@ private Q_SLOTS:
 
     void aBadAddressIsOneLine() {
         SshServer server;
-        if (!server.whyNot().isEmpty()) QSKIP(qPrintable(server.whyNot()));
+        AMPSCOPE_SKIP_WITHOUT_SSHD(server);
         const SshConfigInUse config(server);
         QTemporaryDir tmp;
         MainWindow window(testOptions());
