@@ -132,11 +132,11 @@ QDockWidget* dockNamed(ui::MainWindow& window, const std::string& id) {
 // times this: tests/bench/long_run_bench.py).
 int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, QDockWidget* frontDock) {
     const bool screenshot = !options.screenshotPath.empty();
+    window.show();
     if (screenshot) {
         QApplication::setQuitOnLastWindowClosed(false);
-        fillTheScreen(window);
+        fillTheScreen(window);  // once shown: before, the docks' least size may refuse it
     }
-    window.show();
     QElapsedTimer opening;
     bool loaded = false;
     QObject::connect(&window, &ui::MainWindow::runLoaded, &window, [&] {
@@ -165,8 +165,8 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
 // grabbed once it has ended and shows what its narrative starts with.
 int scenarioEndInWindow(ui::MainWindow& window, const app::WindowRequest& options) {
     QApplication::setQuitOnLastWindowClosed(false);
-    fillTheScreen(window);
     window.show();
+    fillTheScreen(window);
     int exitCode = 0;
     QObject::connect(window.scenarioBrowser(), &ui::ScenarioBrowser::scenarioFinished, &window, [&] {
         QTimer::singleShot(0, &window, [&] {
@@ -235,8 +235,8 @@ int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
 
     // --screenshot: fill the screen, start the run, grab after N steps, stop, exit.
     QApplication::setQuitOnLastWindowClosed(false);
-    fillTheScreen(window);
     window.show();
+    fillTheScreen(window);
     int exitCode = 0;
     bool taken = false;
     auto take = [&] {

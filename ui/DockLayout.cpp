@@ -5,6 +5,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QTabBar>
+#include <QScreen>
 #include <QTimer>
 #include <algorithm>
 
@@ -82,6 +83,22 @@ void DockLayout::windowShown() {
     if (shownOnce_) return;
     shownOnce_ = true;
     if (!layoutRestored_) applyDefaultSizes();
+    // Before its first show the window's least size counts docks that end up in tabs, and
+    // a resize to the screen's size is refused then: once laid out, fit the screen.
+    QTimer::singleShot(0, this, [this] {
+        if (fitTheScreen() && !layoutRestored_) applyDefaultSizes();
+    });
+}
+
+bool DockLayout::fitTheScreen() {
+    const QScreen* screen = window_->screen();
+    if (!screen) return false;
+    const QSize room = screen->availableGeometry().size();
+    const QSize now = window_->size();
+    const QSize fitted(std::min(now.width(), room.width()), std::min(now.height(), room.height()));
+    if (fitted == now) return false;
+    window_->resize(fitted);
+    return window_->size() != now;
 }
 
 void DockLayout::applyDefaultSizes() {

@@ -42,8 +42,12 @@ public:
     // The arrangement as built: what Reset layout goes back to.
     void keepInitialLayout();
     void resetLayout();
-    // The first show: default proportions (unless restored), whole tab titles.
+    // The first show: default proportions (unless restored), whole tab titles, and the
+    // window no larger than the screen once laid out.
     void windowShown();
+    // Shrinks the window to the screen's available size where it is larger (as far as
+    // the docks' least sizes allow); true when its size changed.
+    bool fitTheScreen();
     void keepTabTitlesWhole();
     // Widens the Configure dock (up to 2/5 of the window, never narrower) to `wanted`.
     void widenConfigure(int wanted);

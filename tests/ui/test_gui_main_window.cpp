@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QSlider>
 #include <QToolBar>
+#include <QScreen>
 #include <QtTest/QtTest>
 
 #include "ConfigPanel.h"
@@ -131,6 +132,13 @@ private Q_SLOTS:
         const QSize least = window.minimumSizeHint();
         QVERIFY2(least.width() <= 1280 && least.height() <= 800,
                  qPrintable(QStringLiteral("the window needs at least %1x%2").arg(least.width()).arg(least.height())));
+        // And once shown it is no larger than the screen, as far as that least size allows
+        // (before its first show the window is held taller, its docks not yet in tabs).
+        const QSize room = window.screen()->availableGeometry().size();
+        QTRY_VERIFY2(window.height() <= std::max(room.height(), least.height()) &&
+                         window.width() <= std::max(room.width(), least.width()),
+                     qPrintable(QStringLiteral("%1x%2 on a %3x%4 screen")
+                                    .arg(window.width()).arg(window.height()).arg(room.width()).arg(room.height())));
     }
 
     // Before any run there is nothing to count: the bar does not invent "0 / 1 steps".

@@ -209,6 +209,15 @@ private Q_SLOTS:
                 QVERIFY2(dock->isVisible() && !dock->visibleRegion().isEmpty(), qPrintable(where));
                 QVERIFY2(dock->width() >= 300 && dock->height() >= 200,
                          qPrintable(where + QStringLiteral(": %1x%2").arg(dock->width()).arg(dock->height())));
+                // And the window still fits the screen: no dock's least size pushes it taller
+                // or wider than 1280x800 (the status bar and the docks' bottoms cut off).
+                const QSize least = window.minimumSizeHint();
+                QString docks;
+                for (QDockWidget* d : window.findChildren<QDockWidget*>())
+                    if (d->isVisible() && !d->visibleRegion().isEmpty())
+                        docks += QStringLiteral(" %1 %2x%3").arg(d->objectName()).arg(d->minimumSizeHint().width()).arg(d->minimumSizeHint().height());
+                QVERIFY2(least.width() <= 1280 && least.height() <= 800,
+                         qPrintable(where + QStringLiteral(": the window needs %1x%2;").arg(least.width()).arg(least.height()) + docks));
                 ++shown;
             }
         }
