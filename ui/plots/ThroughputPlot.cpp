@@ -8,8 +8,8 @@ namespace ampscope::ui {
 
 ThroughputPlot::ThroughputPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange::Steps, parent) {
     setObjectName(QStringLiteral("throughput"));
-    yAxis->setLabel(tr("throughput (samples/s)"));
-    yAxis2->setLabel(tr("step time (ms), dashed"));
+    yAxis->setLabel(tr("samples/s"));
+    yAxis2->setLabel(tr("ms per step (dashed)"));
     yAxis2->setVisible(true);
     rebuild();
 }

@@ -57,9 +57,29 @@ TimeSeriesPlot::TimeSeriesPlot(QWidget* parent) : InteractivePlot(parent) {
 TimeSeriesPlot::~TimeSeriesPlot() = default;
 
 void TimeSeriesPlot::updateLayout() {
+    const bool columns = fitLegendColumns();
     QCustomPlot::updateLayout();
     const bool changed = fitAxisLabel(yAxis, yLabel_) | fitAxisLabel(yAxis2, y2Label_);
-    if (changed) QCustomPlot::updateLayout();
+    if (changed || columns) QCustomPlot::updateLayout();
+}
+
+// As many legend entries side by side as the widest one allows: a fixed count cut the
+// names of three runs in a narrow dock ("manual-pure-fp" for "manual-pure-fp16").
+bool TimeSeriesPlot::fitLegendColumns() {
+    int widest = 0, entries = 0;
+    for (int i = 0; i < legend->itemCount(); ++i)
+        if (const QCPAbstractLegendItem* entry = legend->item(i)) {  // a grid's empty cell: null
+            widest = std::max(widest, entry->minimumOuterSizeHint().width());
+            ++entries;
+        }
+    if (widest == 0) return false;
+    const int spacing = legend->columnSpacing();
+    const int room = width() - legend->margins().left() - legend->margins().right();
+    const int columns = std::clamp((room + spacing) / (widest + spacing), 1, std::max(1, entries));
+    if (columns == legend->wrap()) return false;
+    legend->setWrap(columns);
+    legend->setFillOrder(legend->fillOrder(), true);  // rearranged into the new rows
+    return true;
 }
 
 bool TimeSeriesPlot::fitAxisLabel(QCPAxis* axis, FittedLabel& fitted) {

@@ -93,6 +93,7 @@ private:
         QString shown;  // what the axis shows (elided when the plot is short)
     };
     bool fitAxisLabel(QCPAxis* axis, FittedLabel& fitted);
+    bool fitLegendColumns();
 
     void showContextMenu(const QPoint& position);
     void refreshSeries();
