@@ -69,7 +69,7 @@ void writeRun(const std::string& dir, const char* name, int64_t steps, int64_t n
         if (s == nanStep) record["loss"] = nullptr, record["loss_nonfinite"] = "nan";
         writer.append(record);
     }
-    writer.append(runEndRecord("finished", steps));
+    writer.append(toJson(RunEndRecord{"finished", steps, utcTimeNow()}));
     RunSummary summary;
     summary.steps = steps;
     writer.writeSummary(summaryToJson(summary));
