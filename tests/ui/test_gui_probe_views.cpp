@@ -27,7 +27,7 @@
 #include "engine/Engine.h"
 #include "plots/HeatmapPlot.h"
 #include "views/MemoryPlot.h"
-#include "views/MemoryRecord.h"
+#include "probes/StepAuditRecords.h"
 #include "probes/ProbeRecords.h"
 #include "views/GradientHistogramView.h"
 #include "plots/HistogramSlicePlot.h"
@@ -698,30 +698,27 @@ private Q_SLOTS:
         QVERIFY(view.rerunButton()->isEnabled());
     }
 
+    // The memory record through its codec (probes/StepAuditRecords.h): one that does not
+    // read (a field of the wrong type, fields missing) adds no point and is counted.
     void memoryPlotReadsWhatTheRecordHas() {
-        nlohmann::json full = {{"type", "memory"},
-                               {"step", 1},
-                               {"rss_bytes", 104857600},
-                               {"peak_rss_bytes", 209715200},
-                               {"cuda_peak_allocated_bytes", nullptr},
-                               {"activation_bytes", {{"float32", 1048576}, {"float16", 524288}}}};
-        nlohmann::json partial = {
-            {"type", "memory"}, {"step", 2}, {"rss_bytes", "oops"}, {"peak_rss_bytes", 314572800}};
-        QVERIFY(!memorySampleFromRecord({{"type", "memory"}}).has_value());
-        QVERIFY(!memorySampleFromRecord({{"type", "step"}, {"step", 1}}).has_value());
-        const auto sample = memorySampleFromRecord(full);
-        QVERIFY(sample.has_value());
-        QVERIFY(!sample->cudaPeakAllocatedBytes.has_value());
-        QCOMPARE(sample->activationBytes.size(), std::size_t(2));
+        const MemoryRecord first{1, {104857600, 209715200, std::nullopt, {{"float32", 1048576}, {"float16", 524288}}, {}}};
+        const MemoryRecord second{2, {104857600, 314572800, std::nullopt, {}, {}}};
+        const nlohmann::json full = toJson(first);
+        nlohmann::json broken = toJson(second);
+        broken["rss_bytes"] = "oops";
+        const nlohmann::json partial = {{"type", "memory"}, {"step", 3}, {"peak_rss_bytes", 314572800}};
 
         OneRunSet plotFeed;
 
         MemoryPlot plot(&plotFeed.set);
         plotFeed.beginRun(contextFor(probedConfig()));
         plotFeed.takeRecord(full);
+        plotFeed.takeRecord(broken);
         plotFeed.takeRecord(partial);
+        plotFeed.takeRecord(toJson(second));
         plotFeed.endOfBatch();
-        QCOMPARE(plot.rssGraph()->dataCount(), 1);
+        QCOMPARE(plotFeed.run->memory().malformedRecords(), int64_t{2});
+        QCOMPARE(plot.rssGraph()->dataCount(), 2);
         QCOMPARE(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
         QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
         QCOMPARE(plot.peakRssGraph()->data()->at(1)->value, 300.0);

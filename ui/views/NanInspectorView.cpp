@@ -21,7 +21,6 @@
 #include "probes/NonFiniteText.h"
 #include "probes/Fp16Classes.h"
 #include "probes/ProbeRecords.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
