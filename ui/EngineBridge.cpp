@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "probes/ProbeRecords.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope::ui {
 
@@ -126,7 +127,7 @@ QString EngineBridge::pacedWatchpoint(const DrainedMetrics& batch) const {
     const ProbeConfig& probes = config_.probes;
     if (probes.pause_on_nonfinite)
         for (const StreamedRecord& streamed : batch.records)
-            if (streamed.record.value("type", std::string()) == probe_record_type::kNonFinite)
+            if (record_codec::typeOf(streamed.record) == probe_record_type::kNonFinite)
                 return QStringLiteral("nonfinite");
     if (probes.pause_scale_below > 0)
         for (const StepMetrics& m : batch.steps)

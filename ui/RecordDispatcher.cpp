@@ -2,30 +2,14 @@
 
 #include <nlohmann/json.hpp>
 
-#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
-#include "run/StepRecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
+#include "run/RecordCodec.h"
+#include "run/RunLifecycleRecords.h"
+#include "run/StepRecordCodec.h"
 
 namespace ampscope::ui {
-namespace {
-
-// A probe record decoded once for every view; one that does not read is counted and
-// named in one warning, and the views go on with the next.
-template <class Decode>
-auto decodedRecord(const char* what, const nlohmann::json& record, Decode&& decode, int64_t& malformed)
-    -> std::optional<decltype(decode(record))> {
-    try {
-        return decode(record);
-    } catch (const std::exception& e) {
-        ++malformed;
-        qWarning("skipped a %s record: %s", what, e.what());
-        return std::nullopt;
-    }
-}
-
-}  // namespace
 
 RecordDispatcher::RecordDispatcher(const std::vector<RunObserver*>& observers, Hooks hooks)
     : observers_(observers), hooks_(std::move(hooks)) {}
@@ -34,51 +18,46 @@ void RecordDispatcher::beginRun(const RunContext& context) {
     pendingSteps_.clear();
     stepsDelivered_ = 0;
     lastStep_ = 0;
-    malformed_ = 0;
+    malformed_.clear();
     for (RunObserver* observer : observers_) observer->beginRun(context);
 }
 
 void RecordDispatcher::take(const nlohmann::json& record) {
     const std::string type = record_codec::typeOf(record);
     if (type.empty()) {
-        ++malformed_;
+        malformed_.note(type, "not a JSON object with a string \"type\"");
         return;
     }
     if (type == event_type::kStep) {
-        if (auto step = stepFromJson(record))
-            takeStep(std::move(*step));
-        else
-            ++malformed_;
+        if (auto step = parsedRecord(record, stepFromJson, malformed_)) takeStep(std::move(*step));
         return;
     }
     if (type == event_type::kRunStart || type == event_type::kRunEnd) return;
     if (type == probe_record_type::kOpDtypes) return;  // recordTypesNoViewReads()
     if (type == probe_record_type::kHistogram) {
-        if (auto histogram = decodedRecord("histogram", record, histogramRecordFromJson, malformed_)) takeHistogram(*histogram);
+        if (auto histogram = parsedRecord(record, histogramRecordFromJson, malformed_)) takeHistogram(*histogram);
         return;
     }
     if (type == probe_record_type::kUnderflow) {
-        if (auto underflow = decodedRecord("underflow", record, underflowRecordFromJson, malformed_)) takeUnderflow(*underflow);
+        if (auto underflow = parsedRecord(record, underflowRecordFromJson, malformed_)) takeUnderflow(*underflow);
         return;
     }
     flushSteps();
     if (type == event_type::kEpoch) {
-        if (auto epoch = epochFromJson(record))
+        if (auto epoch = parsedRecord(record, epochFromJson, malformed_))
             for (RunObserver* observer : observers_) observer->appendEpoch(*epoch);
         return;
     }
     if (type == event_type::kModelModules) {
-        if (const auto modules = modelModulesFromJson(record))
+        if (const auto modules = parsedRecord(record, modelModulesFromJson, malformed_))
             for (RunObserver* observer : observers_) observer->takeModelModules(*modules);
-        else
-            ++malformed_;
         return;
     }
     if (type == event_type::kError) {
-        if (hooks_.error) hooks_.error(record.value("message", std::string()));
+        if (const auto error = parsedRecord(record, errorFromJson, malformed_); error && hooks_.error)
+            hooks_.error(error->message);
         return;
     }
-    if (type == event_type::kRunInfo && hooks_.runInfo) hooks_.runInfo(record);
     for (RunObserver* observer : observers_) observer->takeRecord(record);
 }
 

@@ -1,26 +1,27 @@
 #pragma once
-// RecordDispatcher: the one way run records reach the views (RunObserver.h). A live run
-// (MetricStream drains), an opened or followed run directory, a run in the Compare dock
-// and a report's offscreen views all go through it, so every view sees the same calls
-// in the same order whatever the source.
+// RecordDispatcher: the one way run records reach the run set's stores and the views
+// (RunObserver.h). A live run (MetricStream drains), a run directory opened or followed
+// into the window's run set (the Runs list) and a report's offscreen views all go
+// through it, so every store sees the same calls in the same order whatever the source.
 //
 // One rule per kind of record:
 // - "step": gathered and handed over with appendSteps in batches, before the next other
 //   record and at every flush; a step record without an integer "step" is malformed.
 // - "epoch": appendEpoch, after the steps before it.
-// - "run_info": the runInfo hook (the status bar), then takeRecord (views want its
-//   layer list).
+// - "run_info": takeRecord (RunModel reads it once for its stores: the layer list, the
+//   run's facts).
 // - "model_modules": read once (modelModulesFromJson) and handed to every view as
 //   takeModelModules; one that does not read is malformed. Views get the user's module
 //   tree from the record, never by loading the model file.
 // - "histogram", "underflow": decoded once (histogramRecordFromJson, ...; from the line's
-//   text by takeLine) and handed to every view as takeHistogram / takeUnderflow; one that
-//   does not read is malformed (counted, one warning), and the views go on.
-// - "error": the error hook only; a view never sees it.
+//   text by takeLine) and handed to every view as takeHistogram / takeUnderflow.
+// - "error": its message (errorFromJson) to the error hook only; a view never sees it.
 // - "run_start", "run_end": framing; the steps and the summary say what the run did.
 // - the types no view reads (recordTypesNoViewReads: "op_dtypes"): delivered nowhere, so
 //   a run opened with them passed over unparsed gives the views the same calls.
-// - malformed (not an object, or no string "type"): counted, delivered nowhere.
+// - malformed (not an object, no string "type", or a record of the types above that does
+//   not read): delivered nowhere, under runset/ParsedRecord.h's rule (counted, one
+//   warning per type), and the views go on with the next.
 // - any other type, known or not: takeRecord. Views pick the types they know, so a run
 //   written by a newer AmpScope (or recorded from a PyTorch run) opens in an older one.
 //
@@ -38,13 +39,13 @@
 #include "probes/ProbeRecords.h"
 #include "run/ParsedRunReader.h"
 #include "run/RunReader.h"
+#include "runset/ParsedRecord.h"
 
 namespace ampscope::ui {
 
 class RecordDispatcher {
 public:
     struct Hooks {
-        std::function<void(const nlohmann::json& runInfo)> runInfo;
         std::function<void(const std::string& message)> error;
     };
 
@@ -75,7 +76,7 @@ public:
 
     int64_t stepsDelivered() const { return stepsDelivered_; }
     int64_t lastStep() const { return lastStep_; }
-    int64_t malformedRecords() const { return malformed_; }
+    int64_t malformedRecords() const { return malformed_.count(); }
 
 private:
     const std::vector<RunObserver*>& observers_;
@@ -84,7 +85,7 @@ private:
     ParsedRecord parsedLine_;  // takeLine's
     int64_t stepsDelivered_ = 0;
     int64_t lastStep_ = 0;
-    int64_t malformed_ = 0;
+    MalformedRecords malformed_{"record dispatcher"};
 };
 
 // Every record a run directory's reader has left, in order, through the dispatcher: step,

@@ -1,14 +1,14 @@
 #pragma once
-// RunObserver: what every view of a run implements, so that the window feeds a live
-// engine and a recorded run directory to the same views, and views added later (gradient
-// histograms, underflow, NaN inspector) plug in by implementing it and registering with
-// MainWindow::addRunView.
+// RunObserver: what takes a run's records, so that a live engine and a recorded run
+// directory are fed the same way: a run of the window's run set (RunModel, which hands
+// each call to its stores, runset/RunStore.h), and whatever else watches a replay (a
+// report's scan of a run). Views do not implement it: they read the run set's stores.
 //
 // Contract (all calls on the GUI thread, in this order per run; RecordDispatcher makes
-// them, the same way for a live run, an opened run, a compared run and a report):
+// them, the same way for a live run, an opened or followed run and a report):
 //   beginRun once (forget the previous run), then any number of ticks, each being
 //   appendSteps / appendEpoch / takeModelModules / takeRecord in the run directory's
-//   order, then exactly one endOfBatch, where the view redraws (at most once per tick).
+//   order, then exactly one endOfBatch (a run of the set then says what changed, once).
 // - appendSteps: steps in increasing step order; never called with an empty vector.
 // - takeModelModules: a user's TorchScript model's module tree (the model_modules record,
 //   read once by the dispatcher for every view), right after run_info.

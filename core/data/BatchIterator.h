@@ -1,6 +1,6 @@
 #pragma once
-// BatchIterator: hands out the mini-batches of one epoch at a time. INTERNAL to core
-// (includes torch).
+// INTERNAL (includes torch). BatchIterator: hands out the mini-batches of one epoch at
+// a time.
 //
 // Contract:
 //  - The order of epoch e depends only on (seed, e): the same seed gives the same

@@ -1,7 +1,6 @@
 #pragma once
-// Dataset: the in-memory training and validation sets a run trains on, built from a
-// DataConfig. INTERNAL to core: this header includes torch, so the UI and the CLI
-// must not include it (they see core through torch-free headers only).
+// INTERNAL (includes torch). Dataset: the in-memory training and validation sets a run
+// trains on, built from a DataConfig.
 //
 // Contract of loadData(config, seed):
 //  - fashion_mnist: the four IDX files from config.path, or from

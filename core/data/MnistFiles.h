@@ -1,7 +1,7 @@
 #pragma once
-// MnistFiles: finds and loads one MNIST-format image/label pair ("train" or "t10k")
-// from a directory, and checks that the pair makes a labelled image set.
-// INTERNAL to core (includes torch).
+// INTERNAL (includes torch). MnistFiles: finds and loads one MNIST-format image/label
+// pair ("train" or "t10k") from a directory, and checks that the pair makes a labelled
+// image set.
 //
 // Contract:
 //  - Files are PREFIX-images-idx3-ubyte[.gz] and PREFIX-labels-idx1-ubyte[.gz]; the

@@ -1,6 +1,6 @@
 #pragma once
-// PixelConversion: uint8 images to the float32 network input, optionally standardised.
-// INTERNAL to core (includes torch).
+// INTERNAL (includes torch). PixelConversion: uint8 images to the float32 network
+// input, optionally standardised.
 //
 // Contract:
 //  - pixelStats: mean and population std of pixel/255 over every pixel of a uint8

@@ -1,6 +1,6 @@
 #pragma once
-// SafetensorsReader: the tensors of a safetensors file as CPU torch tensors. INTERNAL to
-// core (includes torch). The header and its checks are SafetensorsFile's (torch-free, so
+// INTERNAL (includes torch). SafetensorsReader: the tensors of a safetensors file as CPU
+// torch tensors. The header and its checks are SafetensorsFile's (torch-free, so
 // that the fuzzer covers them); this file only maps dtypes and fills tensors.
 //
 // Contract:

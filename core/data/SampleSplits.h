@@ -1,8 +1,8 @@
 #pragma once
-// SampleSplits: the seeded hold-out and subset every data set draws its train and val
-// rows with (the IDX images, the synthetic sets, the user's tensors), written once so
-// that "split" and "subset" mean the same thing whatever the data. INTERNAL to core
-// (includes torch).
+// INTERNAL (includes torch). SampleSplits: the seeded hold-out and subset every data
+// set draws its train and val rows with (the IDX images, the synthetic sets, the
+// user's tensors), written once so that "split" and "subset" mean the same thing
+// whatever the data.
 //
 // Contract:
 //  - holdOut shuffles the rows with the ValidationSplit stream of `seed` and holds out

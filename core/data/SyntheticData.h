@@ -1,6 +1,6 @@
 #pragma once
-// SyntheticData: the generated data sets, each built to show one precision effect
-// without downloading anything. INTERNAL to core (includes torch).
+// INTERNAL (includes torch). SyntheticData: the generated data sets, each built to show
+// one precision effect without downloading anything.
 //
 // Contract: both functions return `samples` rows in generation order (the caller
 // shuffles when it splits train from val); the same seed gives bit-identical tensors,

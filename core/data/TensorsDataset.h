@@ -1,6 +1,6 @@
 #pragma once
-// TensorsDataset: data.dataset "tensors", the user's own samples from a safetensors file.
-// INTERNAL to core (includes torch). Its contract is in Dataset.h, beside the other sets'
+// INTERNAL (includes torch). TensorsDataset: data.dataset "tensors", the user's own
+// samples from a safetensors file. Its contract is in Dataset.h, beside the other sets'
 // (which fields it reads, how inputs and targets are converted, what is refused);
 // loadData dispatches here.
 #include <cstdint>

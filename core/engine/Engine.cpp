@@ -157,7 +157,7 @@ struct Engine::Impl {
         ev.inputError = inputError;
         stream.pushEvent(ev);
         try {
-            record(errorRecord(s.steps, message, inputError));
+            record(toJson(ErrorRecord{s.steps, message, inputError}));
         } catch (...) {
             // The run directory itself failed; the event and the summary still say why.
         }
@@ -227,7 +227,7 @@ void Engine::Impl::run() {
             }
         };
         try {
-            writer->append(runEndRecord(s.status, s.steps));
+            writer->append(toJson(RunEndRecord{s.status, s.steps, utcTimeNow()}));
             writer->flush();
         } catch (const std::exception& e) {
             writeFailed(e);
@@ -273,9 +273,12 @@ c10::Device Engine::Impl::prepareRun(RunSummary& s) {
     const c10::Device device = pickDevice(config.device);
     s.device = device.is_cuda() ? "cuda" : "cpu";
     s.deviceName = device.is_cuda() ? "CUDA device 0" : cpuModelName();
-    if (!runDirectory.empty())
-        writer = std::make_unique<RunWriter>(runDirectory, configToJson(resolved),
-                                             nlohmann::json{{"device", s.device}, {"threads", threads}});
+    if (!runDirectory.empty()) {
+        RunStartRecord start;
+        start.device = s.device;
+        start.threads = threads;
+        writer = std::make_unique<RunWriter>(runDirectory, configToJson(resolved), start);
+    }
     return device;
 }
 

@@ -1,18 +1,17 @@
 #include "engine/RunRecords.h"
 
 #include <cmath>
-#include <ctime>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "common/BuildInfo.h"
-#include "config/RunConfig.h"
 #include "probes/FormatSweepRecord.h"
 #include "probes/ProbeRecords.h"
 #include "probes/StepAuditRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
 #include "run/RecordKeys.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope {
 using namespace record_codec;
@@ -20,104 +19,25 @@ namespace {
 
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
-std::string isoTimeNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm utc{};
-    gmtime_r(&now, &utc);
-    char buffer[32];
-    std::strftime(buffer, sizeof buffer, "%Y-%m-%dT%H:%M:%SZ", &utc);
-    return buffer;
-}
-
-// The field lists (run/RecordCodec.h) of run_info, error, run_end and summary.json.
-
-// {"mode", "emulated", "execution"}: how the precision mode ran (run_info and summary).
-template <class V, class S>
-void visitPrecisionFacts(V& v, S& s) {
-    v.fieldOr("mode", s.mode, std::string());
-    v.fieldOr("emulated", s.emulated, false);
-    v.fieldOr("execution", s.execution, std::string());
-}
-const auto kPrecisionFacts = [](auto& v, auto& s) { visitPrecisionFacts(v, s); };
-
-struct RunInfo {
-    const std::string& description;
-    const RunSummary& facts;
-    const std::vector<std::string>& layers;
-    int64_t totalSteps;
-};
-
-template <class V>
-void visitRunInfo(V& v, const RunInfo& r) {
-    const RunSummary& f = r.facts;
-    v.type(event_type::kRunInfo);
-    v.writeOnly("total_steps", r.totalSteps);
-    v.writeOnly("description", r.description);
-    v.writeOnly("device", f.device);
-    v.writeOnly("device_name", f.deviceName);
-    v.writeOnly("threads", f.threads);
-    v.writeOnly("torch_version", f.torchVersion);
-    v.writeOnly("git_revision", std::string_view(build::kGitRevision));
-    v.object("precision", f, kPrecisionFacts);
-    v.writeOnly("model", f.model);
-    v.writeOnly("parameters", f.parameters);
-    v.writeOnly("layers", r.layers);
-}
-
-struct ErrorRecord {
-    int64_t step;
-    const std::string& message;
-    bool inputError;
-};
-
-template <class V>
-void visitError(V& v, const ErrorRecord& r) {
-    v.type(event_type::kError);
-    v.writeOnly("step", r.step);
-    v.writeOnly("message", r.message);
-    v.writeOnly("input_error", r.inputError);
-}
-
-struct RunEnd {
-    const std::string& status;
-    int64_t step;
-    std::string time;
-};
-
-template <class V>
-void visitRunEnd(V& v, const RunEnd& r) {
-    v.type(event_type::kRunEnd);
-    v.writeOnly("status", r.status);
-    v.writeOnly("step", r.step);
-    v.writeOnly("time", r.time);
-}
-
-template <class V, class F>
-void visitFault(V& v, F& f) {
-    v.type(event_type::kFault);
-    v.writeOnly("step", f.step);
-    v.writeOnly("kind", f.kind);
-    v.writeOnly("layer", f.layer);
-    v.writeOnly("factor", f.factor);
-}
-
 }  // namespace
 
 nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
                              const std::vector<std::string>& layers, int64_t totalSteps) {
-    return encode(RunInfo{description, facts, layers, totalSteps}, [](auto& v, auto& r) { visitRunInfo(v, r); });
-}
-
-nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError) {
-    return encode(ErrorRecord{step, message, inputError}, [](auto& v, auto& r) { visitError(v, r); });
-}
-
-nlohmann::json runEndRecord(const std::string& status, int64_t step) {
-    return encode(RunEnd{status, step, isoTimeNow()}, [](auto& v, auto& r) { visitRunEnd(v, r); });
-}
-
-nlohmann::json faultRecord(const FaultConfig& fault) {
-    return encode(fault, [](auto& v, auto& f) { visitFault(v, f); });
+    RunInfoRecord info;
+    info.totalSteps = totalSteps;
+    info.description = description;
+    info.device = facts.device;
+    info.deviceName = facts.deviceName;
+    info.threads = facts.threads;
+    info.torchVersion = facts.torchVersion;
+    info.gitRevision = build::kGitRevision;
+    info.mode = facts.mode;
+    info.emulated = facts.emulated;
+    info.execution = facts.execution;
+    info.model = facts.model;
+    info.parameters = facts.parameters;
+    info.layers = layers;
+    return toJson(info);
 }
 
 std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot) {
@@ -250,6 +170,8 @@ void visitLayerUnderflow(V& v, U& u) {
     v.fieldOr("exact", u.exact, true);
 }
 
+const auto kPrecisionFacts = [](auto& v, auto& s) { visitPrecisionFacts(v, s); };
+
 // summary.json. Read leniently: a field an older build did not write keeps its default.
 template <class V, class S>
 void visitSummary(V& v, S& s) {
@@ -302,19 +224,6 @@ RunSummary summaryFromJson(const nlohmann::json& j) {
     return s;
 }
 
-nlohmann::json runRecordKeys() {
-    const RunSummary facts;
-    const std::string none;
-    const std::vector<std::string> noLayers;
-    return {
-        {event_type::kRunInfo, KeyCollector::collect([](auto& v, auto& r) { visitRunInfo(v, r); },
-                                                     RunInfo{none, facts, noLayers, 0})},
-        {event_type::kError, KeyCollector::collect([](auto& v, auto& r) { visitError(v, r); },
-                                                   ErrorRecord{0, none, false})},
-        {event_type::kRunEnd,
-         KeyCollector::collect([](auto& v, auto& r) { visitRunEnd(v, r); }, RunEnd{none, 0, {}})},
-        {event_type::kFault, keysOf<FaultConfig>([](auto& v, auto& f) { visitFault(v, f); })},
-        {kSummaryFileName, keysOf<RunSummary>(kSummaryFields)}};
-}
+nlohmann::json summaryRecordKeys() { return {{kSummaryFileName, keysOf<RunSummary>(kSummaryFields)}}; }
 
 }  // namespace ampscope

@@ -10,27 +10,22 @@
 #include "engine/RunSummary.h"
 #include "engine/StepMetrics.h"
 #include "probes/NonFiniteEvent.h"
-#include "run/StepRecordCodec.h"  // the step and epoch records
+#include "run/RunLifecycleRecords.h"  // run_start, run_info, error, run_end, fault
+#include "run/StepRecordCodec.h"      // the step and epoch records
 
 namespace ampscope {
 
-struct FaultConfig;
-
-// After the writer's run_start: what runs, how the mode runs, the layer list.
+// After the writer's run_start: what runs, how the mode runs, the layer list (the
+// run_info record, RunLifecycleRecords.h, from the run's facts so far).
 nlohmann::json runInfoRecord(const std::string& description, const RunSummary& facts,
                              const std::vector<std::string>& layers, int64_t totalSteps);
-nlohmann::json errorRecord(int64_t step, const std::string& message, bool inputError);
-nlohmann::json runEndRecord(const std::string& status, int64_t step);
-// An injected fault fired.
-nlohmann::json faultRecord(const FaultConfig& fault);
 // The records of one probe step (histogram, underflow, update_ratio; see
 // core/probes/ProbeRecords.md), in layer order.
 std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot);
 nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<StatsFrame>& frames);
 nlohmann::json summaryToJson(const RunSummary& summary);
 RunSummary summaryFromJson(const nlohmann::json& json);
-// The keys of the run_info, error, run_end and fault records and of summary.json,
-// {type or file name: keys} (run/RecordKeys.h).
-nlohmann::json runRecordKeys();
+// The keys of summary.json, {file name: keys} (run/RecordKeys.h).
+nlohmann::json summaryRecordKeys();
 
 }  // namespace ampscope

@@ -1,5 +1,5 @@
 #pragma once
-// INTERNAL (includes torch). A Chrome trace (chrome://tracing, Perfetto) of chosen
+// Plain (no torch; StepTrace.cpp records with torch's profiler). A Chrome trace (chrome://tracing, Perfetto) of chosen
 // training steps: every operator the step called on the host, with the lab's own
 // phases (ampscope::step, the probes' hooks) as named spans, and on a GPU, where
 // LibTorch has Kineto, every kernel and copy on the device. For "why is this step

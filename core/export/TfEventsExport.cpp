@@ -16,6 +16,7 @@
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/RecordCodec.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope {
 namespace {
@@ -117,8 +118,8 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
     const nlohmann::json* record = nullptr;
     bool haveRecord = next(record);
     double startTime = -1.0;
-    if (haveRecord && record_codec::typeOf(*record) == event_type::kRunStart)
-        startTime = unixSecondsFromIsoUtc(record->value("time", ""));
+    if (const auto start = haveRecord ? runStartFromJson(*record) : std::nullopt)
+        startTime = unixSecondsFromIsoUtc(start->time);
     if (startTime < 0) startTime = static_cast<double>(std::time(nullptr));
 
     TfEventsExportResult result;

@@ -1,7 +1,7 @@
 #pragma once
-// INTERNAL (includes torch and the TorchScript IR). Instruments a loaded TorchScript
-// module so the lab can run it as it runs a zoo model. Every graph the module's
-// methods reach (each module type once; functions they call) is rewritten:
+// INTERNAL (includes torch). Instruments a loaded TorchScript module (its TorchScript
+// IR) so the lab can run it as it runs a zoo model. Every graph the module's methods
+// reach (each module type once; functions they call) is rewritten:
 //   - around each call of a submodule's method (prim::CallMethod on a chain of
 //     attributes of `self`): ampscope::enter_module("attr.path") before, its tensor
 //     arguments through ampscope::module_input, and its tensor result through

@@ -1,5 +1,5 @@
 #pragma once
-// INTERNAL (includes ATen). Shows a stretch of work as one named op in the dispatcher's
+// INTERNAL (includes torch). Shows a stretch of work as one named op in the dispatcher's
 // RecordFunction stream, with its input and output, for the watchers of that stream
 // (FirstNonFiniteOp, OpCapture): the zoo's roundings and module boundaries get the names
 // the TorchScript graph pass gives the same work (precision/InsertedOps.h), an injected fault its

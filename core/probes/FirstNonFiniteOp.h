@@ -1,8 +1,8 @@
 #pragma once
-// INTERNAL (includes torch). Names the first operator whose output was not finite,
-// while it is watching: a thread-local RecordFunction callback looks at every op the
-// dispatcher runs on this thread (the TorchScript interpreter's ops included) and
-// checks its floating outputs. One reduction per op: meant for the replay of the step
+// Plain (no torch; FirstNonFiniteOp.cpp watches torch's dispatcher). Names the first
+// operator whose output was not finite, while it is watching: a thread-local
+// RecordFunction callback looks at every op the dispatcher runs on this thread (the
+// TorchScript interpreter's ops included) and checks its floating outputs. One reduction per op: meant for the replay of the step
 // that went non-finite (StepReplay), never for clean steps.
 //
 // Every op whose output holds a NaN or an Inf is kept, in dispatch order, forward then

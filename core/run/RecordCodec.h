@@ -24,7 +24,9 @@
 // The visitor calls:
 //   v.type(name)                       "type": name; read: must be name
 //   v.field(key, value)                required (int64_t, int, bool, std::string, double,
-//                                      std::vector<int64_t>, std::map<std::string, int64_t>)
+//                                      std::vector<int64_t>, std::vector<std::string>,
+//                                      std::map<std::string, int64_t>; an integer beyond
+//                                      its type's range reads saturated)
 //   v.fieldOr(key, value, fallback)    always written; absent reads as fallback
 //   v.fieldIfSet(key, value)           written unless it is T{}; absent reads as T{}
 //   v.number(key, value)               a double under the non-finite rule (below)
@@ -46,6 +48,7 @@
 // not finite is written null, with "<key>_nonfinite": "nan" | "inf" | "-inf" saying
 // which; a null without a tag reads as NaN ("not finite, or not measured").
 // v.field on a double writes a non-finite value as a plain null, without the tag.
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -96,6 +99,23 @@ inline double numberFrom(const json& record, const json& value, const char* key)
     if (tag != record.end() && tag->is_string())
         return valueOfNonFiniteTag(tag->get_ref<const std::string&>());
     return std::numeric_limits<double>::quiet_NaN();
+}
+
+// An integer JSON value as int64_t, saturated to its range: get<int64_t>() would turn an
+// unsigned 2^64-1 into -1.
+inline int64_t saturatedInteger(const json& value) {
+    if (value.is_number_unsigned()) {
+        const auto wide = value.get<uint64_t>();
+        constexpr auto kMax = static_cast<uint64_t>(std::numeric_limits<int64_t>::max());
+        return wide > kMax ? std::numeric_limits<int64_t>::max() : static_cast<int64_t>(wide);
+    }
+    return value.get<int64_t>();
+}
+// The same saturated to int's range: get<int>() would wrap 4294967298 to 2.
+inline int saturatedInt(const json& value) {
+    const int64_t wide = saturatedInteger(value);
+    return static_cast<int>(std::clamp<int64_t>(wide, std::numeric_limits<int>::min(),
+                                                std::numeric_limits<int>::max()));
 }
 
 // The record's "type", or "" when it is not an object or has no string "type".
@@ -314,12 +334,12 @@ private:
 
     bool read(const char* key, const json& v, int64_t& out) {
         if (!v.is_number_integer()) return wrong(key, "must be an integer");
-        out = v.get<int64_t>();
+        out = saturatedInteger(v);
         return true;
     }
     bool read(const char* key, const json& v, int& out) {
         if (!v.is_number_integer()) return wrong(key, "must be an integer");
-        out = v.get<int>();
+        out = saturatedInt(v);
         return true;
     }
     bool read(const char* key, const json& v, bool& out) {
@@ -345,6 +365,15 @@ private:
         for (const auto& e : v) {
             if (!e.is_number_integer()) return wrong(key, "must hold integers");
             out.push_back(e.get<int64_t>());
+        }
+        return true;
+    }
+    bool read(const char* key, const json& v, std::vector<std::string>& out) {
+        if (!v.is_array()) return wrong(key, "must be an array");
+        out.clear();
+        for (const auto& e : v) {
+            if (!e.is_string()) return wrong(key, "must hold strings");
+            out.push_back(e.get<std::string>());
         }
         return true;
     }

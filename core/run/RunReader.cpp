@@ -14,7 +14,9 @@
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
 #include "run/EventLines.h"
+#include "run/RecordCodec.h"
 #include "run/RunFiles.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope {
 
@@ -23,18 +25,6 @@ namespace {
 using runfiles::errnoText;
 using runfiles::joinPath;
 using namespace event_lines;
-
-// An integer schema_version, saturated to int's range: get<int>() would wrap
-// 4294967298 to 2, and get<long long>() turns 2^64-1 into -1.
-int schemaVersionOf(const nlohmann::json& version) {
-    if (version.is_number_unsigned()) {
-        const auto value = version.get<unsigned long long>();
-        return value > static_cast<unsigned long long>(INT_MAX) ? INT_MAX : static_cast<int>(value);
-    }
-    const auto value = version.get<long long>();
-    return static_cast<int>(std::clamp<long long>(value, INT_MIN, INT_MAX));
-}
-
 
 void readConfig(const std::string& dir, RunData& run) {
     const std::string path = joinPath(dir, kConfigFileName);
@@ -67,7 +57,7 @@ void readConfig(const std::string& dir, RunData& run) {
         throw InputError(path + ": schema_version must be an integer (got " +
                          jsonText(*version) + ")");
     }
-    const int value = schemaVersionOf(*version);
+    const int value = record_codec::saturatedInt(*version);
     if (value > kConfigSchemaVersion) {
         throw InputError(path + ": schema_version " + jsonText(*version) +
                          " is newer than this AmpScope reads (" +
@@ -117,14 +107,15 @@ void checkFirstRecord(const nlohmann::json& first, RunData& run,
                            jsonText(first["type"]) + ")");
         return;
     }
-    const auto version = first.find("schema_version");
-    if (version == first.end() || !version->is_number_integer()) {
+    const std::optional<RunStartRecord> start = runStartFromJson(first);
+    if (!start) {
         warnings.push_back(kEvents + ": run_start has no integer schema_version");
         return;
     }
-    run.events_schema_version = schemaVersionOf(*version);
-    if (run.events_schema_version > kEventsSchemaVersion) {
-        warnings.push_back(kEvents + ": schema_version " + jsonText(*version) +
+    run.events_schema_version = static_cast<int>(
+        std::clamp<int64_t>(start->schemaVersion, INT_MIN, INT_MAX));
+    if (start->schemaVersion > kEventsSchemaVersion) {
+        warnings.push_back(kEvents + ": schema_version " + std::to_string(start->schemaVersion) +
                            " is newer than this AmpScope reads (" +
                            std::to_string(kEventsSchemaVersion) +
                            "); fields and record types it does not know are skipped");

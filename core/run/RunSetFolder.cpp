@@ -8,6 +8,7 @@
 #include <tuple>
 
 #include "run/EventSchema.h"
+#include "run/RunLifecycleRecords.h"
 #include "run/RunReader.h"
 
 namespace ampscope {
@@ -25,10 +26,8 @@ std::string startTime(const std::string& dir) {
     std::ifstream events(dir + "/" + std::string(kEventsFileName));
     std::string first;
     if (!events || !std::getline(events, first)) return {};
-    const nlohmann::json record = nlohmann::json::parse(first, nullptr, false);
-    if (!record.is_object() || record.value("type", std::string()) != event_type::kRunStart)
-        return {};
-    return record.value("time", std::string());
+    const std::optional<RunStartRecord> start = runStartFromJson(nlohmann::json::parse(first, nullptr, false));
+    return start ? start->time : std::string();
 }
 
 }  // namespace

@@ -2,7 +2,6 @@
 
 #include <atomic>
 #include <cerrno>
-#include <ctime>
 #include <exception>
 #include <fcntl.h>
 #include <filesystem>
@@ -14,6 +13,7 @@
 #include "common/InputError.h"
 #include "run/EventSchema.h"
 #include "run/RunFiles.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope {
 
@@ -40,15 +40,6 @@ std::string dumpLine(const nlohmann::json& record) {
     return line;
 }
 
-std::string utcNow() {
-    const std::time_t now = std::time(nullptr);
-    std::tm parts{};
-    gmtime_r(&now, &parts);
-    char text[32];
-    std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-    return text;
-}
-
 // Makes a rename durable: without it a crash can forget the new directory entry.
 void syncDirectoryOf(const std::string& path) {
     const std::filesystem::path parent = std::filesystem::path(path).parent_path();
@@ -63,21 +54,18 @@ void syncDirectoryOf(const std::string& path) {
 }  // namespace
 
 RunWriter::RunWriter(const std::string& dir, const nlohmann::json& config)
-    : dir_(dir), eventsPath_(joinPath(dir, kEventsFileName)) {
-    openDirectory(config, nullptr);
-}
+    : RunWriter(dir, config, RunStartRecord{}) {}
 
-RunWriter::RunWriter(const std::string& dir, const nlohmann::json& config,
-                     const nlohmann::json& runStartFields)
+RunWriter::RunWriter(const std::string& dir, const nlohmann::json& config, RunStartRecord start)
     : dir_(dir), eventsPath_(joinPath(dir, kEventsFileName)) {
-    openDirectory(config, &runStartFields);
+    openDirectory(config, std::move(start));
 }
 
 std::unique_ptr<RunWriter> RunWriter::open(const std::string& dir, const nlohmann::json& config) {
     return std::make_unique<RunWriter>(dir, config);
 }
 
-void RunWriter::openDirectory(const nlohmann::json& config, const nlohmann::json* runStartFields) {
+void RunWriter::openDirectory(const nlohmann::json& config, RunStartRecord start) {
     struct stat info {};
     if (::stat(dir_.c_str(), &info) == 0) {
         if (!S_ISDIR(info.st_mode)) {
@@ -125,16 +113,11 @@ void RunWriter::openDirectory(const nlohmann::json& config, const nlohmann::json
         abandon(error.what());
     }
 
-    nlohmann::json runStart = nlohmann::json::object();
-    if (runStartFields != nullptr && runStartFields->is_object()) {
-        runStart = *runStartFields;
-    }
-    runStart["type"] = event_type::kRunStart;
-    runStart["schema_version"] = kEventsSchemaVersion;
-    runStart["time"] = utcNow();
-    runStart["ampscope_version"] = build::kVersion;
+    start.schemaVersion = kEventsSchemaVersion;
+    start.time = utcTimeNow();
+    start.ampscopeVersion = build::kVersion;
     // Written at once (not buffered) so that a follower sees the run begin.
-    const std::string line = dumpLine(runStart);
+    const std::string line = dumpLine(toJson(start));
     if (const int error = runfiles::writeAll(fd_, line.data(), line.size()); error != 0) {
         ::unlink(joinPath(dir_, kConfigFileName).c_str());
         abandon(eventsPath_ + ": write failed (" + errnoText(error) + ")");

@@ -7,7 +7,7 @@
 // Contract:
 // - Construction (or open()) creates DIR and its parents, claims DIR by creating
 //   events.jsonl exclusively, writes config.json atomically and writes the
-//   run_start record {type, schema_version, time, ampscope_version} at once, so a
+//   run_start record (RunLifecycleRecords.h) at once, so a
 //   follower sees the run begin. Callers never append run_start themselves.
 //   Every failure here is the user's path: InputError naming DIR, e.g.
 //   "DIR: exists and is not a directory", "DIR: already holds a run
@@ -43,6 +43,8 @@
 #include <string>
 #include <string_view>
 
+#include "run/RunLifecycleRecords.h"
+
 namespace ampscope {
 
 // A write into the run directory failed after it was opened: the disk, not the
@@ -63,10 +65,9 @@ public:
     static constexpr std::chrono::milliseconds kFlushInterval{200};
 
     RunWriter(const std::string& dir, const nlohmann::json& config);
-    // run_start gets these fields too (an object: device, threads, ...); the
-    // writer's own fields (type, schema_version, time, ampscope_version) win.
-    RunWriter(const std::string& dir, const nlohmann::json& config,
-              const nlohmann::json& runStartFields);
+    // run_start as `start` says (the engine's device and threads), with the writer's own
+    // schema_version, time and ampscope_version in place of what it holds.
+    RunWriter(const std::string& dir, const nlohmann::json& config, RunStartRecord start);
     static std::unique_ptr<RunWriter> open(const std::string& dir, const nlohmann::json& config);
 
     ~RunWriter();
@@ -101,7 +102,7 @@ public:
     static void writeJsonAtomically(const std::string& path, const nlohmann::json& document);
 
 private:
-    void openDirectory(const nlohmann::json& config, const nlohmann::json* runStartFields);
+    void openDirectory(const nlohmann::json& config, RunStartRecord start);
     void writeBuffer();
     [[noreturn]] void fail(int error);
 

@@ -11,6 +11,7 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ParsedRunReader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunFiles.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunFollower.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/RunLifecycleRecords.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunNaming.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunReader.cpp
   ${CMAKE_CURRENT_LIST_DIR}/RunSetFolder.cpp

@@ -99,8 +99,8 @@ PRECISION_MODES = ("fp32", "tf32", "fp16", "bf16", "fp16-pure", "bf16-pure", "fp
 # recorded it, and on what). The core's readers skip them; test_schema_mirror refuses
 # any other key the core does not list.
 RECORDED_RUN_KEYS = {
-    RUN_START: (SOURCE_FIELD, "torch_version", "cuda_version", "python_version", "rank", "world_size"),
-    RUN_INFO: (SOURCE_FIELD, "cuda_version", "python_version", "rank", "world_size", "hostname"),
+    RUN_START: ("torch_version", "cuda_version", "python_version", "rank", "world_size"),
+    RUN_INFO: ("python_version", "rank", "world_size", "hostname"),
     RUN_INFO + ".precision": (SOURCE_FIELD,),
     STEP: ("peak_memory_bytes",),
     SUMMARY_FILE: (SOURCE_FIELD, "cuda_version", "python_version", "rank", "world_size"),

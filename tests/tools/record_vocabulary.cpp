@@ -7,19 +7,15 @@
 // Prints one JSON object:
 //   "records":   {record type or file name: keys}, each record's keys as its field list
 //                says (run/RecordKeys.h: "read" required | optional | written only,
-//                "nonfinite", nested "fields"); config.json's from config/ConfigSchema.h;
-//                run_start's from what RunWriter itself writes
+//                "nonfinite", nested "fields"); config.json's from config/ConfigSchema.h
 //   "record_types": every type this build reads (knownRecordTypes())
 //   "constants": the core's values of the names schema.py mirrors, under schema.py's
 //                names, so the suite can compare them one by one
 #include <chrono>
 #include <cstdlib>
-#include <filesystem>
-#include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
 #include <string>
-#include <unistd.h>
 #include <vector>
 
 #include "config/ConfigSchema.h"
@@ -38,6 +34,7 @@
 #include "run/EventSchema.h"
 #include "run/KnownRecordTypes.h"
 #include "run/ModelModulesRecord.h"
+#include "run/RunLifecycleRecords.h"
 #include "run/RunWriter.h"
 #include "run/StepRecordCodec.h"
 
@@ -76,32 +73,12 @@ json configKeys() {
     return collector.keys;
 }
 
-// run_start has no field list: RunWriter writes it. Its keys as a RunWriter writes them
-// into a scratch directory; the reader needs "type" and "schema_version" (RunReader's
-// check of the first record), the rest is the writer's own.
-json runStartKeys() {
-    const auto scratch = std::filesystem::temp_directory_path() /
-                         ("ampscope-record-vocabulary-" + std::to_string(::getpid()));
-    std::filesystem::remove_all(scratch);
-    { RunWriter writer(scratch.string(), json::object()); }
-    std::ifstream events(scratch / std::string(kEventsFileName));
-    std::string line;
-    std::getline(events, line);
-    std::filesystem::remove_all(scratch);
-    const json runStart = json::parse(line);
-    json keys = json::object();
-    for (const auto& [key, value] : runStart.items())
-        keys[key] = {{"read", key == "type" || key == "schema_version" ? "required" : "written only"}};
-    return keys;
-}
-
 json records() {
     json all = json::object();
-    for (const json& part : {stepRecordKeys(), runRecordKeys(), probeRecordKeys(), stepAuditRecordKeys(),
-                             comparisonRecordKeys(), formatSweepRecordKeys(), formatQuantRecordKeys(),
-                             modelModulesRecordKeys()})
+    for (const json& part : {stepRecordKeys(), runLifecycleRecordKeys(), summaryRecordKeys(), probeRecordKeys(),
+                             stepAuditRecordKeys(), comparisonRecordKeys(), formatSweepRecordKeys(),
+                             formatQuantRecordKeys(), modelModulesRecordKeys()})
         all.update(part);
-    all[std::string(event_type::kRunStart)] = runStartKeys();
     all[std::string(kConfigFileName)] = configKeys();
     return all;
 }

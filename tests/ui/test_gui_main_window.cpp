@@ -360,7 +360,7 @@ private Q_SLOTS:
                         writer.append(toJson(h));
                     }
             }
-            writer.append(runEndRecord("finished", steps));
+            writer.append(toJson(RunEndRecord{"finished", steps, utcTimeNow()}));
             RunSummary summary;
             summary.steps = steps;
             writer.writeSummary(summaryToJson(summary));

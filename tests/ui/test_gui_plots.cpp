@@ -18,6 +18,7 @@
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
+#include "plots/PowerOfTwoText.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"
@@ -425,6 +426,35 @@ private Q_SLOTS:
         QVERIFY2(QToolTip::text().contains("123 elements") && QToolTip::text().contains("step 7"),
                  qPrintable(QToolTip::text()));
         slice.hide();
+    }
+
+    // The slice's exponent axis (PowerOfTwoTicker at least 4 exponents a step): ticks on
+    // multiples of 4 labelled 2^k, readable from the plot's least width up.
+    void histogramSliceAxisIsReadableAtAnyWidth() {
+        HistogramSlicePlot slice;
+        HistogramSlicePlot::Slice data;
+        data.histogram.counts[static_cast<std::size_t>(-3 + 64)] = 1000;
+        slice.setSlice(data);
+        for (const QSize size : {slice.minimumSize(), QSize(700, 400)}) {
+            slice.resize(size);
+            slice.show();
+            QVERIFY(QTest::qWaitForWindowExposed(&slice));
+            slice.replot(QCustomPlot::rpImmediateRefresh);
+            const QVector<double> ticks = slice.xAxis->tickVector();
+            const QVector<QString> labels = slice.xAxis->tickVectorLabels();
+            QVERIFY2(ticks.size() >= 3 && ticks.size() <= 6, qPrintable(QString::number(ticks.size())));
+            const QFontMetrics metrics(slice.xAxis->tickLabelFont());
+            for (int i = 0; i < ticks.size(); ++i) {
+                QCOMPARE(std::fmod(ticks[i], 4.0), 0.0);
+                QCOMPARE(labels[i], powerOfTwoText(ticks[i]));
+                if (i == 0) continue;
+                const double gap = slice.xAxis->coordToPixel(ticks[i]) - slice.xAxis->coordToPixel(ticks[i - 1]);
+                QVERIFY2(gap > 0.5 * (metrics.horizontalAdvance(labels[i]) +
+                                      metrics.horizontalAdvance(labels[i - 1])) + 4,
+                         qPrintable(labels[i - 1] + " " + labels[i]));
+            }
+            slice.hide();
+        }
     }
 
     // A double click (left button) puts back the ranges the plot chose itself, whatever

@@ -27,12 +27,13 @@
 #include "engine/Engine.h"
 #include "plots/HeatmapPlot.h"
 #include "views/MemoryPlot.h"
-#include "views/MemoryRecord.h"
+#include "probes/StepAuditRecords.h"
 #include "probes/ProbeRecords.h"
 #include "views/GradientHistogramView.h"
 #include "views/HistogramMapPane.h"
 #include "plots/HistogramSlicePlot.h"
 #include "views/NanInspectorView.h"
+#include "views/StatsFramesTable.h"
 #include "plots/UnderflowFractionPlot.h"
 #include "views/UnderflowView.h"
 #include "views/UpdatesPlot.h"
@@ -706,36 +707,36 @@ private Q_SLOTS:
         QVERIFY(table->horizontalHeaderItem(1)->text().startsWith("step 5"));
         // 4 layers x 2 tensors x 5 statistics; no loss stats in these frames.
         QCOMPARE(table->rowCount(), 40);
-        const int fc1Max = view.rowOf("fc1", "activation", "max");
+        const int fc1Max = view.table()->rowOf("fc1", "activation", "max");
         QCOMPARE(table->verticalHeaderItem(fc1Max)->text(),
                  QString("fc1 \u00B7 activation \u00B7 max"));
         QCOMPARE(table->item(fc1Max, 0)->text(), QString("2"));
         QCOMPARE(table->item(fc1Max, 1)->text(), QString("2.5"));
-        QCOMPARE(table->item(view.rowOf("fc1", "activation", "mean"), 1)->text(), QString("0.25"));
-        QCOMPARE(table->item(view.rowOf("fc1", "gradient", "min"), 0)->text(), QString("-0.25"));
+        QCOMPARE(table->item(view.table()->rowOf("fc1", "activation", "mean"), 1)->text(), QString("0.25"));
+        QCOMPARE(table->item(view.table()->rowOf("fc1", "gradient", "min"), 0)->text(), QString("-0.25"));
         // The culprit's cells at the event step: no finite element, counts, strong tint.
-        const int fc2Counts = view.rowOf("fc2", "activation", "NaN/Inf");
-        const int fc2Max = view.rowOf("fc2", "activation", "max");
+        const int fc2Counts = view.table()->rowOf("fc2", "activation", "NaN/Inf");
+        const int fc2Max = view.table()->rowOf("fc2", "activation", "max");
         QCOMPARE(table->item(fc2Counts, 1)->text(), QString("3 NaN, 1 +Inf"));
         QCOMPARE(table->item(fc2Max, 1)->text(), QString("\u2014"));
-        QCOMPARE(table->item(fc2Counts, 1)->background().color(), NanInspectorView::culpritTint());
-        QCOMPARE(table->item(fc2Max, 1)->background().color(), NanInspectorView::culpritTint());
+        QCOMPARE(table->item(fc2Counts, 1)->background().color(), StatsFramesTable::culpritTint());
+        QCOMPARE(table->item(fc2Max, 1)->background().color(), StatsFramesTable::culpritTint());
         QCOMPARE(table->item(fc2Counts, 0)->text(), QString("0"));
         // One step before: 70000 is beyond fp16's 65504.
         QCOMPARE(table->item(fc2Max, 0)->text(), QString("70000"));
-        QCOMPARE(table->item(fc2Max, 0)->background().color(), NanInspectorView::fp16RangeTint());
+        QCOMPARE(table->item(fc2Max, 0)->background().color(), StatsFramesTable::fp16RangeTint());
         QVERIFY2(table->item(fc2Max, 0)->toolTip().contains("largest finite value 65504"),
                  qPrintable(table->item(fc2Max, 0)->toolTip()));
         QCOMPARE(table->item(fc1Max, 0)->background().style(), Qt::NoBrush);
         // No gradient reached the layers at the event step (forward stopped there).
-        QVERIFY(table->item(view.rowOf("fc1", "gradient", "min"), 1)->text().isEmpty());
+        QVERIFY(table->item(view.table()->rowOf("fc1", "gradient", "min"), 1)->text().isEmpty());
 
         // The layer list, culprit highlighted and selected.
         QListWidget* layers = view.layerList();
         QCOMPARE(layers->count(), 5);  // four layers, then the loss
         QListWidgetItem* culprit = layers->item(2);
         QCOMPARE(culprit->data(Qt::UserRole).toString(), QString("fc2"));
-        QCOMPARE(culprit->background().color(), NanInspectorView::culpritTint());
+        QCOMPARE(culprit->background().color(), StatsFramesTable::culpritTint());
         QVERIFY(culprit->font().bold());
         QCOMPARE(layers->currentItem(), culprit);
         QVERIFY(!layers->item(0)->font().bold());
@@ -831,30 +832,27 @@ private Q_SLOTS:
         QVERIFY(view.rerunButton()->isEnabled());
     }
 
+    // The memory record through its codec (probes/StepAuditRecords.h): one that does not
+    // read (a field of the wrong type, fields missing) adds no point and is counted.
     void memoryPlotReadsWhatTheRecordHas() {
-        nlohmann::json full = {{"type", "memory"},
-                               {"step", 1},
-                               {"rss_bytes", 104857600},
-                               {"peak_rss_bytes", 209715200},
-                               {"cuda_peak_allocated_bytes", nullptr},
-                               {"activation_bytes", {{"float32", 1048576}, {"float16", 524288}}}};
-        nlohmann::json partial = {
-            {"type", "memory"}, {"step", 2}, {"rss_bytes", "oops"}, {"peak_rss_bytes", 314572800}};
-        QVERIFY(!memorySampleFromRecord({{"type", "memory"}}).has_value());
-        QVERIFY(!memorySampleFromRecord({{"type", "step"}, {"step", 1}}).has_value());
-        const auto sample = memorySampleFromRecord(full);
-        QVERIFY(sample.has_value());
-        QVERIFY(!sample->cudaPeakAllocatedBytes.has_value());
-        QCOMPARE(sample->activationBytes.size(), std::size_t(2));
+        const MemoryRecord first{1, {104857600, 209715200, std::nullopt, {{"float32", 1048576}, {"float16", 524288}}, {}}};
+        const MemoryRecord second{2, {104857600, 314572800, std::nullopt, {}, {}}};
+        const nlohmann::json full = toJson(first);
+        nlohmann::json broken = toJson(second);
+        broken["rss_bytes"] = "oops";
+        const nlohmann::json partial = {{"type", "memory"}, {"step", 3}, {"peak_rss_bytes", 314572800}};
 
         OneRunSet plotFeed;
 
         MemoryPlot plot(&plotFeed.set);
         plotFeed.beginRun(contextFor(probedConfig()));
         plotFeed.takeRecord(full);
+        plotFeed.takeRecord(broken);
         plotFeed.takeRecord(partial);
+        plotFeed.takeRecord(toJson(second));
         plotFeed.endOfBatch();
-        QCOMPARE(plot.rssGraph()->dataCount(), 1);
+        QCOMPARE(plotFeed.run->memory().malformedRecords(), int64_t{2});
+        QCOMPARE(plot.rssGraph()->dataCount(), 2);
         QCOMPARE(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
         QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
         QCOMPARE(plot.peakRssGraph()->data()->at(1)->value, 300.0);

@@ -13,6 +13,7 @@
 #include "RunPalette.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
+#include "probes/StepAuditRecords.h"
 #include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
 #include "run/RunWriter.h"
@@ -69,7 +70,7 @@ void writeRun(const std::string& dir, const char* name, int64_t steps, int64_t n
         if (s == nanStep) record["loss"] = nullptr, record["loss_nonfinite"] = "nan";
         writer.append(record);
     }
-    writer.append(runEndRecord("finished", steps));
+    writer.append(toJson(RunEndRecord{"finished", steps, utcTimeNow()}));
     RunSummary summary;
     summary.steps = steps;
     writer.writeSummary(summaryToJson(summary));
@@ -183,7 +184,7 @@ private Q_SLOTS:
         spy.clear();
         run->endOfBatch();
         QCOMPARE(spy.count(), 0);
-        run->takeRecord({{"type", "memory"}, {"step", 2}, {"rss_bytes", 1048576}});
+        run->takeRecord(toJson(MemoryRecord{2, {1048576, 1048576, std::nullopt, {}, {}}}));
         run->endOfBatch();
         QCOMPARE(caught(spy), (std::vector<std::pair<RunId, RunChanges>>{{run->id(), RunChange::Memory}}));
         // The first non-finite value: the inspector's store, and the run's own facts (the
@@ -221,7 +222,7 @@ private Q_SLOTS:
         QCOMPARE(run->precisionMap().latestStep(), int64_t{4});
         QVERIFY(run->precisionMap().map(2));
         QVERIFY(!run->precisionMap().map(3));
-        QCOMPARE(run->precisionMap().malformed(), int64_t{1});
+        QCOMPARE(run->precisionMap().malformedRecords(), int64_t{1});
         // More maps than kept: the oldest go.
         for (int64_t step = 10; step < 10 + int64_t(PrecisionMapHistory::kMaxMaps); ++step) {
             map.step = step;

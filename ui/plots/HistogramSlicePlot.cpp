@@ -5,6 +5,7 @@
 
 #include "plots/LegendRow.h"
 #include "plots/PowerOfTwoText.h"
+#include "plots/PowerOfTwoTicker.h"
 #include "precision/Fp16Limits.h"
 
 namespace ampscope::ui {
@@ -17,18 +18,6 @@ constexpr double kFarRight = 200.0;
 const QColor kFlushFill(220, 50, 50, 45);
 const QColor kSubnormalFill(230, 180, 0, 50);
 const QColor kScaledLineColour(20, 90, 200);
-
-// x ticks every few exponents, labelled 2ᵏ.
-class PowerOfTwoTicker : public QCPAxisTickerFixed {
-protected:
-    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar,
-                         int precision) override {
-        (void)locale;
-        (void)formatChar;
-        (void)precision;
-        return powerOfTwoText(tick);
-    }
-};
 
 // What fp16 does to the values of exponent bin k (before any scale): bins below the
 // flush limit go to 0 whole, the flush limit's own bin rounds up, and the bin below the
@@ -75,10 +64,9 @@ HistogramSlicePlot::HistogramSlicePlot(QWidget* parent) : InteractivePlot(parent
     plotLayout()->setRowStretchFactor(0, 0.001);
     plotLayout()->setRowSpacing(0);
 
-    QSharedPointer<PowerOfTwoTicker> ticker(new PowerOfTwoTicker);
-    ticker->setTickStep(4.0);
-    ticker->setScaleStrategy(QCPAxisTickerFixed::ssMultiples);
-    xAxis->setTicker(ticker);
+    // A plot that may be narrow (its least width is 260 px): x ticks every 4, 8, 16, ...
+    // exponents, five labels at most, so that 2^k labels never touch.
+    xAxis->setTicker(QSharedPointer<PowerOfTwoTicker>::create(4.0, 5.0));
     xAxis->setLabel(
         tr("|gradient| (bar k: 2\u1D4F \u2264 |g| < 2\u1D4F\u207A\u00B9, log\u2082 axis)"));
     yAxis->setScaleType(QCPAxis::stLogarithmic);

@@ -7,8 +7,8 @@ namespace ampscope::ui {
 QString PowerOfTwoTicker::getTickLabel(double tick, const QLocale&, QChar, int) { return powerOfTwoText(tick); }
 
 double PowerOfTwoTicker::getTickStep(const QCPRange& range) {
-    double step = 1.0;
-    while (range.size() / step > 9.0) step *= 2.0;
+    double step = leastStep_;
+    while (range.size() / step > mostTicks_) step *= 2.0;
     return step;
 }
 

@@ -5,12 +5,15 @@
 #include <cmath>
 
 #include "engine/RunRecords.h"
-#include "run/StepRecordCodec.h"
+#include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
 #include "run/FlatRecordText.h"
 #include "run/ModelModulesRecord.h"
+#include "run/RecordCodec.h"
+#include "run/RunLifecycleRecords.h"
 #include "run/RunReader.h"
-#include "probes/ProbeRecords.h"
+#include "run/StepRecordCodec.h"
+#include "runset/ParsedRecord.h"
 
 namespace ampscope::ui {
 namespace {
@@ -57,27 +60,22 @@ ReportResults resultsFromSummary(const nlohmann::json& j) {
 // at a time, so a long run is never held.
 class ResultsFromEvents {
 public:
-    void take(const nlohmann::json& e) {
-        const std::string type = e.value("type", "");
-        if (type == event_type::kStep) {
-            r_.steps = std::max<int64_t>(r_.steps, e.value("step", int64_t{0}));
-            if (auto loss = number(e, "loss"); loss && std::isfinite(*loss))
-                r_.finalTrainLoss = loss;
-            if (e.value("step_skipped", false)) ++r_.skippedSteps;
-            const std::string change = e.value("scale_change", "");
-            if (change == "backoff") ++r_.scaleBackoffs;
-            if (change == "growth") ++r_.scaleGrowths;
-            if (auto scale = number(e, "scale_after")) r_.finalScale = scale;
-            const auto stepSeconds = number(e, "step_seconds");
-            const auto rate = number(e, "samples_per_second");
-            if (stepSeconds && rate && std::isfinite(*stepSeconds) && std::isfinite(*rate)) {
-                seconds_ += *stepSeconds;
-                samples_ += *stepSeconds * *rate;
-            }
-        } else if (type == event_type::kEpoch) {
-            r_.valLoss = number(e, "val_loss");
-            r_.valAccuracy = number(e, "val_accuracy");
+    void take(const StepMetrics& m) {
+        r_.steps = std::max(r_.steps, m.step);
+        if (std::isfinite(m.loss)) r_.finalTrainLoss = m.loss;
+        if (m.stepSkipped) ++r_.skippedSteps;
+        if (m.scaleChange == ScaleChange::Backoff) ++r_.scaleBackoffs;
+        if (m.scaleChange == ScaleChange::Growth) ++r_.scaleGrowths;
+        r_.finalScale = m.scaleAfter;
+        if (std::isfinite(m.stepSeconds) && std::isfinite(m.samplesPerSecond)) {
+            seconds_ += m.stepSeconds;
+            samples_ += m.stepSeconds * m.samplesPerSecond;
         }
+    }
+    // An epoch's validation: NaN where it was not finite or not measured.
+    void take(const EpochMetrics& e) {
+        r_.valLoss = e.valLoss;
+        r_.valAccuracy = e.valAccuracy;
     }
     ReportResults results() const {
         ReportResults r = r_;
@@ -127,25 +125,33 @@ std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config,
 }
 
 // Keeps the records of the latest step only: a later step's first record replaces the
-// earlier step's. A record that does not read is named once in the warnings.
-template <class Record, class Parse>
-void keepLatestStep(std::vector<Record>& kept, const nlohmann::json& json, Parse parse, const char* type,
-                    bool& warned, QStringList& warnings) {
-    try {
-        Record record = parse(json);
-        if (!kept.empty() && record.step > kept.front().step) kept.clear();
-        if (kept.empty() || record.step == kept.front().step) kept.push_back(std::move(record));
-    } catch (const std::exception& error) {
-        if (!warned)
-            warnings << QStringLiteral("events.jsonl: a %1 record does not read (%2)")
-                            .arg(QLatin1String(type), QString::fromUtf8(error.what()));
-        warned = true;
-    }
+// earlier step's.
+template <class Record>
+void keepLatestStep(std::vector<Record>& kept, std::optional<Record> record) {
+    if (!record) return;
+    if (!kept.empty() && record->step > kept.front().step) kept.clear();
+    if (kept.empty() || record->step == kept.front().step) kept.push_back(std::move(*record));
 }
 
 QString compactValue(const nlohmann::json& value) {
     if (value.is_string()) return QString::fromStdString(value.get<std::string>());
     return QString::fromStdString(value.dump());
+}
+
+void takeRunInfo(ReportRun& run, const RunInfoRecord& info) {
+    run.device = QString::fromStdString(info.device);
+    run.deviceName = QString::fromStdString(info.deviceName);
+    run.threads = info.threads;
+    run.torchVersion = QString::fromStdString(info.torchVersion);
+    run.cudaVersion = QString::fromStdString(info.cudaVersion);
+    if (!info.source.empty()) run.source = QString::fromStdString(info.source);
+    run.model = QString::fromStdString(info.model);
+    run.parameters = info.parameters;
+    if (!info.mode.empty()) {  // a run_info without its precision object says nothing of it
+        run.mode = QString::fromStdString(info.mode);
+        run.emulated = info.emulated;
+        run.execution = QString::fromStdString(info.execution);
+    }
 }
 
 }  // namespace
@@ -166,7 +172,7 @@ ReportRun loadReportRun(const QString& directory) {
     ResultsFromEvents fromEvents;
     std::optional<ModelModulesRecord> modules;
     bool first = true;
-    bool badSweep = false, badQuant = false;
+    MalformedRecords malformed("report");
     // With a summary the results come from it, and the step lines (nearly all of a run)
     // only need recognising, not parsing into JSON; the histogram and underflow records
     // are the plots' (ReportRunViews), not the text's.
@@ -180,55 +186,35 @@ ReportRun loadReportRun(const QString& directory) {
         return complete && type == event_type::kStep && parseStepRecordText(flat, ignored);
     };
     const auto onRecord = [&](const nlohmann::json& e) {
-        const std::string type = e.value("type", "");
-        if (first && type == "run_start") {
-            run.startTime = text(e, "time");
-            run.ampscopeVersion = text(e, "ampscope_version");
-            run.source = text(e, kSourceField.data());
+        const std::string type = record_codec::typeOf(e);
+        if (const auto start = first ? runStartFromJson(e) : std::nullopt) {
+            run.startTime = QString::fromStdString(start->time);
+            run.ampscopeVersion = QString::fromStdString(start->ampscopeVersion);
+            run.source = QString::fromStdString(start->source);
         }
         first = false;
-        if (!complete) fromEvents.take(e);
-        if (type == event_type::kRunInfo) {
-            run.device = text(e, "device");
-            run.deviceName = text(e, "device_name");
-            run.threads = e.value("threads", 0);
-            run.torchVersion = text(e, "torch_version");
-            run.cudaVersion = text(e, "cuda_version");
-            if (const QString source = text(e, kSourceField.data()); !source.isEmpty())
-                run.source = source;
-            run.model = text(e, "model");
-            run.parameters = e.value("parameters", int64_t{0});
-            if (e.contains("precision")) {
-                run.mode = text(e["precision"], "mode");
-                run.emulated = e["precision"].value("emulated", false);
-                run.execution = text(e["precision"], "execution");
-            }
+        if (type == event_type::kStep) {
+            if (!complete)
+                if (const auto step = parsedRecord(e, stepFromJson, malformed)) fromEvents.take(*step);
+        } else if (type == event_type::kEpoch) {
+            if (!complete)
+                if (const auto epoch = parsedRecord(e, epochFromJson, malformed)) fromEvents.take(*epoch);
+        } else if (type == event_type::kRunInfo) {
+            if (const auto info = parsedRecord(e, runInfoFromJson, malformed)) takeRunInfo(run, *info);
         } else if (type == probe_record_type::kNonFinite && !run.nonFinite) {
-            try {
-                run.nonFinite = nonFiniteRecordFromJson(e);
-            } catch (const std::exception& error) {
-                run.warnings << QStringLiteral(
-                                    "events.jsonl: a nonfinite record does not read (%1)")
-                                    .arg(QString::fromUtf8(error.what()));
-            }
+            run.nonFinite = parsedRecord(e, nonFiniteRecordFromJson, malformed);
         } else if (type == event_type::kModelModules && !modules) {
-            modules = modelModulesFromJson(e);
-            if (!modules)
-                run.warnings << QStringLiteral("events.jsonl: a model_modules record does not read");
+            modules = parsedRecord(e, modelModulesFromJson, malformed);
         } else if (type == probe_record_type::kFormatSweep) {
-            keepLatestStep(run.formatSweep, e, formatSweepRecordFromJson, "format_sweep", badSweep, run.warnings);
+            keepLatestStep(run.formatSweep, parsedRecord(e, formatSweepRecordFromJson, malformed));
         } else if (type == probe_record_type::kFormatQuant) {
-            keepLatestStep(run.formatQuant, e, formatQuantRecordFromJson, "format_quant", badQuant, run.warnings);
+            keepLatestStep(run.formatQuant, parsedRecord(e, formatQuantRecordFromJson, malformed));
         } else if (type == probe_record_type::kPrecisionMap) {
-            try {
-                auto map = precisionMapRecordFromJson(e);
-                if (!run.precisionMap || map.step >= run.precisionMap->step) run.precisionMap = std::move(map);
-            } catch (const std::exception& error) {
-                run.warnings << QStringLiteral("events.jsonl: a precision_map record does not read (%1)")
-                                    .arg(QString::fromUtf8(error.what()));
-            }
-        } else if (type == "error") {
-            run.errorMessage = text(e, "message");
+            auto map = parsedRecord(e, precisionMapRecordFromJson, malformed);
+            if (map && (!run.precisionMap || map->step >= run.precisionMap->step)) run.precisionMap = std::move(map);
+        } else if (type == event_type::kError) {
+            if (const auto error = parsedRecord(e, errorFromJson, malformed))
+                run.errorMessage = QString::fromStdString(error->message);
         }
     };
     while (reader.visit(onRecord, skipStepLine, 16384)) {
@@ -238,7 +224,7 @@ ReportRun loadReportRun(const QString& directory) {
     run.config = data.config;
     QStringList readerWarnings;
     for (const auto& w : data.warnings) readerWarnings << QString::fromStdString(w);
-    run.warnings = readerWarnings + run.warnings;  // the reader's first, as they were
+    run.warnings = readerWarnings + malformed.warnings();  // the reader's first
     if (data.summary && data.summary->is_object()) {
         const nlohmann::json& s = *data.summary;
         run.status = text(s, "status");

@@ -1,17 +1,11 @@
 #include "report/ReportText.h"
 
 #include <QLocale>
-#include <QTextBlock>
-#include <QTextCursor>
 #include <QTextDocument>
-#include <QTextFragment>
-#include <QUrl>
 #include <cmath>
 
-#include "RunFacts.h"
-#include "config/RunConfig.h"
-#include "probes/NonFiniteText.h"
 #include "common/Text.h"
+#include "report/UntrustedMarkdown.h"
 
 namespace ampscope::ui::report_text {
 
@@ -35,16 +29,18 @@ QString table(const QStringList& header, const std::vector<QStringList>& rows) {
     return html + QStringLiteral("</table>");
 }
 
-namespace {
-
-const QString kUnknown = QStringLiteral("—");
-
-QString number(const std::optional<double>& value, int significant = 4) {
+QString number(const std::optional<double>& value, int significant) {
     if (!value) return kUnknown;
     if (std::isnan(*value)) return QStringLiteral("NaN");
     if (std::isinf(*value)) return *value > 0 ? QStringLiteral("+Inf") : QStringLiteral("-Inf");
     return QString::fromStdString(formatNumber(*value, significant));
 }
+
+QString moduleName(const ScriptModuleInfo& module) {
+    return module.name.empty() ? QString::fromLatin1(kRootLayerName) : QString::fromStdString(module.name);
+}
+
+namespace {
 
 QString precisionText(const ReportRun& run) {
     if (run.mode.isEmpty()) return kUnknown;
@@ -88,78 +84,7 @@ QString statusText(const ReportRun& run) {
     return run.status.isEmpty() ? kUnknown : run.status;
 }
 
-// The layer name of a TorchScript model's own parameters (its root module's).
-const QString kModelItself = QString::fromLatin1(kRootLayerName);
-
-QString moduleName(const ScriptModuleInfo& module) {
-    return module.name.empty() ? kModelItself : QString::fromStdString(module.name);
-}
-
-QString moduleType(const ReportRun& run, const QString& layer) {
-    if (!run.modelFile) return {};
-    for (const ScriptModuleInfo& module : run.modelFile->modules)
-        if (moduleName(module) == layer) return QString::fromStdString(module.type);
-    return {};
-}
-
-
 }  // namespace
-
-bool isAllowedLink(const QString& href) {
-    const QString target = href.trimmed();
-    if (target.startsWith(QLatin1Char('#'))) return true;  // an anchor in the same page
-    // An allow-list: javascript:, data:, file:, vbscript:, relative paths (which resolve
-    // next to the report, or into the run directory) and anything unparsable are out.
-    const QUrl url(target, QUrl::StrictMode);
-    if (!url.isValid()) return false;
-    const QString scheme = url.scheme().toLower();
-    if (scheme == QLatin1String("mailto")) return !url.path().isEmpty();
-    return (scheme == QLatin1String("http") || scheme == QLatin1String("https")) &&
-           !url.host().isEmpty();
-}
-
-void setUntrustedMarkdown(QTextDocument& document, const QString& markdown) {
-    // No raw HTML: <script>, <img onerror=...>, <a href="javascript:..."> written as HTML
-    // in the Markdown become plain text.
-    document.setMarkdown(markdown, QTextDocument::MarkdownFeatures(
-                                       QTextDocument::MarkdownDialectGitHub |
-                                       QTextDocument::MarkdownNoHTML));
-    // Then links and images, which Markdown itself makes: collected first, then changed
-    // from the end back, so that earlier positions stay valid.
-    struct Change {
-        int position = 0;
-        int length = 0;
-        bool image = false;
-        QTextCharFormat format;
-    };
-    std::vector<Change> changes;
-    for (QTextBlock block = document.begin(); block.isValid(); block = block.next()) {
-        for (auto it = block.begin(); !it.atEnd(); ++it) {
-            const QTextFragment fragment = it.fragment();
-            const QTextCharFormat format = fragment.charFormat();
-            if (format.isImageFormat())
-                changes.push_back({fragment.position(), fragment.length(), true, format});
-            else if (format.isAnchor() && !isAllowedLink(format.anchorHref()))
-                changes.push_back({fragment.position(), fragment.length(), false, format});
-        }
-    }
-    for (auto change = changes.rbegin(); change != changes.rend(); ++change) {
-        QTextCursor cursor(&document);
-        cursor.setPosition(change->position);
-        cursor.setPosition(change->position + change->length, QTextCursor::KeepAnchor);
-        QTextCharFormat plain = change->format;
-        plain.setAnchor(false);
-        plain.setAnchorHref(QString());
-        if (change->image) {
-            // An image would be fetched by whoever opens the report (a tracking pixel, a
-            // file: URL read into a PDF): its name stays as text.
-            const QString name = change->format.toImageFormat().name();
-            cursor.insertText(QStringLiteral("[image: %1]").arg(name), QTextCharFormat());
-        } else {
-            cursor.setCharFormat(plain);
-        }
-    }
-}
 
 QString styleSheet() {
     return QStringLiteral(
@@ -373,226 +298,6 @@ QString narrativeHtml(const ReportRun& run) {
         if (open >= 0 && close > open) body = body.mid(open + 1, close - open - 1);
     }
     return QStringLiteral("<h3>Scenario narrative</h3>") + body;
-}
-
-namespace {
-
-// A fraction as a percentage for the format tables: "0", "<0.01 %", "0.40 %", "12.50 %".
-QString percentText(double fraction) {
-    if (fraction == 0.0) return QStringLiteral("0 %");
-    if (fraction < 1e-4) return QStringLiteral("<0.01 %");
-    return QString::number(fraction * 100.0, 'f', 2) + QStringLiteral(" %");
-}
-
-QString snrText(double db) {
-    if (std::isinf(db) && db > 0) return QStringLiteral("exact");
-    return number(db, 3) + QStringLiteral(" dB");
-}
-
-// The layers of records, in the order first met (forward order, as written).
-template <class Record, class LayerOf>
-QStringList layersOf(const std::vector<Record>& records, LayerOf layerOf) {
-    QStringList layers;
-    for (const auto& r : records)
-        if (const QString layer = QString::fromStdString(layerOf(r)); !layers.contains(layer)) layers << layer;
-    return layers;
-}
-
-QString formatSweepHtml(const std::vector<FormatSweepRecord>& sweep) {
-    QStringList formats;
-    for (const auto& r : sweep)
-        if (const QString f = QString::fromStdString(r.format); !formats.contains(f)) formats << f;
-    const QStringList layers = layersOf(sweep, [](const FormatSweepRecord& r) { return r.layer; });
-    const auto find = [&sweep](const QString& layer, const char* tensor, const QString& format) {
-        for (const auto& r : sweep)
-            if (QString::fromStdString(r.layer) == layer && r.tensor == tensor && QString::fromStdString(r.format) == format)
-                return &r;
-        return static_cast<const FormatSweepRecord*>(nullptr);
-    };
-    QString html = QStringLiteral(
-                       "<p>Format sweep at step %1: the same fp32 tensors of every layer measured in "
-                       "every format — fp16 and bf16 as plain casts, e4m3 and e5m2 with per-tensor "
-                       "current scaling, MXFP8 and MXFP4 in blocks of 32 with power-of-two scales, "
-                       "NVFP4 in blocks of 16 with e4m3 scales. Each cell is the SNR and the "
-                       "percentage of elements that underflowed to zero. A format <b>survives</b> a "
-                       "tensor when the SNR is at least %2 dB and under %3 % of its elements "
-                       "underflow and under %4 % saturate.</p>")
-                       .arg(sweep.front().step)
-                       .arg(kSurvivalMinSnrDb)
-                       .arg(kSurvivalMaxUnderflow * 100.0)
-                       .arg(kSurvivalMaxSaturated * 100.0);
-    const std::pair<const char*, const char*> tensors[] = {
-        {"gradient", "Weight gradients (unscaled)"},
-        {"activation", "Inputs of the matmul/conv (the activations)"}};
-    for (const auto& [tensor, title] : tensors) {
-        std::vector<QStringList> rows;
-        for (const QString& layer : layers) {
-            QStringList row{layer};
-            bool any = false;
-            for (const QString& format : formats) {
-                const FormatSweepRecord* r = find(layer, tensor, format);
-                any = any || r;
-                row << (r ? snrText(r->snrDb()) + QStringLiteral(" / ") + percentText(r->underflowFraction())
-                          : kUnknown);
-            }
-            if (any) rows.push_back(row);
-        }
-        if (rows.empty()) continue;
-        html += QStringLiteral("<p><b>%1</b> (SNR / underflow)</p>").arg(esc(QString::fromLatin1(title))) +
-                table(QStringList{QStringLiteral("layer")} + formats, rows);
-    }
-    // Per layer: the formats that hold both of its tensors; for the others, why (the
-    // first tensor and criterion that fails: SNR, then underflow, then saturation).
-    html += QStringLiteral("<ul>");
-    for (const QString& layer : layers) {
-        QStringList kept, lost;
-        for (const QString& format : formats) {
-            QString why;
-            for (const auto& [tensor, title] : tensors) {
-                const FormatSweepRecord* r = find(layer, tensor, format);
-                if (!r || survives(*r) || !why.isEmpty()) continue;
-                const QString name = QString::fromLatin1(tensor);
-                if (r->snrDb() < kSurvivalMinSnrDb)
-                    why = QStringLiteral("%1 SNR %2").arg(name, snrText(r->snrDb()));
-                else if (r->underflowFraction() >= kSurvivalMaxUnderflow)
-                    why = QStringLiteral("%1 %2 underflow").arg(name, percentText(r->underflowFraction()));
-                else
-                    why = QStringLiteral("%1 %2 saturated").arg(name, percentText(r->saturatedFraction()));
-            }
-            if (why.isEmpty())
-                kept << format;
-            else
-                lost << QStringLiteral("%1 (%2)").arg(format, why);
-        }
-        html += QStringLiteral("<li><b>%1</b> survives %2%3.</li>")
-                    .arg(esc(layer),
-                         kept.isEmpty() ? QStringLiteral("none of the formats")
-                                        : esc(kept.join(QStringLiteral(", "))),
-                         lost.isEmpty() ? QStringLiteral(" (all of them)")
-                                        : QStringLiteral("; not %1").arg(esc(lost.join(QStringLiteral(", ")))));
-    }
-    return html + QStringLiteral("</ul>");
-}
-
-QString formatQuantHtml(const std::vector<FormatQuantRecord>& points) {
-    std::vector<QStringList> rows;
-    for (const auto& record : points) {
-        const FormatQuantMeasurement& p = record.point;
-        rows.push_back({QString::fromStdString(p.layer),
-                        QString::fromStdString(p.operand + " " + p.direction),
-                        QString::fromStdString(p.format), QString::fromStdString(p.recipe),
-                        percentText(p.underflowFraction()), percentText(p.saturatedFraction()),
-                        snrText(p.snrDb()), p.blocks > 0 ? percentText(p.crushedFraction()) : kUnknown});
-    }
-    return QStringLiteral("<p>The precision mode's own quantization at step %1 (the last probe step), "
-                          "at each point where it rounds: forward operands (input, weight) and the "
-                          "gradient arriving at each output. Crushed: elements zeroed while the "
-                          "largest element of their block survived (block formats only).</p>")
-               .arg(points.front().step) +
-           table({QStringLiteral("layer"), QStringLiteral("point"), QStringLiteral("format"),
-                  QStringLiteral("recipe"), QStringLiteral("underflow"), QStringLiteral("saturated"),
-                  QStringLiteral("SNR"), QStringLiteral("crushed")},
-                 rows);
-}
-
-}  // namespace
-
-QString numberFormatsHtml(const ReportRun& run) {
-    QString html = QStringLiteral("<h3>Number formats</h3>");
-    if (run.formatSweep.empty() && run.formatQuant.empty())
-        return html + QStringLiteral(
-                          "<p class=\"note\">No format sweep was recorded in this run: it runs on the "
-                          "probe steps that are multiples of probes.format_sweep_every (every %1 "
-                          "steps by default) and at a run's last probe step when none has swept; 0 "
-                          "turns it off.</p>")
-                          .arg(ProbeConfig{}.format_sweep_every);
-    if (!run.formatSweep.empty()) html += formatSweepHtml(run.formatSweep);
-    if (!run.formatQuant.empty()) html += formatQuantHtml(run.formatQuant);
-    return html;
-}
-
-QString nanDiagnosisHtml(const ReportRun& run) {
-    QString html = QStringLiteral("<h3>NaN / Inf diagnosis</h3>");
-    if (!run.nonFinite) {
-        return html + QStringLiteral("<p>No non-finite value was located in this run.</p>");
-    }
-    const NonFiniteEvent& e = run.nonFinite->event;
-    const QString layer = QString::fromStdString(e.layer);
-    const QString type = moduleType(run, layer);
-    // A TorchScript model's layers are its modules, named as named_modules() names them.
-    const QString where = e.layer == kLossLayerName ? QStringLiteral("the <b>loss</b>")
-                          : run.modelFile
-                              ? QStringLiteral("module <b>%1</b>%2")
-                                    .arg(esc(layer), type.isEmpty() ? QString()
-                                                                    : QStringLiteral(" (%1)").arg(esc(type)))
-                              : QStringLiteral("layer <b>%1</b>").arg(esc(layer));
-    html += QStringLiteral(
-                "<p><b>First non-finite value at step %1</b>: %2, %3 pass, %4 "
-                "(%5 NaN, %6 +Inf, %7 -Inf of %8 elements).</p>")
-                .arg(e.step)
-                .arg(where, esc(QString::fromStdString(e.phase)),
-                     esc(QString::fromStdString(e.tensor)))
-                .arg(e.nan)
-                .arg(e.posInf)
-                .arg(e.negInf)
-                .arg(e.numel);
-    if (const std::string words = describeFirstOperator(e); !words.empty())
-        html += QStringLiteral("<p>First operator with a non-finite output: %1.</p>")
-                    .arg(esc(QString::fromStdString(words)));
-    if (e.via == nonfinite_via::kGradientAllReduce)
-        html += QStringLiteral("<p class=\"note\">None of this rank's activations or activation "
-                               "gradients were non-finite: the value arrived from another rank "
-                               "through the gradient all-reduce.</p>");
-    if (e.locatedBy == nonfinite_located_by::kReplay)
-        html += QStringLiteral("<p class=\"note\">Found by running step %1 again with every layer "
-                               "checked; the earlier columns are probe steps.</p>")
-                    .arg(e.step);
-    if (e.replayMissedStep > 0)
-        html += QStringLiteral("<p class=\"note\">A replay of step %1 did not reproduce its "
-                               "non-finite value; every step was checked from then on.</p>")
-                    .arg(e.replayMissedStep);
-    const auto& frames = run.nonFinite->frames;
-    if (frames.empty())
-        return html + QStringLiteral(
-                          "<p class=\"note\">No statistics frames were recorded before it.</p>");
-    // The last frames (at most 4), one column each: per layer the largest finite
-    // magnitude of the activation and of the gradient, non-finite counts flagged.
-    const std::size_t first = frames.size() > 4 ? frames.size() - 4 : 0;
-    QStringList header{QStringLiteral("Layer · tensor (max |x|)")};
-    for (std::size_t f = first; f < frames.size(); ++f)
-        header << QStringLiteral("step %1").arg(frames[f].step);
-    std::vector<QStringList> rows;
-    const auto statsText = [](const std::optional<TensorStats>& stats) {
-        if (!stats) return QString();
-        QString text = std::isfinite(stats->absMax)
-                           ? QString::fromStdString(formatNumber(stats->absMax, 4))
-                           : kUnknown;
-        if (stats->nan || stats->posInf || stats->negInf)
-            text += QStringLiteral(" [%1 NaN, %2 Inf]")
-                        .arg(stats->nan)
-                        .arg(stats->posInf + stats->negInf);
-        return text;
-    };
-    const StatsFrame& last = frames.back();
-    for (const auto& layer : last.layers) {
-        for (const char* tensor : {"activation", "gradient"}) {
-            QStringList row{QStringLiteral("%1 · %2").arg(QString::fromStdString(layer.layer),
-                                                          QLatin1String(tensor))};
-            bool any = false;
-            for (std::size_t f = first; f < frames.size(); ++f) {
-                QString cell;
-                for (const auto& l : frames[f].layers)
-                    if (l.layer == layer.layer) {
-                        cell = statsText(std::string(tensor) == "activation" ? l.activation
-                                                                             : l.gradient);
-                        any = any || !cell.isEmpty();
-                    }
-                row << cell;
-            }
-            if (any) rows.push_back(row);
-        }
-    }
-    return html + table(header, rows);
 }
 
 QString warningsHtml(const ReportRun& run) {

@@ -2,15 +2,23 @@
 // The text parts of a report as HTML fragments (the PDF lays them out with
 // QTextDocument, the HTML file embeds them as they are): header, comparison table,
 // a run's facts and results table, its NaN diagnosis and narrative. Values that are
-// not known are written "—"; a run without summary.json is marked INCOMPLETE.
+// not known are written "—" (kUnknown); a run without summary.json is marked INCOMPLETE.
+//
+// One section per file where a section is a job of its own: ReportText.cpp (the shared
+// parts, the header, the facts and results), ReportFormatText.cpp (number formats),
+// ReportNanText.cpp (the NaN diagnosis); a run's Markdown is read by
+// UntrustedMarkdown.h.
 #include <QDateTime>
 #include <QString>
-#include <QTextDocument>
+#include <optional>
 #include <vector>
 
 #include "report/ReportRun.h"
 
 namespace ampscope::ui::report_text {
+
+// What a value that is not known is written as.
+inline const QString kUnknown = QStringLiteral("\u2014");
 
 // The style sheet both outputs use (QTextDocument understands this subset of CSS).
 QString styleSheet();
@@ -18,6 +26,10 @@ QString styleSheet();
 QString esc(const QString& text);
 // A results table: a header row, the first column of each row as its key.
 QString table(const QStringList& header, const std::vector<QStringList>& rows);
+// A number to `significant` digits; "NaN", "+Inf", "-Inf"; kUnknown when there is none.
+QString number(const std::optional<double>& value, int significant = 4);
+// A TorchScript module as the report names it (the root module: kRootLayerName).
+QString moduleName(const ScriptModuleInfo& module);
 QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generated);
 // Side by side, the first run as the baseline: samples/s and memory as ratios,
 // accuracy as a difference in points with the "within 0.5 pt" check.
@@ -34,13 +46,6 @@ QString narrativeHtml(const ReportRun& run);     // empty: no narrative
 QString numberFormatsHtml(const ReportRun& run);
 QString nanDiagnosisHtml(const ReportRun& run);  // says "none" when there was no NaN/Inf
 QString warningsHtml(const ReportRun& run);      // empty: no warnings
-
-// A run directory is untrusted input (it travels from clusters and bug reports), so
-// its Markdown is read without raw HTML, with links only to http(s) hosts, mailto: and
-// in-page anchors (others keep their text, lose the link) and with images replaced by
-// their names. The report's narrative and any view showing a run's Markdown use these.
-bool isAllowedLink(const QString& href);
-void setUntrustedMarkdown(QTextDocument& document, const QString& markdown);
 
 // One results row's value as text, as the results table writes it (for tests).
 QString resultValue(const ReportRun& run, const QString& row);

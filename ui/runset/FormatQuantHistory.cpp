@@ -6,7 +6,7 @@
 #include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "views/ParsedRecord.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -28,14 +28,17 @@ int operandOrder(const QString& operand) {
 
 void FormatQuantHistory::beginRun(const RunContext& context) {
     (void)context;
+    malformed_.clear();
     clear();
     noteChange(RunChange::FormatQuant);
 }
 
+void FormatQuantHistory::takeRunInfo(const RunInfoRecord& info) {
+    if (layers_.takeRunInfo(info.layers)) noteChange(RunChange::FormatQuant);
+}
+
 void FormatQuantHistory::takeRecord(const nlohmann::json& record) {
-    const std::string type = record_codec::typeOf(record);
-    if (type == event_type::kRunInfo ? takeRunInfo(record)
-                                     : type == probe_record_type::kFormatQuant && take(record))
+    if (record_codec::typeOf(record) == probe_record_type::kFormatQuant && take(record))
         noteChange(RunChange::FormatQuant);
 }
 
@@ -45,7 +48,7 @@ void FormatQuantHistory::clear() {
 }
 
 bool FormatQuantHistory::take(const nlohmann::json& record) {
-    auto read = parsedRecord("format_quant", record, formatQuantRecordFromJson);
+    auto read = parsedRecord(record, formatQuantRecordFromJson, malformed_);
     if (!read) return false;
     const FormatQuantRecord& parsed = *read;
     const QString key = keyOf(parsed.point);

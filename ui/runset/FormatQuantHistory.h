@@ -6,10 +6,10 @@
 // the points in model order for the docks' choosers.
 //
 // Contract:
-// - take(record) parses with formatQuantRecordFromJson (a malformed record is skipped
-//   with a warning) and files it under its point; a record of a step before the point's
+// - take(record) parses with formatQuantRecordFromJson and files it under its point; a record of a step before the point's
 //   last one is a replay and is dropped. Returns whether the record was kept.
 // - takeRunInfo orders layers as run_info lists them (LayerOrder).
+// - A record that does not read is skipped and counted (runset/ParsedRecord.h).
 // - points(): keys in layer order, then forward before backward, then input, weight,
 //   output. label(key): "fc1: input (forward)".
 #include <QString>
@@ -28,13 +28,13 @@ class FormatQuantHistory : public RunStore {
 public:
     // RunStore: run_info orders the layers, format_quant records are taken.
     void beginRun(const RunContext& context) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
     void takeRecord(const nlohmann::json& record) override;
 
     using Series = ProbeSeriesStore<FormatQuantMeasurement>;
     static constexpr std::size_t kMaxKeptProbeSteps = 2048;
 
     void clear();
-    bool takeRunInfo(const nlohmann::json& record) { return layers_.takeRunInfo(record); }
     bool take(const nlohmann::json& record);
 
     // Point keys ("layer\x1foperand\x1fdirection"), ordered as in the contract.

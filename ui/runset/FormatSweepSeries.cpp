@@ -5,7 +5,7 @@
 #include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "views/ParsedRecord.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -22,20 +22,20 @@ double lostToFormats(const FormatSweepSeries::StepSweep& step) {
 
 void FormatSweepSeries::beginRun(const RunContext& context) {
     (void)context;
+    malformed_.clear();
     layers_.clear();
     data_.clear();
     formats_.clear();
     noteChange(RunChange::FormatSweep);
 }
 
+void FormatSweepSeries::takeRunInfo(const RunInfoRecord& info) {
+    if (layers_.takeRunInfo(info.layers)) noteChange(RunChange::FormatSweep);
+}
+
 void FormatSweepSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = record_codec::typeOf(record);
-    if (type == event_type::kRunInfo) {
-        if (layers_.takeRunInfo(record)) noteChange(RunChange::FormatSweep);
-        return;
-    }
-    if (type != probe_record_type::kFormatSweep) return;
-    auto read = parsedRecord("format sweep", record, formatSweepRecordFromJson);
+    if (record_codec::typeOf(record) != probe_record_type::kFormatSweep) return;
+    auto read = parsedRecord(record, formatSweepRecordFromJson, malformed_);
     if (!read) return;
     const FormatSweepRecord& parsed = *read;
     TensorData& d =

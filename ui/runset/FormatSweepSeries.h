@@ -24,6 +24,7 @@ public:
     static constexpr std::size_t kMaxKeptSweepSteps = 512;
 
     void beginRun(const RunContext& context) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
     void takeRecord(const nlohmann::json& record) override;
 
     const TensorData* data(const QString& tensor) const;

@@ -1,11 +1,9 @@
 #include "runset/HistogramSeries.h"
 
 #include <cmath>
-#include <nlohmann/json.hpp>
 
-#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
-#include "run/EventSchema.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -52,12 +50,8 @@ void HistogramSeries::appendSteps(const std::vector<StepMetrics>& steps) {
     }
 }
 
-void HistogramSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = record_codec::typeOf(record);
-    if (type == event_type::kRunInfo) {
-        if (layers_.takeRunInfo(record)) noteChange(RunChange::Histograms);
-        return;
-    }
+void HistogramSeries::takeRunInfo(const RunInfoRecord& info) {
+    if (layers_.takeRunInfo(info.layers)) noteChange(RunChange::Histograms);
 }
 
 void HistogramSeries::takeHistogram(const HistogramRecord& parsed) {

@@ -32,7 +32,7 @@ public:
 
     void beginRun(const RunContext& context) override;
     void appendSteps(const std::vector<StepMetrics>& steps) override;
-    void takeRecord(const nlohmann::json& record) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
     void takeHistogram(const HistogramRecord& record) override;
 
     static QStringList kinds();

@@ -6,10 +6,12 @@
 
 #include "probes/ComparisonRecords.h"
 #include "probes/ProbeRecords.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope::ui {
 
 void LockstepSeries::beginRun(const RunContext& context) {
+    malformed_.clear();
     lossDiff_.clear();
     cosines_.clear();
     runMode_ = QString::fromStdString(context.config.precision.mode);
@@ -27,13 +29,10 @@ const DecimatedSeries* LockstepSeries::cosine(const std::string& layer) const {
 }
 
 void LockstepSeries::takeRecord(const nlohmann::json& record) {
-    if (record.value("type", std::string()) != probe_record_type::kLockstep) return;
-    LockstepRecord r;
-    try {
-        r = lockstepRecordFromJson(record);
-    } catch (const std::exception&) {
-        return;  // a malformed record: the reader's warnings say so
-    }
+    if (record_codec::typeOf(record) != probe_record_type::kLockstep) return;
+    const auto read = parsedRecord(record, lockstepRecordFromJson, malformed_);
+    if (!read) return;
+    const LockstepRecord& r = *read;
     const double step = static_cast<double>(r.step);
     if (partnerMode_.isEmpty()) partnerMode_ = QString::fromStdString(r.mode);
     if (std::isfinite(r.lossDiff)) {

@@ -3,7 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "views/MemoryRecord.h"
+#include "probes/ProbeRecords.h"
+#include "probes/StepAuditRecords.h"
+#include "run/RecordCodec.h"
 
 namespace ampscope::ui {
 
@@ -13,6 +15,7 @@ constexpr double kBytesPerMiB = 1024.0 * 1024.0;
 
 void MemorySeries::beginRun(const RunContext& context) {
     (void)context;
+    malformed_.clear();
     rss_.clear();
     peakRss_.clear();
     cudaPeak_.clear();
@@ -31,13 +34,16 @@ void MemorySeries::append(DecimatedSeries& series, double step, double bytes) {
 }
 
 void MemorySeries::takeRecord(const nlohmann::json& record) {
-    const auto sample = memorySampleFromRecord(record);
-    if (!sample) return;
-    const double step = static_cast<double>(sample->step);
-    if (sample->rssBytes) append(rss_, step, *sample->rssBytes);
-    if (sample->peakRssBytes) append(peakRss_, step, *sample->peakRssBytes);
-    if (sample->cudaPeakAllocatedBytes) append(cudaPeak_, step, *sample->cudaPeakAllocatedBytes);
-    for (const auto& [dtype, bytes] : sample->activationBytes) {
+    if (record_codec::typeOf(record) != probe_record_type::kMemory) return;
+    const auto read = parsedRecord(record, memoryRecordFromJson, malformed_);
+    if (!read) return;
+    const MemoryUsage& usage = read->usage;
+    const double step = static_cast<double>(read->step);
+    append(rss_, step, static_cast<double>(usage.rssBytes));
+    append(peakRss_, step, static_cast<double>(usage.peakRssBytes));
+    if (usage.cudaPeakAllocatedBytes) append(cudaPeak_, step, static_cast<double>(*usage.cudaPeakAllocatedBytes));
+    for (const auto& [dtype, count] : usage.activationBytes) {
+        const double bytes = static_cast<double>(count);
         auto it = std::find_if(activations_.begin(), activations_.end(),
                                [&](const auto& a) { return a.first == dtype; });
         if (it == activations_.end()) {

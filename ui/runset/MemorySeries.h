@@ -1,8 +1,9 @@
 #pragma once
-// MemorySeries: what a run in the set keeps of its "memory" records (MemoryRecord.h),
-// for the Memory dock: process RSS and its peak, CUDA's peak allocated bytes, and the
-// bytes of activations a step kept per dtype (in the order first named), all in MiB,
-// each a DecimatedSeries. A record without a field adds no point to that series.
+// MemorySeries: what a run in the set keeps of its "memory" records
+// (probes/StepAuditRecords.h), for the Memory dock: process RSS and its peak, CUDA's peak
+// allocated bytes (on CPU none), and the bytes of activations a step kept per dtype (in
+// the order first named), all in MiB, each a DecimatedSeries. A record that does not
+// read adds no point (runset/ParsedRecord.h).
 #include <string>
 #include <utility>
 #include <deque>

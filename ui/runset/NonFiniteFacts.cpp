@@ -5,12 +5,13 @@
 #include "run/RecordCodec.h"
 #include "run/EventSchema.h"
 #include "run/ModelModulesRecord.h"
-#include "views/ParsedRecord.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
 void NonFiniteFacts::beginRun(const RunContext& context) {
     record_.reset();
+    malformed_.clear();
     layers_.clear();
     keptInFp32_.clear();
     for (const auto& name : context.config.precision.keep_fp32) keptInFp32_ << QString::fromStdString(name);
@@ -27,15 +28,14 @@ void NonFiniteFacts::takeModelModules(const ModelModulesRecord& record) {
     noteChange(RunChange::NonFinite);
 }
 
+void NonFiniteFacts::takeRunInfo(const RunInfoRecord& info) {
+    if (layers_.takeRunInfo(info.layers)) noteChange(RunChange::NonFinite);
+    recordedRun_ = info.source == record_source::kPyTorchRecorder;
+}
+
 void NonFiniteFacts::takeRecord(const nlohmann::json& record) {
-    const std::string type = record_codec::typeOf(record);
-    if (type == event_type::kRunInfo) {
-        if (layers_.takeRunInfo(record)) noteChange(RunChange::NonFinite);
-        recordedRun_ = record.value(std::string(kSourceField), std::string()) == record_source::kPyTorchRecorder;
-        return;
-    }
-    if (type != probe_record_type::kNonFinite || record_) return;  // the first one counts
-    record_ = parsedRecord("NaN inspector", record, nonFiniteRecordFromJson);
+    if (record_codec::typeOf(record) != probe_record_type::kNonFinite || record_) return;  // the first one counts
+    record_ = parsedRecord(record, nonFiniteRecordFromJson, malformed_);
     if (!record_) return;
     for (const StatsFrame& frame : record_->frames)
         for (const LayerFrame& layer : frame.layers) layers_.add(QString::fromStdString(layer.layer));

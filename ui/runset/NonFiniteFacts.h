@@ -22,6 +22,7 @@ class NonFiniteFacts : public RunStore {
 public:
     void beginRun(const RunContext& context) override;
     void takeModelModules(const ModelModulesRecord& record) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
     void takeRecord(const nlohmann::json& record) override;
 
     const std::optional<NonFiniteRecord>& record() const { return record_; }

@@ -4,26 +4,22 @@
 
 #include "run/RecordCodec.h"
 #include "probes/PrecisionMapRecord.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
 void PrecisionMapHistory::beginRun(const RunContext& context) {
     (void)context;
     maps_.clear();
-    malformed_ = 0;
+    malformed_.clear();
     noteChange(RunChange::PrecisionMap);
 }
 
 void PrecisionMapHistory::takeRecord(const nlohmann::json& record) {
     if (record_codec::typeOf(record) != probe_record_type::kPrecisionMap) return;
-    auto map = parsedRecord("Precision map", record, precisionMapRecordFromJson);
-    if (map) {
+    if (auto map = parsedRecord(record, precisionMapRecordFromJson, malformed_)) {
         const int64_t step = map->step;
         maps_[step] = std::move(*map);
         while (maps_.size() > kMaxMaps) maps_.erase(maps_.begin());
-    } else {
-        ++malformed_;
     }
     noteChange(RunChange::PrecisionMap);
 }

@@ -5,7 +5,7 @@
 //
 // Contract:
 // - takeRecord parses with precisionMapRecordFromJson; a record that does not read is
-//   skipped with a warning and counted (malformed()). A second map of a step replaces
+//   skipped and counted (malformedRecords(), runset/ParsedRecord.h). A second map of a step replaces
 //   the first.
 // - beginRun forgets every map.
 #include <cstdint>
@@ -27,11 +27,9 @@ public:
     // The map of `step`; null when that step was not mapped (or its map went).
     const PrecisionMapRecord* map(int64_t step) const;
     int64_t latestStep() const { return maps_.empty() ? -1 : maps_.rbegin()->first; }
-    int64_t malformed() const { return malformed_; }
 
 private:
     std::map<int64_t, PrecisionMapRecord> maps_;
-    int64_t malformed_ = 0;
 };
 
 }  // namespace ampscope::ui

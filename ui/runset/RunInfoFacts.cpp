@@ -1,10 +1,7 @@
 #include "runset/RunInfoFacts.h"
 
-#include <nlohmann/json.hpp>
-
 #include "RunFacts.h"
-#include "run/RecordCodec.h"
-#include "run/EventSchema.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -19,15 +16,13 @@ void RunInfoFacts::beginRun(const RunContext& context) {
     noteChange(RunChange::Identity);
 }
 
-void RunInfoFacts::takeRecord(const nlohmann::json& record) {
-    if (record_codec::typeOf(record) != event_type::kRunInfo) return;
-    device_ = QString::fromStdString(record.value("device", std::string())).toUpper();
-    deviceName_ = QString::fromStdString(record.value("device_name", std::string()));
-    threads_ = record.value("threads", 0);
-    if (record.contains("precision") && record["precision"].is_object()) {
-        const auto& p = record["precision"];
-        execution_ = {p.value("emulated", false), p.value("execution", std::string())};
-        mode_ = QString::fromStdString(p.value("mode", std::string()));
+void RunInfoFacts::takeRunInfo(const RunInfoRecord& info) {
+    device_ = QString::fromStdString(info.device).toUpper();
+    deviceName_ = QString::fromStdString(info.deviceName);
+    threads_ = info.threads;
+    if (!info.mode.empty()) {  // a run_info without its precision object keeps the config's
+        execution_ = {info.emulated, info.execution};
+        mode_ = QString::fromStdString(info.mode);
     }
     fromRunInfo_ = true;
     noteChange(RunChange::Identity);

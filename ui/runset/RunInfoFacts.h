@@ -13,7 +13,7 @@ namespace ampscope::ui {
 class RunInfoFacts : public RunStore {
 public:
     void beginRun(const RunContext& context) override;
-    void takeRecord(const nlohmann::json& record) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
 
     // "CPU", "CUDA" (run_info's device, upper case).
     const QString& device() const { return device_; }

@@ -1,6 +1,7 @@
 #include "runset/RunModel.h"
 
 #include "RunPalette.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -52,6 +53,10 @@ void RunModel::takeModelModules(const ModelModulesRecord& record) {
 }
 
 void RunModel::takeRecord(const nlohmann::json& record) {
+    if (const auto info = runInfoFromJson(record)) {
+        for (RunStore* store : stores()) store->takeRunInfo(*info);
+        return;
+    }
     for (RunStore* store : stores()) store->takeRecord(record);
 }
 

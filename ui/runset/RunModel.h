@@ -8,7 +8,8 @@
 // Contract:
 // - Records come in as RunObserver calls, in RecordDispatcher's rules and order, from
 //   whatever feeds the run (a live engine, a run directory read or followed, a test);
-//   every call goes to every store. endOfBatch() ends a batch: the set says what the
+//   every call goes to every store, but a run_info record, read once here
+//   (runInfoFromJson), goes to every store as takeRunInfo. endOfBatch() ends a batch: the set says what the
 //   stores noted (RunSet::changed(id, what)), once, if anything changed.
 // - beginRun(context) starts the run over under that context (its stores forget).
 // - firstNonFiniteStep(): the step of the run's nonfinite record, else of its first

@@ -11,7 +11,8 @@
 //   whether it takes the focus and whether it is compared.
 // - Focus: one run or none. Removing the focused run focuses the last one left.
 // - shownRuns(): what a view shows: the focused run first, then the other compared runs
-//   in list order. partnerOf focus (A against B): the first other shown run.
+//   in list order. partner(): the focused run's partner in an A-against-B view, the first
+//   other shown run.
 // - changed(run, what): the one notification, once per change; a batch of records is
 //   one notification (RunModel::endOfBatch) naming the stores that changed. Removed is
 //   signalled while the run can still be read; it is destroyed after the signal.

@@ -1,11 +1,9 @@
 #include "runset/UnderflowSeries.h"
 
 #include <algorithm>
-#include <nlohmann/json.hpp>
 
-#include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
-#include "run/EventSchema.h"
+#include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {
 
@@ -34,14 +32,9 @@ void UnderflowSeries::appendSteps(const std::vector<StepMetrics>& steps) {
     if (!steps.empty()) lastStep_ = std::max(lastStep_, steps.back().step);
 }
 
-void UnderflowSeries::takeRecord(const nlohmann::json& record) {
-    const std::string type = record_codec::typeOf(record);
-    if (type == event_type::kRunInfo) {
-        if (layers_.takeRunInfo(record)) noteChange(RunChange::Underflow);
-        if (record.contains("precision") && record["precision"].is_object())
-            emulated_ = record["precision"].value("emulated", false);
-        return;
-    }
+void UnderflowSeries::takeRunInfo(const RunInfoRecord& info) {
+    if (layers_.takeRunInfo(info.layers)) noteChange(RunChange::Underflow);
+    emulated_ = info.emulated;
 }
 
 void UnderflowSeries::takeUnderflow(const UnderflowRecord& parsed) {

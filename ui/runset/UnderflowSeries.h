@@ -32,7 +32,7 @@ public:
     void beginRun(const RunContext& context) override;
     // Only the last step: a map's x axis spans the run, not just its probe steps.
     void appendSteps(const std::vector<StepMetrics>& steps) override;
-    void takeRecord(const nlohmann::json& record) override;
+    void takeRunInfo(const RunInfoRecord& info) override;
     void takeUnderflow(const UnderflowRecord& record) override;
 
     const KindData* data(const QString& kind) const;

@@ -6,12 +6,12 @@
 
 #include "run/RecordCodec.h"
 #include "probes/ProbeRecords.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
 void UpdateSeries::beginRun(const RunContext& context) {
     (void)context;
+    malformed_.clear();
     layers_.clear();
     measuredLost_ = false;
     lastStep_ = 0.0;
@@ -20,7 +20,7 @@ void UpdateSeries::beginRun(const RunContext& context) {
 
 void UpdateSeries::takeRecord(const nlohmann::json& record) {
     if (record_codec::typeOf(record) != probe_record_type::kUpdateRatio) return;
-    const auto read = parsedRecord("updates", record, updateRatioRecordFromJson);
+    const auto read = parsedRecord(record, updateRatioRecordFromJson, malformed_);
     if (!read) return;
     const LayerUpdateRatio& r = read->ratio;
     const QString name = QString::fromStdString(r.layer);

@@ -1,15 +1,10 @@
 #include "views/LayerOrder.h"
 
-#include <nlohmann/json.hpp>
-
 namespace ampscope::ui {
 
-bool LayerOrder::takeRunInfo(const nlohmann::json& record) {
-    const auto it = record.find("layers");
-    if (it == record.end() || !it->is_array()) return false;
+bool LayerOrder::takeRunInfo(const std::vector<std::string>& layers) {
     QStringList ordered;
-    for (const auto& name : *it)
-        if (name.is_string()) ordered << QString::fromStdString(name.get<std::string>());
+    for (const std::string& name : layers) ordered << QString::fromStdString(name);
     for (const QString& known : names_)
         if (!ordered.contains(known)) ordered << known;
     if (ordered == names_) return false;

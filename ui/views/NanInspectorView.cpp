@@ -2,49 +2,27 @@
 
 #include <QComboBox>
 #include <QHBoxLayout>
-#include <QHeaderView>
 #include <QLabel>
 #include <QListWidget>
 #include <QPushButton>
 #include <QSplitter>
-#include <QTableWidget>
 #include <QVBoxLayout>
 #include <algorithm>
-#include <cmath>
-#include <nlohmann/json.hpp>
 
 #include "RunFacts.h"
 #include "runset/RunSet.h"
 #include "views/ModuleTreeView.h"
+#include "views/StatsFramesTable.h"
 #include "run/EventSchema.h"
-#include "precision/Fp16Limits.h"
 #include "probes/NonFiniteText.h"
 #include "probes/Fp16Classes.h"
 #include "probes/ProbeRecords.h"
-#include "views/ParsedRecord.h"
 
 namespace ampscope::ui {
 
 namespace {
 
-const QString kActivation = QString::fromUtf8(probe_kind::kActivation.data(), probe_kind::kActivation.size());
-const QString kGradient = QStringLiteral("gradient");
 const QString kLoss = QStringLiteral("loss");
-const QString kNonFiniteStat = QStringLiteral("NaN/Inf");
-
-QString number(double value) {
-    if (std::isnan(value)) return QStringLiteral("\u2014");  // no finite element
-    return QString::number(value, 'g', 5);
-}
-
-QString nonFiniteCounts(int64_t nan, int64_t posInf, int64_t negInf) {
-    if (nan == 0 && posInf == 0 && negInf == 0) return QStringLiteral("0");
-    QStringList parts;
-    if (nan) parts << QObject::tr("%1 NaN").arg(nan);
-    if (posInf) parts << QObject::tr("%1 +Inf").arg(posInf);
-    if (negInf) parts << QObject::tr("%1 -Inf").arg(negInf);
-    return parts.join(QStringLiteral(", "));
-}
 
 QString phaseText(const std::string& phase) {
     if (phase == "forward") return QObject::tr("forward pass");
@@ -66,16 +44,6 @@ QString arrivalText(const NonFiniteEvent& e) {
     return QObject::tr("<br>None of this rank's activations or activation gradients were non-finite: "
                        "the value arrived from another rank through the gradient all-reduce. Open "
                        "the job folder to see which rank it came from.");
-}
-
-const TensorStats* statsOf(const StatsFrame& frame, const QString& layer, const QString& tensor) {
-    if (layer == kLoss && tensor == kLoss) return frame.loss ? &*frame.loss : nullptr;
-    for (const LayerFrame& l : frame.layers) {
-        if (QString::fromStdString(l.layer) != layer) continue;
-        const auto& stats = tensor == kActivation ? l.activation : l.gradient;
-        return stats ? &*stats : nullptr;
-    }
-    return nullptr;
 }
 
 }  // namespace
@@ -117,15 +85,9 @@ NanInspectorView::NanInspectorView(RunSet* set, QWidget* parent) : QWidget(paren
     layerList_->setMaximumWidth(220);
     layerList_->setToolTip(tr("The model's layers in forward order; click one to find its rows"));
     connect(layerList_, &QListWidget::itemClicked, this,
-            [this](QListWidgetItem* item) { scrollToLayer(item->data(Qt::UserRole).toString()); });
+            [this](QListWidgetItem* item) { table_->scrollToLayer(item->data(Qt::UserRole).toString()); });
 
-    table_ = new QTableWidget(this);
-    table_->setObjectName(QStringLiteral("nanFrames"));
-    table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-    table_->setSelectionMode(QAbstractItemView::SingleSelection);
-    table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 4);
-    table_->horizontalHeader()->setDefaultSectionSize(
-        table_->fontMetrics().horizontalAdvance(QStringLiteral("-0.0000e-00")) + 12);
+    table_ = new StatsFramesTable(this);
     tableNote_ = new QLabel(this);
     tableNote_->setWordWrap(true);
     tableNote_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
@@ -142,7 +104,7 @@ NanInspectorView::NanInspectorView(RunSet* set, QWidget* parent) : QWidget(paren
     moduleTree_->setMinimumWidth(200);
     moduleTree_->setToolTip(tr("Your model's modules; click one to find its rows"));
     moduleTree_->hide();
-    connect(moduleTree_, &ModuleTreeView::moduleActivated, this, &NanInspectorView::scrollToLayer);
+    connect(moduleTree_, &ModuleTreeView::moduleActivated, this, [this](const QString& layer) { table_->scrollToLayer(layer); });
 
     splitter_ = new QSplitter(Qt::Horizontal, this);
     auto* splitter = splitter_;
@@ -248,11 +210,8 @@ void NanInspectorView::showNoEvent() {
                              : tr("<b>No non-finite value so far.</b> Each step's loss and "
                                   "gradients are checked; the first step that goes non-finite is "
                                   "run again with every layer's output and gradient checked."));
-    table_->clear();
-    table_->setRowCount(0);
-    table_->setColumnCount(0);
-    tableNote_->setText(tr("The statistics of the steps before the first NaN/Inf appear here."));
-    rows_.clear();
+    table_->clearFrames();
+    tableNote_->setText(table_->note());
     fillLayerList();
     updateButton();
 }
@@ -299,125 +258,13 @@ void NanInspectorView::showFoundEvent() {
            "%3 \u00B7 %4 \u00B7 <b>%5</b> of %6 elements")
             .arg(e.step)
             .arg(where, phaseText(e.phase), tensorText(e.tensor).toHtmlEscaped(),
-                 nonFiniteCounts(e.nan, e.posInf, e.negInf))
+                 nonFiniteCountsText(e.nan, e.posInf, e.negInf))
             .arg(e.numel) +
         op + arrivalText(e) + locatedByText(e));
-    fillTable();
+    table_->showFrames(*facts_->record(), facts_->layers().names());
+    tableNote_->setText(table_->note());
     fillLayerList();
     updateButton();
-}
-
-int NanInspectorView::rowOf(const QString& layer, const QString& tensor,
-                            const QString& stat) const {
-    for (std::size_t i = 0; i < rows_.size(); ++i)
-        if (rows_[i].layer == layer && rows_[i].tensor == tensor && rows_[i].stat == stat)
-            return static_cast<int>(i);
-    return -1;
-}
-
-void NanInspectorView::fillTable() {
-    const auto& frames = facts_->record()->frames;
-    const NonFiniteEvent& e = facts_->record()->event;
-    table_->clear();
-    rows_.clear();
-    const QStringList stats = {tr("min"), tr("max"), tr("mean"), tr("max |x|"), kNonFiniteStat};
-    for (const QString& layer : facts_->layers().names()) {
-        if (layer == kLoss) continue;
-        for (const QString& tensor : {kActivation, kGradient})
-            for (const QString& stat : stats) rows_.push_back({layer, tensor, stat});
-    }
-    bool anyLoss = false;
-    for (const StatsFrame& f : frames) anyLoss = anyLoss || f.loss.has_value();
-    if (anyLoss || e.layer == "loss") {
-        rows_.push_back({kLoss, kLoss, tr("value")});
-        rows_.push_back({kLoss, kLoss, kNonFiniteStat});
-    }
-
-    table_->setRowCount(static_cast<int>(rows_.size()));
-    table_->setColumnCount(static_cast<int>(frames.size()));
-    QStringList rowLabels;
-    for (const RowKey& key : rows_)
-        rowLabels << (key.layer == kLoss ? tr("loss \u00B7 %1").arg(key.stat)
-                                         : QStringLiteral("%1 \u00B7 %2 \u00B7 %3")
-                                               .arg(key.layer, key.tensor, key.stat));
-    table_->setVerticalHeaderLabels(rowLabels);
-    QStringList columnLabels;
-    for (const StatsFrame& f : frames)
-        columnLabels << (f.step == e.step ? tr("step %1 \u26A0").arg(f.step)
-                                          : tr("step %1").arg(f.step));
-    table_->setHorizontalHeaderLabels(columnLabels);
-
-    const QString culprit = QString::fromStdString(e.layer);
-    const QString culpritTensor = e.tensor == "loss" ? kLoss : QString::fromStdString(e.tensor);
-    for (int c = 0; c < static_cast<int>(frames.size()); ++c) {
-        const StatsFrame& frame = frames[static_cast<std::size_t>(c)];
-        for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-            const RowKey& key = rows_[static_cast<std::size_t>(r)];
-            auto* item = new QTableWidgetItem;
-            item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
-            const TensorStats* s = statsOf(frame, key.layer, key.tensor);
-            if (!s) {
-                item->setBackground(QColor(238, 238, 238));
-                item->setToolTip(key.tensor == kGradient
-                                     ? tr("No gradient reached this layer at this step")
-                                     : tr("Not measured at this step"));
-                table_->setItem(r, c, item);
-                continue;
-            }
-            double value = 0.0;
-            const bool countsRow = key.stat == kNonFiniteStat;
-            if (countsRow) {
-                item->setText(nonFiniteCounts(s->nan, s->posInf, s->negInf));
-            } else {
-                const int which = stats.indexOf(key.stat);
-                value = key.tensor == kLoss ? s->mean
-                        : which == 0        ? s->min
-                        : which == 1        ? s->max
-                        : which == 2        ? s->mean
-                                            : s->absMax;
-                item->setText(number(value));
-                item->setToolTip(std::isnan(value) ? tr("No finite element in this tensor")
-                                                   : QString::number(value, 'g', 17));
-            }
-            const bool culpritCell =
-                frame.step == e.step && key.layer == culprit && key.tensor == culpritTensor;
-            if (culpritCell) {
-                item->setBackground(culpritTint());
-                QFont bold = item->font();
-                bold.setBold(true);
-                item->setFont(bold);
-                item->setToolTip(tr("The first non-finite value of the run: %1")
-                                     .arg(nonFiniteCounts(e.nan, e.posInf, e.negInf)));
-            } else if (!s->finite()) {
-                item->setBackground(nonFiniteTint());
-            } else if (!countsRow && std::isfinite(value) && std::abs(value) >= fp16::kMax) {
-                item->setBackground(fp16RangeTint());
-                item->setToolTip(tr("%1: at or beyond fp16's largest finite value %2")
-                                     .arg(QString::number(value, 'g', 17))
-                                     .arg(fp16::kMax));
-            }
-            table_->setItem(r, c, item);
-        }
-    }
-    // The culprit's rows read in bold in the row header too.
-    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-        if (rows_[static_cast<std::size_t>(r)].layer != culprit) continue;
-        QTableWidgetItem* label = table_->verticalHeaderItem(r);
-        QFont bold = label->font();
-        bold.setBold(true);
-        label->setFont(bold);
-        label->setForeground(QColor(183, 28, 28));
-    }
-    table_->resizeColumnsToContents();
-    tableNote_->setText(
-        frames.empty()
-            ? tr("No statistics frames were kept before the event (probes.ring_steps).")
-            : tr("The last %1 steps up to the event: statistics of the finite elements; "
-                 "red = holds NaN/Inf, strong red = the first hit, orange = beyond fp16's "
-                 "%2, \u2014 = no finite element.")
-                  .arg(frames.size())
-                  .arg(fp16::kMax));
-    scrollToLayer(culprit);
 }
 
 void NanInspectorView::fillLayerList() {
@@ -431,7 +278,7 @@ void NanInspectorView::fillLayerList() {
         if (hasEvent() && name == culprit) {
             item->setText(tr("%1  \u2190 first NaN/Inf (%2)")
                               .arg(name, QString::fromStdString(facts_->record()->event.phase)));
-            item->setBackground(culpritTint());
+            item->setBackground(StatsFramesTable::culpritTint());
             item->setForeground(Qt::white);
             QFont bold = item->font();
             bold.setBold(true);
@@ -475,16 +322,6 @@ void NanInspectorView::updateButton() {
         rerunButton_->setToolTip(
             tr("Adds %1 to precision.keep_fp32 in the Configure panel and starts a new run")
                 .arg(layer));
-    }
-}
-
-void NanInspectorView::scrollToLayer(const QString& layer) {
-    for (int r = 0; r < static_cast<int>(rows_.size()); ++r) {
-        if (rows_[static_cast<std::size_t>(r)].layer != layer) continue;
-        if (table_->columnCount() > 0)
-            table_->scrollToItem(table_->item(r, table_->columnCount() - 1),
-                                 QAbstractItemView::PositionAtTop);
-        return;
     }
 }
 

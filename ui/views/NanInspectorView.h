@@ -11,13 +11,8 @@
 //   core/probes/ProbeRecords.md; its layers from run_info or the frames). Until one
 //   arrives the header says "No non-finite value so far" (or that the locator is off in
 //   this run).
-// - Table: one column per frame (oldest first, the event's step last), rows per layer in
-//   model order x tensor (activation = the layer's forward output, gradient = the
-//   gradient arriving at it) x statistic (min, max, mean, max |x| of the finite elements,
-//   and the non-finite counts), then the loss. A tensor with NaN/Inf in a frame has its
-//   cells tinted; the culprit's cells at the event step are tinted strongly; a finite
-//   value at or beyond fp16's largest (65504) is tinted orange. "—": no finite element;
-//   empty and grey: not measured (no gradient reached the layer).
+// - Table: the frames of the steps before the event (StatsFramesTable.h), its rows in
+//   the run's layer order; clicking a layer (or a module) scrolls to its rows.
 // - A user's TorchScript model (the run's model_modules record): the layer list gives way
 //   to the model's module tree (ModuleTreeView), in which the culprit module is selected,
 //   bold and marked red with its parents expanded; the header names the qualified module
@@ -42,13 +37,13 @@ class QLabel;
 class QListWidget;
 class QPushButton;
 class QSplitter;
-class QTableWidget;
 
 namespace ampscope::ui {
 
 class ModuleTreeView;
 class NonFiniteFacts;
 class RunSet;
+class StatsFramesTable;
 
 class NanInspectorView : public QWidget {
     Q_OBJECT
@@ -61,42 +56,28 @@ public:
     QString headerText() const;
 
     QLabel* header() const { return header_; }
-    QTableWidget* table() const { return table_; }
+    StatsFramesTable* table() const { return table_; }
     QListWidget* layerList() const { return layerList_; }
     // A TorchScript model's modules (shown instead of the layer list for such a run).
     ModuleTreeView* moduleTree() const { return moduleTree_; }
     QPushButton* rerunButton() const { return rerunButton_; }
     QComboBox* runChooser() const { return runBox_; }
-    // Table row of a layer's tensor statistic ("activation"/"gradient", "min"...), -1: none.
-    int rowOf(const QString& layer, const QString& tensor, const QString& stat) const;
-
-    static QColor nonFiniteTint() { return QColor(255, 205, 210); }
-    static QColor culpritTint() { return QColor(239, 83, 80); }
-    static QColor fp16RangeTint() { return QColor(255, 224, 178); }
 
 Q_SIGNALS:
     void rerunWithLayerInFp32(const QString& layer);
     void nonFiniteFound();
 
 private:
-    struct RowKey {
-        QString layer;
-        QString tensor;
-        QString stat;
-    };
-
     void onChanged(RunId run, RunChanges what);
     void updateRunChooser();
     void showFocused();
     void showNoEvent();
     void showFoundEvent();
-    void fillTable();
     void fillLayerList();
     void updateButton();
-    void scrollToLayer(const QString& layer);
 
     QLabel* header_ = nullptr;
-    QTableWidget* table_ = nullptr;
+    StatsFramesTable* table_ = nullptr;
     QListWidget* layerList_ = nullptr;
     ModuleTreeView* moduleTree_ = nullptr;
     QSplitter* splitter_ = nullptr;
@@ -109,7 +90,6 @@ private:
     QString locatedByText(const NonFiniteEvent& e) const;
     QString culpritText(const NonFiniteEvent& e) const;
     void showModuleTree(bool show);
-    std::vector<RowKey> rows_;
     std::set<RunId> announced_;  // runs whose nonFiniteFound was emitted
     bool updatingChooser_ = false;
 };

@@ -124,7 +124,7 @@ const RunModel* PrecisionMapView::focusedRun() const {
 
 int64_t PrecisionMapView::malformedRecords() const {
     const RunModel* run = focusedRun();
-    return run ? run->precisionMap().malformed() : 0;
+    return run ? run->precisionMap().malformedRecords() : 0;
 }
 
 void PrecisionMapView::onChanged(RunId run, RunChanges what) {

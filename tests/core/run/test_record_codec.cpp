@@ -11,6 +11,7 @@
 #include "common/BuildInfo.h"
 #include "config/RunConfig.h"
 #include "engine/RunRecords.h"
+#include "run/RunLifecycleRecords.h"
 #include "run/StepRecordCodec.h"
 #include "probes/ComparisonRecords.h"
 #include "probes/ProbeRecords.h"
@@ -32,6 +33,16 @@ QString onDisk(const json& record) { return QString::fromStdString(record.dump()
 QString text(const std::string& s) { return QString::fromStdString(s); }
 
 json throughText(const json& record) { return json::parse(record.dump()); }
+
+// A record of a lenient codec, every field set to a value of its own: written, the text
+// is `expected`; read back and written again, the same text (so every field came back).
+template <class Record, class FromJson>
+void pinnedBothWays(const Record& record, FromJson fromJson, const QString& expected) {
+    QCOMPARE(onDisk(toJson(record)), expected);
+    const auto back = fromJson(throughText(toJson(record)));
+    QVERIFY(back);
+    QCOMPARE(onDisk(toJson(*back)), expected);
+}
 
 TensorStats stats(double base, int64_t nan) {
     TensorStats s;
@@ -544,7 +555,7 @@ private Q_SLOTS:
             "\"emulated on CPU\",\"mode\":\"fp16\"},\"threads\":2,\"torch_version\":\"1.13.0\",\""
             "total_steps\":80,\"type\":\"run_info\""
             "}")));
-        QCOMPARE(onDisk(errorRecord(5, "broke", true)),
+        QCOMPARE(onDisk(toJson(ErrorRecord{5, "broke", true})),
                  text("{\"input_error\":true,\"message\":\"broke\",\"step\":5,\"type\":\"error\"}"));
         FaultConfig fault;
         fault.step = 3;
@@ -553,7 +564,7 @@ private Q_SLOTS:
         fault.factor = 2.0;
         QCOMPARE(onDisk(faultRecord(fault)),
                  text("{\"factor\":2.0,\"kind\":\"scale_loss\",\"layer\":\"fc1\",\"step\":3,\"type\":\"fault\"}"));
-        const json end = runEndRecord("stopped", 9);
+        const json end = toJson(RunEndRecord{"stopped", 9, utcTimeNow()});
         QCOMPARE(end.size(), size_t(4));
         QCOMPARE(end["type"], "run_end");
         QCOMPARE(end["status"], "stopped");
@@ -562,6 +573,108 @@ private Q_SLOTS:
         QVERIFY(QRegularExpression("^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}Z$")
                     .match(QString::fromStdString(end["time"].get<std::string>()))
                     .hasMatch());
+    }
+
+    // run_start as the writer and the Python recorder write it (the engine leaves the
+    // source empty and the bare writer also device and threads: those keys are left out).
+    void runStart() {
+        const RunStartRecord full{1, "2026-01-02T03:04:05Z", "0.1.0", "cuda", 8, "pytorch_recorder"};
+        const QString expected = text(
+            "{\"ampscope_version\":\"0.1.0\",\"device\":\"cuda\",\"schema_version\":1,"
+            "\"source\":\"pytorch_recorder\",\"threads\":8,\"time\":\"2026-01-02T03:04:05Z\","
+            "\"type\":\"run_start\"}");
+        pinnedBothWays(full, runStartFromJson, expected);
+        QCOMPARE(onDisk(toJson(RunStartRecord{1, "t", "v", "", 0, ""})),
+                 text("{\"ampscope_version\":\"v\",\"schema_version\":1,\"time\":\"t\",\"type\":\"run_start\"}"));
+        // The one required field: without an integer schema_version run_start does not read.
+        QVERIFY(!runStartFromJson(json{{"type", "run_start"}, {"time", "t"}}));
+        QVERIFY(!runStartFromJson(json{{"type", "run_start"}, {"schema_version", "1"}}));
+        QVERIFY(!runStartFromJson(json{{"type", "run_info"}, {"schema_version", 1}}));
+        // A version beyond int64 reads saturated, not wrapped to -1.
+        const auto huge = runStartFromJson(json::parse(R"({"type":"run_start","schema_version":18446744073709551615})"));
+        QVERIFY(huge);
+        QCOMPARE(huge->schemaVersion, std::numeric_limits<int64_t>::max());
+    }
+
+    // run_info, error, run_end and fault read back every field they wrote.
+    void lifecycleRecordsRoundTrip() {
+        RunInfoRecord info;
+        info.totalSteps = 80;
+        info.description = "a run";
+        info.device = "cuda";
+        info.deviceName = "Some GPU";
+        info.threads = 4;
+        info.torchVersion = "2.4.1";
+        info.cudaVersion = "12.1";
+        info.gitRevision = "abc123";
+        info.mode = "bf16";
+        info.emulated = true;
+        info.execution = "emulated on CPU";
+        info.model = "mlp";
+        info.parameters = 1234;
+        info.layers = {"fc1", "act1", "fc2"};
+        info.source = "pytorch_recorder";
+        const QString expected = text(
+            "{\"cuda_version\":\"12.1\",\"description\":\"a run\",\"device\":\"cuda\",\"device_name\":"
+            "\"Some GPU\",\"git_revision\":\"abc123\",\"layers\":[\"fc1\",\"act1\",\"fc2\"],\"model\":"
+            "\"mlp\",\"parameters\":1234,\"precision\":{\"emulated\":true,\"execution\":\"emulated on "
+            "CPU\",\"mode\":\"bf16\"},\"source\":\"pytorch_recorder\",\"threads\":4,\"torch_version\":"
+            "\"2.4.1\",\"total_steps\":80,\"type\":\"run_info\"}");
+        pinnedBothWays(info, runInfoFromJson, expected);
+
+        const auto error = errorFromJson(throughText(toJson(ErrorRecord{5, "broke", true})));
+        QVERIFY(error);
+        QCOMPARE(error->step, int64_t{5});
+        QCOMPARE(error->message, std::string("broke"));
+        QCOMPARE(error->inputError, true);
+
+        const auto end = runEndFromJson(throughText(toJson(RunEndRecord{"stopped", 9, "2026-01-02T03:04:05Z"})));
+        QVERIFY(end);
+        QCOMPARE(end->status, std::string("stopped"));
+        QCOMPARE(end->step, int64_t{9});
+        QCOMPARE(end->time, std::string("2026-01-02T03:04:05Z"));
+
+        FaultConfig fault;
+        fault.step = 3;
+        fault.kind = "scale_activation";
+        fault.layer = "fc2";
+        fault.factor = 1e6;
+        const auto faultBack = faultFromJson(throughText(faultRecord(fault)));
+        QVERIFY(faultBack);
+        QCOMPARE(faultBack->step, fault.step);
+        QCOMPARE(faultBack->kind, fault.kind);
+        QCOMPARE(faultBack->layer, fault.layer);
+        QCOMPARE(faultBack->factor, fault.factor);
+    }
+
+    // As the Python recorder and older builds wrote them: what is absent or null takes its
+    // default and the rest still reads; a record of another type is nullopt.
+    void lifecycleRecordsReadLeniently() {
+        const auto error = errorFromJson(
+            json::parse(R"({"type":"error","step":null,"message":"the loop fails here","input_error":false})"));
+        QVERIFY(error);
+        QCOMPARE(error->step, int64_t{0});
+        QCOMPARE(error->message, std::string("the loop fails here"));
+
+        const auto info = runInfoFromJson(json::parse(
+            R"({"type":"run_info","device":"cpu","cuda_version":null,"threads":4294967298,)"
+            R"("layers":["fc1",7],"precision":"fp16"})"));
+        QVERIFY(info);
+        QCOMPARE(info->device, std::string("cpu"));
+        QCOMPARE(info->cudaVersion, std::string());
+        QCOMPARE(info->threads, std::numeric_limits<int>::max());  // saturated, not wrapped to 2
+        QVERIFY(info->layers.empty());                              // not a list of names
+        QCOMPARE(info->mode, std::string());                        // not an object
+        QVERIFY(!info->emulated);
+
+        const auto bare = runInfoFromJson(json{{"type", "run_info"}});
+        QVERIFY(bare);
+        QCOMPARE(bare->threads, 0);
+        QVERIFY(bare->layers.empty());
+        QVERIFY(!runInfoFromJson(json{{"type", "error"}}));
+        QVERIFY(!errorFromJson(json{{"type", "run_end"}}));
+        QVERIFY(!runEndFromJson(json::array()));
+        QVERIFY(!faultFromJson(json{{"step", 3}}));
     }
 };
 

@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "TestSupport.h"
+#include "common/BuildInfo.h"
 #include "common/InputError.h"
 #include "config/RunConfig.h"
 #include "run/EventSchema.h"
@@ -38,6 +39,7 @@ using ampscope::readRunDirectory;
 using ampscope::RunData;
 using ampscope::RunFollower;
 using ampscope::RunRecordReader;
+using ampscope::RunStartRecord;
 using ampscope::RunWriteError;
 using ampscope::RunWriter;
 using nlohmann::json;
@@ -216,14 +218,21 @@ void TestRunDirectory::runStartCarriesExtraFields() {
     const std::string dir = pathIn(tmp, "run");
     {
         // The writer's own fields win over a caller's attempt to set them.
-        RunWriter writer(dir, sampleConfig(),
-                         json{{"device", "cpu"}, {"threads", 2}, {"schema_version", 99}});
+        RunStartRecord start;
+        start.device = "cpu";
+        start.threads = 2;
+        start.schemaVersion = 99;
+        start.time = "1999-01-01T00:00:00Z";
+        start.ampscopeVersion = "0.0.0";
+        RunWriter writer(dir, sampleConfig(), start);
     }
     const RunData run = readRunDirectory(dir);
     QCOMPARE(run.events.size(), std::size_t(1));
     QCOMPARE(run.events[0]["device"], "cpu");
     QCOMPARE(run.events[0]["threads"], 2);
     QCOMPARE(run.events[0]["schema_version"], 1);
+    QCOMPARE(run.events[0]["ampscope_version"], std::string(ampscope::build::kVersion));
+    QVERIFY(run.events[0]["time"] != "1999-01-01T00:00:00Z");
     QVERIFY(!run.complete);
 }
 
