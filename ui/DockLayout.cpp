@@ -6,6 +6,7 @@
 #include <QSettings>
 #include <QTabBar>
 #include <QScreen>
+#include <QScrollArea>
 #include <QTimer>
 #include <algorithm>
 
@@ -23,10 +24,19 @@ constexpr int kRunsBeneathHeight = 950;  // window pixels
 DockLayout::DockLayout(QMainWindow* window, QMenu* viewMenu, bool persistSettings)
     : QObject(window), window_(window), viewMenu_(viewMenu), persist_(persistSettings) {}
 
-QDockWidget* DockLayout::add(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area) {
+QDockWidget* DockLayout::add(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area,
+                             Shorter shorter) {
     auto* dock = new QDockWidget(title, window_);
     dock->setObjectName(id + QStringLiteral("Dock"));  // saveState() keys docks by name
-    dock->setWidget(widget);
+    if (shorter == Shorter::Scrolls) {
+        auto* scroll = new QScrollArea(dock);
+        scroll->setWidgetResizable(true);
+        scroll->setFrameShape(QFrame::NoFrame);
+        scroll->setWidget(widget);
+        dock->setWidget(scroll);
+    } else {
+        dock->setWidget(widget);
+    }
     dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetClosable |
                       QDockWidget::DockWidgetFloatable);
     window_->addDockWidget(area, dock);

@@ -7,7 +7,9 @@
 // Contract:
 // - add(id, title, widget, area) makes the dock "<id>Dock" (saveState keys docks by
 //   name; the ids are `ampscope --show-dock`'s and scenario.json's) and lists it in the
-//   View menu above Reset layout.
+//   View menu above Reset layout. A view whose form is taller than a laptop's lower tab
+//   group allows is added with Shorter::Scrolls: it scrolls inside a short dock instead
+//   of holding every dock of its tab group at its own least height.
 // - raise(id) shows a dock and brings it to the front of its tab group; an unknown id is
 //   passed over (false).
 // - Tab titles are never elided: ten docks share the large tab group, and "Scal…" says
@@ -34,7 +36,9 @@ class DockLayout : public QObject {
 public:
     DockLayout(QMainWindow* window, QMenu* viewMenu, bool persistSettings);
 
-    QDockWidget* add(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area);
+    enum class Shorter { Squeezes, Scrolls };
+    QDockWidget* add(const QString& id, const QString& title, QWidget* widget, Qt::DockWidgetArea area,
+                     Shorter shorter = Shorter::Squeezes);
     QDockWidget* dock(const QString& id) const;
     const QList<QDockWidget*>& docks() const { return docks_; }
     bool raise(const QString& id);

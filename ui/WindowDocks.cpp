@@ -84,7 +84,8 @@ WindowViews buildWindowDocks(RunSet* set, ScenarioRunner* scenarios, DockLayout&
     QDockWidget* scaling = layout.add(QStringLiteral("scaling"), tr("Scaling"), v.scaling, Qt::RightDockWidgetArea);
     QDockWidget* blocks = layout.add(QStringLiteral("blockScales"), tr("Block scales"), v.blockScales, Qt::RightDockWidgetArea);
     QDockWidget* explorer =
-        layout.add(QStringLiteral("formatExplorer"), tr("Format explorer"), v.formatExplorer, Qt::RightDockWidgetArea);
+        layout.add(QStringLiteral("formatExplorer"), tr("Format explorer"), v.formatExplorer, Qt::RightDockWidgetArea,
+                   DockLayout::Shorter::Scrolls);
     window->tabifyDockWidget(nan, lockstep);
     window->tabifyDockWidget(lockstep, sweep);
     window->tabifyDockWidget(sweep, scaling);
@@ -93,7 +94,8 @@ WindowViews buildWindowDocks(RunSet* set, ScenarioRunner* scenarios, DockLayout&
     // Where a step's error enters, op by op (precision_map records).
     v.precisionMap = new PrecisionMapView(set, parent);
     QDockWidget* precisionMap =
-        layout.add(QStringLiteral("precisionMap"), tr("Precision map"), v.precisionMap, Qt::RightDockWidgetArea);
+        layout.add(QStringLiteral("precisionMap"), tr("Precision map"), v.precisionMap, Qt::RightDockWidgetArea,
+                   DockLayout::Shorter::Scrolls);
     window->tabifyDockWidget(explorer, precisionMap);
     loss->raise();
     throughput->raise();

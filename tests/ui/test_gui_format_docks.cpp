@@ -168,14 +168,15 @@ private Q_SLOTS:
 
     void aDamagedRecordIsSkippedWithOneWarning() {
         // A record of the right type that does not parse (a damaged line of a recorded
-        // run): one warning naming the dock, and the records after it still count.
+        // run): one warning from the run set that stores it, naming the record's type and
+        // the field, and the records after it still count.
         OneRunSet viewFeed;
         FormatSweepView view(&viewFeed.set);
         Feed feed({&viewFeed});
         feed << runInfo({"fc1"});
         auto damaged = toJson(sweep(10, "fc1", "gradient", "fp16", 200, 5, 0, 1.0, 100.0));
         damaged["elements"] = "many";
-        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("^format sweep: skipped a record: .+"));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("^run set: skipped a format_sweep record: .*\"elements\".+"));
         feed << damaged;
         feed << toJson(sweep(20, "fc1", "gradient", "fp16", 200, 4, 0, 1.0, 100.0));
         feed.endBatch();

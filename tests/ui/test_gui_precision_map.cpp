@@ -176,8 +176,8 @@ private Q_SLOTS:
         window.actions()->update(true, true, true, true);
         QVERIFY(!map->isEnabled());
         QVERIFY(window.views().precisionMap);
-        QCOMPARE(window.dockLayout()->dock(QStringLiteral("precisionMap"))->widget(),
-                 static_cast<QWidget*>(window.views().precisionMap));
+        // The dock holds the view (in a scroll area: its table and form outgrow a short dock).
+        QVERIFY(window.dockLayout()->dock(QStringLiteral("precisionMap"))->isAncestorOf(window.views().precisionMap));
     }
 };
 

@@ -186,9 +186,12 @@ void GradientHistogramView::rebuildPanes() {
     // Several runs: the maps side by side across the dock, the slice of the focused run
     // beneath; one run: the map and its slice side by side.
     const bool several = shown.size() > 1;
-    splitter_->setOrientation(several ? Qt::Vertical : Qt::Horizontal);
+    // The slice hides before the splitter turns: turned first, for a moment its least
+    // height is the maps' and the slice's stacked, and the window's layout grows the whole
+    // tab group to that height and keeps it.
     sliceSwitch_->setVisible(several);
     sliceBox_->setVisible(!several || sliceSwitch_->isChecked());
+    splitter_->setOrientation(several ? Qt::Vertical : Qt::Horizontal);
     for (std::size_t i = 0; i < panes_.size(); ++i)
         panes_[i]->show(i < shown.size() ? shown[i] : nullptr, kind(), layer(), shown.size() > 1);
     userChoseLayer_ = false;
