@@ -14,7 +14,9 @@
 // `uniforms` (null: round to nearest even) holds one draw per element for stochastic
 // rounding, in the order of the tensor with its blocks' dimension last (for a flat
 // tensor, or inner == 1, the elements' own order): the caller draws them exactly as
-// the torch path does, so both round alike.
+// the torch path does, so both round alike. The draws of outer rows [a, b) are one
+// stretch of that order, so a caller may hand a pass a slab of rows at a time with
+// only that slab's draws (x, out and uniforms offset to the slab's first row).
 #include <array>
 #include <cstdint>
 
@@ -70,7 +72,8 @@ void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r
 
 // MX: blocks of kMxBlockSize along the view's reduction, an e8m0 scale per block by the
 // floor or rceil rule; a block holding NaN or Inf becomes NaN. Outer rows [first, last)
-// of the view (x and out point at the whole tensor). counts needs inner == 1.
+// of the view (x and out point at the whole tensor). With counts, blocks across rows
+// (inner > 1) are gathered one at a time: slower, for probe steps.
 void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                 NumberFormat element, bool rceil, const float* uniforms = nullptr, Counts* counts = nullptr);
 
@@ -84,5 +87,11 @@ void quantizeNvfp4(const float* x, float* out, const BlockedView& view, int64_t 
 // after); `overflowed` (may be null) marks the saturated ones. Only the element
 // statistics: no scale and no block fields. Parts add with addElementsOf().
 QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n);
+
+// measure() of positions [begin, begin + count) of the view's tensor with its blocks
+// moved last ([outer, inner, reduction]), read where they lie in x and q: the same
+// statistics, bit for bit, as measure() over that stretch of the moved tensor.
+QuantizationStats measureBlocksLast(const float* x, const float* q, const BlockedView& view, int64_t begin,
+                                    int64_t count);
 
 }  // namespace ampscope::cpu_quantize

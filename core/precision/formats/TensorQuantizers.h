@@ -19,7 +19,13 @@
 // Stochastic rounding (options.generator set) draws one uniform per element of
 // the input, torch::rand(x.numel(), generator), in the order of the tensor with its
 // blocks' dimension last, and rounds the elements with it; scales are always rounded
-// to nearest.
+// to nearest. The CPU passes draw the same values a slab of the tensor at a time into
+// one small buffer (not one fp32 per element), leaving the generator where one
+// torch::rand of the whole tensor leaves it.
+//
+// Statistics (collectStats; probe steps) come from the same passes, read where the
+// blocks lie; their double sums are added in fixed chunks of the tensor with its
+// blocks' dimension last, so they do not depend on the thread count or the layout.
 #include <optional>
 
 #include <torch/torch.h>

@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <vector>
@@ -804,6 +805,9 @@ private Q_SLOTS:
         QTest::newRow("second matmul operand") << int(BlockLayout::SecondToLast) << QList<qint64>{2, 3, 45, 70};
         QTest::newRow("second operand, 2-D") << int(BlockLayout::SecondToLast) << QList<qint64>{33, 150};
         QTest::newRow("conv kernel") << int(BlockLayout::FlattenTrailing) << QList<qint64>{5, 7, 3, 3};
+        // Many chunks of the statistics' sums, split across threads, and slabs of draws.
+        QTest::newRow("conv gradient, many chunks") << int(BlockLayout::Channels) << QList<qint64>{6, 64, 29, 31};
+        QTest::newRow("conv input, many chunks, padded") << int(BlockLayout::Channels) << QList<qint64>{5, 40, 37, 41};
     }
     void cpuPassesReadEveryLayoutInPlace() {
         QFETCH(int, layout);
@@ -849,14 +853,40 @@ private Q_SLOTS:
             check("nvfp4", moved(nv, torchOps), quantizeNvfp4(values, training, blockLayout).values);
             check("nvfp4 stochastic", moved(nv, withDraws(torchOps)),
                   quantizeNvfp4(values, withDraws(training), blockLayout).values);
-            // With statistics the blocks are moved last (the sums keep their order):
-            // the same values and the torch ops' statistics.
-            const auto stats = quantizeNvfp4(values, QuantizeOptions{}, blockLayout);
-            const auto reference = quantizeNvfp4(blocksLast(values, blockLayout), torchOps);
-            check("nvfp4 with statistics", fromBlocksLast(reference.values, blockLayout, values.sizes()), stats.values);
-            const bool padded = blocksLast(values, blockLayout).size(-1) % 16 != 0;
-            const QString miss = statsMismatch(stats.stats, reference.stats, !padded);
-            QVERIFY2(miss.isEmpty(), qPrintable(miss));
+            // With statistics too the pass reads the blocks where they lie, and sums in the
+            // order of the moved tensor: the same values, the torch ops' statistics, and
+            // the statistics of the CPU pass over the moved tensor bit for bit.
+            const auto movedCopy = blocksLast(values, blockLayout).contiguous();
+            const bool padded = movedCopy.size(-1) % 16 != 0;
+            auto withStats = [&](const QString& what, auto&& quantize, bool stochastic, bool blocksOf32) {
+                // Each call its own generator of the same seed, so all draw alike.
+                auto options = [stochastic](bool cpuPasses) {
+                    QuantizeOptions o;
+                    o.cpuPasses = cpuPasses;
+                    if (stochastic) o.generator = at::detail::createCPUGenerator(3);
+                    return o;
+                };
+                const auto inPlace = quantize(values, options(true), blockLayout);
+                const auto reference = quantize(movedCopy, options(false), BlockLayout::LastDim);
+                const auto passOnMoved = quantize(movedCopy, options(true), BlockLayout::LastDim);
+                check(what + " with statistics", fromBlocksLast(reference.values, blockLayout, values.sizes()),
+                      inPlace.values);
+                const bool paddedHere = padded || (blocksOf32 && movedCopy.size(-1) % 32 != 0);
+                QString miss = statsMismatch(inPlace.stats, reference.stats, !paddedHere);
+                QVERIFY2(miss.isEmpty(), qPrintable(what + " against the torch ops: " + miss));
+                miss = statsMismatch(inPlace.stats, passOnMoved.stats);
+                QVERIFY2(miss.isEmpty(), qPrintable(what + " against the pass on the moved tensor: " + miss));
+            };
+            const auto nvfp4 = [](const torch::Tensor& t, const QuantizeOptions& o, BlockLayout l) {
+                return quantizeNvfp4(t, o, l);
+            };
+            withStats("nvfp4", nvfp4, false, false);
+            withStats("nvfp4 stochastic", nvfp4, true, false);
+            for (const auto element : {NumberFormat::E4M3, NumberFormat::E2M1})
+                withStats(QString("mx ") + describe(element).name,
+                          [element](const torch::Tensor& t, const QuantizeOptions& o, BlockLayout l) {
+                              return quantizeMx(t, element, MxScaleRule::Rceil, o, l);
+                          }, element == NumberFormat::E2M1, true);
         }
     }
 
@@ -880,6 +910,64 @@ private Q_SLOTS:
                          qPrintable(QString("after %1 after %2").arg(n).arg(used)));
             }
         }
+    }
+
+    // Drawn in parts (the passes draw a slab at a time into one buffer), the draws are
+    // those of one call, and the generator ends where one call leaves it.
+    void uniformDrawsInPartsAreOneDraw() {
+        auto whole = at::detail::createCPUGenerator(9);
+        auto inParts = at::detail::createCPUGenerator(9);
+        const auto expected = uniformDraws(5000, whole, torch::kCPU);
+        std::vector<float> got(5000, -1.0f);
+        int64_t done = 0;
+        for (const int64_t n : {int64_t{1}, int64_t{622}, int64_t{624}, int64_t{1000}, int64_t{2753}}) {
+            uniformDrawsInto(got.data() + done, n, inParts);
+            done += n;
+        }
+        QCOMPARE(done, int64_t{5000});
+        const float* e = expected.data_ptr<float>();
+        for (int64_t i = 0; i < done; ++i) QCOMPARE_BITS(got[static_cast<size_t>(i)], e[i]);
+        QVERIFY(torch::equal(torch::rand({1000}, inParts), torch::rand({1000}, whole)));
+    }
+
+    // Stochastic rounding on the CPU passes draws a slab of the tensor at a time; the torch
+    // ops draw the whole tensor first. Over tensors of several slabs, per-tensor and in
+    // blocks (along the last dimension and across rows, with and without statistics), on
+    // 1 and 3 threads (slabs of other sizes): the same values bit for bit, and the
+    // generators left alike.
+    void stochasticPassesDrawInSlabs() {
+        torch::manual_seed(12);
+        const auto values = torch::randn({7, 48, 33, 35}) * torch::exp2(torch::randint(-6, 6, {7, 48, 33, 35}).to(torch::kFloat));
+        using Quantize = std::function<QuantizedTensor(const QuantizeOptions&)>;
+        const std::vector<std::pair<QString, Quantize>> quantizers = {
+            {"e5m2", [&](const QuantizeOptions& o) { return quantizeWithScale(values, NumberFormat::E5M2, 3.0f, o); }},
+            {"mxfp4, channels",
+             [&](const QuantizeOptions& o) {
+                 return quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, o, BlockLayout::Channels);
+             }},
+            {"nvfp4, channels", [&](const QuantizeOptions& o) { return quantizeNvfp4(values, o, BlockLayout::Channels); }},
+            {"nvfp4, last dimension", [&](const QuantizeOptions& o) { return quantizeNvfp4(values, o); }},
+        };
+        const int threads = at::get_num_threads();
+        for (const int t : {1, 3}) {
+            at::set_num_threads(t);
+            for (const auto& [what, quantize] : quantizers) {
+                for (const bool stats : {false, true}) {
+                    QuantizeOptions pass, torchOps;
+                    pass.collectStats = torchOps.collectStats = stats;
+                    torchOps.cpuPasses = false;
+                    pass.generator = at::detail::createCPUGenerator(21);
+                    torchOps.generator = at::detail::createCPUGenerator(21);
+                    const auto got = quantize(pass).values;
+                    const QString miss = firstMismatch(got, toVector(quantize(torchOps).values));
+                    const QString where = QString("%1 on %2 threads%3").arg(what).arg(t).arg(stats ? ", statistics" : "");
+                    QVERIFY2(miss.isEmpty(), qPrintable(where + ": " + miss));
+                    QVERIFY2(torch::equal(torch::rand({100}, *pass.generator), torch::rand({100}, *torchOps.generator)),
+                             qPrintable(where + ": the generators went on differently"));
+                }
+            }
+        }
+        at::set_num_threads(threads);
     }
 
     void statisticsPassMatchesItsDefinition() {
