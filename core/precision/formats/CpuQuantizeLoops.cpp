@@ -428,6 +428,27 @@ void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, f
 AMPSCOPE_QUANTIZE_CLONES
 uint32_t finiteMagnitudePass(const float* x, int64_t n) { return maxFiniteMagnitudeBits(x, n); }
 
+// bf16 as torch's float -> bfloat16 conversion rounds (nearest even on the bit pattern:
+// add 0x7fff and the lowest kept bit, drop the low 16 bits), then saturated: a finite
+// value that rounded to Inf counts as saturated, Inf and overflow become the largest
+// bf16 of their sign, NaN stays NaN.
+AMPSCOPE_QUANTIZE_CLONES
+void roundBf16Pass(const float* __restrict x, float* __restrict out, int64_t n, int64_t* saturated) {
+    const float maxBf16 = floatOf(0x7f7f0000u);
+    int64_t counted = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t b = bitsOf(x[i]);
+        const uint32_t magnitude = b & kMagnitudeMask;
+        const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+        const bool infinite = (rounded & kMagnitudeMask) >= kInfBits;
+        counted += infinite & (magnitude < kInfBits);
+        const float value = choose(infinite, std::copysign(maxBf16, x[i]), floatOf(rounded));
+        out[i] = choose(magnitude > kInfBits, x[i], value);  // NaN's sum could carry into the sign
+    }
+    if (saturated) *saturated += counted;
+}
+
+
 AMPSCOPE_QUANTIZE_CLONES
 void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
             ElementRounding r, MxRule rule, const float* uniforms, Counts* counts) {
@@ -546,8 +567,9 @@ void Counts::addTo(QuantizationStats& stats) const {
 }
 
 ElementRounding elementRounding(NumberFormat format) {
-    if (format != NumberFormat::E4M3 && format != NumberFormat::E5M2 && format != NumberFormat::E2M1)
-        throw std::invalid_argument("the CPU loops round e4m3, e5m2 and e2m1 elements");
+    if (format != NumberFormat::E4M3 && format != NumberFormat::E5M2 && format != NumberFormat::E2M1 &&
+        format != NumberFormat::Fp16)
+        throw std::invalid_argument("the CPU loops round fp16, e4m3, e5m2 and e2m1 elements (bf16: roundBf16)");
     const FormatDescription& d = describe(format);
     return {d.mantissaBits, d.minExponent() + 127, static_cast<float>(d.maxFinite)};
 }
@@ -561,6 +583,10 @@ void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r
     roundScaledPass(x, out, n, r, scale, inverseScale, uniforms, counts ? &counts->saturated : nullptr,
                     inputAmax && !counts ? &amax : nullptr);
     if (inputAmax && !counts) *inputAmax = floatOf(amax);
+}
+
+void roundBf16(const float* x, float* out, int64_t n, Counts* counts) {
+    roundBf16Pass(x, out, n, counts ? &counts->saturated : nullptr);
 }
 
 void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,

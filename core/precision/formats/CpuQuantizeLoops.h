@@ -1,7 +1,8 @@
 #pragma once
-// Plain (no torch). The format modes' fake quantization on the CPU as single passes
-// over fp32 data: one read of each operand and one write of its quantized values,
-// where the vectorised torch path of TensorQuantizers.cpp makes a dozen passes.
+// Plain (no torch). The format modes' fake quantization (and the format sweep's plain
+// fp16 and bf16 casts) on the CPU as single passes over fp32 data: one read of each
+// operand and one write of its quantized values, where the vectorised torch path of
+// TensorQuantizers.cpp makes a dozen passes.
 // Vectorised (AVX-512 or AVX2, chosen at run time, plain x86-64 elsewhere) and made
 // of the same operations on the same floats as that path and the scalar codec, so
 // the results are equal bit for bit (tests/core/precision/test_formats.cpp compares
@@ -31,7 +32,7 @@ struct ElementRounding {
     int minField = 0;      // biased fp32 exponent field of the format's smallest normal
     float maxFinite = 0.0f;
 };
-ElementRounding elementRounding(NumberFormat format);  // e4m3, e5m2, e2m1
+ElementRounding elementRounding(NumberFormat format);  // fp16, e4m3, e5m2, e2m1 (bf16: roundBf16)
 
 // A contiguous tensor as [outer, reduction, inner], row-major: blocks of consecutive
 // indices along `reduction` (the last block of each run shorter when the run is not
@@ -69,6 +70,11 @@ float finiteAbsMax(const float* x, int64_t n);
 void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& rounding, float scale,
                  float inverseScale, const float* uniforms = nullptr, Counts* counts = nullptr,
                  float* inputAmax = nullptr);
+
+// out[i] = x[i] rounded to bf16 as torch's cast rounds it (nearest even), saturated to
+// bf16's largest value (Inf too; NaN stays NaN). counts->saturated: finite values that
+// rounded past it.
+void roundBf16(const float* x, float* out, int64_t n, Counts* counts = nullptr);
 
 // MX: blocks of kMxBlockSize along the view's reduction, an e8m0 scale per block by the
 // floor or rceil rule; a block holding NaN or Inf becomes NaN. Outer rows [first, last)

@@ -150,7 +150,7 @@ QuantizedTensor elementsOnCpu(const torch::Tensor& x32, const QuantizeOptions& o
     return result;
 }
 
-// Per-tensor scaled rounding on the CPU (fp8).
+// Per-tensor scaled rounding on the CPU (fp8, and fp16 or e2m1 with scale 1).
 QuantizedTensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
                                  const QuantizeOptions& options, float* inputAmax = nullptr) {
     const auto rounding = cpu_quantize::elementRounding(format);
@@ -352,8 +352,28 @@ torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, Ov
     return rounded.copysign_(x);
 }
 
+float finiteAbsMax(const torch::Tensor& x) { return finiteAmax(x.to(torch::kFloat).contiguous()); }
+
 QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
+    const bool bf16 = format == NumberFormat::Bf16 && !options.generator;  // stochastic bf16 is refused below
+    const bool scaledFormat = format == NumberFormat::Fp16 || format == NumberFormat::E4M3 ||
+                              format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if ((bf16 || scaledFormat) && takesCpuPasses(x32, options)) {
+        // The casts' own rounding in one pass: bf16's as torch rounds it, the others with
+        // scale 1 (x * 1 is x).
+        auto out = bf16 ? elementsOnCpu(x32, options, nullptr,
+                                        [](const float* in, float* o, int64_t count, const float*,
+                                           cpu_quantize::Counts* counts, float*) {
+                                            cpu_quantize::roundBf16(in, o, count, counts);
+                                        })
+                        : roundScaledOnCpu(x32, format, 1.0f, 1.0f, options);
+        if (options.collectStats) {
+            out.stats.scale = 1.0;
+            out.stats.scaleAmax = out.stats.amax;
+        }
+        return out;
+    }
     torch::Tensor over;
     QuantizedTensor out;
     out.values = roundElements(x32, format, options.overflow, uniformsFor(x32, options),

@@ -57,6 +57,9 @@ struct QuantizedTensor {
 torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, OverflowPolicy overflow,
                             const torch::Tensor& uniforms = {}, torch::Tensor* overflowed = nullptr);
 
+// The largest |x| over x's finite elements (0 when there are none): current scaling's amax.
+float finiteAbsMax(const torch::Tensor& x);
+
 // Plain cast to a format (no scale): what fp16/bf16 casts do to a tensor.
 QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options = {});
 

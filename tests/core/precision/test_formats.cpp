@@ -912,6 +912,96 @@ private Q_SLOTS:
         }
     }
 
+    // The plain casts of the format sweep on the CPU pass: fp16 and bf16 as torch's casts
+    // round (then saturated), over every kind of fp32 bit pattern (random bits: NaNs with
+    // payloads of both signs, Inf, fp32 subnormals) and the edges written out: the same
+    // values, and the statistics of the torch path bit for bit (both sum in chunk order).
+    void plainCastsOnCpuAreTorchCasts() {
+        std::mt19937 rng(31);
+        std::vector<uint32_t> bits(300000);
+        for (auto& b : bits) b = static_cast<uint32_t>(rng());
+        const uint32_t edges[] = {0x00000001u, 0x80000001u, 0x007fffffu, 0x33800000u, 0x33000001u, 0x477fefffu,
+                                  0x477ff000u, 0xc77ff000u, 0x477fe000u, 0x7f7fffffu, 0x7f7f7fffu, 0x7f7f8000u,
+                                  0xff7f8000u, 0x3f808000u, 0x3f818000u, 0x7fffffffu, 0xffc00001u, 0x7f800000u,
+                                  0xff800000u, 0x00000000u, 0x80000000u};
+        for (size_t i = 0; i < sizeof edges / sizeof *edges; ++i) bits[i * 13] = edges[i];
+        const auto x = torch::from_blob(bits.data(), {static_cast<int64_t>(bits.size())}, torch::kInt32)
+                           .view(torch::kFloat).clone().reshape({300, 1000});
+        QuantizeOptions training, torchOps;
+        training.collectStats = false;
+        torchOps.cpuPasses = false;
+        for (const auto format : {NumberFormat::Fp16, NumberFormat::Bf16}) {
+            const auto reference = quantizeUnscaled(x, format, torchOps);
+            QVERIFY(reference.stats.saturated > 0 && reference.stats.nonFinite > 0);
+            const auto expected = toVector(reference.values);
+            for (const auto& got : {quantizeUnscaled(x, format, training), quantizeUnscaled(x, format)}) {
+                const QString miss = firstMismatch(got.values, expected);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString(describe(format).name) + ": " + miss));
+            }
+            const QString stats = statsMismatch(quantizeUnscaled(x, format).stats, reference.stats);
+            QVERIFY2(stats.isEmpty(), qPrintable(QString(describe(format).name) + " statistics: " + stats));
+        }
+    }
+
+    // The sweep's rows are each format's quantizer as the sweep defines it (plain casts,
+    // current scaling, the block formats along the layout, nearest), here through the
+    // torch ops on the tensor with its blocks moved last: the sweep's passes (in place,
+    // one amax for both fp8 formats) change nothing.
+    void sweepRowsAreTheQuantizersThemselves_data() {
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<QList<qint64>>("shape");
+        QTest::newRow("conv input") << int(BlockLayout::Channels) << QList<qint64>{6, 64, 19, 23};
+        QTest::newRow("conv kernel gradient") << int(BlockLayout::FlattenTrailing) << QList<qint64>{64, 32, 3, 3};
+        QTest::newRow("linear input, padded rows") << int(BlockLayout::LastDim) << QList<qint64>{128, 600};
+    }
+    void sweepRowsAreTheQuantizersThemselves() {
+        QFETCH(int, layout);
+        QFETCH(QList<qint64>, shape);
+        const auto blockLayout = static_cast<BlockLayout>(layout);
+        const std::vector<int64_t> sizes(shape.begin(), shape.end());
+        int64_t n = 1;
+        for (int64_t d : sizes) n *= d;
+        // Values over fp32's whole range (NaN, Inf, saturation), and values of a few
+        // binades, whose sums show any change in the order they are added.
+        const auto wide = wideRandomValues(n, 23).reshape(sizes);
+        torch::manual_seed(23);
+        const auto narrow = torch::randn(sizes) * torch::exp2(torch::randint(-4, 4, sizes).to(torch::kFloat));
+        for (const auto& x : {wide, narrow}) {
+            const auto moved = blocksLast(x, blockLayout).contiguous();
+            QuantizeOptions torchOps;
+            torchOps.cpuPasses = false;
+            const float amax = torch::where(torch::isfinite(x), x.abs(), torch::zeros({})).max().item<float>();
+            auto current = [&](NumberFormat f) {
+                auto out = quantizeWithScale(x, f, perTensorScale(amax, f), torchOps);
+                out.stats.scaleAmax = amax;
+                return out.stats;
+            };
+            const std::vector<std::pair<QuantizationStats, bool>> expected = {
+                {quantizeUnscaled(x, NumberFormat::Fp16, torchOps).stats, true},
+                {quantizeUnscaled(x, NumberFormat::Bf16, torchOps).stats, true},
+                {current(NumberFormat::E4M3), true},
+                {current(NumberFormat::E5M2), true},
+                {quantizeMx(moved, NumberFormat::E4M3, MxScaleRule::Floor, torchOps).stats, moved.size(-1) % 32 == 0},
+                {quantizeMx(moved, NumberFormat::E2M1, MxScaleRule::Floor, torchOps).stats, moved.size(-1) % 32 == 0},
+                {quantizeNvfp4(moved, torchOps).stats, moved.size(-1) % 16 == 0},
+            };
+            const auto rows = sweepFormats(x, blockLayout);
+            QCOMPARE(rows.size(), expected.size());
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const QString miss = statsMismatch(rows[i].stats, expected[i].first, expected[i].second);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString::fromStdString(rows[i].format) + ": " + miss));
+            }
+            // The block rows, bit for bit, as the CPU passes give them on the moved tensor.
+            const QuantizationStats onMoved[] = {quantizeMx(moved, NumberFormat::E4M3, MxScaleRule::Floor).stats,
+                                                 quantizeMx(moved, NumberFormat::E2M1, MxScaleRule::Floor).stats,
+                                                 quantizeNvfp4(moved).stats};
+            for (size_t i = 0; i < 3; ++i) {
+                const QString miss = statsMismatch(rows[4 + i].stats, onMoved[i]);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString::fromStdString(rows[4 + i].format) + " exactly: " + miss));
+            }
+        }
+    }
+
     // Drawn in parts (the passes draw a slab at a time into one buffer), the draws are
     // those of one call, and the generator ends where one call leaves it.
     void uniformDrawsInPartsAreOneDraw() {
