@@ -5,6 +5,8 @@
 //
 //   format_cost_bench [--repeats 20] [--threads N] [--cpu-time] [--smoke]
 //
+// Tensors are allocated from the engine's CPU block cache, as in a training run.
+//
 // --smoke: a small tensor and 3 repeats: every row must print with its time (exit 1
 // otherwise).
 #include <torch/torch.h>
@@ -19,6 +21,8 @@
 #include <vector>
 
 #include "BenchRows.h"
+#include "engine/CpuBlockCache.h"
+#include "precision/BlockLayout.h"
 #include "precision/formats/FormatSweep.h"
 #include "precision/formats/TensorQuantizers.h"
 
@@ -69,6 +73,9 @@ int main(int argc, char** argv) {
     }
     if (smoke) repeats = 3;
     torch::set_num_threads(threads);
+    // Large blocks reused as in a training run (the engine installs the cache): without
+    // it every fresh output tensor pays its page faults, which a run does not.
+    cpu_block_cache::install();
     torch::manual_seed(0);
     const int64_t rows = smoke ? 16 : 1024;
     const auto x = torch::randn({rows, 1024}) * 1e-3f;
@@ -100,19 +107,24 @@ int main(int argc, char** argv) {
     };
     std::printf("| bench | elements | quantizer | ns/element | x fp32 copy |\n|---|---|---|---|---|\n");
     // The sweep of one sweep step of simple_cnn at batch 128 on FashionMNIST: the three
-    // matmul/conv inputs (a last dimension of 28, 14 and 6272) and the three weight
-    // gradients, what the engine sweeps per sweep step (probes.format_sweep_every).
+    // matmul/conv inputs and the three weight gradients, blocked as the engine blocks
+    // them (a conv input along its channels, a kernel along C x k x k, a linear operand
+    // along its last dimension), what the engine sweeps per sweep step
+    // (probes.format_sweep_every).
     const int64_t batch = smoke ? 4 : 128;
-    const std::vector<torch::Tensor> simpleCnn = {
-        torch::randn({batch, 1, 28, 28}),        torch::randn({batch, 64, 14, 14}).relu_(),
-        torch::randn({batch, 128 * 7 * 7}).relu_(), torch::randn({64, 1, 3, 3}) * 1e-3f,
-        torch::randn({128, 64, 3, 3}) * 1e-4f,    torch::randn({10, 128 * 7 * 7}) * 1e-4f};
+    const std::vector<std::pair<torch::Tensor, BlockLayout>> simpleCnn = {
+        {torch::randn({batch, 1, 28, 28}), BlockLayout::Channels},
+        {torch::randn({batch, 64, 14, 14}).relu_(), BlockLayout::Channels},
+        {torch::randn({batch, 128 * 7 * 7}).relu_(), BlockLayout::LastDim},
+        {torch::randn({64, 1, 3, 3}) * 1e-3f, BlockLayout::FlattenTrailing},
+        {torch::randn({128, 64, 3, 3}) * 1e-4f, BlockLayout::FlattenTrailing},
+        {torch::randn({10, 128 * 7 * 7}) * 1e-4f, BlockLayout::LastDim}};
     BenchRows printed("format_cost_bench");
     int64_t simpleCnnElements = 0;
-    for (const auto& t : simpleCnn) simpleCnnElements += t.numel();
+    for (const auto& [t, layout] : simpleCnn) simpleCnnElements += t.numel();
     {
         const double seconds = medianSeconds(std::max(1, repeats / 5), [&] {
-            for (const auto& t : simpleCnn) (void)sweepFormats(t);
+            for (const auto& [t, layout] : simpleCnn) (void)sweepFormats(t, layout);
         });
         std::printf("| format cost | %lld | format sweep of a simple_cnn sweep step (batch %lld): %.3f s | %.2f | |\n",
                     static_cast<long long>(simpleCnnElements), static_cast<long long>(batch), seconds,

@@ -293,6 +293,34 @@ AMPSCOPE_ALWAYS_INLINE void contiguousRows(const float* x, float* out, int64_t r
     }
 }
 
+// ---- blocks across rows (inner > 1), counted --------------------------------
+//
+// A probe step's pass: each block (one column of `rows` values `inner` apart) gathered
+// into a contiguous run, quantized and counted by the contiguous blocks' own code, and
+// its values put back. The same values and counts as the tensor with its blocks moved
+// last, without a moved copy of the tensor (a conv's activation or output gradient).
+template <int BlockSize, bool Stochastic, class Block>
+AMPSCOPE_ALWAYS_INLINE void gatheredColumns(const float* x, float* out, const BlockedView& view, int64_t first,
+                                            int64_t last, const float* uniforms, Counts* counts, Block block) {
+    const int64_t K = view.reduction, inner = view.inner;
+    alignas(64) float column[BlockSize];
+    alignas(64) float quantized[BlockSize];
+    for (int64_t o = first; o < last; ++o) {
+        for (int64_t k0 = 0; k0 < K; k0 += BlockSize) {
+            const int64_t rows = std::min<int64_t>(BlockSize, K - k0);
+            const float* in = x + (o * K + k0) * inner;
+            float* q = out + (o * K + k0) * inner;
+            for (int64_t i = 0; i < inner; ++i) {
+                for (int64_t r = 0; r < rows; ++r) column[r] = in[r * inner + i];
+                // Drawn in blocks-last order: element (o, k, i) took draw (o * inner + i) * K + k.
+                const float* u = Stochastic ? uniforms + (o * inner + i) * K + k0 : nullptr;
+                block.template operator()<Stochastic, true>(column, quantized, rows, u, counts);
+                for (int64_t r = 0; r < rows; ++r) q[r * inner + i] = quantized[r];
+            }
+        }
+    }
+}
+
 // ---- blocks across rows (inner > 1) ------------------------------------------
 //
 // The blocks of positions [i0, i0 + width) of one outer index and one run of block
@@ -400,18 +428,41 @@ void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, f
 AMPSCOPE_QUANTIZE_CLONES
 uint32_t finiteMagnitudePass(const float* x, int64_t n) { return maxFiniteMagnitudeBits(x, n); }
 
+// bf16 as torch's float -> bfloat16 conversion rounds (nearest even on the bit pattern:
+// add 0x7fff and the lowest kept bit, drop the low 16 bits), then saturated: a finite
+// value that rounded to Inf counts as saturated, Inf and overflow become the largest
+// bf16 of their sign, NaN stays NaN.
+AMPSCOPE_QUANTIZE_CLONES
+void roundBf16Pass(const float* __restrict x, float* __restrict out, int64_t n, int64_t* saturated) {
+    const float maxBf16 = floatOf(0x7f7f0000u);
+    int64_t counted = 0;
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t b = bitsOf(x[i]);
+        const uint32_t magnitude = b & kMagnitudeMask;
+        const uint32_t rounded = (b + 0x7fffu + ((b >> 16) & 1u)) & 0xffff0000u;
+        const bool infinite = (rounded & kMagnitudeMask) >= kInfBits;
+        counted += infinite & (magnitude < kInfBits);
+        const float value = choose(infinite, std::copysign(maxBf16, x[i]), floatOf(rounded));
+        out[i] = choose(magnitude > kInfBits, x[i], value);  // NaN's sum could carry into the sign
+    }
+    if (saturated) *saturated += counted;
+}
+
+
 AMPSCOPE_QUANTIZE_CLONES
 void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
             ElementRounding r, MxRule rule, const float* uniforms, Counts* counts) {
-    if (view.inner > 1) {
-        if (uniforms) mxColumns<true>(x, out, view, first, last, r, rule, uniforms);
-        else mxColumns<false>(x, out, view, first, last, r, rule, uniforms);
-        return;
-    }
     const auto block = [&]<bool Stochastic, bool Counting>(const float* in, float* o, int64_t n, const float* u,
                                                           Counts* c) __attribute__((always_inline)) {
         mxBlock<Stochastic, Counting>(in, o, n, r, rule, u, c);
     };
+    if (view.inner > 1) {
+        if (counts && uniforms) gatheredColumns<kMxBlockSize, true>(x, out, view, first, last, uniforms, counts, block);
+        else if (counts) gatheredColumns<kMxBlockSize, false>(x, out, view, first, last, uniforms, counts, block);
+        else if (uniforms) mxColumns<true>(x, out, view, first, last, r, rule, uniforms);
+        else mxColumns<false>(x, out, view, first, last, r, rule, uniforms);
+        return;
+    }
     if (uniforms) {
         if (counts) contiguousRows<kMxBlockSize, true, true>(x, out, view.reduction, first, last, uniforms, counts, block);
         else contiguousRows<kMxBlockSize, true, false>(x, out, view.reduction, first, last, uniforms, counts, block);
@@ -424,15 +475,17 @@ void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, 
 AMPSCOPE_QUANTIZE_CLONES
 void nvfp4Pass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                ElementRounding r, Nvfp4Rule rule, const float* uniforms, Counts* counts) {
-    if (view.inner > 1) {
-        if (uniforms) nvfp4Columns<true>(x, out, view, first, last, r, rule, uniforms);
-        else nvfp4Columns<false>(x, out, view, first, last, r, rule, uniforms);
-        return;
-    }
     const auto block = [&]<bool Stochastic, bool Counting>(const float* in, float* o, int64_t n, const float* u,
                                                           Counts* c) __attribute__((always_inline)) {
         nvfp4Block<Stochastic, Counting>(in, o, n, r, rule, u, c);
     };
+    if (view.inner > 1) {
+        if (counts && uniforms) gatheredColumns<kNvfp4BlockSize, true>(x, out, view, first, last, uniforms, counts, block);
+        else if (counts) gatheredColumns<kNvfp4BlockSize, false>(x, out, view, first, last, uniforms, counts, block);
+        else if (uniforms) nvfp4Columns<true>(x, out, view, first, last, r, rule, uniforms);
+        else nvfp4Columns<false>(x, out, view, first, last, r, rule, uniforms);
+        return;
+    }
     if (uniforms) {
         if (counts) contiguousRows<kNvfp4BlockSize, true, true>(x, out, view.reduction, first, last, uniforms, counts, block);
         else contiguousRows<kNvfp4BlockSize, true, false>(x, out, view.reduction, first, last, uniforms, counts, block);
@@ -494,11 +547,6 @@ void measurePass(const float* x, const float* q, const bool* overflowed, int64_t
     }
 }
 
-void checkCounting(const BlockedView& view, const Counts* counts) {
-    if (counts && view.inner != 1)
-        throw std::invalid_argument("the block formats count only blocks that lie along the last dimension");
-}
-
 }  // namespace
 
 void Counts::add(const Counts& other) {
@@ -519,8 +567,9 @@ void Counts::addTo(QuantizationStats& stats) const {
 }
 
 ElementRounding elementRounding(NumberFormat format) {
-    if (format != NumberFormat::E4M3 && format != NumberFormat::E5M2 && format != NumberFormat::E2M1)
-        throw std::invalid_argument("the CPU loops round e4m3, e5m2 and e2m1 elements");
+    if (format != NumberFormat::E4M3 && format != NumberFormat::E5M2 && format != NumberFormat::E2M1 &&
+        format != NumberFormat::Fp16)
+        throw std::invalid_argument("the CPU loops round fp16, e4m3, e5m2 and e2m1 elements (bf16: roundBf16)");
     const FormatDescription& d = describe(format);
     return {d.mantissaBits, d.minExponent() + 127, static_cast<float>(d.maxFinite)};
 }
@@ -536,9 +585,12 @@ void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r
     if (inputAmax && !counts) *inputAmax = floatOf(amax);
 }
 
+void roundBf16(const float* x, float* out, int64_t n, Counts* counts) {
+    roundBf16Pass(x, out, n, counts ? &counts->saturated : nullptr);
+}
+
 void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                 NumberFormat element, bool rceil, const float* uniforms, Counts* counts) {
-    checkCounting(view, counts);
     const ElementRounding r = elementRounding(element);
     const FormatDescription& d = describe(element);
     const MxRule rule{d.maxExponent(), static_cast<float>(d.maxFinite), rceil};
@@ -547,15 +599,14 @@ void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t fir
 
 void quantizeNvfp4(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                    float tensorScale, const float* uniforms, Counts* counts) {
-    checkCounting(view, counts);
     const ElementRounding e2m1 = elementRounding(NumberFormat::E2M1);
     const Nvfp4Rule rule{elementRounding(NumberFormat::E4M3), e2m1.maxFinite, tensorScale};
     nvfp4Pass(x, out, view, first, last, e2m1, rule, uniforms, counts);
 }
 
-QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n) {
-    MeasureSums sums;
-    measurePass(x, q, overflowed, n, sums);
+namespace {
+
+QuantizationStats statisticsOf(const MeasureSums& sums, int64_t n) {
     QuantizationStats s;
     s.elements = n;
     s.nonFinite = sums.nonFinite;
@@ -568,6 +619,44 @@ QuantizationStats measure(const float* x, const float* q, const bool* overflowed
     s.squaredSignal = sums.squaredSignal;
     s.amax = floatOf(sums.amax);
     return s;
+}
+
+}  // namespace
+
+QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n) {
+    MeasureSums sums;
+    measurePass(x, q, overflowed, n, sums);
+    return statisticsOf(sums, n);
+}
+
+QuantizationStats measureBlocksLast(const float* x, const float* q, const BlockedView& view, int64_t begin,
+                                    int64_t count) {
+    if (view.inner == 1) return measure(x + begin, q + begin, nullptr, count);
+    // measurePass adds its terms one element at a time in the order given, so runs of
+    // gathered elements fed to it in turn sum exactly as one pass over the moved tensor.
+    constexpr int64_t kRun = 512;
+    alignas(64) float xs[kRun];
+    alignas(64) float qs[kRun];
+    MeasureSums sums;
+    const int64_t K = view.reduction, inner = view.inner, end = begin + count;
+    int64_t filled = 0;
+    for (int64_t f = begin; f < end;) {
+        // Position f of the moved tensor is element (o, k, i), with f = (o * inner + i) * K + k.
+        const int64_t row = f / K, k = f % K, o = row / inner, i = row % inner;
+        const int64_t take = std::min(K - k, end - f);
+        const int64_t at = (o * K + k) * inner + i;
+        for (int64_t t = 0; t < take; ++t) {
+            xs[filled] = x[at + t * inner];
+            qs[filled] = q[at + t * inner];
+            if (++filled == kRun) {
+                measurePass(xs, qs, nullptr, kRun, sums);
+                filled = 0;
+            }
+        }
+        f += take;
+    }
+    if (filled) measurePass(xs, qs, nullptr, filled, sums);
+    return statisticsOf(sums, count);
 }
 
 }  // namespace ampscope::cpu_quantize

@@ -1,7 +1,8 @@
 #pragma once
-// Plain (no torch). The format modes' fake quantization on the CPU as single passes
-// over fp32 data: one read of each operand and one write of its quantized values,
-// where the vectorised torch path of TensorQuantizers.cpp makes a dozen passes.
+// Plain (no torch). The format modes' fake quantization (and the format sweep's plain
+// fp16 and bf16 casts) on the CPU as single passes over fp32 data: one read of each
+// operand and one write of its quantized values, where the vectorised torch path of
+// TensorQuantizers.cpp makes a dozen passes.
 // Vectorised (AVX-512 or AVX2, chosen at run time, plain x86-64 elsewhere) and made
 // of the same operations on the same floats as that path and the scalar codec, so
 // the results are equal bit for bit (tests/core/precision/test_formats.cpp compares
@@ -14,7 +15,9 @@
 // `uniforms` (null: round to nearest even) holds one draw per element for stochastic
 // rounding, in the order of the tensor with its blocks' dimension last (for a flat
 // tensor, or inner == 1, the elements' own order): the caller draws them exactly as
-// the torch path does, so both round alike.
+// the torch path does, so both round alike. The draws of outer rows [a, b) are one
+// stretch of that order, so a caller may hand a pass a slab of rows at a time with
+// only that slab's draws (x, out and uniforms offset to the slab's first row).
 #include <array>
 #include <cstdint>
 
@@ -29,7 +32,7 @@ struct ElementRounding {
     int minField = 0;      // biased fp32 exponent field of the format's smallest normal
     float maxFinite = 0.0f;
 };
-ElementRounding elementRounding(NumberFormat format);  // e4m3, e5m2, e2m1
+ElementRounding elementRounding(NumberFormat format);  // fp16, e4m3, e5m2, e2m1 (bf16: roundBf16)
 
 // A contiguous tensor as [outer, reduction, inner], row-major: blocks of consecutive
 // indices along `reduction` (the last block of each run shorter when the run is not
@@ -68,9 +71,15 @@ void roundScaled(const float* x, float* out, int64_t n, const ElementRounding& r
                  float inverseScale, const float* uniforms = nullptr, Counts* counts = nullptr,
                  float* inputAmax = nullptr);
 
+// out[i] = x[i] rounded to bf16 as torch's cast rounds it (nearest even), saturated to
+// bf16's largest value (Inf too; NaN stays NaN). counts->saturated: finite values that
+// rounded past it.
+void roundBf16(const float* x, float* out, int64_t n, Counts* counts = nullptr);
+
 // MX: blocks of kMxBlockSize along the view's reduction, an e8m0 scale per block by the
 // floor or rceil rule; a block holding NaN or Inf becomes NaN. Outer rows [first, last)
-// of the view (x and out point at the whole tensor). counts needs inner == 1.
+// of the view (x and out point at the whole tensor). With counts, blocks across rows
+// (inner > 1) are gathered one at a time: slower, for probe steps.
 void quantizeMx(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                 NumberFormat element, bool rceil, const float* uniforms = nullptr, Counts* counts = nullptr);
 
@@ -84,5 +93,11 @@ void quantizeNvfp4(const float* x, float* out, const BlockedView& view, int64_t 
 // after); `overflowed` (may be null) marks the saturated ones. Only the element
 // statistics: no scale and no block fields. Parts add with addElementsOf().
 QuantizationStats measure(const float* x, const float* q, const bool* overflowed, int64_t n);
+
+// measure() of positions [begin, begin + count) of the view's tensor with its blocks
+// moved last ([outer, inner, reduction]), read where they lie in x and q: the same
+// statistics, bit for bit, as measure() over that stretch of the moved tensor.
+QuantizationStats measureBlocksLast(const float* x, const float* q, const BlockedView& view, int64_t begin,
+                                    int64_t count);
 
 }  // namespace ampscope::cpu_quantize

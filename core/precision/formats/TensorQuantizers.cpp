@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -44,13 +46,36 @@ bool takesCpuPasses(const torch::Tensor& x32, const QuantizeOptions& options) {
            x32.scalar_type() == torch::kFloat;
 }
 
-// The passes' draws: those of uniformsFor() (same generator, same order), or none.
-const float* uniformData(const torch::Tensor& uniforms) {
-    return uniforms.defined() ? uniforms.data_ptr<float>() : nullptr;
-}
-
 // Elements per task of the CPU passes' parallel_for: large enough to pay for a thread.
 constexpr int64_t kLoopGrain = int64_t{1} << 15;
+
+// Elements per slab of stochastic rounding's draws: several tasks per thread, so that
+// drawing a slab (one thread: the generator is sequential) is a small part of it.
+int64_t slabElements() { return kLoopGrain * std::max<int64_t>(8, 4 * at::get_num_threads()); }
+
+// The CPU passes' draws: those of uniformsFor() (same generator, same order), a slab
+// at a time into one buffer (a whole tensor's draws would be one fp32 per element of
+// each gradient, held while it is rounded).
+class SlabDraws {
+public:
+    explicit SlabDraws(const QuantizeOptions& options) : generator_(options.generator) {}
+    // The next `count` draws (null when rounding to nearest), valid until the next call.
+    const float* next(int64_t count) {
+        if (!generator_) return nullptr;
+        if (count > capacity_) {
+            buffer_.reset(new float[static_cast<size_t>(count)]);
+            capacity_ = count;
+        }
+        uniformDrawsInto(buffer_.get(), count, *generator_);
+        return buffer_.get();
+    }
+    bool drawing() const { return generator_.has_value(); }
+
+private:
+    std::optional<at::Generator> generator_;
+    std::unique_ptr<float[]> buffer_;
+    int64_t capacity_ = 0;
+};
 
 float finiteAmax(const torch::Tensor& x) {
     if (x.numel() == 0) return 0.0f;
@@ -66,21 +91,17 @@ float finiteAmax(const torch::Tensor& x) {
     return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
 }
 
-// The element statistics of x (as measure() below defines them) in fixed chunks of
-// kLoopGrain elements, summed in chunk order: the double sums do not depend on the
-// thread count. `quantizeChunk` (may be empty) first writes q over the chunk, so the
-// chunk is measured while it is still in cache.
-template <class QuantizeChunk>
-QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* over, int64_t n,
-                                  QuantizeChunk quantizeChunk) {
+// The element statistics of n elements (as measure() below defines them) in fixed
+// chunks of kLoopGrain elements, `measureChunk(begin, count)` each, summed in chunk
+// order: the double sums do not depend on the thread count.
+template <class MeasureChunk>
+QuantizationStats measureInChunks(int64_t n, MeasureChunk measureChunk) {
     const int64_t chunks = (n + kLoopGrain - 1) / kLoopGrain;
     std::vector<QuantizationStats> parts(static_cast<size_t>(chunks));
     at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
         for (int64_t c = first; c < last; ++c) {
-            const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, n - begin);
-            quantizeChunk(begin, count);
-            parts[static_cast<size_t>(c)] =
-                cpu_quantize::measure(xs + begin, qs + begin, over ? over + begin : nullptr, count);
+            const int64_t begin = c * kLoopGrain;
+            parts[static_cast<size_t>(c)] = measureChunk(begin, std::min(kLoopGrain, n - begin));
         }
     });
     QuantizationStats total;
@@ -88,42 +109,56 @@ QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* 
     return total;
 }
 
-QuantizationStats measureInChunks(const float* xs, const float* qs, const bool* over, int64_t n) {
-    return measureInChunks(xs, qs, over, n, [](int64_t, int64_t) {});
-}
-
-// Per-tensor fp8 on the CPU: one pass, and with statistics each chunk measured as it is
-// written. `inputAmax` (without statistics; may be null) receives x's finite amax from
-// the same pass (with them, stats.amax is it).
-QuantizedTensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
-                                 const torch::Tensor& uniforms, bool collectStats, float* inputAmax = nullptr) {
+// Element formats on the CPU: one pass in chunks of kLoopGrain, `roundChunk(in, out,
+// count, uniforms, counts, inputAmax)` each, and with statistics each chunk measured as
+// soon as it is written (still in cache), the sums added in chunk order as
+// measureInChunks() adds them. `inputAmax` (without statistics; may be null) receives
+// x's finite amax from the same pass (with them, stats.amax is it).
+template <class RoundChunk>
+QuantizedTensor elementsOnCpu(const torch::Tensor& x32, const QuantizeOptions& options, float* inputAmax,
+                              RoundChunk roundChunk) {
+    const bool collectStats = options.collectStats;
     QuantizedTensor result;
     result.values = torch::empty_like(x32);
-    const auto rounding = cpu_quantize::elementRounding(format);
     const float* in = x32.data_ptr<float>();
-    const float* u = uniformData(uniforms);
     float* o = result.values.data_ptr<float>();
-    const int64_t chunks = (x32.numel() + kLoopGrain - 1) / kLoopGrain;
-    if (!collectStats) {
-        std::vector<float> amaxes(inputAmax ? static_cast<size_t>(chunks) : 0, 0.0f);
-        at::parallel_for(0, chunks, 1, [&](int64_t first, int64_t last) {
+    const int64_t n = x32.numel();
+    const int64_t chunks = (n + kLoopGrain - 1) / kLoopGrain;
+    const auto perChunk = [&](bool wanted) { return wanted ? static_cast<size_t>(chunks) : size_t{0}; };
+    std::vector<cpu_quantize::Counts> counts(perChunk(collectStats));
+    std::vector<QuantizationStats> parts(perChunk(collectStats));
+    std::vector<float> amaxes(perChunk(inputAmax && !collectStats), 0.0f);
+    SlabDraws draws(options);
+    const int64_t slabChunks = draws.drawing() ? slabElements() / kLoopGrain : std::max<int64_t>(chunks, 1);
+    for (int64_t c0 = 0; c0 < chunks; c0 += slabChunks) {
+        const int64_t c1 = std::min(chunks, c0 + slabChunks), slabBegin = c0 * kLoopGrain;
+        const float* u = draws.next(std::min(n, c1 * kLoopGrain) - slabBegin);
+        at::parallel_for(c0, c1, 1, [&](int64_t first, int64_t last) {
             for (int64_t c = first; c < last; ++c) {
-                const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, x32.numel() - begin);
-                cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale,
-                                          u ? u + begin : nullptr, nullptr,
-                                          inputAmax ? &amaxes[static_cast<size_t>(c)] : nullptr);
+                const auto at = static_cast<size_t>(c);
+                const int64_t begin = c * kLoopGrain, count = std::min(kLoopGrain, n - begin);
+                roundChunk(in + begin, o + begin, count, u ? u + (begin - slabBegin) : nullptr,
+                           collectStats ? &counts[at] : nullptr, amaxes.empty() ? nullptr : &amaxes[at]);
+                if (collectStats) parts[at] = cpu_quantize::measure(in + begin, o + begin, nullptr, count);
             }
         });
-        if (inputAmax) *inputAmax = amaxes.empty() ? 0.0f : *std::max_element(amaxes.begin(), amaxes.end());
-        return result;
     }
-    std::vector<cpu_quantize::Counts> counts(static_cast<size_t>(chunks));
-    result.stats = measureInChunks(in, o, nullptr, x32.numel(), [&](int64_t begin, int64_t count) {
-        cpu_quantize::roundScaled(in + begin, o + begin, count, rounding, scale, inverseScale, u ? u + begin : nullptr,
-                                  &counts[static_cast<size_t>(begin / kLoopGrain)]);
-    });
+    if (inputAmax) *inputAmax = amaxes.empty() ? 0.0f : *std::max_element(amaxes.begin(), amaxes.end());
+    if (!collectStats) return result;
+    for (const auto& part : parts) result.stats.addElementsOf(part);
     for (const auto& c : counts) c.addTo(result.stats);
     return result;
+}
+
+// Per-tensor scaled rounding on the CPU (fp8, and fp16 or e2m1 with scale 1).
+QuantizedTensor roundScaledOnCpu(const torch::Tensor& x32, NumberFormat format, float scale, float inverseScale,
+                                 const QuantizeOptions& options, float* inputAmax = nullptr) {
+    const auto rounding = cpu_quantize::elementRounding(format);
+    return elementsOnCpu(x32, options, inputAmax,
+                         [&](const float* in, float* out, int64_t count, const float* u, cpu_quantize::Counts* counts,
+                             float* amax) {
+                             cpu_quantize::roundScaled(in, out, count, rounding, scale, inverseScale, u, counts, amax);
+                         });
 }
 
 // A contiguous tensor as the passes see it with its blocks along `layout`: the layouts
@@ -143,28 +178,42 @@ cpu_quantize::BlockedView blockedView(const torch::Tensor& x, BlockLayout layout
 }
 
 // A block format on the CPU: one pass over the tensor as it lies, parallel over the
-// view's outer rows; with statistics (blocks along the last dimension only, so that
-// the sums run in the order the torch path sums them) the counts of each task and
-// one measuring pass.
+// view's outer rows, with stochastic rounding's draws a slab of rows at a time; with
+// statistics the counts of each task and one measuring pass that reads the elements in
+// the order of the tensor with its blocks moved last (the order the torch path sums
+// them in), wherever they lie.
 template <class Pass>
 QuantizedTensor blocksOnCpu(const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
-                            const torch::Tensor& uniforms, bool collectStats, Pass pass) {
+                            const QuantizeOptions& options, Pass pass) {
     QuantizedTensor result;
     result.values = torch::empty_like(x32);
     const float* in = x32.data_ptr<float>();
-    const float* u = uniformData(uniforms);
     float* o = result.values.data_ptr<float>();
     const int64_t perOuter = std::max<int64_t>(1, view.reduction * view.inner);
     const int64_t grain = std::max<int64_t>(1, kLoopGrain / perOuter);
     const int64_t tasks = (view.outer + grain - 1) / grain;
-    std::vector<cpu_quantize::Counts> counts(collectStats ? static_cast<size_t>(tasks) : 0);
-    at::parallel_for(0, tasks, 1, [&](int64_t first, int64_t last) {
-        for (int64_t t = first; t < last; ++t)
-            pass(in, o, view, t * grain, std::min(view.outer, (t + 1) * grain), u,
-                 collectStats ? &counts[static_cast<size_t>(t)] : nullptr);
+    std::vector<cpu_quantize::Counts> counts(options.collectStats ? static_cast<size_t>(tasks) : 0);
+    SlabDraws draws(options);
+    const int64_t slabTasks =
+        draws.drawing() ? std::max<int64_t>(1, slabElements() / (grain * perOuter)) : std::max<int64_t>(tasks, 1);
+    for (int64_t t0 = 0; t0 < tasks; t0 += slabTasks) {
+        const int64_t t1 = std::min(tasks, t0 + slabTasks);
+        // The slab's rows as a tensor of their own: their elements, their draws (the
+        // draws of the blocks-last order run row by row too) and their view.
+        const int64_t firstRow = t0 * grain, offset = firstRow * view.reduction * view.inner;
+        const cpu_quantize::BlockedView slab{std::min(view.outer, t1 * grain) - firstRow, view.reduction, view.inner};
+        const float* u = draws.next(slab.elements());
+        at::parallel_for(t0, t1, 1, [&](int64_t first, int64_t last) {
+            for (int64_t t = first; t < last; ++t)
+                pass(in + offset, o + offset, slab, t * grain - firstRow,
+                     std::min(view.outer, (t + 1) * grain) - firstRow, u,
+                     options.collectStats ? &counts[static_cast<size_t>(t)] : nullptr);
+        });
+    }
+    if (!options.collectStats) return result;
+    result.stats = measureInChunks(x32.numel(), [&](int64_t begin, int64_t count) {
+        return cpu_quantize::measureBlocksLast(in, o, view, begin, count);
     });
-    if (!collectStats) return result;
-    result.stats = measureInChunks(in, o, nullptr, x32.numel());
     for (const auto& c : counts) c.addTo(result.stats);
     return result;
 }
@@ -179,8 +228,12 @@ QuantizationStats measure(const torch::Tensor& x, const torch::Tensor& q, const 
     if (onCpu(x, torch::kFloat) && onCpu(q, torch::kFloat) && q.numel() == x.numel() &&
         (!overflowed.defined() || (onCpu(overflowed, torch::kBool) && overflowed.numel() == x.numel()))) {
         // One pass (a dozen torch ops read the tensors a dozen times).
-        return measureInChunks(x.data_ptr<float>(), q.data_ptr<float>(),
-                               overflowed.defined() ? overflowed.data_ptr<bool>() : nullptr, s.elements);
+        const float* xs = x.data_ptr<float>();
+        const float* qs = q.data_ptr<float>();
+        const bool* over = overflowed.defined() ? overflowed.data_ptr<bool>() : nullptr;
+        return measureInChunks(s.elements, [&](int64_t begin, int64_t count) {
+            return cpu_quantize::measure(xs + begin, qs + begin, over ? over + begin : nullptr, count);
+        });
     }
     const auto finite = torch::isfinite(x);
     s.nonFinite = s.elements - finite.sum().item<int64_t>();
@@ -299,8 +352,28 @@ torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, Ov
     return rounded.copysign_(x);
 }
 
+float finiteAbsMax(const torch::Tensor& x) { return finiteAmax(x.to(torch::kFloat).contiguous()); }
+
 QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options) {
     const auto x32 = x.to(torch::kFloat).contiguous();
+    const bool bf16 = format == NumberFormat::Bf16 && !options.generator;  // stochastic bf16 is refused below
+    const bool scaledFormat = format == NumberFormat::Fp16 || format == NumberFormat::E4M3 ||
+                              format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
+    if ((bf16 || scaledFormat) && takesCpuPasses(x32, options)) {
+        // The casts' own rounding in one pass: bf16's as torch rounds it, the others with
+        // scale 1 (x * 1 is x).
+        auto out = bf16 ? elementsOnCpu(x32, options, nullptr,
+                                        [](const float* in, float* o, int64_t count, const float*,
+                                           cpu_quantize::Counts* counts, float*) {
+                                            cpu_quantize::roundBf16(in, o, count, counts);
+                                        })
+                        : roundScaledOnCpu(x32, format, 1.0f, 1.0f, options);
+        if (options.collectStats) {
+            out.stats.scale = 1.0;
+            out.stats.scaleAmax = out.stats.amax;
+        }
+        return out;
+    }
     torch::Tensor over;
     QuantizedTensor out;
     out.values = roundElements(x32, format, options.overflow, uniformsFor(x32, options),
@@ -318,7 +391,7 @@ QuantizedTensor quantizeWithScale(const torch::Tensor& x, NumberFormat format, f
     const auto x32 = x.to(torch::kFloat).contiguous();
     const bool passFormat = format == NumberFormat::E4M3 || format == NumberFormat::E5M2 || format == NumberFormat::E2M1;
     if (passFormat && takesCpuPasses(x32, options)) {
-        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options), options.collectStats);
+        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, options);
         if (options.collectStats) out.stats.scale = scale;
         return out;
     }
@@ -351,7 +424,7 @@ QuantizedTensor quantizeDelayedScaling(const torch::Tensor& x, DelayedScaling& s
         // The amax the history records comes from the pass's own read of x.
         const float scale = scaling.scale();
         float amax = 0.0f;
-        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, uniformsFor(x32, options), false, &amax);
+        auto out = roundScaledOnCpu(x32, format, scale, 1.0f / scale, options, &amax);
         scaling.record(amax);
         return out;
     }
@@ -421,21 +494,19 @@ QuantizedTensor quantizeNvfp4WithTorchOps(const torch::Tensor& x32, const Quanti
     return out;
 }
 
-// Both block formats: the CPU pass over x as it lies where it can run (without
-// statistics in any layout, with them when the blocks lie along the last dimension);
-// otherwise the blocks' dimension moved last, the torch ops, and back.
+// Both block formats: the CPU pass over x as it lies where it can run (with or without
+// statistics, in any layout); otherwise the blocks' dimension moved last, the torch
+// ops, and back.
 template <class CpuPass, class TorchOps>
 QuantizedTensor quantizeBlocks(const torch::Tensor& x, const QuantizeOptions& options, BlockLayout layout,
                                CpuPass cpuPass, TorchOps torchOps) {
     const auto x32 = x.to(torch::kFloat);
     if (takesCpuPasses(x32, options)) {
         const auto contiguous = x32.contiguous();
-        const auto view = blockedView(contiguous, layout);
-        if (!options.collectStats || view.inner == 1)
-            return cpuPass(contiguous, view, uniformsFor(contiguous, options));
+        return cpuPass(contiguous, blockedView(contiguous, layout));
     }
     if (layout == BlockLayout::LastDim) return torchOps(x32.contiguous());
-    auto out = quantizeBlocks(blocksLast(x32, layout), options, BlockLayout::LastDim, cpuPass, torchOps);
+    auto out = torchOps(blocksLast(x32, layout).contiguous());
     out.values = fromBlocksLast(out.values, layout, x.sizes());
     return out;
 }
@@ -447,9 +518,8 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
     if (element != NumberFormat::E4M3 && element != NumberFormat::E5M2 && element != NumberFormat::E2M1)
         throw std::invalid_argument("MX elements are e4m3, e5m2 or e2m1");
     const bool rceil = rule == MxScaleRule::Rceil;
-    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
-                             const torch::Tensor& uniforms) {
-        return blocksOnCpu(x32, view, uniforms, options.collectStats,
+    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view) {
+        return blocksOnCpu(x32, view, options,
                            [&](const float* in, float* out, const cpu_quantize::BlockedView& v, int64_t first,
                                int64_t last, const float* u, cpu_quantize::Counts* counts) {
                                cpu_quantize::quantizeMx(in, out, v, first, last, element, rceil, u, counts);
@@ -460,11 +530,10 @@ QuantizedTensor quantizeMx(const torch::Tensor& x, NumberFormat element, MxScale
 }
 
 QuantizedTensor quantizeNvfp4(const torch::Tensor& x, const QuantizeOptions& options, BlockLayout layout) {
-    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
-                             const torch::Tensor& uniforms) {
+    const auto cpuPass = [&](const torch::Tensor& x32, const cpu_quantize::BlockedView& view) {
         const float tensorAmax = finiteAmax(x32);
         const float tensorScale = nvfp4TensorScale(tensorAmax);
-        auto out = blocksOnCpu(x32, view, uniforms, options.collectStats,
+        auto out = blocksOnCpu(x32, view, options,
                                [&](const float* in, float* o, const cpu_quantize::BlockedView& v, int64_t first,
                                    int64_t last, const float* u, cpu_quantize::Counts* counts) {
                                    cpu_quantize::quantizeNvfp4(in, o, v, first, last, tensorScale, u, counts);

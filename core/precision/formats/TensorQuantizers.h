@@ -19,7 +19,13 @@
 // Stochastic rounding (options.generator set) draws one uniform per element of
 // the input, torch::rand(x.numel(), generator), in the order of the tensor with its
 // blocks' dimension last, and rounds the elements with it; scales are always rounded
-// to nearest.
+// to nearest. The CPU passes draw the same values a slab of the tensor at a time into
+// one small buffer (not one fp32 per element), leaving the generator where one
+// torch::rand of the whole tensor leaves it.
+//
+// Statistics (collectStats; probe steps) come from the same passes, read where the
+// blocks lie; their double sums are added in fixed chunks of the tensor with its
+// blocks' dimension last, so they do not depend on the thread count or the layout.
 #include <optional>
 
 #include <torch/torch.h>
@@ -50,6 +56,9 @@ struct QuantizedTensor {
 // overflowed (optional out): finite elements that rounded past maxFinite.
 torch::Tensor roundElements(const torch::Tensor& values, NumberFormat format, OverflowPolicy overflow,
                             const torch::Tensor& uniforms = {}, torch::Tensor* overflowed = nullptr);
+
+// The largest |x| over x's finite elements (0 when there are none): current scaling's amax.
+float finiteAbsMax(const torch::Tensor& x);
 
 // Plain cast to a format (no scale): what fp16/bf16 casts do to a tensor.
 QuantizedTensor quantizeUnscaled(const torch::Tensor& x, NumberFormat format, const QuantizeOptions& options = {});

@@ -43,17 +43,13 @@ void temperedUniforms(const uint32_t* __restrict words, float* __restrict out, i
 
 }  // namespace
 
-torch::Tensor uniformDraws(int64_t n, at::Generator& generator, const c10::Device& device) {
-    const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
-    if (!device.is_cpu()) return torch::rand({n}, generator, options);
-    auto out = torch::empty({n}, options);
+void uniformDrawsInto(float* out, int64_t n, at::Generator& generator) {
     auto* cpu = at::check_generator<at::CPUGeneratorImpl>(generator);
     std::lock_guard<std::mutex> lock(cpu->mutex_);
     at::mt19937 engine = cpu->engine();
     at::mt19937_data_pod pod = engine.data();
     // The engine hands out state[next] after decrementing `left`, and makes a new block
     // first when that reaches 0: left - 1 words are ready; a new block gives 624 more.
-    float* o = out.data_ptr<float>();
     int64_t done = 0;
     while (done < n) {
         if (pod.left_ == 1) {
@@ -62,13 +58,20 @@ torch::Tensor uniformDraws(int64_t n, at::Generator& generator, const c10::Devic
             pod.next_ = 0;
         }
         const int64_t take = std::min<int64_t>(n - done, pod.left_ - 1);
-        temperedUniforms(pod.state_.data() + pod.next_, o + done, take);
+        temperedUniforms(pod.state_.data() + pod.next_, out + done, take);
         pod.next_ += static_cast<uint32_t>(take);
         pod.left_ -= static_cast<int>(take);
         done += take;
     }
     engine.set_data(pod);
     cpu->set_engine(engine);
+}
+
+torch::Tensor uniformDraws(int64_t n, at::Generator& generator, const c10::Device& device) {
+    const auto options = torch::TensorOptions().dtype(torch::kFloat).device(device);
+    if (!device.is_cpu()) return torch::rand({n}, generator, options);
+    auto out = torch::empty({n}, options);
+    uniformDrawsInto(out.data_ptr<float>(), n, generator);
     return out;
 }
 

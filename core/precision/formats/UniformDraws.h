@@ -19,4 +19,9 @@ namespace ampscope {
 // One draw per element, a flat float tensor of n on `device` (the generator's).
 torch::Tensor uniformDraws(int64_t n, at::Generator& generator, const c10::Device& device);
 
+// The next n draws of a CPU generator written to out. Drawing n1 and then n2 gives
+// the n1 + n2 draws of one call: the passes draw a tensor's uniforms a slab at a time
+// into one small buffer instead of holding one float per element.
+void uniformDrawsInto(float* out, int64_t n, at::Generator& generator);
+
 }  // namespace ampscope

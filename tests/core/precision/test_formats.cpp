@@ -8,6 +8,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <random>
 #include <vector>
@@ -804,6 +805,9 @@ private Q_SLOTS:
         QTest::newRow("second matmul operand") << int(BlockLayout::SecondToLast) << QList<qint64>{2, 3, 45, 70};
         QTest::newRow("second operand, 2-D") << int(BlockLayout::SecondToLast) << QList<qint64>{33, 150};
         QTest::newRow("conv kernel") << int(BlockLayout::FlattenTrailing) << QList<qint64>{5, 7, 3, 3};
+        // Many chunks of the statistics' sums, split across threads, and slabs of draws.
+        QTest::newRow("conv gradient, many chunks") << int(BlockLayout::Channels) << QList<qint64>{6, 64, 29, 31};
+        QTest::newRow("conv input, many chunks, padded") << int(BlockLayout::Channels) << QList<qint64>{5, 40, 37, 41};
     }
     void cpuPassesReadEveryLayoutInPlace() {
         QFETCH(int, layout);
@@ -849,14 +853,40 @@ private Q_SLOTS:
             check("nvfp4", moved(nv, torchOps), quantizeNvfp4(values, training, blockLayout).values);
             check("nvfp4 stochastic", moved(nv, withDraws(torchOps)),
                   quantizeNvfp4(values, withDraws(training), blockLayout).values);
-            // With statistics the blocks are moved last (the sums keep their order):
-            // the same values and the torch ops' statistics.
-            const auto stats = quantizeNvfp4(values, QuantizeOptions{}, blockLayout);
-            const auto reference = quantizeNvfp4(blocksLast(values, blockLayout), torchOps);
-            check("nvfp4 with statistics", fromBlocksLast(reference.values, blockLayout, values.sizes()), stats.values);
-            const bool padded = blocksLast(values, blockLayout).size(-1) % 16 != 0;
-            const QString miss = statsMismatch(stats.stats, reference.stats, !padded);
-            QVERIFY2(miss.isEmpty(), qPrintable(miss));
+            // With statistics too the pass reads the blocks where they lie, and sums in the
+            // order of the moved tensor: the same values, the torch ops' statistics, and
+            // the statistics of the CPU pass over the moved tensor bit for bit.
+            const auto movedCopy = blocksLast(values, blockLayout).contiguous();
+            const bool padded = movedCopy.size(-1) % 16 != 0;
+            auto withStats = [&](const QString& what, auto&& quantize, bool stochastic, bool blocksOf32) {
+                // Each call its own generator of the same seed, so all draw alike.
+                auto options = [stochastic](bool cpuPasses) {
+                    QuantizeOptions o;
+                    o.cpuPasses = cpuPasses;
+                    if (stochastic) o.generator = at::detail::createCPUGenerator(3);
+                    return o;
+                };
+                const auto inPlace = quantize(values, options(true), blockLayout);
+                const auto reference = quantize(movedCopy, options(false), BlockLayout::LastDim);
+                const auto passOnMoved = quantize(movedCopy, options(true), BlockLayout::LastDim);
+                check(what + " with statistics", fromBlocksLast(reference.values, blockLayout, values.sizes()),
+                      inPlace.values);
+                const bool paddedHere = padded || (blocksOf32 && movedCopy.size(-1) % 32 != 0);
+                QString miss = statsMismatch(inPlace.stats, reference.stats, !paddedHere);
+                QVERIFY2(miss.isEmpty(), qPrintable(what + " against the torch ops: " + miss));
+                miss = statsMismatch(inPlace.stats, passOnMoved.stats);
+                QVERIFY2(miss.isEmpty(), qPrintable(what + " against the pass on the moved tensor: " + miss));
+            };
+            const auto nvfp4 = [](const torch::Tensor& t, const QuantizeOptions& o, BlockLayout l) {
+                return quantizeNvfp4(t, o, l);
+            };
+            withStats("nvfp4", nvfp4, false, false);
+            withStats("nvfp4 stochastic", nvfp4, true, false);
+            for (const auto element : {NumberFormat::E4M3, NumberFormat::E2M1})
+                withStats(QString("mx ") + describe(element).name,
+                          [element](const torch::Tensor& t, const QuantizeOptions& o, BlockLayout l) {
+                              return quantizeMx(t, element, MxScaleRule::Rceil, o, l);
+                          }, element == NumberFormat::E2M1, true);
         }
     }
 
@@ -880,6 +910,154 @@ private Q_SLOTS:
                          qPrintable(QString("after %1 after %2").arg(n).arg(used)));
             }
         }
+    }
+
+    // The plain casts of the format sweep on the CPU pass: fp16 and bf16 as torch's casts
+    // round (then saturated), over every kind of fp32 bit pattern (random bits: NaNs with
+    // payloads of both signs, Inf, fp32 subnormals) and the edges written out: the same
+    // values, and the statistics of the torch path bit for bit (both sum in chunk order).
+    void plainCastsOnCpuAreTorchCasts() {
+        std::mt19937 rng(31);
+        std::vector<uint32_t> bits(300000);
+        for (auto& b : bits) b = static_cast<uint32_t>(rng());
+        const uint32_t edges[] = {0x00000001u, 0x80000001u, 0x007fffffu, 0x33800000u, 0x33000001u, 0x477fefffu,
+                                  0x477ff000u, 0xc77ff000u, 0x477fe000u, 0x7f7fffffu, 0x7f7f7fffu, 0x7f7f8000u,
+                                  0xff7f8000u, 0x3f808000u, 0x3f818000u, 0x7fffffffu, 0xffc00001u, 0x7f800000u,
+                                  0xff800000u, 0x00000000u, 0x80000000u};
+        for (size_t i = 0; i < sizeof edges / sizeof *edges; ++i) bits[i * 13] = edges[i];
+        const auto x = torch::from_blob(bits.data(), {static_cast<int64_t>(bits.size())}, torch::kInt32)
+                           .view(torch::kFloat).clone().reshape({300, 1000});
+        QuantizeOptions training, torchOps;
+        training.collectStats = false;
+        torchOps.cpuPasses = false;
+        for (const auto format : {NumberFormat::Fp16, NumberFormat::Bf16}) {
+            const auto reference = quantizeUnscaled(x, format, torchOps);
+            QVERIFY(reference.stats.saturated > 0 && reference.stats.nonFinite > 0);
+            const auto expected = toVector(reference.values);
+            for (const auto& got : {quantizeUnscaled(x, format, training), quantizeUnscaled(x, format)}) {
+                const QString miss = firstMismatch(got.values, expected);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString(describe(format).name) + ": " + miss));
+            }
+            const QString stats = statsMismatch(quantizeUnscaled(x, format).stats, reference.stats);
+            QVERIFY2(stats.isEmpty(), qPrintable(QString(describe(format).name) + " statistics: " + stats));
+        }
+    }
+
+    // The sweep's rows are each format's quantizer as the sweep defines it (plain casts,
+    // current scaling, the block formats along the layout, nearest), here through the
+    // torch ops on the tensor with its blocks moved last: the sweep's passes (in place,
+    // one amax for both fp8 formats) change nothing.
+    void sweepRowsAreTheQuantizersThemselves_data() {
+        QTest::addColumn<int>("layout");
+        QTest::addColumn<QList<qint64>>("shape");
+        QTest::newRow("conv input") << int(BlockLayout::Channels) << QList<qint64>{6, 64, 19, 23};
+        QTest::newRow("conv kernel gradient") << int(BlockLayout::FlattenTrailing) << QList<qint64>{64, 32, 3, 3};
+        QTest::newRow("linear input, padded rows") << int(BlockLayout::LastDim) << QList<qint64>{128, 600};
+    }
+    void sweepRowsAreTheQuantizersThemselves() {
+        QFETCH(int, layout);
+        QFETCH(QList<qint64>, shape);
+        const auto blockLayout = static_cast<BlockLayout>(layout);
+        const std::vector<int64_t> sizes(shape.begin(), shape.end());
+        int64_t n = 1;
+        for (int64_t d : sizes) n *= d;
+        // Values over fp32's whole range (NaN, Inf, saturation), and values of a few
+        // binades, whose sums show any change in the order they are added.
+        const auto wide = wideRandomValues(n, 23).reshape(sizes);
+        torch::manual_seed(23);
+        const auto narrow = torch::randn(sizes) * torch::exp2(torch::randint(-4, 4, sizes).to(torch::kFloat));
+        for (const auto& x : {wide, narrow}) {
+            const auto moved = blocksLast(x, blockLayout).contiguous();
+            QuantizeOptions torchOps;
+            torchOps.cpuPasses = false;
+            const float amax = torch::where(torch::isfinite(x), x.abs(), torch::zeros({})).max().item<float>();
+            auto current = [&](NumberFormat f) {
+                auto out = quantizeWithScale(x, f, perTensorScale(amax, f), torchOps);
+                out.stats.scaleAmax = amax;
+                return out.stats;
+            };
+            const std::vector<std::pair<QuantizationStats, bool>> expected = {
+                {quantizeUnscaled(x, NumberFormat::Fp16, torchOps).stats, true},
+                {quantizeUnscaled(x, NumberFormat::Bf16, torchOps).stats, true},
+                {current(NumberFormat::E4M3), true},
+                {current(NumberFormat::E5M2), true},
+                {quantizeMx(moved, NumberFormat::E4M3, MxScaleRule::Floor, torchOps).stats, moved.size(-1) % 32 == 0},
+                {quantizeMx(moved, NumberFormat::E2M1, MxScaleRule::Floor, torchOps).stats, moved.size(-1) % 32 == 0},
+                {quantizeNvfp4(moved, torchOps).stats, moved.size(-1) % 16 == 0},
+            };
+            const auto rows = sweepFormats(x, blockLayout);
+            QCOMPARE(rows.size(), expected.size());
+            for (size_t i = 0; i < rows.size(); ++i) {
+                const QString miss = statsMismatch(rows[i].stats, expected[i].first, expected[i].second);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString::fromStdString(rows[i].format) + ": " + miss));
+            }
+            // The block rows, bit for bit, as the CPU passes give them on the moved tensor.
+            const QuantizationStats onMoved[] = {quantizeMx(moved, NumberFormat::E4M3, MxScaleRule::Floor).stats,
+                                                 quantizeMx(moved, NumberFormat::E2M1, MxScaleRule::Floor).stats,
+                                                 quantizeNvfp4(moved).stats};
+            for (size_t i = 0; i < 3; ++i) {
+                const QString miss = statsMismatch(rows[4 + i].stats, onMoved[i]);
+                QVERIFY2(miss.isEmpty(), qPrintable(QString::fromStdString(rows[4 + i].format) + " exactly: " + miss));
+            }
+        }
+    }
+
+    // Drawn in parts (the passes draw a slab at a time into one buffer), the draws are
+    // those of one call, and the generator ends where one call leaves it.
+    void uniformDrawsInPartsAreOneDraw() {
+        auto whole = at::detail::createCPUGenerator(9);
+        auto inParts = at::detail::createCPUGenerator(9);
+        const auto expected = uniformDraws(5000, whole, torch::kCPU);
+        std::vector<float> got(5000, -1.0f);
+        int64_t done = 0;
+        for (const int64_t n : {int64_t{1}, int64_t{622}, int64_t{624}, int64_t{1000}, int64_t{2753}}) {
+            uniformDrawsInto(got.data() + done, n, inParts);
+            done += n;
+        }
+        QCOMPARE(done, int64_t{5000});
+        const float* e = expected.data_ptr<float>();
+        for (int64_t i = 0; i < done; ++i) QCOMPARE_BITS(got[static_cast<size_t>(i)], e[i]);
+        QVERIFY(torch::equal(torch::rand({1000}, inParts), torch::rand({1000}, whole)));
+    }
+
+    // Stochastic rounding on the CPU passes draws a slab of the tensor at a time; the torch
+    // ops draw the whole tensor first. Over tensors of several slabs, per-tensor and in
+    // blocks (along the last dimension and across rows, with and without statistics), on
+    // 1 and 3 threads (slabs of other sizes): the same values bit for bit, and the
+    // generators left alike.
+    void stochasticPassesDrawInSlabs() {
+        torch::manual_seed(12);
+        const auto values = torch::randn({7, 48, 33, 35}) * torch::exp2(torch::randint(-6, 6, {7, 48, 33, 35}).to(torch::kFloat));
+        using Quantize = std::function<QuantizedTensor(const QuantizeOptions&)>;
+        const std::vector<std::pair<QString, Quantize>> quantizers = {
+            {"e5m2", [&](const QuantizeOptions& o) { return quantizeWithScale(values, NumberFormat::E5M2, 3.0f, o); }},
+            {"mxfp4, channels",
+             [&](const QuantizeOptions& o) {
+                 return quantizeMx(values, NumberFormat::E2M1, MxScaleRule::Floor, o, BlockLayout::Channels);
+             }},
+            {"nvfp4, channels", [&](const QuantizeOptions& o) { return quantizeNvfp4(values, o, BlockLayout::Channels); }},
+            {"nvfp4, last dimension", [&](const QuantizeOptions& o) { return quantizeNvfp4(values, o); }},
+        };
+        const int threads = at::get_num_threads();
+        for (const int t : {1, 3}) {
+            at::set_num_threads(t);
+            for (const auto& [what, quantize] : quantizers) {
+                for (const bool stats : {false, true}) {
+                    QuantizeOptions pass, torchOps;
+                    pass.collectStats = torchOps.collectStats = stats;
+                    torchOps.cpuPasses = false;
+                    pass.generator = at::detail::createCPUGenerator(21);
+                    torchOps.generator = at::detail::createCPUGenerator(21);
+                    const auto got = quantize(pass).values;
+                    const QString miss = firstMismatch(got, toVector(quantize(torchOps).values));
+                    const QString where = QString("%1 on %2 threads%3").arg(what).arg(t).arg(stats ? ", statistics" : "");
+                    QVERIFY2(miss.isEmpty(), qPrintable(where + ": " + miss));
+                    QVERIFY2(torch::equal(torch::rand({100}, *pass.generator), torch::rand({100}, *torchOps.generator)),
+                             qPrintable(where + ": the generators went on differently"));
+                }
+            }
+        }
+        at::set_num_threads(threads);
     }
 
     void statisticsPassMatchesItsDefinition() {

@@ -210,6 +210,16 @@ private Q_SLOTS:
         // Non-contiguous input reads the same values.
         const auto wide = x.view({-1, 1}).expand({-1, 2}).t();
         QCOMPARE(computeExponentHistogram(wide).total(), 2 * x.numel());
+        // Every kind of bit pattern (NaNs of both signs with payloads, Inf, subnormals),
+        // half of them zeroed in no pattern as a ReLU's gradient is.
+        const auto bits = torch::randint(std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max(),
+                                         {100003}, torch::kInt32);
+        const auto patterns = bits.view(torch::kFloat) * (torch::rand({100003}) < 0.5).to(torch::kFloat);
+        const auto fromBits = computeExponentHistogram(patterns);
+        COMPARE_HISTOGRAMS(fromBits, histogramFromSlots(probe_detail::histogramSlotsWithTorchOps(patterns)
+                                                            .contiguous()
+                                                            .data_ptr<double>()));
+        QVERIFY(fromBits.nan > 0 && fromBits.below > 0 && fromBits.above > 0 && fromBits.zero > 40000);
     }
 
     void massBelowAndAboveCountWholeBins() {
