@@ -30,6 +30,7 @@
 //   with the scale) and removed. showFp16Limits() places the fp16 facts.
 // - The mouse as in every plot (InteractivePlot): zoom/pan, double click resets, the
 //   tooltip gives the exact cell value; a click on a column emits columnClicked(step). One queued replot per refresh().
+// The overlays and placeholder are defined in HeatmapOverlays.cpp, the map here.
 #include <QStringList>
 #include <cstdint>
 #include <map>
