@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "DockLayout.h"
 #include "HeadlessRunner.h"
 #include "ScenarioRunner.h"
 #include "WindowArguments.h"
@@ -120,6 +121,8 @@ void fillTheScreen(ui::MainWindow& window) {
     if (const QScreen* screen = QGuiApplication::primaryScreen()) {
         window.resize(screen->availableGeometry().size());
         window.move(screen->availableGeometry().topLeft());
+        // Laid out at the new size first, then given the default proportions for it.
+        QTimer::singleShot(0, &window, [&window] { window.dockLayout()->windowResized(); });
     }
 }
 

@@ -111,6 +111,10 @@ bool DockLayout::fitTheScreen() {
     return window_->size() != now;
 }
 
+void DockLayout::windowResized() {
+    if (!layoutRestored_) applyDefaultSizes();
+}
+
 void DockLayout::applyDefaultSizes() {
     // Proportions of the window actually shown: sizes set before the first show are
     // measured against a window size that is not the final one.

@@ -53,6 +53,10 @@ public:
     // the docks' least sizes allow); true when its size changed.
     bool fitTheScreen();
     void keepTabTitlesWhole();
+    // The window was resized by the program (a screenshot filling the screen): the
+    // default proportions again for its new size, unless the user's layout was restored.
+    // Without it the growth goes to the Configure column (half of a 1920-pixel window).
+    void windowResized();
     // Widens the Configure dock (up to 2/5 of the window, never narrower) to `wanted`.
     void widenConfigure(int wanted);
 

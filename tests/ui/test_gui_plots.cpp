@@ -351,6 +351,32 @@ private Q_SLOTS:
         QVERIFY(plot.hoverText(5, QPoint()).contains("10 ms"));
     }
 
+    // An axis label too long for a short plot (a report's overlay) loses its parenthesis
+    // before the words naming the quantity are cut, and gets it back with room.
+    void axisLabelsDropTheirGlossBeforeTheyAreCut() {
+        OneRunSet feed;
+        LossPlot plot(&feed.set);
+        feed.beginRun(contextFor("fp32"));
+        feed.appendSteps(lossSteps(1, 10));
+        feed.endOfBatch();
+        const auto laidOut = [&plot](int height) {
+            plot.resize(600, height);
+            QCoreApplication::processEvents();
+            plot.replot(QCustomPlot::rpImmediateRefresh);
+            return plot.yAxis->label();
+        };
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
+        const QString full = laidOut(500);
+        const qsizetype gloss = full.indexOf(QStringLiteral(" ("));
+        QVERIFY2(gloss > 0, qPrintable(full));
+        const QString shortened = laidOut(200);
+        QVERIFY2(plot.axisRect()->height() < QFontMetrics(plot.yAxis->labelFont()).horizontalAdvance(full),
+                 "the short plot must be too short for the whole label");
+        QCOMPARE(shortened, full.left(gloss));
+        QCOMPARE(laidOut(500), full);
+    }
+
     // The mouse, written once (InteractivePlot) for every plot: hovering shows the plot's
     // own text for the point under the mouse, a point without one and leaving the plot
     // hide it.

@@ -85,9 +85,15 @@ bool TimeSeriesPlot::fitLegendColumns() {
 bool TimeSeriesPlot::fitAxisLabel(QCPAxis* axis, FittedLabel& fitted) {
     if (axis->label() != fitted.shown) fitted.full = axis->label();  // set since the last fit
     const int room = axisRect()->height() - 4;
-    const QString shown = room > 0 ? QFontMetrics(axis->labelFont())
-                                         .elidedText(fitted.full, Qt::ElideRight, room)
-                                   : fitted.full;
+    QString shown = fitted.full;
+    if (room > 0) {
+        // Too long for the axis: the parenthesis (units, a gloss) goes before the words
+        // that name the quantity are cut ("training loss (cross-entropy, nats)").
+        const QFontMetrics metrics(axis->labelFont());
+        const qsizetype gloss = shown.indexOf(QStringLiteral(" ("));
+        if (metrics.horizontalAdvance(shown) > room && gloss > 0) shown = shown.left(gloss);
+        shown = metrics.elidedText(shown, Qt::ElideRight, room);
+    }
     fitted.shown = shown;
     if (axis->label() == shown) return false;
     axis->setLabel(shown);

@@ -49,7 +49,7 @@ ReportSetViews::~ReportSetViews() = default;
 
 void ReportSetViews::drawFlushed() {
     auto* plot = new ReportOverlayPlot(QStringLiteral("training step"),
-                                       QStringLiteral("flushed to 0 (% of elements)"), host_.get());
+                                       QStringLiteral("% of elements flushed to 0"), host_.get());
     flushed_ = plot;
     const QString kind = QString::fromUtf8(probe_kind::kParamGradScaled.data());
     std::vector<std::vector<std::pair<double, double>>> lines;
