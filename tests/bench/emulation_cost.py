@@ -33,7 +33,7 @@ import platform
 import subprocess
 import tempfile
 
-from bench_common import ROOT, emit, engine_summary, fail, median, require_cli, row
+from bench_common import ROOT, emit, engine_summary, fail, median, require_cli, row, use_smoke_data
 from probe_cadence import VARIANTS as PROBE_VARIANTS
 
 SCRIPT = "emulation_cost.py"
@@ -53,13 +53,8 @@ PROBE_TARGET = 0.98
 PROBES_OFF, PROBES_DEFAULT = PROBE_VARIANTS[0][1], PROBE_VARIANTS[1][1]
 
 
-# --smoke: a small training set and a small validation split, so each run takes seconds.
-SMOKE_SETS = ["data.subset=2048", "data.validation=split"]
-extra_sets = []
-
-
 def run(cli, config, sets, out):
-    return engine_summary(SCRIPT, cli, config, sets + extra_sets, out)
+    return engine_summary(SCRIPT, cli, config, sets, out)
 
 
 def machine():
@@ -196,7 +191,7 @@ def main():
     steps, rounds, probe_steps, sweep_steps = args.steps, args.rounds, 300, 101
     if args.smoke:
         steps, rounds, probe_steps, sweep_steps = 3, 1, 3, 21
-        extra_sets.extend(SMOKE_SETS)
+        use_smoke_data()
     with tempfile.TemporaryDirectory(prefix="ampscope-emulation-") as workdir:
         rows = cost_rows(cli, workdir, steps, rounds, args.threads)
         rows += memory_rows(cli, workdir, args.smoke, args.threads)

@@ -40,6 +40,8 @@ import subprocess
 import sys
 import tempfile
 
+from bench_common import SMOKE_DATA_SETS
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 BASE_CONFIG = os.path.join(ROOT, "examples", "fashion-mnist-fp32.json")
@@ -69,6 +71,9 @@ def engine_run(args, workdir, name, settings):
         command += ["--set", f"data.path={args.data}"]
     for key, value in settings.items():
         command += ["--set", f"{key}={value}"]
+    if args.smoke:
+        for setting in SMOKE_DATA_SETS:
+            command += ["--set", setting]
     done = subprocess.run(command, capture_output=True, text=True)
     if done.returncode != 0:
         fail(f"{' '.join(command)}: exit {done.returncode}: {done.stderr.strip()}")
