@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "common/CpuClones.h"
 #include "probes/ProbeInput.h"
 
 namespace ampscope {
@@ -88,21 +89,11 @@ template <class T, bool kWithRange>
     return out;
 }
 
-// The distribution build targets x86-64 without AVX; the scan is the per-step
-// cost of the non-finite locator on every activation and gradient, so it is
-// compiled for AVX-512 and AVX2 too and the loader picks what the CPU has.
-// (GCC on x86-64 only: clang's fuzzing builds take the plain version. Not in
-// sanitizer builds: the clones' ifunc resolvers run while the dynamic loader
-// relocates, before TSan's runtime is up, and crash there.)
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && \
-    !defined(__SANITIZE_THREAD__) && !defined(__SANITIZE_ADDRESS__)
-#define AMPSCOPE_SCAN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
-#else
-#define AMPSCOPE_SCAN_CLONES
-#endif
+// The scan is the per-step cost of the non-finite locator on every activation
+// and gradient, so it is cloned per instruction set (common/CpuClones.h).
 
 #define AMPSCOPE_SCAN_ENTRY(NAME, T, RANGE)                                 \
-    AMPSCOPE_SCAN_CLONES Partial NAME(const T* data, int64_t begin, int64_t end) { \
+    AMPSCOPE_CPU_CLONES Partial NAME(const T* data, int64_t begin, int64_t end) { \
         return scanChunk<T, RANGE>(data, begin, end);                        \
     }
 AMPSCOPE_SCAN_ENTRY(scanFloatStats, float, true)

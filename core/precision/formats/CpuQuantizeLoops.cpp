@@ -6,6 +6,7 @@
 #include <limits>
 #include <stdexcept>
 
+#include "common/CpuClones.h"
 #include "precision/formats/ScalingRules.h"
 
 // Built with -ffp-contract=off (precision/sources.cmake): a fused multiply-add would
@@ -14,13 +15,12 @@
 // Vectorised by the compiler from plain loops (why not intrinsics: one source for
 // every instruction set, which the tests check against the scalar codec and the torch
 // ops), each exported pass cloned for AVX-512, AVX2 and plain x86-64 and picked at
-// load time by the CPU it runs on (GCC's target_clones). Every step is an IEEE
+// load time by the CPU it runs on (common/CpuClones.h). Every step is an IEEE
 // operation (multiply, divide, add, compare, bit logic) that gives the same bits in a
 // vector lane as in a scalar register. Two habits keep the loops vectorisable without
 // -fno-trapping-math: values are formed unconditionally and then chosen by a bit mask
 // (choose()), and the floor of a non-negative value is a truncation to an integer.
 // The helpers are inlined into each clone, so they are compiled for its instruction set.
-#define AMPSCOPE_QUANTIZE_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
 #define AMPSCOPE_ALWAYS_INLINE inline __attribute__((always_inline))
 
 namespace ampscope::cpu_quantize {
@@ -404,7 +404,7 @@ AMPSCOPE_ALWAYS_INLINE void nvfp4Columns(const float* x, float* out, const Block
 
 // The exported passes, one clone per instruction set; the branches between the
 // variants are taken once per call, outside the loops.
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, float scale,
                      float inverseScale, const float* uniforms, int64_t* saturated, uint32_t* amaxBits) {
     int64_t counted = 0;
@@ -425,14 +425,14 @@ void roundScaledPass(const float* x, float* out, int64_t n, ElementRounding r, f
     if (amaxBits) *amaxBits = std::max(*amaxBits, amax);
 }
 
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 uint32_t finiteMagnitudePass(const float* x, int64_t n) { return maxFiniteMagnitudeBits(x, n); }
 
 // bf16 as torch's float -> bfloat16 conversion rounds (nearest even on the bit pattern:
 // add 0x7fff and the lowest kept bit, drop the low 16 bits), then saturated: a finite
 // value that rounded to Inf counts as saturated, Inf and overflow become the largest
 // bf16 of their sign, NaN stays NaN.
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 void roundBf16Pass(const float* __restrict x, float* __restrict out, int64_t n, int64_t* saturated) {
     const float maxBf16 = floatOf(0x7f7f0000u);
     int64_t counted = 0;
@@ -449,7 +449,7 @@ void roundBf16Pass(const float* __restrict x, float* __restrict out, int64_t n, 
 }
 
 
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
             ElementRounding r, MxRule rule, const float* uniforms, Counts* counts) {
     const auto block = [&]<bool Stochastic, bool Counting>(const float* in, float* o, int64_t n, const float* u,
@@ -472,7 +472,7 @@ void mxPass(const float* x, float* out, const BlockedView& view, int64_t first, 
     }
 }
 
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 void nvfp4Pass(const float* x, float* out, const BlockedView& view, int64_t first, int64_t last,
                ElementRounding r, Nvfp4Rule rule, const float* uniforms, Counts* counts) {
     const auto block = [&]<bool Stochastic, bool Counting>(const float* in, float* o, int64_t n, const float* u,
@@ -506,7 +506,7 @@ struct MeasureSums {
     uint32_t amax = 0;
 };
 
-AMPSCOPE_QUANTIZE_CLONES
+AMPSCOPE_CPU_CLONES
 void measurePass(const float* x, const float* q, const bool* overflowed, int64_t n, MeasureSums& sums) {
     constexpr int64_t kRun = 256;
     alignas(64) double magnitude[kRun], absolute[kRun], squaredError[kRun], squaredSignal[kRun];

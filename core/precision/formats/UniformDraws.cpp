@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <mutex>
 
+#include "common/CpuClones.h"
+
 namespace ampscope {
 
 namespace {
@@ -16,7 +18,7 @@ constexpr int kShiftWords = at::MERSENNE_STATE_M;  // 397
 // j + 397 (wrapping to the new words), the matrix A added where the low bit is set.
 // The first 227 words read only old words, the rest words at least 227 behind: both
 // loops have no dependence the compiler must respect within a vector.
-__attribute__((target_clones("avx512f", "avx2", "default")))
+AMPSCOPE_CPU_CLONES
 void nextStateBlock(uint32_t* state) {
     const auto twist = [](uint32_t u, uint32_t v) __attribute__((always_inline)) {
         const uint32_t mixed = (u & at::UMASK) | (v & at::LMASK);
@@ -29,7 +31,7 @@ void nextStateBlock(uint32_t* state) {
 }
 
 // Tempered outputs of state words, as uniforms: (y mod 2^24) * 2^-24, exact in float.
-__attribute__((target_clones("avx512f", "avx2", "default")))
+AMPSCOPE_CPU_CLONES
 void temperedUniforms(const uint32_t* __restrict words, float* __restrict out, int64_t n) {
     for (int64_t i = 0; i < n; ++i) {
         uint32_t y = words[i];
