@@ -91,6 +91,19 @@ float finiteAmax(const torch::Tensor& x) {
     return torch::where(torch::isfinite(x), x.abs(), torch::zeros_like(x)).max().item<float>();
 }
 
+// Where a CPU pass writes its values: the caller's scratch buffer, or a new tensor.
+torch::Tensor cpuPassOutput(const torch::Tensor& x32, const QuantizeOptions& options) {
+    if (!options.scratch.defined()) return torch::empty_like(x32);
+    const auto& scratch = options.scratch;
+    TORCH_CHECK(scratch.device().is_cpu() && scratch.scalar_type() == torch::kFloat && scratch.is_contiguous() &&
+                    scratch.numel() == x32.numel(),
+                "QuantizeOptions::scratch: a contiguous fp32 CPU tensor of ", x32.numel(), " elements is needed, got ",
+                scratch.numel(), " elements of ", scratch.toString());
+    // The passes read x while they write: the values cannot go over x itself.
+    TORCH_CHECK(scratch.data_ptr() != x32.data_ptr(), "QuantizeOptions::scratch: the input's own storage");
+    return scratch.view(x32.sizes());
+}
+
 // The element statistics of n elements (as measure() below defines them) in fixed
 // chunks of kLoopGrain elements, `measureChunk(begin, count)` each, summed in chunk
 // order: the double sums do not depend on the thread count.
@@ -119,7 +132,7 @@ QuantizedTensor elementsOnCpu(const torch::Tensor& x32, const QuantizeOptions& o
                               RoundChunk roundChunk) {
     const bool collectStats = options.collectStats;
     QuantizedTensor result;
-    result.values = torch::empty_like(x32);
+    result.values = cpuPassOutput(x32, options);
     const float* in = x32.data_ptr<float>();
     float* o = result.values.data_ptr<float>();
     const int64_t n = x32.numel();
@@ -186,7 +199,7 @@ template <class Pass>
 QuantizedTensor blocksOnCpu(const torch::Tensor& x32, const cpu_quantize::BlockedView& view,
                             const QuantizeOptions& options, Pass pass) {
     QuantizedTensor result;
-    result.values = torch::empty_like(x32);
+    result.values = cpuPassOutput(x32, options);
     const float* in = x32.data_ptr<float>();
     float* o = result.values.data_ptr<float>();
     const int64_t perOuter = std::max<int64_t>(1, view.reduction * view.inner);

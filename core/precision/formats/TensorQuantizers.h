@@ -44,6 +44,14 @@ struct QuantizeOptions {
     // false: the vectorised torch ops even where the CPU passes could run (what other
     // devices run; the tests compare the two).
     bool cpuPasses = true;
+    // Set: the CPU passes write the values here (a contiguous fp32 CPU tensor of x's
+    // number of elements) instead of a new tensor, and QuantizedTensor::values is this
+    // buffer shaped as x, overwritten by its next use. For callers that keep only the
+    // statistics: the format sweep measures seven formats through one buffer, where
+    // seven new tensors of an activation's size were seven times its memory at once and,
+    // the first time a size comes, seven times its pages faulted in. The torch ops
+    // ignore it.
+    torch::Tensor scratch;
 };
 
 struct QuantizedTensor {

@@ -1002,6 +1002,44 @@ private Q_SLOTS:
         }
     }
 
+    // A scratch buffer changes where the CPU passes write, nothing else: the values and
+    // the statistics are those of a call without it, bit for bit, and they lie in the
+    // buffer (shaped as the input). A buffer of another size, or the input itself, is
+    // refused rather than written past or over.
+    void scratchBufferHoldsTheValues() {
+        torch::manual_seed(31);
+        const auto x = wideRandomValues(2 * 64 * 5 * 3, 31).reshape({2, 64, 5, 3});
+        QuantizeOptions withScratch;
+        withScratch.scratch = torch::full({x.numel()}, 7.0f);
+        using Quantize = std::function<QuantizedTensor(const QuantizeOptions&)>;
+        const std::vector<std::pair<const char*, Quantize>> quantizers = {
+            {"fp16", [&](const QuantizeOptions& o) { return quantizeUnscaled(x, NumberFormat::Fp16, o); }},
+            {"bf16", [&](const QuantizeOptions& o) { return quantizeUnscaled(x, NumberFormat::Bf16, o); }},
+            {"e4m3", [&](const QuantizeOptions& o) { return quantizeWithScale(x, NumberFormat::E4M3, 0.125f, o); }},
+            {"mxfp4", [&](const QuantizeOptions& o) {
+                 return quantizeMx(x, NumberFormat::E2M1, MxScaleRule::Floor, o, BlockLayout::Channels);
+             }},
+            {"nvfp4", [&](const QuantizeOptions& o) { return quantizeNvfp4(x, o, BlockLayout::Channels); }},
+        };
+        for (const auto& [name, quantize] : quantizers) {
+            const auto fresh = quantize(QuantizeOptions{});
+            const auto inScratch = quantize(withScratch);
+            QVERIFY2(inScratch.values.data_ptr() == withScratch.scratch.data_ptr(), name);
+            QCOMPARE(inScratch.values.sizes(), x.sizes());
+            QVERIFY2(fresh.values.data_ptr() != withScratch.scratch.data_ptr(), name);
+            QVERIFY2(inScratch.values.view(torch::kInt32).equal(fresh.values.view(torch::kInt32)), name);
+            const QString miss = statsMismatch(inScratch.stats, fresh.stats);
+            QVERIFY2(miss.isEmpty(), qPrintable(QString(name) + ": " + miss));
+        }
+        QuantizeOptions tooSmall;
+        tooSmall.scratch = torch::empty({x.numel() - 1});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, quantizeUnscaled(x, NumberFormat::Fp16, tooSmall));
+        const auto contiguous = x.contiguous();
+        QuantizeOptions overInput;
+        overInput.scratch = contiguous.view({-1});
+        QVERIFY_THROWS_EXCEPTION(c10::Error, quantizeNvfp4(contiguous, overInput));
+    }
+
     // Drawn in parts (the passes draw a slab at a time into one buffer), the draws are
     // those of one call, and the generator ends where one call leaves it.
     void uniformDrawsInPartsAreOneDraw() {
