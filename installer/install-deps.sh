@@ -1,7 +1,19 @@
 #!/bin/sh
-# Installs AmpScope's build, run and test dependencies from Debian bookworm's
-# archive. Idempotent; runs as root or through sudo. Nothing else is downloaded.
+# Installs AmpScope's build, run and test dependencies from the Debian archive of the
+# release it runs on: Debian 12 (bookworm), Debian 13 (trixie) or testing. Idempotent;
+# runs as root or through sudo. Nothing else is downloaded.
 set -eu
+
+# The packages whose names differ between releases: the LLVM that the sanitizers' and
+# libFuzzer's runtimes (libclang-rt-N-dev) and llvm-symbolizer (llvm-N) come from, the
+# same major version as the release's default clang. Debian 12 has LLVM 14, Debian 13
+# LLVM 19; testing moves, so there the default clang's own dependency names it.
+codename=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)
+case "$codename" in
+  bookworm) llvm_version=14 ;;
+  trixie) llvm_version=19 ;;
+  *) llvm_version="" ;;
+esac
 
 PACKAGES="
   build-essential cmake ccache git pkg-config
@@ -11,13 +23,13 @@ PACKAGES="
   python3-torch python3-numpy python3-venv
   xvfb xauth poppler-utils
   libprotobuf-dev protobuf-compiler
-  clang libclang-rt-14-dev llvm-14
+  clang
   dpkg-dev file desktop-file-utils appstream groff-base
   openssh-client openssh-server
 "
 # libprotobuf-dev + protobuf-compiler: TensorBoard event files (core/export).
-# clang, libclang-rt-14-dev (libFuzzer, ASan/UBSan runtimes) and llvm-14
-# (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run.
+# clang, libclang-rt-N-dev (libFuzzer, ASan/UBSan runtimes) and llvm-N
+# (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run; N is chosen above.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream
 # and groff-base: tests/installer/test_package.cpp validates the shipped .desktop, metainfo, man pages.
 # python3-venv: the README installs the recorder into a venv (Debian's python3 refuses pip
@@ -33,6 +45,20 @@ else
   exit 2
 fi
 
+export DEBIAN_FRONTEND=noninteractive
+updated=""
+if [ -z "$llvm_version" ]; then
+  # A release this script has no row for (testing, unstable): its default clang says.
+  $SUDO apt-get update -q
+  updated=yes
+  llvm_version=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
+  if [ -z "$llvm_version" ]; then
+    echo "install-deps.sh: cannot tell which LLVM this Debian release (${codename:-unknown}) ships: 'apt-cache depends clang' names no clang-N" >&2
+    exit 2
+  fi
+fi
+PACKAGES="$PACKAGES libclang-rt-$llvm_version-dev llvm-$llvm_version"
+
 missing=""
 for p in $PACKAGES; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
@@ -46,7 +72,6 @@ if [ -z "$missing" ]; then
 fi
 
 echo "install-deps.sh: installing$missing"
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -q
+[ -n "$updated" ] || $SUDO apt-get update -q
 # shellcheck disable=SC2086
 $SUDO apt-get install -y -q --no-install-recommends $missing

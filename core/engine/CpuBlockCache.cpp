@@ -1,7 +1,8 @@
 #include "engine/CpuBlockCache.h"
 
 #include <c10/core/CPUAllocator.h>
-#include <torch/version.h>
+
+#include "common/TorchCompat.h"
 #include <unistd.h>
 
 #include <algorithm>
@@ -168,7 +169,7 @@ void giveBack(void* data) {
     if (data) cache().give(data);
 }
 
-#if TORCH_VERSION_MAJOR < 2
+#if AMPSCOPE_TORCH_CPU_ALLOCATOR_1X
 class CachingCpuAllocator final : public c10::Allocator {
 public:
     c10::DataPtr allocate(size_t n) const override {
@@ -197,7 +198,7 @@ bool install() {
         if (kSanitizerBuild) return;
         const char* setting = std::getenv("AMPSCOPE_CPU_BLOCK_CACHE");
         if (setting && std::strcmp(setting, "0") == 0) return;
-#if TORCH_VERSION_MAJOR < 2
+#if AMPSCOPE_TORCH_CPU_ALLOCATOR_1X
         static auto* allocator = new CachingCpuAllocator;
         // Priority above LibTorch's default (0), so a later default
         // registration cannot displace it.

@@ -2,7 +2,7 @@
 
 #include <ATen/CPUGeneratorImpl.h>
 #include <ATen/Context.h>
-#include <ATen/detail/CUDAHooksInterface.h>
+#include "common/TorchCompat.h"
 
 #include <mutex>
 
@@ -70,7 +70,7 @@ bool ComputePolicy::quantizesFormats() const {
 
 void ComputePolicy::seedStochasticRounding(uint64_t seed) {
     // On the policy's device: a CUDA tensor draws from a CUDA generator.
-    points_->generator = device.is_cuda() ? at::detail::getCUDAHooks().getDefaultCUDAGenerator(device.index()).clone()
+    points_->generator = device.is_cuda() ? torch_compat::defaultGenerator(device).clone()
                                           : at::make_generator<at::CPUGeneratorImpl>(seed);
     points_->generator->set_current_seed(seed);
 }
