@@ -1,0 +1,87 @@
+#!/bin/bash
+# The reliability runs: the core, engine and CLI suites under ASan + UBSan, the engine
+# and stream threading suites under TSan (each in a build directory of its own), and each
+# libFuzzer target for FUZZ_SECONDS (default 30). One command from the repository root,
+# after the README's install step:
+#
+#   tests/sanitizers/run-sanitizers.sh [asan] [tsan] [fuzz]     (default: all three)
+#
+# These ran inside CI until CI also built and tested Debian 13 and Debian testing; the
+# three lanes and these steps together did not fit CI's time (see the README's Tests
+# section), so they run here, by hand, before a change to threads, parsers or memory
+# handling lands. Every step's failure fails the script.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+steps=${*:-asan tsan fuzz}
+want() { case " $steps " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
+
+# Runs exactly the suites named (CTest names) in a build directory: a name that matches
+# no test fails CI rather than shrinking the run.
+ctest_suites() {
+  local dir=$1; shift
+  local regex registered name
+  regex="^($(IFS='|'; echo "$*"))\$"
+  # Each name is looked up in the full list: a filtered listing also shows the fixture
+  # suites the named ones require (tools/script_model_fixtures), so counts do not compare.
+  registered=$(ctest --test-dir "$dir" -N | sed -n 's/^ *Test *#[0-9]*: //p')
+  for name in "$@"; do
+    if ! grep -qxF "$name" <<<"$registered"; then
+      echo "CI: $dir: suite $name is not registered" >&2
+      exit 1
+    fi
+  done
+  ctest --test-dir "$dir" --output-on-failure --no-tests=error -R "$regex"
+}
+
+# A suite's build target is the last part of its CTest name (core/probes/test_probes).
+suite_targets() { for name in "$@"; do echo "${name##*/}"; done; }
+
+# Each step prints its duration. LibTorch and Qt
+# are not instrumented: tests/sanitizers/ holds the suppressions (today only Qt's
+# test harness under TSan; nothing from libtorch or libgomp is needed, because
+# test_engine trains with threads=1 and the ASan suites are leak-clean).
+# Measured cold (no ccache) on 2 cores shared with other builds: ASan + UBSan
+# 1049 s (of which tests ~2.3 min), TSan 355 s, fuzz at 60 s per target 194 s.
+# CCACHE_BASEDIR (CMakeLists.txt) lets a clean clone reuse earlier compiles.
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
+export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
+export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
+
+# Left out: test_models (70 s of torch, no parsing or threads) and test_cli_bad_input (about
+# 200 CLI processes, each loading LibTorch under ASan: more than ten minutes, which CI's
+# time limit cannot hold; the readers it feeds bad bytes are fuzzed below, and the
+# readers' own suites run here).
+if want asan; then
+echo "== ASan + UBSan: core, engine and CLI suites =="
+SECONDS=0
+asan_tests="core/config/test_config core/data/test_idx_reader core/data/test_datasets core/data/test_safetensors
+  core/precision/test_formats core/run/test_run_directory core/precision/test_grad_scaler core/precision/test_rounding
+  core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream fuzz/test_fuzz_replay
+  app/test_cli"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=address,undefined -DAMPSCOPE_BUILD_GUI=OFF -DAMPSCOPE_CUDA_KERNELS=OFF
+# shellcheck disable=SC2086
+cmake --build build-asan -j"$(nproc)" --target ampscope-cli $(suite_targets $asan_tests)
+# shellcheck disable=SC2086
+ctest_suites build-asan $asan_tests
+echo "ASan + UBSan step: ${SECONDS} s"
+fi
+
+if want tsan; then
+echo "== TSan: engine thread and metric stream =="
+SECONDS=0
+cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=thread -DAMPSCOPE_BUILD_GUI=OFF -DAMPSCOPE_CUDA_KERNELS=OFF
+tsan_tests="core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream"
+# shellcheck disable=SC2086
+cmake --build build-tsan -j"$(nproc)" --target $(suite_targets $tsan_tests)
+# shellcheck disable=SC2086
+ctest_suites build-tsan $tsan_tests
+echo "TSan step: ${SECONDS} s"
+fi
+
+if want fuzz; then
+echo "== libFuzzer: config, --set, IDX, run-directory and safetensors readers =="
+SECONDS=0
+FUZZ_BUILD=build-fuzz FUZZ_JOBS="$(nproc)" FUZZ_NICE=0 tests/fuzz/run-fuzzers.sh "${FUZZ_SECONDS:-30}"
+echo "fuzz step: ${SECONDS} s"
+fi
