@@ -68,7 +68,9 @@ copy_checkout() {
     local checkout=$1 dest=$2 keep=${3:-}
     [ -n "$keep" ] || rm -rf --one-file-system "$dest"
     mkdir -p "$dest"
-    (cd "$checkout" && { git ls-files -co --exclude-standard -z; find .git -print0; } |
+    # .git's index is left out: the build reads only HEAD's revision, and an index being
+    # rewritten by a commit in the checkout would stop tar half way.
+    (cd "$checkout" && { git ls-files -co --exclude-standard -z; find .git ! -name index ! -name '*.lock' -print0; } |
         tar --null --no-recursion -T - -cf -) | tar -C "$dest" -xf -
 }
 

@@ -8,6 +8,16 @@ set -eu
 # libFuzzer's runtimes (libclang-rt-N-dev) and llvm-symbolizer (llvm-N) come from, the
 # same major version as the release's default clang. Debian 12 has LLVM 14, Debian 13
 # LLVM 19; testing moves, so there the default clang's own dependency names it.
+# --cuda (Debian 13 and later): Debian's CUDA build of LibTorch and torch (contrib, which
+# replaces the CPU packages) and the CUDA toolkit with nvcc (non-free), for compiling what
+# a GPU machine builds; tests/bench/cuda_compile_check.sh uses it in a root of its own.
+cuda=""
+case "${1:-}" in
+  --cuda) cuda=yes ;;
+  "") ;;
+  *) echo "install-deps.sh: unknown argument '$1' (the only option is --cuda)" >&2; exit 2 ;;
+esac
+
 codename=$( (. /etc/os-release && echo "${VERSION_CODENAME:-}") 2>/dev/null || true)
 case "$codename" in
   bookworm) llvm_version=14 ;;
@@ -58,6 +68,14 @@ if [ -z "$llvm_version" ]; then
   fi
 fi
 PACKAGES="$PACKAGES libclang-rt-$llvm_version-dev llvm-$llvm_version"
+if [ -n "$cuda" ]; then
+  if [ "$codename" = bookworm ]; then
+    echo "install-deps.sh: --cuda needs Debian 13 or later (Debian 12 has no CUDA build of LibTorch)" >&2
+    exit 2
+  fi
+  PACKAGES=$(echo "$PACKAGES" | sed -e 's/ libtorch-dev / libtorch-cuda-dev /' -e 's/ python3-torch / python3-torch-cuda /')
+  PACKAGES="$PACKAGES nvidia-cuda-toolkit"
+fi
 
 missing=""
 for p in $PACKAGES; do

@@ -94,10 +94,8 @@ build() {
   grep -E "CUDA kernels|Fused probe|Torch|TFEvents|tfevents|recorder suites" "$LOG" | tail -8
   say "build"
   SECONDS=0
-  cmake --build "$BUILD" -j"$(nproc)" --target ampscope-cli test_cuda_fused_probe \
-    test_fused_probe_rules test_precision_emulate test_probes test_engine test_nonfinite_replay \
-    test_probe_engine test_grad_scaler test_multi_tensor_optimizer fused_probe_bench step_op_count \
-    test_format_modes test_formats test_script_model test_lockstep test_shadow_probe probe_reference $gui_targets \
+  # shellcheck disable=SC2046
+  cmake --build "$BUILD" -j"$(nproc)" --target $(grep -v '^#' tests/bench/gpu-targets.txt) $gui_targets \
     -- -k 0 >"$ROOT/.gpu/build.log" 2>&1
   local rc=$?
   grep -E "error|FAILED" "$ROOT/.gpu/build.log" | head -60 | tee -a "$LOG"
