@@ -102,8 +102,9 @@ def main():
 ## Sanitizers and fuzzing
 
 - `cmake -DAMPSCOPE_SANITIZE=address,undefined` (or `thread`) instruments every
-  target; `.ci/run` runs the core, engine and CLI suites (this table's included)
-  under ASan + UBSan, and `test_engine` and `test_metric_stream` under TSan.
+  target; `tests/sanitizers/run-sanitizers.sh` runs the core, engine and CLI suites
+  (this table's included) under ASan + UBSan, and `test_engine` and
+  `test_metric_stream` under TSan.
   Options and suppressions: `tests/sanitizers/`.
 - `tests/fuzz/run-fuzzers.sh SECONDS` builds the libFuzzer targets with clang
   (config files, `--set`, IDX raw and gzip, safetensors headers and ranges,
