@@ -57,11 +57,18 @@ fi
 
 export DEBIAN_FRONTEND=noninteractive
 updated=""
+default_clang_major() {
+  apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1
+}
 if [ -z "$llvm_version" ]; then
-  # A release this script has no row for (testing, unstable): its default clang says.
-  $SUDO apt-get update -q
-  updated=yes
-  llvm_version=$(apt-cache depends clang 2>/dev/null | sed -n 's/^ *Depends: clang-\([0-9][0-9]*\)$/\1/p' | head -n 1)
+  # A release this script has no row for (testing, unstable): its default clang says,
+  # from the package lists, fetched first where there are none yet.
+  llvm_version=$(default_clang_major)
+  if [ -z "$llvm_version" ]; then
+    $SUDO apt-get update -q
+    updated=yes
+    llvm_version=$(default_clang_major)
+  fi
   if [ -z "$llvm_version" ]; then
     echo "install-deps.sh: cannot tell which LLVM this Debian release (${codename:-unknown}) ships: 'apt-cache depends clang' names no clang-N" >&2
     exit 2
