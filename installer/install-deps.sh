@@ -82,6 +82,11 @@ if [ -n "$cuda" ]; then
   fi
   PACKAGES=$(echo "$PACKAGES" | sed -e 's/ libtorch-dev / libtorch-cuda-dev /' -e 's/ python3-torch / python3-torch-cuda /')
   PACKAGES="$PACKAGES nvidia-cuda-toolkit"
+  # The CUDA LibTorch depends on nvidia-cudnn, an installer whose postinst downloads
+  # NVIDIA's library once its licence is agreed (the default answer): nothing is
+  # downloaded here, and compiling needs no cuDNN, so the licence is declined and the
+  # package installs empty.
+  echo "nvidia-cudnn nvidia-cudnn/question select I Decline" | $SUDO debconf-set-selections
 fi
 
 missing=""
