@@ -12,19 +12,33 @@ The hooks gather into a StepState, between a step's first forward and rec.step()
   gradient as this rank's backward made it, before DistributedDataParallel's all-reduce
   (its hooks run after the gradient is accumulated): kept on the device and read only on
   the step whose fused check fails, to tell the rank's own non-finite gradient from one
-  the all-reduce brought in.
+  the all-reduce brought in. Under FSDP2 the model's parameters are sharded DTensors
+  that autograd never hands a gradient (the reduce-scatter sets it); the modules compute
+  with unsharded parameters, which a module's forward hook finds on it and hooks the
+  same way.
 
 On probe steps they also keep histograms, fp16 classes and stats of those tensors. All
 of it stays on the device until rec.step() reads what the step needs with one copy per
 device (device_reads.py); the records are built from those values (records.py).
+
+While torch.compile traces them, the hooks do only what traced.py does, so that the
+user's graph stays whole; the step is then opened outside the model (open_ahead).
+Where the parameter gradients are taken is gradients.py's; the checks and the step's
+first hit are nonfinite.py's.
 """
-import math
 import time
 import weakref
 
 import torch
 
-from . import probes, schema
+from . import probes
+from .gradients import GradientCapture
+from .nonfinite import NonFiniteChecks, local_tensor
+from .traced import TracedChecks, compiling
+
+# torch.compile's wrapper keeps the user's module as this attribute: its name is no
+# part of the names the user wrote.
+COMPILE_WRAPPER_ATTRIBUTE = "_orig_mod"
 
 
 def first_floating_tensor(value):
@@ -47,13 +61,30 @@ def _dtype_name(dtype):
     return str(dtype).replace("torch.", "")
 
 
+def user_module(model):
+    """The module torch.compile wrapped, or the model itself."""
+    inner = getattr(model, COMPILE_WRAPPER_ATTRIBUTE, None)
+    return inner if isinstance(inner, torch.nn.Module) else model
+
+
+def user_named_modules(model):
+    """named_modules() under the names the user wrote: a compiled submodule's wrapper is
+    left out and its `_orig_mod` dropped from the names below it."""
+    for name, module in model.named_modules():
+        if user_module(module) is not module:
+            continue
+        parts = [part for part in name.split(".") if part != COMPILE_WRAPPER_ATTRIBUTE]
+        yield ".".join(parts), module
+
+
 class Layer:
     def __init__(self, index, name, module):
         self.index = index
         self.name = name
         self.module = module
         self.params = [p for p in module.parameters() if p.requires_grad]
-        self.numel = sum(p.numel() for p in self.params)
+        # Under FSDP2 the parameters are shards: what this rank holds and measures.
+        self.numel = sum(local_tensor(p).numel() for p in self.params)
 
 
 class StepState:
@@ -88,12 +119,18 @@ class StepState:
         self.param_hooks.clear()
 
 
-class HookCapture:
+class HookCapture(GradientCapture, NonFiniteChecks):
     """Owns the hooks and the step being captured. next_step is the number the next
     captured step gets; the recorder sets first_nonfinite_recorded once the run has its
-    `nonfinite` record, after which the checks keep no stats for one."""
+    `nonfinite` record, after which the checks keep no stats for one.
 
-    def __init__(self, model, layers, scaler, device, probe_every, distributed=False):
+    open_ahead: the model's forward runs traced (torch.compile), so no hook opens the
+    step; rec.step() opens the next one when it ends (the weights are then as the next
+    forward finds them). Known from the start when the recorder is given the compiled
+    module, else from the first step whose checks ran traced."""
+
+    def __init__(self, model, layers, scaler, device, probe_every, distributed=False,
+                 open_ahead=False):
         self.model = model
         self.layers = layers
         self.scaler = scaler
@@ -101,27 +138,45 @@ class HookCapture:
         self.probe_every = probe_every
         self.distributed = distributed
         self.params = [p for p in model.parameters() if p.requires_grad]
+        self.owners = {}
+        for name, module in user_named_modules(model):
+            for param in module.parameters(recurse=False):
+                self.owners.setdefault(id(param), name or "(model)")
         self.state = None
         self.next_step = 1
         self.closed = False
         self.first_nonfinite_recorded = False
         self.probe_seconds = 0.0
+        self.traced = TracedChecks(len(layers), device)
+        self.open_ahead = open_ahead
         self._eval_forward = False
         self._hooks = []
+        self._locally_hooked = set()
         self._scaler_restore = None
         self._install_hooks()
+        if open_ahead:
+            self.open_state()
 
     # ---- installing and removing -----------------------------------------------------
 
     def _install_hooks(self):
         me = weakref.ref(self)  # hooks must not keep a forgotten recorder's capture alive
 
+        traced = self.traced  # the traced hooks reach only this, never the capture
+
+        # Each hook first asks whether Dynamo is tracing it: then it leaves no Python work
+        # in the user's graph (the model's own hooks: nothing at all, not even a graph of
+        # their own when Dynamo compiles them as frames of their own).
         def pre_forward(module, args):
+            if compiling():
+                return
             capture = me()
             if capture is not None:
                 capture._begin_forward(args)
 
         def post_forward(module, args, output):
+            if compiling():
+                return
             capture = me()
             if capture is not None:
                 capture._eval_forward = False
@@ -130,46 +185,44 @@ class HookCapture:
         self._hooks.append(self.model.register_forward_hook(post_forward))
         for layer in self.layers:
             def after_layer(module, args, output, index=layer.index):
+                if compiling():
+                    return traced.after_layer(index, module, output, first_floating_tensor)
                 capture = me()
                 if capture is not None:
-                    capture._after_layer(index, output)
+                    capture._after_layer(index, module, output)
+                return None
             self._hooks.append(layer.module.register_forward_hook(after_layer))
         if self.scaler is not None:
             self._wrap_scaler()
         if self.distributed:
-            for position, param in enumerate(self.params):
-                def local_gradient(grad, position=position):
+            for param in self.params:
+                self._hook_local_gradient(param, self.owners.get(id(param), "(model)"))
+            for layer in self.layers:
+                # The parameters a module computes with, as its forward begins: FSDP2's
+                # unsharded ones (its own pre-hook, always first, put them there), which
+                # autograd hands this rank's own gradient; DDP's are the model's, hooked.
+                def before_layer(module, args, name=layer.name):
+                    if compiling():
+                        return
                     capture = me()
                     if capture is not None:
-                        capture._local_gradient_arrived(position, grad)
-                    return None
-                self._hooks.append(param.register_hook(local_gradient))
+                        for param in module.parameters(recurse=False):
+                            if param.requires_grad and local_tensor(param) is param:
+                                capture._hook_local_gradient(param, name)
+                self._hooks.append(layer.module.register_forward_pre_hook(before_layer))
 
-    def _wrap_scaler(self):
-        scaler = self.scaler
-        original_unscale = scaler.unscale_
-        original_update = scaler.update
+    def _hook_local_gradient(self, param, owner):
+        if id(param) in self._locally_hooked:
+            return
+        self._locally_hooked.add(id(param))
         me = weakref.ref(self)
 
-        def unscale_(optimizer):
+        def local_gradient(grad):
             capture = me()
-            if capture is None or capture.state is None or capture.closed:
-                return original_unscale(optimizer)
-            capture._before_unscale()
-            result = original_unscale(optimizer)
-            capture._after_unscale()
-            return result
-
-        def update(*args, **kwargs):
-            capture = me()
-            if capture is not None and capture.state is not None and not capture.closed:
-                capture._capture_found_inf()
-            return original_update(*args, **kwargs)
-
-        scaler.unscale_ = unscale_
-        scaler.update = update
-        self._scaler_restore = lambda: (scaler.__dict__.pop("unscale_", None),
-                                        scaler.__dict__.pop("update", None))
+            if capture is not None:
+                capture._local_gradient_arrived(owner, grad)
+            return None
+        self._hooks.append(param.register_hook(local_gradient))
 
     def remove_hooks(self):
         for handle in self._hooks:
@@ -188,8 +241,37 @@ class HookCapture:
     def take_state(self):
         """The step's state (an empty one when no training forward ran); the next
         forward opens a new one."""
-        state = self.state or StepState(self.next_step, False)
+        state = self.current_state() or StepState(self.next_step, False)
         self.state = None
+        return state
+
+    def current_state(self):
+        """The open step; one is opened here when the model's forward ran traced, which
+        no hook of the recorder saw."""
+        if self.state is None and self.traced.ran and not self.closed:
+            self.open_ahead = True
+            self.open_state(before_forward=False)
+        return self.state
+
+    def open_state(self, before_forward=True):
+        """Opens the next step: the loss scale it starts from, and on probe steps the
+        weights before its update and (without a GradScaler) the parameters' gradient
+        hooks. Opened after its forward (a compiled model's first step, seen only once
+        it ran), a step has neither."""
+        began = time.perf_counter()
+        state = self.state = StepState(self.next_step, self._is_probe_step(self.next_step))
+        if self.scaler is not None:
+            # Before the first scale() the scaler holds no tensor yet: its initial scale.
+            state.scale_before = (
+                self.scaler._scale.detach().clone() if self.scaler._scale is not None
+                else torch.tensor(float(self.scaler.get_scale()), dtype=torch.float64))
+        if state.probe and before_forward:
+            for layer in self.layers:
+                state.weights_before[layer.index] = [local_tensor(p).detach().clone()
+                                                     for p in layer.params]
+            if self.scaler is None:
+                self._register_param_hooks(state)
+            self.probe_seconds += time.perf_counter() - began
         return state
 
     def _is_probe_step(self, step):
@@ -202,55 +284,14 @@ class HookCapture:
         self._eval_forward = not torch.is_grad_enabled() or not self.model.training
         if self._eval_forward or self.closed:
             return
-        state = self.state
-        if state is None:
-            began = time.perf_counter()
-            state = self.state = StepState(self.next_step, self._is_probe_step(self.next_step))
-            if self.scaler is not None:
-                # Before the first scale() the scaler holds no tensor yet: its initial scale.
-                state.scale_before = (
-                    self.scaler._scale.detach().clone() if self.scaler._scale is not None
-                    else torch.tensor(float(self.scaler.get_scale()), dtype=torch.float64))
-            if state.probe:
-                for layer in self.layers:
-                    state.weights_before[layer.index] = [p.detach().clone() for p in layer.params]
-                if self.scaler is None:
-                    self._register_param_hooks(state)
-                self.probe_seconds += time.perf_counter() - began
+        state = self.state or self.open_state()
         batch = first_floating_tensor(args) if args else None
         if batch is None and args and isinstance(args[0], torch.Tensor):
             batch = args[0]
         if batch is not None and batch.dim() > 0:
             state.samples += int(batch.shape[0])
 
-    def _register_param_hooks(self, state):
-        me = weakref.ref(self)
-        for layer in self.layers:
-            for position, param in enumerate(layer.params):
-                def on_grad(grad, index=layer.index, position=position, param=param):
-                    capture = me()
-                    if capture is not None and capture.state is not None:
-                        capture._gradient_without_scaler(index, position, param, grad)
-                    return None
-                state.param_hooks.append(param.register_hook(on_grad))
-
-    def _gradient_without_scaler(self, index, position, param, grad):
-        # No scaler: the gradient as backward produced it, accumulated as .grad will
-        # hold it (p.grad is the sum so far; the hook runs before accumulation).
-        began = time.perf_counter()
-        full = grad if param.grad is None else param.grad + grad
-        per_param = self.state.scaled.setdefault(index, {})
-        # Scale 1: the what-ifs are at 0.5, 1 and 2, and the classes "as they are" are
-        # the what-if at 1.
-        what_if = probes.fp16_class_slots_multi(full, (0.5, 1.0, 2.0))
-        per_param[position] = (
-            probes.histogram_slots(full),
-            what_if[1],
-            what_if,
-            full.detach().to(torch.float64).pow(2).sum())
-        self.probe_seconds += time.perf_counter() - began
-
-    def _local_gradient_arrived(self, position, grad):
+    def _local_gradient_arrived(self, owner, grad):
         # The sum is not finite when an element is not; finite elements overflow a float32
         # sum only near 10^34, where the rank's own gradient is the trouble anyway. (A
         # float64 sum would be exact, but converting every element costs ten times more
@@ -258,47 +299,9 @@ class HookCapture:
         state = self.state
         if state is None or self.closed or self.first_nonfinite_recorded:
             return
-        state.local_gradients.append((position, grad.detach().sum(dtype=torch.float32)))
+        state.local_gradients.append((owner, grad.detach().sum(dtype=torch.float32)))
 
-    def _before_unscale(self):
-        state = self.state
-        if not state.probe or state.unscaled_done:
-            return
-        began = time.perf_counter()
-        for layer in self.layers:
-            grads = [p.grad for p in layer.params if p.grad is not None]
-            if grads:
-                state.scaled[layer.index] = {
-                    k: (probes.histogram_slots(g), probes.fp16_class_slots(g, 1.0), None, None)
-                    for k, g in enumerate(grads)}
-        self.probe_seconds += time.perf_counter() - began
-
-    def _after_unscale(self):
-        state = self.state
-        if not state.probe or state.unscaled_done:
-            return
-        began = time.perf_counter()
-        state.unscaled_done = True
-        scale = float(state.scale_before) if state.scale_before is not None else 1.0
-        multipliers = (scale / 2, scale, scale * 2)
-        for layer in self.layers:
-            grads = [p.grad for p in layer.params if p.grad is not None]
-            if not grads:
-                continue
-            histogram = sum(probes.histogram_slots(g) for g in grads)
-            what_if = sum(probes.fp16_class_slots_multi(g, multipliers) for g in grads)
-            squares = sum(g.detach().to(torch.float64).pow(2).sum() for g in grads)
-            state.unscaled[layer.index] = (histogram, what_if, squares, multipliers)
-        self.probe_seconds += time.perf_counter() - began
-
-    def _capture_found_inf(self):
-        found = [value for per_optimizer in self.scaler._per_optimizer_states.values()
-                 for value in per_optimizer.get("found_inf_per_device", {}).values()]
-        if found:
-            self.state.found_inf = sum(v.detach().to(torch.float64).to(self.device)
-                                       for v in found)
-
-    def _after_layer(self, index, output):
+    def _after_layer(self, index, module, output):
         if self._eval_forward or self.closed or self.state is None:
             return
         tensor = first_floating_tensor(output)
@@ -338,104 +341,3 @@ class HookCapture:
             state.activation_grad[index] = slots if previous is None else previous + slots
             state.frame_stats[(index, "gradient")] = (probes.stats_slots(grad), grad.numel())
             self.probe_seconds += time.perf_counter() - began
-
-    # ---- non-finite checks -------------------------------------------------------------
-
-    def check(self, state, order, index, phase, kind, tensor):
-        if tensor.device.type == "cpu":
-            # On the CPU the reduction's result is looked at where it is made: no copy.
-            if state.hit_mode and not self.first_nonfinite_recorded:
-                state.hit_stats[(index, kind)] = (probes.stats_slots(tensor), tensor.numel())
-            # One pass, no temporary: a finite sum proves every element finite; only a
-            # sum that is not (a NaN, an Inf, or finite values overflowing it) looks closer.
-            if math.isfinite(tensor.detach().sum().item()) or bool(torch.isfinite(tensor).all()):
-                return
-            counts = probes.nonfinite_count_slots(tensor).tolist()
-            state.hits.append((order, index, phase, kind, tensor.numel(), counts))
-            if not state.hit_mode and not self.first_nonfinite_recorded:
-                state.hit_mode = True
-                state.hit_stats[(index, kind)] = (probes.stats_slots(tensor), tensor.numel())
-        else:
-            # On a GPU the counts stay on the device until step() reads them all at once.
-            state.pending_checks.append((order, index, phase, kind, tensor.numel(),
-                                         probes.nonfinite_count_slots(tensor)))
-
-    def gradient_check(self):
-        """One fused finiteness check of every parameter gradient, after backward (and
-        after DistributedDataParallel's all-reduce): the sum of their norms, which is not
-        finite when an element is not. On the CPU it is looked at where it is made; on a
-        GPU it is read with the step's other values. Off once the run has its first NaN."""
-        if self.first_nonfinite_recorded:
-            return None
-        grads = [p.grad for p in self.params if p.grad is not None]
-        if not grads:
-            return None
-        if (hasattr(torch, "_foreach_norm") and all(g.dtype == torch.float32 for g in grads)
-                and len({g.device for g in grads}) == 1):
-            norms = torch._foreach_norm(grads)
-        else:  # half-precision gradients: a float32 norm, so that finite ones cannot overflow
-            norms = [torch.linalg.vector_norm(g, dtype=torch.float32).to(grads[0].device)
-                     for g in grads]
-        return torch.stack(norms).sum()
-
-    def first_hit(self, state, host, gradient_check):
-        """The step's first non-finite tensor in the order the step met them (forward,
-        loss, backward, then parameter gradients), or None."""
-        for n, check in enumerate(state.pending_checks):
-            counts = host[("check", n)]
-            if sum(counts) > 0:
-                state.hits.append(check[:5] + (counts,))
-        if gradient_check is not None and not state.hits:
-            total = host["gradients"][0] if "gradients" in host else gradient_check.item()
-            if not math.isfinite(total):
-                state.hits.append(self._gradient_hit(state))
-        return min(state.hits, key=lambda hit: hit[0]) if state.hits else None
-
-    def _gradient_hit(self, state):
-        """The module whose parameter gradients are not finite, as a hit after everything
-        else of the step; its counts are of the gradients as the step left them. Looked
-        for only on the step whose fused check failed while nothing else did: once per run.
-
-        Under torch.distributed the gradients the check saw are the all-reduced ones. When
-        one that this rank's backward made was already non-finite, the value is the rank's
-        own (an overflow in a weight-gradient GEMM, say): the module is that gradient's,
-        the first to arrive so. Otherwise it came from another rank through the all-reduce
-        (gradient_hit_via), and the module is the first in named_modules order whose
-        gradients are not finite."""
-        owners = {}
-        for name, module in self.model.named_modules():
-            for param in module.parameters(recurse=False):
-                owners.setdefault(id(param), name or "(model)")
-        own = self._first_local_nonfinite(state)
-        found = None
-        for param in self.params:
-            if param.grad is None:
-                continue
-            name = owners.get(id(param), "(model)")
-            if own is not None and name != owners.get(id(own), "(model)"):
-                continue
-            counts = probes.nonfinite_count_slots(param.grad).tolist()
-            if found is None and (own is not None or sum(counts) > 0):
-                found = [name, counts, param.numel()]
-            elif found is not None and name == found[0]:
-                found[1] = [a + b for a, b in zip(found[1], counts)]
-                found[2] += param.numel()
-        name, counts, numel = found if found is not None else ("(model)", [0.0, 0.0, 0.0], 0)
-        state.gradient_hit_layer = name
-        if self.distributed and own is None:
-            state.gradient_hit_via = schema.VIA_GRADIENT_ALLREDUCE
-        index = next((layer.index for layer in self.layers if layer.name == name), -1)
-        return ((3, 0), index, "backward", schema.NONFINITE_PARAM_GRAD, numel, counts)
-
-    def _first_local_nonfinite(self, state):
-        """The first parameter whose gradient, as this rank's backward made it, was not
-        finite (in the order they arrived), or None: read here, once per run. A parameter
-        whose hook saw nothing (unused in the forward: DistributedDataParallel reduces
-        zeros for it) had no value of this rank's own."""
-        if not state.local_gradients:
-            return None
-        sums = torch.stack([total for _, total in state.local_gradients]).tolist()
-        for (position, _), total in zip(state.local_gradients, sums):
-            if not math.isfinite(total):
-                return self.params[position]
-        return None

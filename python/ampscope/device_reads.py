@@ -5,10 +5,12 @@ with one copy per device. The keys are those records.py looks up."""
 import torch
 
 from . import probes
+from .nonfinite import local_tensor
 
 
-def step_reads(state, loss_tensor, gradient_check, layers, scaler):
-    """Everything the step's records need from the devices, by key (still on them)."""
+def step_reads(state, loss_tensor, gradient_check, layers, scaler, traced):
+    """Everything the step's records need from the devices, by key (still on them);
+    traced: the checks a compiled model's forward and backward left (traced.py)."""
     if state.probe:
         state.frame_stats[(-1, "loss")] = (probes.stats_slots(loss_tensor), 1)
     reads = {}
@@ -22,6 +24,7 @@ def step_reads(state, loss_tensor, gradient_check, layers, scaler):
             reads["found_inf"] = state.found_inf.reshape(1)
     for n, check in enumerate(state.pending_checks):
         reads[("check", n)] = check[5]
+    traced.reads(reads)
     if gradient_check is not None and gradient_check.device.type != "cpu":
         reads["gradients"] = gradient_check.reshape(1)
     if state.probe:
@@ -55,7 +58,7 @@ def _probe_reads(state, reads, layers, scaler):
         if before and layer.params:
             reads[("update", i)] = torch.stack([
                 sum(b.to(torch.float64).pow(2).sum() for b in before),
-                sum((p.detach().to(torch.float64) - b.to(torch.float64)).pow(2).sum()
+                sum((local_tensor(p).detach().to(torch.float64) - b.to(torch.float64)).pow(2).sum()
                     for p, b in zip(layer.params, before))])
     for key, (slots, _numel) in state.frame_stats.items():
         reads[("frame",) + key] = slots

@@ -48,7 +48,7 @@ import time
 import torch
 
 from . import schema
-from .capture import HookCapture, Layer
+from .capture import HookCapture, Layer, user_module, user_named_modules
 from .device_reads import read_to_host, step_reads
 from .records import RecordBuilder
 from .run_writer import RunWriteError, RunWriter
@@ -80,7 +80,11 @@ class Recorder:
             raise ValueError(f"probe_every: must be an integer >= 0 (got {probe_every!r})")
         if not isinstance(model, torch.nn.Module):
             raise TypeError("model: a torch.nn.Module is needed")
-        self.model = model
+        # Given torch.compile's wrapper, the recorder hooks the module it wraps, under the
+        # names the user wrote; either compiled form runs the hooks traced.
+        self.model = user_module(model)
+        compiled = (self.model is not model
+                    or getattr(model, "_compiled_call_impl", None) is not None)
         self.optimizer = optimizer
         # A disabled scaler (enabled=False) scales nothing and never unscales: no scaler.
         self.scaler = scaler if scaler is not None and scaler.is_enabled() else None
@@ -91,10 +95,10 @@ class Recorder:
         self.rank = rank if rank is not None else detected_rank
         self.directory = self._rank_directory(str(run_dir), self.rank, detected_rank is not None)
         self.layers = self._select_layers(modules)
-        first = next(model.parameters(), None)
+        first = next(self.model.parameters(), None)
         self.device = first.device if first is not None else torch.device("cpu")
 
-        self._records = RecordBuilder(model, self.layers, self.device, mode, self.rank,
+        self._records = RecordBuilder(self.model, self.layers, self.device, mode, self.rank,
                                       self.world_size, has_scaler=self.scaler is not None)
         self._writer = RunWriter(self.directory,
                                  self._records.config(self.directory, mode, probe_every,
@@ -107,8 +111,9 @@ class Recorder:
         self._failed = False
         self._started = time.monotonic()
         self._last_step_end = self._started
-        self._capture = HookCapture(model, self.layers, self.scaler, self.device, probe_every,
-                                    distributed=self.world_size > 1)
+        self._capture = HookCapture(self.model, self.layers, self.scaler, self.device,
+                                    probe_every, distributed=self.world_size > 1,
+                                    open_ahead=compiled)
 
     @staticmethod
     def _rank_directory(run_dir, rank, distributed):
@@ -119,17 +124,23 @@ class Recorder:
         return run_dir
 
     def _select_layers(self, modules):
-        named = dict(self.model.named_modules())
+        named = dict(user_named_modules(self.model))
         if modules is None:
-            names = [name for name, module in self.model.named_modules()
+            names = [name for name, module in named.items()
                      if name and not any(True for _ in module.children())
                      and any(p.requires_grad for p in module.parameters(recurse=False))]
         else:
-            names = list(modules)
-            for name in names:
-                if name not in named:
+            # A name as named_modules() spells it under a compiled submodule (with its
+            # `_orig_mod`) is taken too, and recorded as the user wrote it.
+            spelled = {id(module): name for name, module in named.items()}
+            raw = {name: spelled[id(module)] for name, module in self.model.named_modules()
+                   if id(module) in spelled}
+            names = []
+            for name in modules:
+                if name not in named and name not in raw:
                     raise ValueError(f"modules: the model has no submodule named {name!r} "
                                      "(names are those of model.named_modules())")
+                names.append(name if name in named else raw[name])
         return [Layer(i, name, named[name]) for i, name in enumerate(names)]
 
     # ---- the step ----------------------------------------------------------------------
@@ -145,6 +156,8 @@ class Recorder:
         finally:
             state.remove_param_hooks()
         self._capture.next_step += 1
+        if self._capture.open_ahead and not self._failed:
+            self._capture.open_state()
         self._last_step_end = time.monotonic()
 
     def _record_step(self, state, loss, batch_size, now):
@@ -156,13 +169,16 @@ class Recorder:
         capture.check(state, (1, 0), -1, "forward", "loss", loss_tensor)
         gradient_check = capture.gradient_check()
         began = time.perf_counter()
+        capture.gradients_hooks_missed(state)
         # Everything the step needs from the devices, read with one copy per device.
         host = read_to_host(step_reads(state, loss_tensor, gradient_check, self.layers,
-                                       self.scaler))
+                                       self.scaler, capture.traced))
+        capture.traced.reset()
         first_hit = capture.first_hit(state, host, gradient_check)
         lr = self.optimizer.param_groups[0]["lr"] if self.optimizer is not None else 0.0
         seconds = max(now - self._last_step_end, 1e-9)
-        samples = batch_size if batch_size is not None else state.samples
+        samples = (batch_size if batch_size is not None
+                   else state.samples or capture.traced.samples(host))
         records = self._records.step_records(state, host, first_hit, lr, seconds, samples)
         capture.first_nonfinite_recorded = self._records.first_event is not None
         if state.probe:
