@@ -1,17 +1,15 @@
 #!/bin/bash
-# The Debian testing lane, run inside its root by .ci/run: the dependencies from the
-# same install script, core and the CLI built with the GUI off against testing's
-# LibTorch (only what the suites below need), then core's suites and the recorder's.
+# The Debian testing lane: LibTorch 2.14, GCC 16, CMake 4. In a debootstrap root
+# (.ci/debian-root.sh, kept in /var/cache/ampscope-ci), core and the CLI are built against
+# testing's LibTorch and core's and the recorder's suites run
+# (.ci/testing-lane-in-root.sh), so an API change reaches us before a GPU session does.
+# Run it as root from the repository root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-./installer/install-deps.sh
-cmake -S . -B build -DCMAKE_BUILD_TYPE=Release -DAMPSCOPE_BUILD_GUI=OFF
-suites='^(core|python|tools)/'
-# A suite's build target is the part of its CTest name that starts with test_
-# (core/probes/test_probes, core/run/test_run_directory/permissions); the Python suites
-# call the CLI and two test tools.
-mapfile -t targets < <(ctest --test-dir build -N -R "$suites" | sed -n 's/^ *Test *#[0-9]*: //p' |
-  tr '/' '\n' | grep '^test_' | sort -u)
-[ "${#targets[@]}" -gt 0 ] || { echo "testing lane: no suite matches $suites" >&2; exit 1; }
-cmake --build build -j"$(nproc)" --target ampscope-cli probe_reference record_vocabulary "${targets[@]}"
-ctest --test-dir build --output-on-failure --no-tests=error -R "$suites"
+export CTEST_PARALLEL_LEVEL="${CTEST_PARALLEL_LEVEL:-$(nproc)}"
+echo "== Debian testing: core and the CLI against its LibTorch, core's and the recorder's suites =="
+SECONDS=0
+.ci/debian-root.sh ensure testing testing
+.ci/debian-root.sh run testing "$PWD" .ci/testing-lane-in-root.sh \
+  || { status=$?; echo "Debian testing lane failed (exit $status)" >&2; exit "$status"; }
+echo "Debian testing lane: ${SECONDS} s"

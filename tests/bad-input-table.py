@@ -15,7 +15,7 @@ SECTIONS = [
     ("command line", "Command-line arguments", "`$CONFIG` is a valid config, `$OUT` a fresh directory."),
     ("IDX file", "IDX files", "`data.dataset` `mnist_idx`, `data.path` a directory of crafted files (40 images of 4x4, `validation` `split` unless the row says `test`). The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`."),
     ("safetensors file", "Safetensors files", "`data.dataset` `tensors`, `data.path` a crafted file holding `x` (F32 [40, 4]) and `y` (I64 [40]), `validation` `split`. The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`. The reader's own checks, one row per kind of bad file with its exact line, are in `tests/core/data/test_safetensors.cpp`."),
-    ("TorchScript model file", "TorchScript model files", "`model.name` `torchscript`, `model.path` one of the files `tests/tools/export_script_models.py` writes (`$FIX`), on 64 FashionMNIST samples, with the config part the row names. A file that is not a usable model is refused before any step; each line names the file or the field."),
+    ("TorchScript model file", "TorchScript model files", "`model.name` `torchscript`, `model.path` one of the files `tests/tools/export_script_models.py` writes (`$FIX`) or one saved by torch 2.6 in `tests/data/torch2-models` (`$DATA`, rows run where the build's LibTorch refuses the file, as the folder's `manifest.json` records), on 64 FashionMNIST samples, with the config part the row names. A file that is not a usable model is refused before any step; each line names the file or the field."),
     ("output directory", "Output directory and disk", "`--out` that cannot be written, and a disk that fills while training."),
     ("kill -9", "kill -9 mid-run", "ampscope-cli on spirals (100000 epochs) killed with SIGKILL at a random moment after `run_start` reached the disk; the directory then read with `readRunDirectory`: every step 1..N present, no unreadable line, no `summary.json`."),
     ("remote run", "Runs on another machine (ssh://)", "`ampscope-cli report ssh://ampscope-test$RUN --out $TMP/report.html`, `$RUN` a folder in `$TMP`, through a real sshd on 127.0.0.1 that the test starts (`tests/support/SshServer.h`) and an ssh_config of its own (`AMPSCOPE_SSH_CONFIG`): `ampscope-test` is that server with the test's key, `ampscope-test-wrong-key` offers a key it does not accept, `ampscope-test-unknown-key` checks its host key against an empty known_hosts. `$PORT` is a port of 127.0.0.1. export-csv and export-tfevents copy the run the same way and print the same lines. The row that needs a user other than root was run as one."),
@@ -102,8 +102,8 @@ def main():
 ## Sanitizers and fuzzing
 
 - `cmake -DAMPSCOPE_SANITIZE=address,undefined` (or `thread`) instruments every
-  target; `tests/sanitizers/run-sanitizers.sh` runs the core, engine and CLI suites
-  (this table's included) under ASan + UBSan, and `test_engine` and
+  target; `.ci/run` (through `tests/sanitizers/run-sanitizers.sh`) runs the core,
+  engine and CLI suites (this table's included) under ASan + UBSan, and `test_engine` and
   `test_metric_stream` under TSan.
   Options and suppressions: `tests/sanitizers/`.
 - `tests/fuzz/run-fuzzers.sh SECONDS` builds the libFuzzer targets with clang

@@ -6,10 +6,8 @@
 #
 #   tests/sanitizers/run-sanitizers.sh [asan] [tsan] [fuzz]     (default: all three)
 #
-# These ran inside CI until CI also built and tested Debian 13 and Debian testing; the
-# three lanes and these steps together did not fit CI's time (see the README's Tests
-# section), so they run here, by hand, before a change to threads, parsers or memory
-# handling lands. Every step's failure fails the script.
+# .ci/run runs all three after the README's test command; by hand, name a step to run
+# it alone. Every step's failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=${*:-asan tsan fuzz}
