@@ -34,6 +34,12 @@ update() forgets it. Without a scaler, the parameters' gradient hooks take them 
 backward produces them (before clipping); the hooks exist on probe steps only.
 close() removes every hook and wrapper.
 
+torch.compile: the recorder may be given the compiled module (it hooks the one it wraps,
+under the names the user wrote) or the module; while Dynamo traces them the hooks leave
+only tensor ops in the graph (traced.py), so the model compiles to the graphs it has
+without them; the records lack only what probe steps measure of the activations
+(statistics, activation-gradient histograms, activation bytes).
+
 Threads: one training thread owns a Recorder. torch.distributed: each rank writes its
 own directory (RUN_DIR/rank-N, or RUN_DIR with "{rank}" replaced); the recorder makes
 no collective call, so no rank waits for another because of it.
