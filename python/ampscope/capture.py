@@ -94,6 +94,7 @@ class StepState:
         self.step = step
         self.probe = probe
         self.samples = 0
+        self.forward_seen = False       # a training forward ran the eager hooks
         self.sequence = 0
         self.scale_before = None        # device tensor, snapshot at the first forward
         self.pending_checks = []        # (order, layer index, phase, tensor kind, numel, counts)
@@ -285,6 +286,7 @@ class HookCapture(GradientCapture, NonFiniteChecks):
         if self._eval_forward or self.closed:
             return
         state = self.state or self.open_state()
+        state.forward_seen = True
         batch = first_floating_tensor(args) if args else None
         if batch is None and args and isinstance(args[0], torch.Tensor):
             batch = args[0]

@@ -50,6 +50,7 @@ built from it records.py's.
 """
 import os
 import time
+import warnings
 
 import torch
 
@@ -115,6 +116,7 @@ class Recorder:
 
         self._closed = False
         self._failed = False
+        self._warned_unseen = False
         self._started = time.monotonic()
         self._last_step_end = self._started
         self._capture = HookCapture(self.model, self.layers, self.scaler, self.device,
@@ -172,6 +174,15 @@ class Recorder:
         if loss_tensor.numel() != 1:
             raise ValueError("rec.step(loss): loss must hold one value "
                              f"(got a tensor of {loss_tensor.numel()} elements)")
+        if not (state.forward_seen or capture.traced.ran or self._warned_unseen):
+            self._warned_unseen = True
+            warnings.warn(
+                f"ampscope: step {state.step}: no training forward of the model reached the "
+                "recorder's hooks, so its modules' outputs and gradients went unchecked. A "
+                "model torch.compile compiled before the Recorder was made runs without "
+                "them (Dynamo does not notice hooks added later): make the Recorder before "
+                "the first compiled call, or call torch._dynamo.reset().", RuntimeWarning,
+                stacklevel=3)
         capture.check(state, (1, 0), -1, "forward", "loss", loss_tensor)
         gradient_check = capture.gradient_check()
         began = time.perf_counter()

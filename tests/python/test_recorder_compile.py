@@ -19,6 +19,7 @@ import math
 import os
 import tempfile
 import unittest
+import warnings
 
 import torch
 
@@ -95,7 +96,17 @@ def train_compiled(run_dir, how, fault=None, steps=STEPS, probe_every=3):
     rec = (ampscope.Recorder(run_dir, given, optimizer=optimizer, probe_every=probe_every)
            if run_dir else None)
     losses = []
-    for step in range(1, steps + 1):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        _train_steps(net, called, rec, optimizer, x, y, fault, losses)
+    said = [str(w.message) for w in caught if str(w.message).startswith("ampscope:")]
+    if said:
+        raise AssertionError(f"the recorder warned: {said}")
+    return (counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()), losses)
+
+
+def _train_steps(net, called, rec, optimizer, x, y, fault, losses):
+    for step in range(1, len(x) + 1):
         if fault is not None:
             bad = math.nan if fault == "forward_fault" else math.inf
             getattr(net, fault).fill_(bad if step == FAULT_STEP else 0.0)
@@ -110,7 +121,6 @@ def train_compiled(run_dir, how, fault=None, steps=STEPS, probe_every=3):
             called(x[0])
     if rec is not None:
         rec.close()
-    return (counters["stats"]["unique_graphs"], sum(counters["graph_break"].values()), losses)
 
 
 @unittest.skipIf(compile_unavailable(), compile_unavailable())
@@ -242,6 +252,35 @@ class CompiledBackward(unittest.TestCase):
         self.assertEqual((counters["stats"]["unique_graphs"],
                           sum(counters["graph_break"].values())), (1, 0))
         self.assertEqual([s["step"] for s in of_type(events(run_dir), "step")], [1, 2])
+
+
+@unittest.skipIf(compile_unavailable(), compile_unavailable())
+class CompiledBeforeTheRecorder(unittest.TestCase):
+    def test_the_recorder_says_its_hooks_were_not_run(self):
+        # Dynamo does not guard on the hooks of a module that had none when it compiled:
+        # the graph compiled before the recorder's hooks existed runs without them, and
+        # nothing but this warning would tell.
+        import torch._dynamo
+        torch._dynamo.reset()
+        net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.Tanh(), torch.nn.Linear(16, 2))
+        compiled = torch.compile(net, backend=BACKEND)
+        compiled(torch.randn(4, 8)).sum().backward()
+        with ampscope.Recorder(os.path.join(temp_dir(self), "late"), compiled) as rec:
+            for step in (1, 2):
+                net.zero_grad(set_to_none=True)
+                loss = compiled(torch.randn(4, 8)).pow(2).mean()
+                loss.backward()
+                with warnings.catch_warnings(record=True) as caught:
+                    warnings.simplefilter("always")
+                    rec.step(loss)
+                said = [str(w.message) for w in caught if str(w.message).startswith("ampscope:")]
+                if step == 1:
+                    self.assertEqual(len(said), 1)
+                    self.assertIn("step 1: no training forward of the model reached the "
+                                  "recorder's hooks", said[0])
+                    self.assertIn("make the Recorder before the first compiled call", said[0])
+                else:
+                    self.assertEqual(said, [])  # once a run
 
 
 if __name__ == "__main__":
