@@ -33,7 +33,8 @@ AMPSCOPE_ROOT_WORKDIR=/srv/ampscope-cuda .ci/debian-root.sh run trixie-cuda "$PW
     -DCMAKE_EXE_LINKER_FLAGS=-Wl,--allow-shlib-undefined >build-cuda.log
   grep -E "CUDA kernels|Fused probe" build-cuda.log
   grep -q "^AMPSCOPE_CUDA_KERNELS:BOOL=ON" build-cuda/CMakeCache.txt
-  torch=$(sed -n "s/^#define TORCH_VERSION \"\(.*\)\"$/\1/p" /usr/include/torch/csrc/api/include/torch/version.h)
+  torch=$(sed -n "s/^#define TORCH_VERSION_\(MAJOR\|MINOR\|PATCH\) \([0-9]*\)$/\2/p" \
+    /usr/include/torch/csrc/api/include/torch/version.h | paste -sd.)
   torch="$torch, nvcc $(nvcc --version | sed -n "s/.*release \([0-9.]*\).*/\1/p")"
   if [ '"'${quick}'"' = yes ]; then
     # The files that compile differently against a CUDA LibTorch: those that include
