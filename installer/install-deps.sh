@@ -30,7 +30,7 @@ PACKAGES="
   libtorch-dev nlohmann-json3-dev zlib1g-dev
   qt6-base-dev qt6-svg-dev libqcustomplot-dev libgl-dev
   dataset-fashion-mnist
-  python3-torch python3-numpy python3-venv
+  python3-torch python3-numpy python3-venv python3-setuptools
   xvfb xauth poppler-utils
   libprotobuf-dev protobuf-compiler
   clang
@@ -42,7 +42,8 @@ PACKAGES="
 # (llvm-symbolizer for readable sanitizer stacks): tests/fuzz and .ci/run; N is chosen above.
 # dpkg-dev (dpkg-shlibdeps) and file: cpack's DEB generator; desktop-file-utils, appstream
 # and groff-base: tests/installer/test_package.cpp validates the shipped .desktop, metainfo, man pages.
-# python3-venv: the README installs the recorder into a venv (Debian's python3 refuses pip
+# python3-setuptools: torch.compile's inductor backend builds its C++ kernels through it
+# (torch 2.x: the recorder's compile suites). python3-venv: the README installs the recorder into a venv (Debian's python3 refuses pip
 # installs: PEP 668). openssh-client: following a run on another machine (ssh://host/path);
 # openssh-server: the tests start their own sshd on 127.0.0.1 (tests/support/SshServer.h).
 
