@@ -11,6 +11,7 @@
 #include <torch/script.h>
 
 #include "common/InputError.h"
+#include "models/ScriptErrorText.h"
 #include "models/ScriptRunContext.h"
 #include "models/TorchScriptGraphPass.h"
 
@@ -18,10 +19,11 @@ namespace ampscope {
 
 namespace {
 
-// The first line of a LibTorch error, without its C++ backtrace.
-std::string firstLine(const std::string& text) {
-    const auto end = text.find('\n');
-    return end == std::string::npos ? text : text.substr(0, end);
+// A LibTorch message as one line of a refusal: its meaningful line, or words saying
+// that there were none (a message can be blank).
+std::string reasonIn(const std::string& message) {
+    const std::string line = meaningfulErrorLine(message);
+    return line.empty() ? "LibTorch gave no reason" : line;
 }
 
 [[noreturn]] void refuse(const std::string& path, const std::string& problem) {
@@ -31,9 +33,33 @@ std::string firstLine(const std::string& text) {
 constexpr const char* kHowToExport =
     "export it with torch.jit.trace(model, example_input) or torch.jit.script(model), then .save(path)";
 
+constexpr const char* kExportedProgram =
+    "a torch.export program (torch.export.save, .pt2), not TorchScript: LibTorch's C++ API cannot load it "
+    "to train; export the model with torch.jit.trace(model, example_input) or torch.jit.script(model), or "
+    "record the run in your own script with the ampscope recorder";
+
+// The name of a zip's first entry, from its local header (the 4 signature bytes already
+// read): 26 more bytes, of which the last 4 are the name's and the extra field's lengths.
+std::string firstEntryName(std::ifstream& in) {
+    unsigned char header[26];
+    in.read(reinterpret_cast<char*>(header), sizeof header);
+    if (in.gcount() != sizeof header) return "";
+    const size_t length = header[22] | (header[23] << 8);
+    std::string name(length, '\0');
+    in.read(name.data(), static_cast<std::streamsize>(length));
+    return in.gcount() == static_cast<std::streamsize>(length) ? name : "";
+}
+
+bool endsWith(const std::string& text, const std::string& suffix) {
+    return text.size() >= suffix.size() && text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
 // What kind of file it is, before LibTorch reads it: a TorchScript archive is a zip
 // holding code/ and constants.pkl; torch.save() writes a zip with data.pkl alone (or,
-// with the legacy format, a bare pickle).
+// with the legacy format, a bare pickle); torch.export.save() writes a zip whose
+// entries sit at its top level (up to torch 2.6: serialized_exported_program.json
+// first), which LibTorch's zip reader refuses with words about subdirectories, or a
+// PT2 archive marked by its archive_format entry.
 void checkArchive(const std::string& path) {
     std::error_code error;
     if (!std::filesystem::exists(path, error)) refuse(path, "no such file");
@@ -46,13 +72,18 @@ void checkArchive(const std::string& path) {
         refuse(path, std::string("a Python pickle (torch.save), not TorchScript; ") + kHowToExport);
     if (in.gcount() < 4 || std::string(magic, 4) != std::string("PK\x03\x04", 4))
         refuse(path, "not a TorchScript archive (not a zip file)");
+    if (firstEntryName(in).rfind("serialized_exported_program", 0) == 0) refuse(path, kExportedProgram);
     try {
         caffe2::serialize::PyTorchStreamReader reader(path);
-        if (!reader.hasRecord("constants.pkl") && reader.hasRecord("data.pkl"))
+        if (reader.hasRecord("constants.pkl")) return;
+        if (reader.hasRecord("data.pkl"))
             refuse(path, std::string("a torch.save() archive of a module or its weights, not "
                                      "TorchScript; ") + kHowToExport);
+        if (reader.hasRecord("archive_format") || endsWith(path, ".pt2")) refuse(path, kExportedProgram);
     } catch (const c10::Error& e) {
-        refuse(path, "not a TorchScript archive (" + firstLine(e.what_without_backtrace()) + ")");
+        const std::string newer = newerPyTorchRefusal(e.what_without_backtrace(), TORCH_VERSION);
+        if (!newer.empty()) refuse(path, newer);
+        refuse(path, "not a TorchScript archive (" + reasonIn(e.what_without_backtrace()) + ")");
     }
 }
 
@@ -98,8 +129,15 @@ struct TorchScriptModel::Impl {
         try {
             out = module.forward(std::move(inputs));
         } catch (const c10::Error& e) {
-            throw InputError("model.path: " + path + ": forward failed: " +
-                             firstLine(e.what_without_backtrace()));
+            throw InputError("model.path: " + path + ": forward failed: " + reasonIn(e.what_without_backtrace()));
+        } catch (const InputError&) {
+            throw;
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            // The interpreter rethrows an op's error as a plain std::runtime_error
+            // holding its traceback and, last, the error itself.
+            throw InputError("model.path: " + path + ": forward failed: " + reasonIn(e.what()));
         }
         if (!out.isTensor())
             throw InputError("model.path: " + path + ": forward returns a " + out.tagKind() +
@@ -195,9 +233,13 @@ std::unique_ptr<TorchScriptModel> TorchScriptModel::load(const ModelConfig& conf
     try {
         impl->module = torch::jit::load(config.path, c10::Device(c10::kCPU));
     } catch (const c10::Error& e) {
-        refuse(config.path, "cannot load as TorchScript (" + firstLine(e.what_without_backtrace()) + ")");
+        const std::string newer = newerPyTorchRefusal(e.what_without_backtrace(), TORCH_VERSION);
+        if (!newer.empty()) refuse(config.path, newer);
+        refuse(config.path, "cannot load as TorchScript (" + reasonIn(e.what_without_backtrace()) + ")");
     } catch (const std::exception& e) {
-        refuse(config.path, std::string("cannot load as TorchScript (") + firstLine(e.what()) + ")");
+        const std::string newer = newerPyTorchRefusal(e.what(), TORCH_VERSION);
+        if (!newer.empty()) refuse(config.path, newer);
+        refuse(config.path, "cannot load as TorchScript (" + reasonIn(e.what()) + ")");
     }
     const auto forward = impl->module.find_method("forward");
     if (!forward) refuse(config.path, "the TorchScript module has no forward method");

@@ -9,4 +9,5 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/TorchScriptGraphPass.cpp
   ${CMAKE_CURRENT_LIST_DIR}/TorchScriptModel.cpp)
 list(APPEND CORE_PLAIN_SOURCES
-  ${CMAKE_CURRENT_LIST_DIR}/ModelFileIdentity.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/ModelFileIdentity.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ScriptErrorText.cpp)

@@ -33,6 +33,8 @@
 #include <string>
 #include <vector>
 
+#include <torch/version.h>
+
 #include "SshServer.h"
 #include "TestSupport.h"
 #include "config/ActivationEstimate.h"
@@ -56,6 +58,22 @@ CliResult runCli(const QStringList& args, const std::function<void()>& inChild =
 
 bool isOneLine(const QString& text) {
     return !text.trimmed().isEmpty() && text.trimmed().count('\n') == 0;
+}
+
+// Why a file saved by a newer PyTorch is no bad input on this build, from the manifest
+// beside it (what each LibTorch did with it); "" where this LibTorch refuses it.
+QString loadsOnThisLibTorch(const QString& path) {
+    const QString version = QString("%1.%2").arg(TORCH_VERSION_MAJOR).arg(TORCH_VERSION_MINOR);
+    QFile file(QFileInfo(path).dir().filePath("manifest.json"));
+    if (!file.open(QIODevice::ReadOnly)) return "no manifest beside " + path;
+    const auto manifest = nlohmann::json::parse(file.readAll().toStdString(), nullptr, false);
+    const auto name = QFileInfo(path).fileName().toStdString();
+    nlohmann::json record;
+    if (manifest.is_object() && manifest.contains("files") && manifest["files"].contains(name))
+        record = manifest["files"][name].value("libtorch", nlohmann::json::object()).value(version.toStdString(),
+                                                                                          nlohmann::json());
+    if (!record.is_object()) return "the manifest records nothing of LibTorch " + version + " for " + path;
+    return record.value("loads", false) ? "LibTorch " + version + " loads " + path : QString();
 }
 
 // ---- the table -----------------------------------------------------------------------
@@ -786,25 +804,52 @@ private Q_SLOTS:
         QTest::newRow("the file changed since the run that recorded its SHA-256")
             << "residual_mlp.pt" << R"("model": {"sha256": "0000000000000000000000000000000000000000000000000000000000000000"})"
             << "model.sha256: $FIX/residual_mlp.pt has SHA-256 ";
+        // Spirals' samples are [2] values; simple_cnn's conv1 weight is [64, 1, 3, 3].
+        QTest::newRow("a model given inputs of another shape (spirals for an image CNN)")
+            << "simple_cnn.pt" << R"("data": {"dataset": "spirals"})"
+            << "model.path: $FIX/simple_cnn.pt: forward failed: Expected 4-dimensional input for 4-dimensional "
+               "weight [64, 1, 3, 3], but got 2-dimensional input";
+        // Files saved by torch 2.6 (tests/data/torch2-models): refused only where this
+        // build's LibTorch lacks what they need, as their manifest records.
+        QTest::newRow("saved by torch 2.6 with nn.RMSNorm, on a LibTorch without aten::rms_norm")
+            << "$DATA/torch2-models/rmsnorm_mlp_traced.pt" << ""
+            << "model.path: $DATA/torch2-models/rmsnorm_mlp_traced.pt: uses aten::rms_norm: the file was saved "
+               "by a newer PyTorch than this build's LibTorch";
+        QTest::newRow("saved by torch 2.6 with F.scaled_dot_product_attention, on a LibTorch without it")
+            << "$DATA/torch2-models/vit_sdpa_traced.pt" << ""
+            << "uses aten::scaled_dot_product_attention: the file was saved by a newer PyTorch than this "
+               "build's LibTorch";
+        QTest::newRow("a torch.export program (torch.export.save, .pt2)")
+            << "$DATA/torch2-models/cnn_exported.pt2" << ""
+            << "model.path: $DATA/torch2-models/cnn_exported.pt2: a torch.export program (torch.export.save, "
+               ".pt2), not TorchScript";
     }
     void modelFiles() {
         QFETCH(QString, file);
         QFETCH(QString, extra);
         QFETCH(QString, mentions);
         const QString fixtures = qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES");
-        if (!QFile::exists(fixtures + "/simple_cnn.pt"))
+        const QString data = qEnvironmentVariable("AMPSCOPE_TEST_DATA");
+        QString path = fixtures + "/" + file;
+        if (file.startsWith("$DATA/")) {
+            path = data + file.mid(5);
+            const QString loads = loadsOnThisLibTorch(path);
+            if (!loads.isEmpty()) QSKIP(qPrintable(loads));
+        } else if (!QFile::exists(fixtures + "/simple_cnn.pt")) {
             QSKIP("no TorchScript fixtures (python3-torch writes them)");
+        }
         QTemporaryDir tmp;
         nlohmann::json config = nlohmann::json::parse(
             R"({"threads": 1, "data": {"subset": 64}, "train": {"max_steps": 3, "batch_size": 16},
                 "probes": {"every": 0}})");
-        config["model"] = {{"name", "torchscript"}, {"path", (fixtures + "/" + file).toStdString()}};
+        config["model"] = {{"name", "torchscript"}, {"path", path.toStdString()}};
         if (!extra.isEmpty()) config.merge_patch(nlohmann::json::parse("{" + extra.toStdString() + "}"));
         writeBytes(tmp.filePath("config.json"), QByteArray::fromStdString(config.dump()));
         const QString out = tmp.filePath("run");
         const CliResult r = runCli({"run", tmp.filePath("config.json"), "--out", out, "--quiet"});
         QString line = r.err;
         line.replace(fixtures, "$FIX");
+        line.replace(data, "$DATA");
         note("TorchScript model file", QTest::currentDataTag(), QString::number(r.exitCode), line,
              tmp.path());
         QCOMPARE(r.exitCode, 2);
