@@ -25,7 +25,8 @@ constexpr bool kSanitizerBuild = false;
 constexpr size_t kAlignment = 64;  // c10::gAlignment on x86-64
 constexpr size_t kGranule = 4096;
 
-size_t roundedSize(size_t n) {
+// Used by the allocator below, which exists only with LibTorch 1.x's allocator interface.
+[[maybe_unused]] size_t roundedSize(size_t n) {
     return (n + kGranule - 1) / kGranule * kGranule;
 }
 
@@ -165,7 +166,7 @@ Cache& cache() {
     return *instance;
 }
 
-void giveBack(void* data) {
+[[maybe_unused]] void giveBack(void* data) {
     if (data) cache().give(data);
 }
 

@@ -215,7 +215,7 @@ TfEventsExportResult exportRecordsTfEvents(const NextRecord& next, const RunData
                 }
                 for (size_t k = 0; k < map.ops.size(); ++k) {
                     const auto& o = map.ops[k];
-                    char index[16];
+                    char index[24];  // any size_t in decimal
                     std::snprintf(index, sizeof index, "%04zu", k);
                     const std::string prefix = "precision_map_op/" + o.phase + "/" + index + " " + o.module + " " +
                                                o.op + (o.output ? "[" + std::to_string(o.output) + "]" : "") + "/";

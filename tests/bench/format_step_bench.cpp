@@ -170,6 +170,13 @@ int main(int argc, char** argv) {
         trainers.push_back(std::make_unique<Trainer>(configFor(v, model), data, c10::Device(c10::kCPU)));
     }
     BenchRows rows("format_step_bench");
+    if (memory && !cpu_block_cache::installed()) {
+        // LibTorch 2.x, a sanitizer build or AMPSCOPE_CPU_BLOCK_CACHE=0: nothing counts the
+        // tensors' bytes. Exit 3 says "not measurable here" to emulation_cost.py.
+        std::fprintf(stderr, "format_step_bench: --memory counts tensors in the CPU block cache, which "
+                             "this build (LibTorch %s) does not install\n", TORCH_VERSION);
+        return 3;
+    }
     if (memory) {
         data.val.inputs = data.train.inputs.slice(0, 0, 2000);
         data.val.targets = data.train.targets.slice(0, 0, 2000);

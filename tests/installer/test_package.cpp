@@ -349,18 +349,27 @@ private Q_SLOTS:
             }
             QVERIFY2(needed >= 4, qPrintable(program + QStringLiteral(": too few NEEDED entries")));
         }
-        const QSet<QString> depends = packageNames(control_.value("Depends"));
-        QVERIFY(!depends.isEmpty());
-        auto sorted = [](const QSet<QString>& s) {
-            QStringList l(s.begin(), s.end());
-            l.sort();
-            return l.join(QLatin1Char(' '));
-        };
-        QCOMPARE(sorted(depends), sorted(linked));
+        // Each dependency is a list of alternatives ("libtorch2.6 | libtorch-cuda-2.6 |
+        // libtorch-rocm-2.6": the shlibs of Debian 13's LibTorch offer its CUDA and ROCm
+        // builds too): every dependency names a linked library's package, and every
+        // linked library's package is named.
+        const QStringList dependencies =
+            control_.value("Depends").split(QLatin1Char(','), Qt::SkipEmptyParts);
+        QVERIFY(!dependencies.isEmpty());
+        QSet<QString> depends;
+        for (const QString& dependency : dependencies) {
+            const QSet<QString> alternatives = packageNames(dependency);
+            QVERIFY2(alternatives.intersects(linked),
+                     qPrintable(dependency.trimmed() + QStringLiteral(": no linked library's package")));
+            depends += alternatives;
+        }
+        for (const QString& package : linked)
+            QVERIFY2(depends.contains(package), qPrintable(package + QStringLiteral(": linked, not in Depends")));
         // The ones the issue names, so that a linking change that drops them is noticed.
-        for (const char* expected :
-             {"libtorch1.13", "libqt6widgets6", "libqcustomplot2.1-qt6", "zlib1g"})
-            QVERIFY2(depends.contains(QLatin1String(expected)), expected);
+        const QString libtorch = QStringLiteral("libtorch") + QLatin1String(AMPSCOPE_BUILD_LIBTORCH);
+        for (const QString& expected : {libtorch, QStringLiteral("libqt6widgets6"),
+                                        QStringLiteral("libqcustomplot2.1-qt6"), QStringLiteral("zlib1g")})
+            QVERIFY2(linked.contains(expected) && depends.contains(expected), qPrintable(expected));
     }
 
     void recommendsFashionMnist() {
@@ -395,8 +404,15 @@ private Q_SLOTS:
     void metainfoValidatesAndMatchesThePackage() {
         const QString path =
             root_ + QStringLiteral("/usr/share/metainfo/%1.metainfo.xml").arg(kAppId);
-        const Result validated = run(
+        Result validated = run(
             tool("appstreamcli"), {QStringLiteral("validate"), QStringLiteral("--no-net"), path});
+        // AmpScope has no web page yet: AppStream 1.0 (Debian 13) warns that the homepage
+        // URL is missing, a tag AppStream 0.16 (Debian 12) does not know. Every other
+        // warning still fails.
+        if (validated.exitCode != 0 && validated.both().contains(QLatin1String("url-homepage-missing")))
+            validated = run(tool("appstreamcli"),
+                            {QStringLiteral("validate"), QStringLiteral("--no-net"),
+                             QStringLiteral("--override=url-homepage-missing=info"), path});
         QVERIFY2(validated.exitCode == 0, qPrintable(validated.both()));
         QFile file(path);
         QVERIFY(file.open(QIODevice::ReadOnly));
@@ -507,7 +523,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.both()));
         QVERIFY2(r.out.startsWith(QStringLiteral("ampscope-cli %1 (git ").arg(version_)),
                  qPrintable(r.out));
-        QVERIFY2(r.out.contains(QLatin1String("LibTorch 1.13")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QLatin1String("LibTorch " AMPSCOPE_BUILD_LIBTORCH ".")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QLatin1String("CPU only")) || r.out.contains(QLatin1String("CUDA")),
                  qPrintable(r.out));
     }
@@ -517,7 +533,7 @@ private Q_SLOTS:
         QVERIFY2(r.exitCode == 0, qPrintable(r.both()));
         QVERIFY2(r.out.startsWith(QStringLiteral("ampscope %1 (git ").arg(version_)),
                  qPrintable(r.out));
-        QVERIFY2(r.out.contains(QLatin1String("LibTorch 1.13")), qPrintable(r.out));
+        QVERIFY2(r.out.contains(QLatin1String("LibTorch " AMPSCOPE_BUILD_LIBTORCH ".")), qPrintable(r.out));
         QVERIFY2(r.out.contains(QStringLiteral("Qt %1").arg(QLatin1String(qVersion()))),
                  qPrintable(r.out));
         QVERIFY2(r.out.contains(QLatin1String("CPU only")) || r.out.contains(QLatin1String("CUDA")),

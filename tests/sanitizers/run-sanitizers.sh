@@ -6,8 +6,8 @@
 #
 #   tests/sanitizers/run-sanitizers.sh [asan] [tsan] [fuzz]     (default: all three)
 #
-# .ci/run runs all three after the README's test command; by hand, name a step to run
-# it alone. Every step's failure fails the script.
+# CI does not run them (the three platform lanes take its time): run them by hand;
+# name a step to run it alone. Every step's failure fails the script.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 steps=${*:-asan tsan fuzz}

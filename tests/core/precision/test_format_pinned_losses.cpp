@@ -4,13 +4,21 @@
 // operand's second-to-last dimension), four training steps with probe and format-sweep
 // steps among them, and an evaluation pass. The losses, the gradient norms and the
 // evaluation loss must keep the exact bits they had before the emulation was made
-// faster (computed from the code of that time, with one thread): how the quantizers
-// compute may change, what they compute may not. A missing row fails and prints the
-// line to pin.
+// faster (computed from the code of that time, with one thread, on LibTorch 1.13): how
+// the quantizers compute may change, what they compute may not. A missing row fails and
+// prints the line to pin.
+//
+// The bits hold on the LibTorch they were computed with. Another LibTorch (2.6 on Debian
+// 13, 2.14 on testing) rounds its own fp32 kernels differently (convolution, matmul and
+// reduction order), and a value a few float ulps away can land on the other side of a
+// rounding boundary of the emulated format, so there each value must agree with its pin
+// to kOtherLibTorchRelativeError: a check for a quantizer gone wrong, not for its last
+// bit (test_native_formats checks the casts bit for bit against PyTorch's own dtypes).
 #include <QtTest/QtTest>
 
 #include <array>
 #include <bit>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -28,6 +36,12 @@ using namespace ampscope;
 namespace {
 
 constexpr int kSteps = 4;
+
+// The LibTorch the pins below were computed with.
+constexpr bool kPinnedOnThisLibTorch = TORCH_VERSION_MAJOR == 1 && TORCH_VERSION_MINOR == 13;
+// On another LibTorch: most rows within 3e-7 (a float's ulp is 1.2e-7), the largest
+// 1.8e-4 (LibTorch 2.6, transformer nvfp4, step 4's gradient norm: one fp4 code flipped).
+constexpr double kOtherLibTorchRelativeError = 1e-3;
 
 struct PinnedRun {
     const char* row;
@@ -72,6 +86,9 @@ struct Measured {
     std::array<uint64_t, kSteps> gradNorms{};
     uint64_t evalLoss = 0;
 };
+
+// The largest relative difference from a pin seen on another LibTorch (printed at the end).
+double worstRelativeError = 0;
 
 uint64_t bitsOf(double v) { return std::bit_cast<uint64_t>(v); }
 
@@ -134,6 +151,16 @@ std::string pinLine(const QString& row, const Measured& m) {
     return "    {\"" + row.toStdString() + "\", " + list(m.losses) + ", " + list(m.gradNorms) + ", " + eval + "},";
 }
 
+// Exact bits on the pins' LibTorch, the relative bound on another (see the top).
+bool matchesPin(uint64_t measured, uint64_t pin) {
+    if (kPinnedOnThisLibTorch) return measured == pin;
+    const double value = std::bit_cast<double>(measured);
+    const double pinnedValue = std::bit_cast<double>(pin);
+    const double relative = std::abs(value - pinnedValue) / std::abs(pinnedValue);
+    if (relative > worstRelativeError) worstRelativeError = relative;
+    return relative <= kOtherLibTorchRelativeError;
+}
+
 const PinnedRun* pinned(const QString& row) {
     for (const auto& run : kPinned)
         if (row == run.row) return &run;
@@ -147,6 +174,9 @@ class FormatPinnedLossesTest : public QObject {
 
 private Q_SLOTS:
     void initTestCase() { at::set_num_threads(1); }
+    void cleanupTestCase() {
+        if (!kPinnedOnThisLibTorch) qInfo("largest relative difference from a pin: %.3g", worstRelativeError);
+    }
 
     void lossesKeepTheirBits_data() {
         QTest::addColumn<QString>("model");
@@ -170,20 +200,23 @@ private Q_SLOTS:
             std::printf("%s\n", pinLine(row, m).c_str());
             QFAIL("no pinned numbers for this row (its line is printed above)");
         }
+        if (!kPinnedOnThisLibTorch)
+            qInfo("LibTorch %s: each value within %g of its pin (pinned on LibTorch 1.13)", TORCH_VERSION,
+                  kOtherLibTorchRelativeError);
         for (int step = 0; step < kSteps; ++step) {
             const auto i = static_cast<size_t>(step);
-            QVERIFY2(m.losses[i] == expected->losses[i],
+            QVERIFY2(matchesPin(m.losses[i], expected->losses[i]),
                      qPrintable(QString("step %1 loss: %2, pinned %3")
                                     .arg(step + 1)
                                     .arg(std::bit_cast<double>(m.losses[i]), 0, 'g', 17)
                                     .arg(std::bit_cast<double>(expected->losses[i]), 0, 'g', 17)));
-            QVERIFY2(m.gradNorms[i] == expected->gradNorms[i],
+            QVERIFY2(matchesPin(m.gradNorms[i], expected->gradNorms[i]),
                      qPrintable(QString("step %1 gradient norm: %2, pinned %3")
                                     .arg(step + 1)
                                     .arg(std::bit_cast<double>(m.gradNorms[i]), 0, 'g', 17)
                                     .arg(std::bit_cast<double>(expected->gradNorms[i]), 0, 'g', 17)));
         }
-        QVERIFY2(m.evalLoss == expected->evalLoss,
+        QVERIFY2(matchesPin(m.evalLoss, expected->evalLoss),
                  qPrintable(QString("evaluation loss: %1, pinned %2")
                                 .arg(std::bit_cast<double>(m.evalLoss), 0, 'g', 17)
                                 .arg(std::bit_cast<double>(expected->evalLoss), 0, 'g', 17)));
