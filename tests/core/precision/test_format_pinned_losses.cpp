@@ -173,7 +173,12 @@ class FormatPinnedLossesTest : public QObject {
     Q_OBJECT
 
 private Q_SLOTS:
-    void initTestCase() { at::set_num_threads(1); }
+    void initTestCase() {
+        at::set_num_threads(1);
+        if (!kPinnedOnThisLibTorch)
+            qInfo("LibTorch %s: each value within %g of its pin (pinned on LibTorch 1.13)", TORCH_VERSION,
+                  kOtherLibTorchRelativeError);
+    }
     void cleanupTestCase() {
         if (!kPinnedOnThisLibTorch) qInfo("largest relative difference from a pin: %.3g", worstRelativeError);
     }
@@ -200,9 +205,6 @@ private Q_SLOTS:
             std::printf("%s\n", pinLine(row, m).c_str());
             QFAIL("no pinned numbers for this row (its line is printed above)");
         }
-        if (!kPinnedOnThisLibTorch)
-            qInfo("LibTorch %s: each value within %g of its pin (pinned on LibTorch 1.13)", TORCH_VERSION,
-                  kOtherLibTorchRelativeError);
         for (int step = 0; step < kSteps; ++step) {
             const auto i = static_cast<size_t>(step);
             QVERIFY2(matchesPin(m.losses[i], expected->losses[i]),
