@@ -13,8 +13,8 @@
 // one variant after another with the cache emptied between them: in use (what the
 // tensors need) and held (in use + idle blocks kept for reuse).
 //
-// The README's table comes from tests/bench/emulation_cost.py (ampscope-cli runs, as a
-// user's are); this one is for finding what to make faster.
+// The table in docs/guide/performance.md comes from tests/bench/emulation_cost.py
+// (ampscope-cli runs, as a user's are); this one is for finding what to make faster.
 #include <torch/torch.h>
 
 #include <ATen/record_function.h>

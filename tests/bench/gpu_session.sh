@@ -18,7 +18,7 @@
 # and fp8, with a NaN located), fp8 (emulated against real fp8 GEMMs), gui (the window trains
 # fp16 on the GPU offscreen and saves a screenshot). Run from the repository root.
 #
-# When .gpu/gui holds the window's packages (README, GPU section), the build stage configures
+# When .gpu/gui holds the window's packages (docs/guide/gpu.md), the build stage configures
 # with the GUI on and builds the window too; if that configure fails it says why and builds
 # without it. When .gpu/data/fashion-mnist exists it is the data (a smaller carry than the deb).
 set -uo pipefail

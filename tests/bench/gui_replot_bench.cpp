@@ -1,4 +1,5 @@
-// GUI replot benchmark (README, "Performance"): the real widgets, offscreen.
+// GUI replot benchmark (docs/guide/performance.md, "Long run and window"): the real
+// widgets, offscreen.
 //   1. LossPlot holding 10^6 loss points: time of one UI tick (33 steps into the run set,
 //      its batch's notification, immediate replot) while following the run, and while panning.
 //   2. HeatmapPlot 500 steps x 96 bins: one tick = append a column, refresh, replot.

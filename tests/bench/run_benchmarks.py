@@ -120,7 +120,8 @@ def gui_rows(binary, smoke):
     return rows
 
 
-# run_set_bench's goals (README), for its full size only: 8 runs of 10^6 steps.
+# run_set_bench's goals (docs/guide/performance.md, "A run set"), for its full size only:
+# 8 runs of 10^6 steps.
 RUN_SET_GOALS = {"open": ("wall < 10 s", lambda v: v < 10.0),
                  "frame with a live run, median": ("< 16 ms", lambda v: v < 16.0),
                  "frame with a live run, worst": ("< 50 ms", lambda v: v < 50.0)}

@@ -1,6 +1,6 @@
-// Run set benchmark (README, "Benchmarks"): N recorded runs of S steps each opened into
-// one run set, then a live run growing beside them, the window's per-step and histogram
-// docks drawing all of them, offscreen.
+// Run set benchmark (docs/guide/performance.md, "A run set"): N recorded runs of S steps
+// each opened into one run set, then a live run growing beside them, the window's per-step
+// and histogram docks drawing all of them, offscreen.
 //   1. Writing the runs (once; kept in --dir for the next time): each a run directory as
 //      the engine writes it: config.json, events.jsonl (run_start, run_info, a step line
 //      per step in the engine's text, an epoch line every 10^4 steps, a histogram and an

@@ -1,7 +1,7 @@
-"""The README's three commands for a model of your own, as a user runs them: the
-example exports a small vision transformer to TorchScript and FashionMNIST to a
-safetensors file, and ampscope-cli trains it from the example's config (here for a
-few steps), probing its submodules by their qualified names."""
+"""The three commands for a model of your own (docs/guide/own-model-and-data.md), as a
+user runs them: the example exports a small vision transformer to TorchScript and
+FashionMNIST to a safetensors file, and ampscope-cli trains it from the example's config
+(here for a few steps), probing its submodules by their qualified names."""
 import os
 import shutil
 import subprocess

@@ -1,6 +1,7 @@
-"""The README's commands that install the recorder, run as they are written, with no
+"""The user guide's commands that install the recorder, run as they are written, with no
 network: the blocks under "<!-- tested by tests/python/test_recorder_package.py -->" in
-README.md are read from the file, so the README cannot drift from what works.
+docs/guide/recording.md (the guide's page on recording a PyTorch run, where a user reads
+them) are read from the file, so the page cannot drift from what works.
 
 - Debian bookworm's own python3: the block's `sudo apt install` line is checked (the
   packages it names are installed) instead of run; the other lines run exactly, from the
@@ -9,7 +10,7 @@ README.md are read from the file, so the README cannot drift from what works.
 - Your own Python: a plain venv (no system site packages) stands in for it, first on
   PATH as `python`; pip's torch is stood in for by Debian's, made visible to the recorder
   afterwards, since nothing can be downloaded here.
-- Why the README does not say `pip install ./python`: Debian's python3 refuses it (PEP
+- Why the page does not say `pip install ./python`: Debian's python3 refuses it (PEP
   668), and `--user` too.
 """
 import os
@@ -22,13 +23,14 @@ import unittest
 from support import SOURCE_DIR, temp_dir
 
 MARKER = "<!-- tested by tests/python/test_recorder_package.py"
+PAGE = os.path.join("docs", "guide", "recording.md")
 SYSTEM_PYTHON = "/usr/bin/python3"
 DEBIAN_DIST_PACKAGES = "/usr/lib/python3/dist-packages"
 
 
-def readme_blocks():
-    """The command lines of each tested block of README.md, in order."""
-    with open(os.path.join(SOURCE_DIR, "README.md"), encoding="utf-8") as handle:
+def page_blocks():
+    """The command lines of each tested block of the recording page, in order."""
+    with open(os.path.join(SOURCE_DIR, PAGE), encoding="utf-8") as handle:
         text = handle.read()
     blocks = []
     for match in re.finditer(re.escape(MARKER) + r".*?-->\n```sh\n(.*?)```", text, re.S):
@@ -55,10 +57,10 @@ def run(command, environment, cwd=SOURCE_DIR):
 
 
 @unittest.skipUnless(os.path.exists(SYSTEM_PYTHON), "not a Debian machine (no /usr/bin/python3)")
-class ReadmeInstall(unittest.TestCase):
-    def test_the_readme_has_both_blocks(self):
-        blocks = readme_blocks()
-        self.assertEqual(len(blocks), 2, blocks)
+class GuideInstall(unittest.TestCase):
+    def test_the_page_has_both_blocks(self):
+        blocks = page_blocks()
+        self.assertEqual(len(blocks), 2, f"{PAGE}: {blocks}")
         self.assertTrue(all("--no-index" in " ".join(block) for block in blocks))
 
     def test_debian_python_with_a_venv_that_sees_debians_torch(self):
@@ -66,7 +68,7 @@ class ReadmeInstall(unittest.TestCase):
         environment = clean_environment(home)
         # Debian's own commands first, as on a fresh machine (not a pyenv or conda python3).
         environment["PATH"] = "/usr/bin:/bin"
-        lines = readme_blocks()[0]
+        lines = page_blocks()[0]
         apt = [line for line in lines if line.startswith("sudo apt install ")]
         self.assertEqual(len(apt), 1, lines)
         for package in shlex.split(apt[0])[3:]:
@@ -92,7 +94,7 @@ class ReadmeInstall(unittest.TestCase):
         subprocess.run([SYSTEM_PYTHON, "-m", "venv", own], check=True)
         environment = clean_environment(home)
         environment["PATH"] = os.path.join(own, "bin") + os.pathsep + environment["PATH"]
-        for line in readme_blocks()[1]:
+        for line in page_blocks()[1]:
             result = run(line, environment)
             self.assertEqual(result.returncode, 0, f"{line}\n{result.stdout}{result.stderr}")
         # The installed recorder records, with a torch beside it (Debian's, standing in for
