@@ -1,6 +1,6 @@
 #pragma once
 // A real OpenSSH server for the suites that follow runs over SSH: sshd on 127.0.0.1 on a
-// free port, with a throwaway host key, user key, authorized_keys and sshd_config in a
+// port reserved for it for its whole life (ReservedPort.h), with a throwaway host key, user key, authorized_keys and sshd_config in a
 // temporary folder, and an ssh_config (sshConfig()) that the tests hand to ampscope through
 // AMPSCOPE_SSH_CONFIG. Nothing of the system's configuration is read or changed.
 //
@@ -29,6 +29,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
+#include "ReservedPort.h"
 #include <arpa/inet.h>
 #include <csignal>
 #include <netinet/in.h>
@@ -36,6 +37,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <deque>
 #include <fstream>
 #include <memory>
 #include <map>
@@ -65,7 +67,12 @@ public:
                 return;
             }
         }
-        port_ = freePort();
+        if (port_.port() == 0) {
+            whyNot_ = QStringLiteral("no port of 127.0.0.1 between %1 and %2 could be reserved")
+                          .arg(ReservedPort::kLowest)
+                          .arg(ReservedPort::ephemeralLow() - 1);
+            return;
+        }
         if (!makeKey("host_key") || !makeKey("user_key") || !makeKey("other_key")) return;
         QFile::copy(path("user_key.pub"), path("authorized_keys"));
         writeFiles();
@@ -80,7 +87,7 @@ public:
     // skipping it.
     static bool required() { return qgetenv("AMPSCOPE_REQUIRE_SSHD") == QByteArrayLiteral("1"); }
     QString sshConfig() const { return path("ssh_config"); }
-    int port() const { return port_; }
+    int port() const { return port_.port(); }
     QString folder() const { return dir_.path(); }
     // "ssh://ampscope-test" + absolute local path: the same folder, reached over SSH.
     static QString address(const QString& localPath, const char* host = kHost) {
@@ -124,7 +131,7 @@ public:
         QFile log(path("sshd.log"));
         log.open(QIODevice::ReadOnly);
         whyNot_ = QStringLiteral("sshd on 127.0.0.1:%1 did not start: %2")
-                      .arg(port_)
+                      .arg(port())
                       .arg(QString::fromUtf8(log.readAll()).trimmed().section(QLatin1Char('\n'), -2));
         if (::geteuid() == 0 && !QFile::exists(QStringLiteral("/run/sshd")))
             whyNot_ += QStringLiteral(" (as root sshd needs /run/sshd; without a private mount "
@@ -176,17 +183,11 @@ public:
         return found;
     }
 
-    // A port of 127.0.0.1 that nothing listens on (just now).
+    // A port of 127.0.0.1 that nothing listens on, and that no other suite takes, for the
+    // rest of this process (a "connection refused" case stays refused however long it runs).
     static int freePort() {
-        const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-        sockaddr_in address{};
-        address.sin_family = AF_INET;
-        address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-        ::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-        socklen_t length = sizeof address;
-        ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-        ::close(fd);
-        return ntohs(address.sin_port);
+        static std::deque<ReservedPort> kept;
+        return kept.emplace_back().port();
     }
 
 private:
@@ -196,7 +197,7 @@ private:
         const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
         sockaddr_in address{};
         address.sin_family = AF_INET;
-        address.sin_port = htons(static_cast<uint16_t>(port_));
+        address.sin_port = htons(static_cast<uint16_t>(port()));
         address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
         const bool connected = ::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0;
         ::close(fd);
@@ -228,7 +229,7 @@ private:
                                  "PidFile none\nStrictModes no\nUsePAM no\nPasswordAuthentication no\n"
                                  "KbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
                                  "AllowUsers %4\nLogLevel INFO\n")
-                                 .arg(port_)
+                                 .arg(port())
                                  .arg(path("host_key"), path("authorized_keys"), user));
         write("known_hosts", QStringLiteral("ampscope-test %1\n").arg(readAll(path("host_key.pub"))));
         write("empty_known_hosts", QString());
@@ -236,7 +237,7 @@ private:
                                    "  HostName 127.0.0.1\n  Port %1\n  User %2\n  IdentitiesOnly yes\n"
                                    "  HostKeyAlias ampscope-test\n  GlobalKnownHostsFile /dev/null\n"
                                    "  StrictHostKeyChecking yes\n  LogLevel ERROR\n")
-                                   .arg(port_)
+                                   .arg(port())
                                    .arg(user);
         write("ssh_config",
               QStringLiteral("Host %1\n%2  IdentityFile %3\n  UserKnownHostsFile %4\n"
@@ -257,7 +258,7 @@ private:
 
     QTemporaryDir dir_;
     bool ready_ = false;  // the keys and configuration are written
-    int port_ = 0;
+    ReservedPort port_;
     QString whyNot_;
     std::unique_ptr<QProcess> process_;
     pid_t sshdPid_ = 0;
