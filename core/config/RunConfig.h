@@ -140,14 +140,14 @@ struct ProbeConfig {
     // multiple of this (with probes.every 50: steps 500, 1000, ...; a value that is no
     // multiple of `every` sweeps every lcm of the two). Sparser than `every`: one sweep
     // adds ~86 ms to a simple_cnn step at batch 128 on 2 CPU cores (1.1 fp32 steps, 1.8
-    // bf16 steps), so every 500 steps under 0.5 % of training (README); a two-epoch
+    // bf16 steps), so every 500 steps under 0.5 % of training (docs/guide/performance.md); a two-epoch
     // FashionMNIST run (938 steps) sweeps once. A run with no sweep step by its last
     // probe step sweeps there (a one-epoch run of 469 steps: at step 450).
     int64_t format_sweep_every = 500;
     int64_t ring_steps = 16;   // frames kept before a non-finite event
     // Steps whose precision map is taken: the step run a second time from the same state
     // in the run's mode and once in the reference, every op's output compared (the
-    // precision_map record). Each costs a few steps' time (README: the map's cost).
+    // precision_map record). Each costs a few steps' time (docs/guide/performance.md, the precision map's cost).
     std::vector<int64_t> precision_map_steps;
     std::string precision_map_reference = "fp32";  // fp32 | fp64 (a model that runs in float64)
     // Where the run's first NaN/Inf is located (allowedLocateModes()):
