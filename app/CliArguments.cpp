@@ -1,6 +1,7 @@
 #include "CliArguments.h"
 
 #include <cerrno>
+#include <climits>
 #include <cmath>
 #include <algorithm>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include "common/InputError.h"
 #include "precision/formats/FormatTable.h"
 #include "run/RemoteRunAddress.h"
+#include "stats/SeedBand.h"
 
 namespace ampscope::app {
 
@@ -18,6 +20,10 @@ const char* cliUsage() {
            "      --trace-steps: a Chrome trace of each of those steps (every operator, the\n"
            "      probes' work, and on a GPU every kernel) in DIR/trace-step-N.json, for\n"
            "      chrome://tracing or Perfetto\n"
+           "  ampscope-cli run CONFIG.json --seeds N --out DIR [--set key.path=value ...] [--quiet]\n"
+           "      N runs of the config (N >= 2), seed K = the config's seed + K - 1, in\n"
+           "      DIR/seed-K/, then DIR/seed-band.txt: each run's final values, their mean and\n"
+           "      the seed band (the 95% prediction interval of one more seed)\n"
            "  ampscope-cli run --scenario NAME --out DIR [--set key.path=value ...] [--quiet]\n"
            "      (a scenario with several runs records each in DIR/<run-name>/ and ends\n"
            "      with a side-by-side table; --set applies to every run)\n"
@@ -72,6 +78,19 @@ std::vector<int64_t> parseStepList(const std::string& option, const std::string&
         start = comma + 1;
     }
     return steps;
+}
+
+// "5": a whole number of seeds, at least the band's minimum (one seed has no spread).
+int parseSeedCount(const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const long long value = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno == ERANGE || value > INT_MAX)
+        throw InputError("--seeds: \"" + text + "\" is not a number of seeds (a whole number, 2 or more; e.g. --seeds 5)");
+    if (value < stats::kMinimumSeeds)
+        throw InputError("--seeds: a seed band needs at least " + std::to_string(stats::kMinimumSeeds) +
+                         " seeds (got " + text + ")");
+    return static_cast<int>(value);
 }
 
 // report / export-csv / export-tfevents: run directories and --out.
@@ -211,12 +230,14 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
         } else if (options.takeValue({"--trace-steps"}, assignment)) {
             request.traceSteps = parseStepList("--trace-steps", assignment, "50,100");
+        } else if (options.takeValue({"--seeds"}, assignment)) {
+            request.seeds = parseSeedCount(assignment);
         } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("run: unknown option '" + a +
-                             "' (options: --out DIR, --scenario NAME, --set key.path=value, --trace-steps N,M, "
-                             "--quiet)");
+                             "' (options: --out DIR, --scenario NAME, --seeds N, --set key.path=value, "
+                             "--trace-steps N,M, --quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {
@@ -230,6 +251,10 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
     if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
     if (!request.traceSteps.empty() && !request.scenario.empty())
         throw InputError("run: --trace-steps traces a CONFIG.json run, not a --scenario (which may run several)");
+    // A scenario's runs are different configs, each its own folder: seeds of each would be
+    // a set per run, which the scenario's folder layout has no place for.
+    if (request.seeds > 0 && !request.scenario.empty())
+        throw InputError("run: --seeds trains one CONFIG.json with several seeds, not a --scenario");
     return request;
 }
 

@@ -17,6 +17,7 @@ struct CliRequest {
     std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;
     std::vector<int64_t> traceSteps;  // run --trace-steps 50,100: Chrome traces of those steps
+    int seeds = 0;                    // run --seeds N: N runs of CONFIG.json in DIR/seed-K/ (0: one run)
     int64_t mapStep = 0;              // precision-map --step N
     std::string mapReference = "fp32";  // precision-map --reference fp32|fp64
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed

@@ -10,6 +10,7 @@
 #include "HeadlessRunner.h"
 #include "PrecisionMapCommand.h"
 #include "ScenarioRunner.h"
+#include "SeedRuns.h"
 #include "RemoteRunCopies.h"
 #include "ReportCommand.h"
 #include "common/BuildInfo.h"
@@ -57,6 +58,9 @@ int main(int argc, char** argv) {
                 } catch (const InputError& e) {
                     throw InputError(request.configPath + ": " + e.what());
                 }
+                if (request.seeds > 0)
+                    return app::runSeedSetHeadless(config, request.seeds, request.outDirectory, request.traceSteps,
+                                                   stdout, stderr, request.quiet);
                 const auto result =
                     app::runHeadless(config, request.outDirectory, stdout, request.quiet, request.traceSteps);
                 if (result.summary.status == run_status::kError) {

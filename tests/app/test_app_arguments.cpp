@@ -150,6 +150,11 @@ private Q_SLOTS:
         r = app::parseCliArguments({"run", "c.json", "--out", "d", "--trace-steps", "50,100"});
         QCOMPARE(r.traceSteps, (std::vector<int64_t>{50, 100}));
 
+        QCOMPARE(r.seeds, 0);  // one run unless --seeds asks for a set
+        r = app::parseCliArguments({"run", "c.json", "--out", "d", "--seeds", "5", "--set", "seed=40"});
+        QCOMPARE(r.seeds, 5);
+        QCOMPARE(r.overrides, (std::vector<std::string>{"seed=40"}));
+
         r = app::parseCliArguments({"run", "--scenario=amp-sanity", "-o", "d"});
         QCOMPARE(r.scenario, std::string("amp-sanity"));
         QCOMPARE(r.outDirectory, std::string("d"));
@@ -178,7 +183,17 @@ private Q_SLOTS:
             << "ssh://gpu-box:99999/run: port '99999' is not a number in 1..65535";
         QTest::newRow("run unknown option")
             << QStringList{"run", "c.json", "--fast"}
-            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --set key.path=value, --trace-steps N,M, --quiet)";
+            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --seeds N, --set key.path=value, "
+               "--trace-steps N,M, --quiet)";
+        QTest::newRow("run --seeds 1")
+            << QStringList{"run", "c.json", "--out", "d", "--seeds", "1"}
+            << "--seeds: a seed band needs at least 2 seeds (got 1)";
+        QTest::newRow("run --seeds a word")
+            << QStringList{"run", "c.json", "--out", "d", "--seeds=five"}
+            << "--seeds: \"five\" is not a number of seeds (a whole number, 2 or more; e.g. --seeds 5)";
+        QTest::newRow("run --seeds with a scenario")
+            << QStringList{"run", "--scenario", "amp-sanity", "--out", "d", "--seeds", "3"}
+            << "run: --seeds trains one CONFIG.json with several seeds, not a --scenario";
         QTest::newRow("run --out= empty") << QStringList{"run", "c.json", "--out="}
                                           << "run: missing --out DIR (where the run directory goes)";
     }

@@ -472,6 +472,15 @@ private Q_SLOTS:
         QTest::newRow("--trace-steps with a word")
             << QStringList{"run", "$CONFIG", "--out", "$OUT", "--trace-steps", "50,last"}
             << "--trace-steps: \"last\" is not a step number";
+        QTest::newRow("--seeds 1")
+            << QStringList{"run", "$CONFIG", "--out", "$OUT", "--seeds", "1"}
+            << "--seeds: a seed band needs at least 2 seeds (got 1)";
+        QTest::newRow("--seeds with a word")
+            << QStringList{"run", "$CONFIG", "--out", "$OUT", "--seeds", "x"}
+            << "--seeds: \"x\" is not a number of seeds (a whole number, 2 or more; e.g. --seeds 5)";
+        QTest::newRow("--seeds with --scenario")
+            << QStringList{"run", "--scenario", "amp-sanity", "--out", "$OUT", "--seeds", "3"}
+            << "run: --seeds trains one CONFIG.json with several seeds, not a --scenario";
         QTest::newRow("precision-map without --step")
             << QStringList{"precision-map", "$CONFIG", "--out", "$OUT"} << "precision-map: missing --step N";
         QTest::newRow("precision-map --step 0")
