@@ -33,6 +33,7 @@
 
 #include "ConfigPanel.h"
 #include "MainWindow.h"
+#include "RunOpener.h"
 #include "ScenarioBrowser.h"
 #endif
 
@@ -132,7 +133,9 @@ QDockWidget* dockNamed(ui::MainWindow& window, const std::string& id) {
 
 // --open-run: the window with a recorded run in it. With --screenshot it grabs the window
 // once the run is shown and exits, saying how long opening took (the long-run benchmark
-// times this: tests/bench/long_run_bench.py).
+// times this: tests/bench/long_run_bench.py). A run that cannot be read at all (refused,
+// or not one of its lines a record) is one line on stderr and exit 2; with --screenshot the
+// window, which says the same, is grabbed first. One that has not ended is shown as it is.
 int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, QDockWidget* frontDock) {
     const bool screenshot = !options.screenshotPath.empty();
     window.show();
@@ -140,6 +143,16 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
         QApplication::setQuitOnLastWindowClosed(false);
         fillTheScreen(window);  // once shown: before, the docks' least size may refuse it
     }
+    // The one line of a bad input (several refused runs of a folder joined into it).
+    const auto sayUnreadable = [&](const QString& why) {
+        std::fprintf(stderr, "ampscope: --open-run: %s\n",
+                     QString(why).replace(QLatin1Char('\n'), QStringLiteral("; ")).toUtf8().constData());
+    };
+    const auto grabAndExit = [&](int exitCode) {
+        QTimer::singleShot(0, &window, [&, exitCode] {
+            QApplication::exit(grabWindow(window, frontDock, options.screenshotPath) ? exitCode : 1);
+        });
+    };
     QElapsedTimer opening;
     bool loaded = false;
     QObject::connect(&window, &ui::MainWindow::runLoaded, &window, [&] {
@@ -150,16 +163,17 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
                     static_cast<double>(opening.nsecsElapsed()) / 1e9);
         std::printf("ampscope: %s\n", window.runStatusText().toUtf8().constData());
         std::fflush(stdout);
-        if (screenshot)
-            QTimer::singleShot(0, &window, [&] {
-                QApplication::exit(grabWindow(window, frontDock, options.screenshotPath) ? 0 : 1);
-            });
+        // Every run it added failed while being read (a file of garbage larger than a poll).
+        const QString unreadable = window.opener()->unreadable();
+        if (!unreadable.isEmpty()) sayUnreadable(unreadable);
+        if (screenshot) grabAndExit(unreadable.isEmpty() ? 0 : 2);  // else the window stays, saying why
     });
     opening.start();
     QString error;
     if (!window.openRun(QString::fromStdString(options.openRun), &error)) {
-        std::fprintf(stderr, "ampscope: --open-run: %s\n", error.toUtf8().constData());
-        return 2;
+        sayUnreadable(error);
+        if (!screenshot) return 2;
+        grabAndExit(2);  // runLoaded never comes for what was refused
     }
     return QApplication::exec();
 }

@@ -183,13 +183,16 @@ void MainWindow::connectOpener() {
         Q_EMIT runLoaded();
     });
     connect(opener_, &RunOpener::followFailed, status_, [this](const QString& message) { status_->showError(message); });
+    connect(opener_, &RunOpener::refused, status_, &StatusPanel::showProblem);
     connect(opener_, &RunOpener::followFinished, this, [this](RunId run) {
         const RunModel* model = set_->run(run);
         if (!model) return;
         status_->showSteps(model->steps().lastStep(), false);
-        status_->setRunText(tr("Opened %1 (%2 steps; the run has ended)")
+        const QString problem = opener_->endProblem(run);  // its summary's fields of another type
+        status_->setRunText(tr("Opened %1 (%2 steps; the run has ended)%3")
                                 .arg(shownPath(model->directory()))
-                                .arg(model->steps().stepCount()));
+                                .arg(model->steps().stepCount())
+                                .arg(problem.isEmpty() ? QString() : QStringLiteral(" \u00B7 ") + problem));
     });
 }
 

@@ -102,7 +102,7 @@ Q_SIGNALS:
     // A live run ended ("finished", "stopped" or "error").
     void runEnded(const QString& status);
     // What openRun asked for is in the set (for a run still being written: all
-    // that was written when the follower first caught up).
+    // that was written when its follower first caught up, or failed).
     void runLoaded();
     // The window accepted a close (after any run it trained has stopped).
     void closed();

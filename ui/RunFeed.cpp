@@ -41,6 +41,7 @@ void RunFeed::takeDrained(const DrainedMetrics& drained) {
 void RunFeed::follow(std::unique_ptr<RunFollower> follower) {
     follower_ = std::move(follower);
     followCaughtUp_ = false;
+    failure_.clear();
     followTimer_.start();
     pollFollower();
 }
@@ -63,9 +64,18 @@ void RunFeed::pollFollower() {
             endBatch();
         }
     } catch (const std::exception& e) {
-        stopFollowing();
-        Q_EMIT followFailed(QString::fromUtf8(e.what()));
+        fail(QString::fromUtf8(e.what()));
         return;
+    }
+    // Caught up with lines and not one record: no writer of runs wrote this, and no
+    // later line can make the earlier ones readable.
+    if (follower_->caughtUp()) {
+        const std::string unreadable =
+            noRecordText(follower_->directory(), follower_->sawRecord(), follower_->skippedLines());
+        if (!unreadable.empty()) {
+            fail(QString::fromStdString(unreadable));
+            return;
+        }
     }
     if (follower_->caughtUp() && !followCaughtUp_) {
         followCaughtUp_ = true;
@@ -75,6 +85,12 @@ void RunFeed::pollFollower() {
         stopFollowing();
         Q_EMIT followFinished();
     }
+}
+
+void RunFeed::fail(const QString& message) {
+    stopFollowing();
+    failure_ = message;
+    Q_EMIT followFailed(message);
 }
 
 void RunFeed::endBatch() {

@@ -33,10 +33,15 @@ public:
     RunId runId() const { return runId_; }
     // One tick of a live run: every step and record drained since the last one.
     void takeDrained(const DrainedMetrics& drained);
-    // A run still being written: polled every 33 ms until its summary appears.
+    // A run still being written: polled every 33 ms until its summary appears. The first
+    // poll happens within follow(): a small run has caught up (or failed) when it returns.
     void follow(std::unique_ptr<RunFollower> follower);
     void stopFollowing();
     bool isFollowing() const;
+    // Everything written so far is in the run (followCaughtUp was emitted).
+    bool hasCaughtUp() const { return followCaughtUp_; }
+    // Why following failed (followFailed's line); empty while it has not.
+    const QString& failure() const { return failure_; }
 
     qint64 stepsShown() const { return dispatcher_.stepsDelivered(); }
     qint64 lastStep() const { return dispatcher_.lastStep(); }
@@ -48,11 +53,13 @@ Q_SIGNALS:
     void followCaughtUp();
     // The followed run has ended (its summary was written); following stopped.
     void followFinished();
-    // Reading the followed run failed; following stopped, what was read stays.
+    // Reading the followed run failed; following stopped, what was read stays. Also when
+    // it caught up with lines none of which is a record: nothing of it can be shown.
     void followFailed(const QString& message);
 
 private:
     void pollFollower();
+    void fail(const QString& message);
     void endBatch();
 
     RunId runId_;
@@ -60,6 +67,7 @@ private:
     RecordDispatcher dispatcher_;
     std::unique_ptr<RunFollower> follower_;
     bool followCaughtUp_ = false;
+    QString failure_;
     QTimer followTimer_;
 };
 

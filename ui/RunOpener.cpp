@@ -3,6 +3,7 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFileInfo>
+#include <algorithm>
 
 #include "RemoteRunFollowing.h"
 #include "RunDirectoryNaming.h"
@@ -20,16 +21,15 @@ namespace ampscope::ui {
 
 namespace {
 
-// The status its summary.json gives a run that has ended.
-QString endStatus(const QString& directory) {
+// How a followed run ended, as its summary.json says (through the summary's codec).
+RecordedEnd endOf(const QString& directory) {
     try {
         const RunRecordReader reader(directory.toStdString());
-        if (const auto& summary = reader.data().summary; summary && summary->is_object())
-            return QString::fromStdString(summary->value("status", std::string("finished")));
+        if (const auto& summary = reader.data().summary) return recordedEnd(*summary, directory);
     } catch (const std::exception&) {
         // Gone since: it did end.
     }
-    return QStringLiteral("finished");
+    return {QStringLiteral("finished"), QString()};
 }
 
 }  // namespace
@@ -37,6 +37,8 @@ QString endStatus(const QString& directory) {
 RunOpener::RunOpener(RunSet* set, QObject* parent) : QObject(parent), set_(set) {
     connect(set_, &RunSet::changed, this, [this](RunId run, RunChanges what) {
         if (!(what & RunChange::Removed)) return;
+        settle(run);  // a run that left the set is not waited for
+        endProblems_.erase(run);
         const auto it = feeds_.find(run);
         if (it == feeds_.end()) return;
         it->second->deleteLater();
@@ -70,9 +72,18 @@ void RunOpener::endRemote() {
 }
 
 bool RunOpener::open(const QString& path, QString* error) {
-    if (isRemoteRunAddress(path.toStdString())) return openRemote(path, error);
-    endRemote();
-    return openLocal(path, error);
+    QString why;
+    bool opened = false;
+    if (isRemoteRunAddress(path.toStdString())) {
+        opened = openRemote(path, &why);
+    } else {
+        endRemote();
+        opened = openLocal(path, &why);
+    }
+    if (opened) return true;
+    Q_EMIT refused(tr("Not opened: %1").arg(QString(why).replace(QLatin1Char('\n'), QStringLiteral("; "))));
+    if (error) *error = why;
+    return false;
 }
 
 bool RunOpener::openRemote(const QString& address, QString* error) {
@@ -106,7 +117,23 @@ qint64 RunOpener::stepsShown() const {
     return steps;
 }
 
+void RunOpener::settle(RunId run) {
+    const auto it = std::find(awaiting_.begin(), awaiting_.end(), run);
+    if (it == awaiting_.end()) return;
+    awaiting_.erase(it);
+    if (!awaiting_.empty() || !settling_) return;
+    settling_ = false;
+    // Every run of the open failed while it was being caught up with: nothing of it shows.
+    if (!opened_.empty() && failed_.size() == opened_.size()) unreadable_ = lateFailures_.join(QStringLiteral("; "));
+    Q_EMIT runLoaded();
+}
+
 bool RunOpener::openLocal(const QString& path, QString* error) {
+    awaiting_.clear();
+    settling_ = false;
+    failed_.clear();
+    lateFailures_.clear();
+    unreadable_.clear();
     const QString cleaned = QDir::cleanPath(path);
     const std::vector<std::string> directories = runSetDirectories(cleaned.toStdString());
     if (directories.empty()) {
@@ -130,9 +157,16 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
             complete << directory;
             continue;
         }
-        const RunId id = followDirectory(directory, focus);
-        if (id == kNoRun) refused << tr("%1: not a run").arg(shown(directory));
-        else opened_.push_back(id), following = true;
+        QString failure;
+        const RunId id = followDirectory(directory, focus, &failure);
+        if (id == kNoRun) {
+            refused << failure;
+            continue;
+        }
+        opened_.push_back(id);
+        following = true;
+        // A small run has caught up within followDirectory: nothing to wait for.
+        if (!feeds_.at(id)->hasCaughtUp()) awaiting_.push_back(id);
     }
     // The complete runs all at once: each parses on a thread of its own meanwhile.
     const std::vector<LoadedRun> loadedRuns =
@@ -148,6 +182,7 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
         opened_.push_back(loaded.run->id());
         warnings << loaded.warnings;
         if (!loaded.error.isEmpty()) refused << loaded.error;  // read errors after the start: what was read stays
+        if (!loaded.problem.isEmpty()) refused << QString(loaded.problem).replace(cleaned, shown(cleaned));
         if (!loaded.note.isEmpty()) warnings << loaded.note;
     }
     if (opened_.empty()) {
@@ -157,8 +192,9 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
     if (asSet) set_->focusFirstNonFinite(opened_);
     QString text = asSet ? tr("Opened %1 runs of %2").arg(opened_.size()).arg(shown(cleaned))
                          : tr("Opened %1 (%2 steps)").arg(shown(cleaned)).arg(stepsShown());
-    if (following) text = asSet ? text + tr(", following those still being written")
-                                : tr("Following %1 (still being written)").arg(shown(cleaned));
+    if (following)
+        text = asSet ? text + tr(", following those not ended (no summary.json yet)")
+                     : tr("Following %1: not ended (no summary.json yet), it may still be running").arg(shown(cleaned));
     jobOrigin_.clear();
     if (QDir(cleaned).exists(QStringLiteral("rank-0"))) {
         try {
@@ -171,53 +207,79 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
     if (!refused.isEmpty()) text += tr(" \u00B7 %1").arg(refused.join(QStringLiteral("; ")));
     if (!jobOrigin_.isEmpty()) text += QStringLiteral(" \u00B7 ") + jobOrigin_;
     Q_EMIT message(text, warnings);
-    awaitingCatchUp_ = following;
-    if (!following) Q_EMIT runLoaded();
+    // runLoaded once every followed run has caught up (or failed); at once when none is left
+    // to wait for. Each run's first poll ran above, so a catch-up or failure then is not lost.
+    if (awaiting_.empty()) Q_EMIT runLoaded();
+    else settling_ = true;
     return true;
 }
 
-RunId RunOpener::followDirectory(const QString& directory, bool focus) {
+RunId RunOpener::followDirectory(const QString& directory, bool focus, QString* failure) {
     QString note;
     RunContext context;
     std::unique_ptr<RunFollower> follower;
     try {
         context = recordedRunContext(directory, &note);
         follower = std::make_unique<RunFollower>(directory.toStdString());
-    } catch (const std::exception&) {
+    } catch (const std::exception& e) {
+        *failure = QString::fromUtf8(e.what()).replace(directory, shown(directory));
         return kNoRun;
     }
-    return addFollowed(std::move(follower), context, focus);
+    const RunId id = addFollowed(std::move(follower), context, focus, failure);
+    if (failure && !failure->isEmpty()) failure->replace(directory, shown(directory));
+    return id;
 }
 
 RunId RunOpener::follow(std::unique_ptr<RunFollower> follower, const RunContext& context) {
-    return addFollowed(std::move(follower), context, true);
+    return addFollowed(std::move(follower), context, true, nullptr);
 }
 
-RunId RunOpener::addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus) {
+RunId RunOpener::addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus,
+                             QString* failedAtOnce) {
     RunModel* run = set_->addRun(context, {focus, true});
     const RunId id = run->id();
     set_->setStatus(id, QStringLiteral("following"));
     auto* feed = new RunFeed(set_, run, this);
     feeds_[id] = feed;
-    connect(feed, &RunFeed::followCaughtUp, this, [this] {
-        if (!awaitingCatchUp_) return;
-        awaitingCatchUp_ = false;
-        Q_EMIT runLoaded();
-    });
+    connect(feed, &RunFeed::followCaughtUp, this, [this, id] { settle(id); });
     connect(feed, &RunFeed::followFinished, this, [this, id] {
-        set_->setStatus(id, endStatus(set_->run(id)->directory()));
+        const RunModel* ended = set_->run(id);
+        const RecordedEnd end = endOf(ended->directory());
+        set_->setStatus(id, end.status);
+        endProblems_[id] = QString(end.problem).replace(ended->directory(), shown(ended->directory()));
         Q_EMIT followFinished(id);
     });
+    feed->follow(std::move(follower));  // its first poll, here and now
+    if (!feed->failure().isEmpty()) {
+        if (failedAtOnce) {
+            // Failed before anything was shown: refused like a directory the reader refuses.
+            *failedAtOnce = feed->failure();
+            set_->removeRun(id);
+            return kNoRun;
+        }
+        set_->setStatus(id, QStringLiteral("incomplete"));
+        Q_EMIT followFailed(feed->failure());
+        return id;
+    }
     connect(feed, &RunFeed::followFailed, this, [this, id](const QString& message) {
         set_->setStatus(id, QStringLiteral("incomplete"));
-        Q_EMIT followFailed(message);
+        const RunModel* failedRun = set_->run(id);
+        const QString said = failedRun ? QString(message).replace(failedRun->directory(), shown(failedRun->directory()))
+                                       : message;
+        if (std::find(awaiting_.begin(), awaiting_.end(), id) != awaiting_.end()) {
+            failed_.insert(id);
+            lateFailures_ << said;
+        }
+        Q_EMIT followFailed(said);
+        settle(id);
     });
-    feed->follow(std::move(follower));
     return id;
 }
 
 void RunOpener::stopFollowing() {
     for (auto& [id, feed] : feeds_) feed->stopFollowing();
+    awaiting_.clear();  // what was asked will not all come: nobody waits for it
+    settling_ = false;
     endRemote();
 }
 

@@ -21,13 +21,22 @@
 //   came from (JobNonFiniteOrigin.h); jobOrigin() keeps that sentence.
 // - follow(follower, context): a followed run joins the set, focused and compared.
 // - A followed run that leaves the set stops being followed.
-// - runLoaded() once what was asked is in the set (for a followed run: when it first
-//   caught up); message() says what was opened, for the status bar.
+// - runLoaded() once what was asked is in the set: for followed runs, once each has
+//   caught up or failed (each is polled once within open(), so a small one has by then
+//   and runLoaded comes before open() returns). message() says what was opened, for the
+//   status bar, with one line per run refused and per summary.json whose fields are of
+//   another type (RecordedEnd).
+// - A run none of whose lines is a record (noRecordText) cannot be read at all: refused
+//   with that line, like a directory the reader refuses. When every run an open added
+//   failed before it caught up (a file of garbage larger than one poll reads),
+//   unreadable() says why once runLoaded has come; open() had returned true.
 #include <QObject>
 #include <QString>
 #include <QStringList>
 #include <map>
 #include <memory>
+#include <set>
+#include <vector>
 
 #include "RunObserver.h"
 #include "runset/RunChanges.h"
@@ -58,6 +67,13 @@ public:
     qint64 stepsShown() const;
     // The last job folder opened: which rank its NaN came from; empty: none went non-finite.
     const QString& jobOrigin() const { return jobOrigin_; }
+    // A followed run that has ended: its summary.json's fields of another type, one line.
+    QString endProblem(RunId run) const {
+        const auto it = endProblems_.find(run);
+        return it == endProblems_.end() ? QString() : it->second;
+    }
+    // After runLoaded: why nothing of the last open could be shown; empty when something was.
+    const QString& unreadable() const { return unreadable_; }
 
 Q_SIGNALS:
     // Opening a long run: how far it got ("Opening X… 40%, 123 steps").
@@ -67,19 +83,30 @@ Q_SIGNALS:
     void runLoaded();
     void followFinished(ampscope::ui::RunId run);
     void followFailed(const QString& message);
+    // open() returned false: its lines as one, for the window to show.
+    void refused(const QString& line);
 
 private:
     bool openLocal(const QString& path, QString* error);
     bool openRemote(const QString& address, QString* error);
     QString shown(const QString& directory) const;  // as people read it: ~/..., host:path
     void endRemote();
-    RunId followDirectory(const QString& directory, bool focus);
-    RunId addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus);
+    // kNoRun with `failure` set when the directory is refused or fails on its first poll.
+    RunId followDirectory(const QString& directory, bool focus, QString* failure);
+    // failedAtOnce: a failure of the first poll removes the run and is said there, not signalled.
+    RunId addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus,
+                      QString* failedAtOnce);
+    void settle(RunId run);  // a run of the last open caught up, failed or left
 
     RunSet* set_;
     std::map<RunId, RunFeed*> feeds_;  // followed runs
     std::vector<RunId> opened_;
-    bool awaitingCatchUp_ = false;
+    std::vector<RunId> awaiting_;  // runs of the last open not yet caught up
+    bool settling_ = false;        // open() returned; runLoaded waits for awaiting_
+    std::set<RunId> failed_;       // runs of the last open that failed before catching up
+    QStringList lateFailures_;     // their lines
+    QString unreadable_;
+    std::map<RunId, QString> endProblems_;
     std::unique_ptr<RemoteRunFollowing> remote_;  // the copy of a run on another machine
     std::vector<RunId> remoteRuns_;                // the runs read from it
     QString remoteOpenedText_;                     // its own status line, between connection news

@@ -114,6 +114,12 @@ void StatusPanel::showError(const QString& message) {
     errorBox_->show();
 }
 
+void StatusPanel::showProblem(const QString& message) {
+    errorLabel_->setFullText(message);
+    errorLabel_->setToolTip(message);
+    errorLabel_->show();
+}
+
 void StatusPanel::clearError() {
     errorLabel_->setFullText(QString());
     errorLabel_->hide();

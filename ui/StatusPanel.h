@@ -7,8 +7,9 @@
 // Contract:
 // - showConfig(): the facts a config will run with (no run focused yet);
 //   showRunFacts(): a run's, from its run_info (RunInfoFacts) when it has one.
-// - showError() shows the error in red and in a non-modal message box; clearError()
-//   hides both. errorText() is what is shown ("" when none).
+// - showError() shows the error in red and in a non-modal message box; showProblem() in
+//   red only (a refused open, whose dialog or caller says it too); clearError() hides
+//   both. errorText() is what is shown ("" when none).
 // - Progress: beginRun() (busy until the steps are planned), planned(), progressed()
 //   (bar and ETA from ProgressEstimator), paused()/resumed() (the ETA stops counting),
 //   ended() (no ETA; a run that ended before planning its steps reads "no steps"),
@@ -43,6 +44,8 @@ public:
     void setRunText(const QString& text, const QString& toolTip = QString());
     QString runText() const;
     void showError(const QString& message);
+    // The same line in red, without the message box: for what the caller says itself.
+    void showProblem(const QString& message);
     void clearError();
     QString errorText() const;
     // Device, mode, badge and how, as one line.

@@ -90,8 +90,8 @@ void visitPerLayer(V& v, const char* key, L& layers, Write&& write, Read&& read)
             for (const auto& l : written) j[l.layer] = write(l);
             return j;
         },
-        [&read](const json& j, auto& list, auto&) {
-            if (!j.is_object()) return;
+        [&read, key](const json& j, auto& list, auto& reader) {
+            if (!j.is_object()) return reader.mistyped(key, j, "must be an object");
             for (auto& l : list)
                 if (const auto it = j.find(l.layer); it != j.end()) read(*it, l);
         });
@@ -110,8 +110,8 @@ void visitLayerMeans(V& v, L& layers) {
                 j[l.layer] = l.steps && std::isfinite(l.meanCosine) ? json(l.meanCosine) : json(nullptr);
             return j;
         },
-        [](const json& j, auto& read, auto&) {
-            if (!j.is_object()) return;
+        [](const json& j, auto& read, auto& reader) {
+            if (!j.is_object()) return reader.mistyped("mean_cosine_per_layer", j, "must be an object");
             for (const auto& [layer, value] : j.items()) {
                 LayerGradientSummary l;
                 l.layer = layer;
@@ -222,6 +222,21 @@ RunSummary summaryFromJson(const nlohmann::json& j) {
     JsonReader reader(j, "summary", ReadRule::Lenient);
     visitSummary(reader, s);
     return s;
+}
+
+SummaryReading readSummaryChecked(const nlohmann::json& j) {
+    SummaryReading r;
+    if (!j.is_object()) {
+        r.problems.push_back("not a JSON object");
+        return r;
+    }
+    JsonReader reader(j, "summary", ReadRule::Lenient);
+    reader.reportMistyped(&r.problems);
+    visitSummary(reader, r.summary);
+    const auto status = j.find("status");
+    r.hasStatus = status != j.end() && status->is_string();
+    r.statusMistyped = status != j.end() && !status->is_string();
+    return r;
 }
 
 nlohmann::json summaryRecordKeys() { return {{kSummaryFileName, keysOf<RunSummary>(kSummaryFields)}}; }

@@ -24,7 +24,22 @@ nlohmann::json runInfoRecord(const std::string& description, const RunSummary& f
 std::vector<nlohmann::json> probeRecords(const ProbeSnapshot& snapshot);
 nlohmann::json nonFiniteRecord(const NonFiniteEvent& event, const std::vector<StatsFrame>& frames);
 nlohmann::json summaryToJson(const RunSummary& summary);
+// Throws RecordError for what is not a JSON object; a field of another type reads as its
+// default, silently (the engine's own summaries, old ones with fewer fields).
 RunSummary summaryFromJson(const nlohmann::json& json);
+
+// summary.json as whoever opens a recorded run reads it (a hand-edited or damaged file is
+// expected here): the same lenient reading, never throwing, and each field it passed over
+// for being of another type than the schema's said in one phrase, `"status" must be a
+// string (got 5)`, nested fields by their path ("lockstep.mode"). Not a JSON object: the
+// defaults and the one problem "not a JSON object".
+struct SummaryReading {
+    RunSummary summary;
+    std::vector<std::string> problems;
+    bool hasStatus = false;       // "status" was there, a string (summary.status is its value)
+    bool statusMistyped = false;  // "status" was there, of another type
+};
+SummaryReading readSummaryChecked(const nlohmann::json& json);
 // The keys of summary.json, {file name: keys} (run/RecordKeys.h).
 nlohmann::json summaryRecordKeys();
 

@@ -18,7 +18,8 @@
 // that is absent or of another type takes its default, and only a required field that
 // is unusable makes the record unreadable: the step, epoch and summary records, which
 // old runs wrote with fewer fields; a nested object or list entry that cannot be read
-// is left at its default). The step record's fast text writer and parser
+// is left at its default; reportMistyped() has it say which, one phrase per field, for a
+// reader that shows a hand-edited file). The step record's fast text writer and parser
 // (StepRecordCodec.cpp) are two more visitors of the same list.
 //
 // The visitor calls:
@@ -223,6 +224,13 @@ public:
 
     // Lenient reading: false once a required field was missing or unusable.
     bool ok() const { return ok_; }
+    // Lenient reading that says what it passed over: each field present with another type
+    // than its list's (a nested object or list entry that is no object included) adds one
+    // phrase to `problems`, `"steps" must be an integer (got "many")`, a nested field
+    // named by its path ("lockstep.mode", "underflow[2]"). The values read are the same.
+    void reportMistyped(std::vector<std::string>* problems) { problems_ = problems; }
+    // For a custom field's decoder: its value is not of the shape it reads.
+    void mistyped(const char* key, const json& v, const char* what) { wrong(key, v, what); }
     // Strict: throws RecordError("<record> record: <what>"); lenient: the record is unreadable.
     void fail(const std::string& what) {
         if (rule_ == ReadRule::Strict) throw RecordError(std::string(record_) + " record: " + what);
@@ -265,7 +273,7 @@ public:
     void object(const char* key, T& value, F&& fields, std::string_view part = {}) {
         const json* v = find(key);
         if (!v) return missing(key);
-        readObject(*v, value, fields, part);
+        readObject(key, *v, value, fields, part);
     }
     template <class T, class F>
     void optionalObject(const char* key, std::optional<T>& value, F&& fields, std::string_view part = {}) {
@@ -273,7 +281,7 @@ public:
         const json* v = find(key);
         if (!v || v->is_null()) return;
         T t{};
-        if (readObject(*v, t, fields, part)) value = std::move(t);
+        if (readObject(key, *v, t, fields, part)) value = std::move(t);
     }
     template <class T, class F>
     void nullableObject(const char* key, std::optional<T>& value, F&& fields, std::string_view part = {}) {
@@ -327,58 +335,68 @@ private:
         return it == in_.end() ? nullptr : &*it;
     }
     void missing(const char* key) { fail(std::string("missing field \"") + key + "\""); }
-    bool wrong(const char* key, const char* what) {
+    bool wrong(const char* key, const json& v, const char* what) {
         if (rule_ == ReadRule::Strict) fail(std::string("field \"") + key + "\" " + what);
+        if (problems_) problems_->push_back("\"" + path_ + key + "\" " + what + " (got " + shortText(v) + ")");
         return false;
+    }
+    // A value as the file has it, cut short: a problem stays one readable line.
+    static std::string shortText(const json& v) {
+        constexpr std::size_t kLongest = 40;
+        std::string text = v.dump(-1, ' ', false, json::error_handler_t::replace);
+        if (text.size() > kLongest) text = text.substr(0, kLongest) + "...";
+        return text;
     }
 
     bool read(const char* key, const json& v, int64_t& out) {
-        if (!v.is_number_integer()) return wrong(key, "must be an integer");
+        if (!v.is_number_integer()) return wrong(key, v, "must be an integer");
         out = saturatedInteger(v);
         return true;
     }
     bool read(const char* key, const json& v, int& out) {
-        if (!v.is_number_integer()) return wrong(key, "must be an integer");
+        if (!v.is_number_integer()) return wrong(key, v, "must be an integer");
         out = saturatedInt(v);
         return true;
     }
     bool read(const char* key, const json& v, bool& out) {
-        if (!v.is_boolean()) return wrong(key, "must be true or false");
+        if (!v.is_boolean()) return wrong(key, v, "must be true or false");
         out = v.get<bool>();
         return true;
     }
     bool read(const char* key, const json& v, std::string& out) {
-        if (!v.is_string()) return wrong(key, "must be a string");
+        if (!v.is_string()) return wrong(key, v, "must be a string");
         out = v.get<std::string>();
         return true;
     }
     // A number, or null (or, read leniently, anything else) under the non-finite rule.
     bool read(const char* key, const json& v, double& out) {
-        if (!v.is_number() && !v.is_null() && rule_ == ReadRule::Strict)
-            return wrong(key, "must be a number or null");
+        if (!v.is_number() && !v.is_null()) {
+            if (rule_ == ReadRule::Strict) return wrong(key, v, "must be a number or null");
+            wrong(key, v, "must be a number or null");  // read as NaN all the same
+        }
         out = numberFrom(in_, v, key);
         return true;
     }
     bool read(const char* key, const json& v, std::vector<int64_t>& out) {
-        if (!v.is_array()) return wrong(key, "must be an array");
+        if (!v.is_array()) return wrong(key, v, "must be an array");
         out.clear();
         for (const auto& e : v) {
-            if (!e.is_number_integer()) return wrong(key, "must hold integers");
+            if (!e.is_number_integer()) return wrong(key, v, "must hold integers");
             out.push_back(e.get<int64_t>());
         }
         return true;
     }
     bool read(const char* key, const json& v, std::vector<std::string>& out) {
-        if (!v.is_array()) return wrong(key, "must be an array");
+        if (!v.is_array()) return wrong(key, v, "must be an array");
         out.clear();
         for (const auto& e : v) {
-            if (!e.is_string()) return wrong(key, "must hold strings");
+            if (!e.is_string()) return wrong(key, v, "must hold strings");
             out.push_back(e.get<std::string>());
         }
         return true;
     }
     bool read(const char* key, const json& v, std::map<std::string, int64_t>& out) {
-        if (!v.is_object()) return wrong(key, "must be an object");
+        if (!v.is_object()) return wrong(key, v, "must be an object");
         out.clear();
         for (const auto& [name, count] : v.items()) {
             if (!count.is_number_integer()) {
@@ -390,9 +408,23 @@ private:
         return true;
     }
 
+    // A nested reader says its problems where this one does, its fields named by their path
+    // (built only then: the hot records are read without reporting).
+    static constexpr std::size_t kNoIndex = std::numeric_limits<std::size_t>::max();
+    void nest(JsonReader& sub, const char* key, std::size_t index = kNoIndex) const {
+        if (!problems_) return;
+        sub.problems_ = problems_;
+        sub.path_ = path_ + key;
+        if (index != kNoIndex) sub.path_.append("[").append(std::to_string(index)).append("]");
+        sub.path_.append(".");
+    }
+
     template <class T, class F>
-    bool readObject(const json& v, T& value, F& fields, std::string_view part) {
+    bool readObject(const char* key, const json& v, T& value, F& fields, std::string_view part) {
+        // Strictly, the nested reader refuses it in its own words.
+        if (!v.is_object() && rule_ == ReadRule::Lenient) wrong(key, v, "must be an object");
         JsonReader sub(v, part.empty() ? record_ : part, rule_);
+        nest(sub, key);
         if (sub.ok()) fields(sub, value);
         // Strictly, sub has thrown already; leniently, only this object is lost.
         return sub.ok();
@@ -400,12 +432,19 @@ private:
     template <class T, class F>
     void readList(const char* key, const json& v, std::vector<T>& items, F& fields, std::string_view part) {
         if (!v.is_array()) {
-            wrong(key, "must be an array");
+            wrong(key, v, "must be an array");
             return;
         }
-        for (const auto& entry : v) {
+        for (std::size_t i = 0; i < v.size(); ++i) {
+            const json& entry = v[i];
+            if (!entry.is_object() && rule_ == ReadRule::Lenient && problems_) {
+                std::string at(key);
+                at.append("[").append(std::to_string(i)).append("]");
+                wrong(at.c_str(), entry, "must be an object");
+            }
             T item{};
             JsonReader sub(entry, part.empty() ? record_ : part, rule_);
+            nest(sub, key, i);
             if (sub.ok()) fields(sub, item);
             // Leniently, an entry that cannot be read is left out; the rest still count.
             if (sub.ok()) items.push_back(std::move(item));
@@ -416,6 +455,8 @@ private:
     std::string_view record_;
     ReadRule rule_;
     bool ok_ = true;
+    std::vector<std::string>* problems_ = nullptr;  // reportMistyped()
+    std::string path_;                              // "parent." for a nested reader
 };
 
 // Encodes `value` with its field list.

@@ -121,6 +121,7 @@ void RunFollower::takeLines(std::vector<nlohmann::json>& out) {
         }
         const std::string why = parseRecord(line, record);
         if (why.empty()) {
+            sawRecord_ = true;
             if (!skipUnknown(record)) out.push_back(std::move(record));
         } else {
             noteBadLine(lineNumber_, why, skippedLines_, warnings_);
@@ -152,6 +153,7 @@ void RunFollower::settlePending(std::vector<nlohmann::json>& out) {
     ++lineNumber_;
     nlohmann::json record;
     if (parseRecord(pending_, record).empty()) {
+        sawRecord_ = true;
         if (!skipUnknown(record)) out.push_back(std::move(record));
     } else {
         warnings_.push_back(tornWarning(pending_.size()));

@@ -45,6 +45,8 @@ public:
     std::string directory() const { return dir_; }
     // Unreadable lines skipped so far, warnings in the reader's wording.
     int skippedLines() const { return skippedLines_; }
+    // A line so far was a record (of any type, handed over or skipped as unknown).
+    bool sawRecord() const { return sawRecord_; }
     const std::vector<std::string>& warnings() const { return warnings_; }
 
 private:
@@ -62,6 +64,7 @@ private:
     std::string pending_;      // bytes after the last newline read so far
     int skippedLines_ = 0;
     std::vector<std::string> warnings_;
+    bool sawRecord_ = false;
     bool summarySeen_ = false;
     bool caughtUp_ = false;
     bool finished_ = false;

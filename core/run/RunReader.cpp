@@ -254,6 +254,7 @@ void RunRecordReader::finish() {
     for (const auto& [type, count] : unknown_->counts)
         data_.warnings.push_back(unknownTypeWarning(type, count));
     data_.skipped_unknown_records = unknown_->total;
+    data_.any_record = sawFirst_ || unknown_->total > 0;
     for (auto& w : firstRecordWarnings_) data_.warnings.push_back(std::move(w));
     for (auto& w : summaryWarnings_) data_.warnings.push_back(std::move(w));
     firstRecordWarnings_.clear();
@@ -277,6 +278,13 @@ RunData readRunDirectory(const std::string& dir) {
     RunData run = reader.data();
     run.events = std::move(events);
     return run;
+}
+
+std::string noRecordText(const std::string& dir, bool anyRecord, int unreadableLines) {
+    if (anyRecord || unreadableLines <= 0) return {};
+    return joinPath(dir, kEventsFileName) + ": no line of it is a record (" + std::to_string(unreadableLines) +
+           (unreadableLines == 1 ? " unreadable line" : " unreadable lines") +
+           "): not an AmpScope run's events, nothing to show";
 }
 
 std::optional<std::string> readRunDirectoryFile(const std::string& dir, std::string_view name) {

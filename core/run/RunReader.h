@@ -65,9 +65,17 @@ struct RunData {
     int skipped_lines = 0;                  // unreadable lines of events.jsonl
     bool torn_last_line = false;            // a torn last line was ignored
     int skipped_unknown_records = 0;        // records of a type this build does not know
+    bool any_record = false;                // a line of events.jsonl was a record (of any type)
 };
 
 RunData readRunDirectory(const std::string& dir);
+
+// A run directory the reader takes that cannot be read at all: events.jsonl holds lines
+// (unreadableLines of them, a torn last one included) and not one is a record (random
+// bytes, another program's file), so nothing of it can be shown. The one line that says
+// so, naming the file; "" when a record was read or no line was unreadable (an empty or
+// missing events.jsonl is a run that has not started writing, not a broken one).
+std::string noRecordText(const std::string& dir, bool anyRecord, int unreadableLines);
 
 // Reads one more file of a run directory (a scenario's narrative.md, say) under the
 // reader's rule for its own files: `name` is a plain file name (no '/', not "." or

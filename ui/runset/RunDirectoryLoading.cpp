@@ -6,6 +6,8 @@
 
 #include "RecordDispatcher.h"
 #include "config/ConfigJson.h"
+#include "engine/RunRecords.h"
+#include "run/EventSchema.h"
 #include "run/ParsedRunReader.h"
 #include "run/RunReader.h"
 #include "run/RunSetFolder.h"
@@ -34,6 +36,20 @@ RunContext contextFor(const QString& directory, const nlohmann::json& config, QS
 
 }  // namespace
 
+RecordedEnd recordedEnd(const nlohmann::json& summary, const QString& directory) {
+    const SummaryReading read = readSummaryChecked(summary);
+    RecordedEnd end;
+    end.status = read.hasStatus ? QString::fromStdString(read.summary.status) : QStringLiteral("finished");
+    if (read.statusMistyped) end.status = QObject::tr("ended, status unknown");
+    QStringList problems;
+    for (const std::string& problem : read.problems) problems << QString::fromStdString(problem);
+    if (!problems.isEmpty())
+        end.problem = QStringLiteral("%1/%2: %3")
+                          .arg(directory, QString::fromUtf8(kSummaryFileName.data(), kSummaryFileName.size()),
+                               problems.join(QStringLiteral("; ")));
+    return end;
+}
+
 RunContext recordedRunContext(const QString& directory, QString* note) {
     const QString dir = QDir::cleanPath(directory);
     RunRecordReader reader(dir.toStdString());  // refuses what is not a run
@@ -55,15 +71,28 @@ struct RunBeingRead {
     bool reading = false;
 };
 
-// The run's end: its warnings and its status, as its summary says.
-void finishRun(RunSet& set, RunBeingRead& read, LoadedRun& loaded) {
+// The run's end: its warnings and its status, as its summary says; or, when not one of
+// its lines was a record, its refusal.
+void finishRun(RunSet& set, RunBeingRead& read, LoadedRun& loaded, const QString& directory) {
     read.dispatcher->endBatch();
     read.reading = false;
-    for (const std::string& w : read.reader->data().warnings) loaded.warnings << QString::fromStdString(w);
+    const RunData& data = read.reader->data();
+    const std::string unreadable = noRecordText(directory.toStdString(), data.any_record,
+                                                data.skipped_lines + (data.torn_last_line ? 1 : 0));
+    if (!unreadable.empty()) {
+        set.removeRun(loaded.run->id());
+        loaded.run = nullptr;
+        loaded.error = QString::fromStdString(unreadable);
+        return;
+    }
+    for (const std::string& w : data.warnings) loaded.warnings << QString::fromStdString(w);
     const auto& summary = read.reader->startData().summary;
     QString status = QStringLiteral("incomplete");
-    if (loaded.complete && summary && summary->is_object())
-        status = QString::fromStdString(summary->value("status", std::string("finished")));
+    if (loaded.complete && summary) {
+        const RecordedEnd end = recordedEnd(*summary, directory);
+        status = end.status;
+        loaded.problem = end.problem;
+    }
     set.setStatus(loaded.run->id(), status);
 }
 
@@ -116,7 +145,7 @@ std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& direct
             } catch (const std::exception& e) {
                 loaded[i].error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
             }
-            finishRun(set, read, loaded[i]);
+            finishRun(set, read, loaded[i], QDir::cleanPath(directories[static_cast<qsizetype>(i)]));
         }
         if (progress && sinceProgress.elapsed() >= kProgressMilliseconds) {
             double done = 0.0, total = 0.0;

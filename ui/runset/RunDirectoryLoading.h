@@ -13,9 +13,11 @@
 //   complete run, or what an unfinished one wrote so far), streamed in batches
 //   (RunRecordReader, step lines without JSON) so a 10^6-step run reads in bounded
 //   memory; progress(fraction of events.jsonl read) about every 100 ms. Refused (no run
-//   added, `error` set): what the reader refuses. A read error after the start keeps
-//   what was read (`error` set, the run stays). The run's status is its summary's
-//   ("finished", "stopped", "error"), or "incomplete".
+//   added, `error` set): what the reader refuses, and a run none of whose lines is a
+//   record (noRecordText: its run leaves the set again). A read error after the start
+//   keeps what was read (`error` set, the run stays). The run's status is its summary's
+//   ("finished", "stopped", "error"), or "incomplete" (recordedEnd; `problem` names the
+//   summary's fields of another type).
 // - loadRunDirectories: loadRunDirectory for several directories at once, in their order:
 //   each is parsed on a thread of its own (ParsedRunReader) while the calling thread hands
 //   the batches of each in turn to its run, so the runs' parsing shares the cores with
@@ -26,6 +28,7 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "runset/RunSet.h"
@@ -36,11 +39,23 @@ struct LoadedRun {
     RunModel* run = nullptr;  // nullptr: refused (error says why)
     bool complete = false;    // summary.json present
     QString error;
-    QString note;  // the config did not load here
+    QString note;     // the config did not load here
+    QString problem;  // summary.json has fields of another type (one line naming them)
     QStringList warnings;
 };
 
 RunContext recordedRunContext(const QString& directory, QString* note);
+
+// How a run ended, from its summary.json (as the reader parsed it: RunData::summary)
+// through the summary's codec, never by hand: its status ("finished" for a summary
+// without one, as old ones were written; "ended, status unknown" for one of another
+// type), and one line naming the file and every field of another type than the schema's
+// ("" when none).
+struct RecordedEnd {
+    QString status;
+    QString problem;
+};
+RecordedEnd recordedEnd(const nlohmann::json& summary, const QString& directory);
 
 LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOptions options,
                            const std::function<void(double fraction)>& progress = {});

@@ -537,6 +537,56 @@ private Q_SLOTS:
         QVERIFY(back.shadow.empty());
     }
 
+    // A hand-edited summary.json (what a user opens): every field of another type than the
+    // schema's is named, nested ones by their path, and reads as its default; the others
+    // read as they are; nothing throws.
+    void summaryOfAnotherTypeSaysWhichField() {
+        const json damaged = json::parse(R"({"status": 5, "steps": "many", "first_nonfinite": [1],
+            "threads": 2, "model": "mlp", "val_loss": "low", "precision": "fp16",
+            "underflow": [{"layer": "fc1", "probe_steps": 4}, 7, {"layer": 3}],
+            "lockstep": {"mode": false, "final_loss": 0.5},
+            "shadow": {"mean_cosine_per_layer": [0.5]}})");
+        const SummaryReading read = readSummaryChecked(damaged);
+        const std::vector<std::string> expected = {
+            "\"status\" must be a string (got 5)",
+            "\"precision\" must be an object (got \"fp16\")",
+            "\"steps\" must be an integer (got \"many\")",
+            "\"first_nonfinite\" must be an object (got [1])",
+            "\"underflow[1]\" must be an object (got 7)",
+            "\"underflow[2].layer\" must be a string (got 3)",
+            "\"shadow.mean_cosine_per_layer\" must be an object (got [0.5])",
+            "\"lockstep.mode\" must be a string (got false)",
+            "\"val_loss\" must be a number or null (got \"low\")",
+        };
+        QCOMPARE(read.problems, expected);
+        QVERIFY(!read.hasStatus);
+        QVERIFY(read.statusMistyped);
+        QCOMPARE(read.summary.status, std::string());
+        QCOMPARE(read.summary.steps, int64_t{0});
+        QVERIFY(!read.summary.firstNonFinite);
+        QCOMPARE(read.summary.threads, 2);
+        QCOMPARE(read.summary.model, std::string("mlp"));
+        QCOMPARE(read.summary.underflow.size(), size_t(2));  // the entry that is no object is left out
+        QCOMPARE(read.summary.underflow[0].probeSteps, int64_t{4});
+        QVERIFY(read.summary.lockstep);
+        QCOMPARE(read.summary.lockstep->finalLoss, 0.5);
+        // The same values as the silent reading: reporting changes nothing read.
+        const RunSummary silent = summaryFromJson(damaged);
+        QCOMPARE(silent.threads, read.summary.threads);
+        QCOMPARE(silent.underflow.size(), read.summary.underflow.size());
+        QVERIFY(std::isnan(silent.valLoss) && std::isnan(read.summary.valLoss));
+
+        // Not an object at all, and a summary as the engine writes it.
+        const SummaryReading array = readSummaryChecked(json::array({1}));
+        QCOMPARE(array.problems, std::vector<std::string>{"not a JSON object"});
+        RunSummary written;
+        written.status = "stopped";
+        const SummaryReading clean = readSummaryChecked(summaryToJson(written));
+        QVERIFY(clean.problems.empty());
+        QVERIFY(clean.hasStatus && !clean.statusMistyped);
+        QCOMPARE(clean.summary.status, std::string("stopped"));
+    }
+
     void runInfoErrorAndRunEnd() {
         RunSummary facts;
         facts.deviceName = "Some CPU";
