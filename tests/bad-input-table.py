@@ -1,14 +1,31 @@
 #!/usr/bin/env python3
-"""Renders docs/bad-input.md from what test_cli_bad_input saw.
+"""Renders docs/bad-input.md from what test_cli_bad_input and test_app_damaged_runs saw.
 
-    AMPSCOPE_BAD_INPUT_TABLE=/tmp/rows.tsv ctest --test-dir build -R test_cli_bad_input
+    AMPSCOPE_BAD_INPUT_TABLE=/tmp/rows.tsv ctest --test-dir build -R 'test_cli_bad_input|test_app_damaged_runs'
     python3 tests/bad-input-table.py /tmp/rows.tsv > docs/bad-input.md
 
 Each row of the TSV is "section<TAB>input<TAB>exit<TAB>line" as the test wrote
 it: the exact stderr line of ampscope-cli (or readRunDirectory's error or
-warnings), temporary paths as $TMP.
+warnings; or the window's stderr line, or at exit 0 its status line), temporary
+paths as $TMP.
 """
 import sys
+
+WINDOW_INTRO = (
+    "`ampscope --open-run $TMP/<case> --screenshot $TMP/<case>.png` (offscreen), run by "
+    "`tests/app/test_app_damaged_runs.cpp` on each case of the table above and a few more, every "
+    "one made from a good run the suite records (spirals, 12 steps). The window always ends and "
+    "always saves the picture of what it shows. A run that cannot be read at all (refused, or not "
+    "one line of its events.jsonl a record) is exit 2 and the line below on stderr, also shown "
+    "in the status bar; a readable one is exit 0, its steps all shown, and the line below is its "
+    "status line (printed on stdout), whose warnings are in its tool tip. A run without "
+    "summary.json is followed: shown as far as it was written, and said not to have ended."
+    " Found while building this table, and fixed: a summary.json whose `status` was a number "
+    "aborted the window (an exception escaping a hand-written read of the file), and a run "
+    "without summary.json that was read in one go, or one of random bytes, kept the window "
+    "from ever ending (the screenshot waited for a signal sent before it listened). At the "
+    "offscreen platform's default screen (the window comes out 949 pixels wide) the status bar cuts "
+    "a long line short in the picture; its tool tip, stderr and stdout hold it whole.")
 
 SECTIONS = [
     ("config file", "Config files", "`ampscope-cli run $TMP/config.json --out $TMP/run` with the file holding the bad part."),
@@ -20,6 +37,7 @@ SECTIONS = [
     ("kill -9", "kill -9 mid-run", "ampscope-cli on spirals (100000 epochs) killed with SIGKILL at a random moment after `run_start` reached the disk; the directory then read with `readRunDirectory`: every step 1..N present, no unreadable line, no `summary.json`."),
     ("remote run", "Runs on another machine (ssh://)", "`ampscope-cli report ssh://ampscope-test$RUN --out $TMP/report.html`, `$RUN` a folder in `$TMP`, through a real sshd on 127.0.0.1 that the test starts (`tests/support/SshServer.h`) and an ssh_config of its own (`AMPSCOPE_SSH_CONFIG`): `ampscope-test` is that server with the test's key, `ampscope-test-wrong-key` offers a key it does not accept, `ampscope-test-unknown-key` checks its host key against an empty known_hosts. `$PORT` is a port of 127.0.0.1. export-csv and export-tfevents copy the run the same way and print the same lines. The row that needs a user other than root was run as one."),
     ("run directory", "Run directories", "`readRunDirectory($TMP/run)` (core/run/RunReader.h; no CLI command reads run directories yet). Refused: an `InputError` whose text starts with the path. Loaded: the warnings, one line each, naming the file."),
+    ("window", "Run directories in the window", WINDOW_INTRO),
 ]
 
 def cell(text):
@@ -41,7 +59,8 @@ def main():
     out = sys.stdout
     out.write("# Bad input: what each gets\n\n")
     out.write("Every row below was run by `tests/app/test_cli_bad_input.cpp` (through the real\n"
-              "`ampscope-cli`, or `readRunDirectory` for run directories); the message column\n"
+              "`ampscope-cli`, or `readRunDirectory` for run directories) or, for the window,\n"
+              "`tests/app/test_app_damaged_runs.cpp`; the message column\n"
               "is the exact line that run printed, with the test's temporary directory written\n"
               "as `$TMP`. Regenerate with `tests/bad-input-table.py` (see its header).\n\n"
               "Exit codes (DESIGN.md): 2 bad input (usage, config, data, output directory),\n"
@@ -54,6 +73,8 @@ def main():
         out.write(f"\n## {title}\n\n{intro}\n\n")
         if key == "run directory":
             out.write("| input | result | message or warnings |\n|---|---|---|\n")
+        elif key == "window":
+            out.write("| input | exit | line (stderr at exit 2; the status line at exit 0) |\n|---|---|---|\n")
         elif key == "kill -9":
             out.write("| attempt | process | what loaded |\n|---|---|---|\n")
         else:
