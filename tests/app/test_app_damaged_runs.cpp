@@ -226,6 +226,12 @@ private Q_SLOTS:
     void initTestCase() {
         window_ = QString::fromStdString(ampscope::test::envOr("AMPSCOPE_WINDOW", ""));
         if (window_.isEmpty()) QSKIP("AMPSCOPE_WINDOW (the ampscope binary) is not set: run through ctest");
+        // A build without the GUI has an ampscope without a window (its --version names no Qt).
+        QProcess version;
+        version.start(window_, {QStringLiteral("--version")});
+        QVERIFY(version.waitForFinished(kHangGuardMs));
+        if (!QString::fromUtf8(version.readAllStandardOutput()).contains(QStringLiteral(", Qt ")))
+            QSKIP("this ampscope has no window (AMPSCOPE_BUILD_GUI=OFF)");
         QVERIFY(tmp_.isValid());
         // The good run every case starts from: the spirals mlp, probed every 2 steps.
         ampscope::RunConfig config = ampscope::test::spiralsMlpConfig();
