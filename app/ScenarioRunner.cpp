@@ -9,7 +9,6 @@
 #include "run/EventSchema.h"
 #include "engine/SystemInfo.h"
 #include "scenarios/ComparisonTable.h"
-#include "scenarios/ScenarioCatalogue.h"
 
 namespace ampscope::app {
 
@@ -24,8 +23,16 @@ int runScenarioHeadless(const std::string& name, const std::string& outDirectory
                         const std::vector<std::string>& overrides, std::FILE* out, std::FILE* err, bool quiet,
                         const char* program) {
     const Scenario& scenario = scenarioNamed(name);
-    const std::vector<NamedRunConfig> runs = scenarioRunConfigs(scenario, overrides);
-    if (!quiet) std::fprintf(out, "scenario %s: %s\n\n%s\n", scenario.name.c_str(), scenario.summary.c_str(),
+    return runScenarioHeadless(scenario, scenarioRunConfigs(scenario, overrides), outDirectory, out, err, quiet,
+                               program);
+}
+
+int runScenarioHeadless(const Scenario& scenario, const std::vector<NamedRunConfig>& runs,
+                        const std::string& outDirectory, std::FILE* out, std::FILE* err, bool quiet,
+                        const char* program) {
+    // A lesson folder's scenario says so in what is printed (its name may be any word).
+    const char* kind = scenario.folder.empty() ? "scenario" : "lesson";
+    if (!quiet) std::fprintf(out, "%s %s: %s\n\n%s\n", kind, scenario.name.c_str(), scenario.summary.c_str(),
                              plainNarrative(scenario.narrative).c_str());
     if (scenario.comparesRuns()) {
         std::error_code ignored;
@@ -42,7 +49,7 @@ int runScenarioHeadless(const std::string& name, const std::string& outDirectory
         resetPeakResidentBytes();
         const HeadlessResult result = runHeadless(run.config, directory, out, quiet);
         if (result.summary.status == run_status::kError) {
-            std::fprintf(err, "%s: scenario %s, run %s: %s\n", program, scenario.name.c_str(), run.name.c_str(),
+            std::fprintf(err, "%s: %s %s, run %s: %s\n", program, kind, scenario.name.c_str(), run.name.c_str(),
                          result.errorMessage.empty() ? result.summary.error.c_str() : result.errorMessage.c_str());
             return exitCodeFor(result);
         }
@@ -52,7 +59,7 @@ int runScenarioHeadless(const std::string& name, const std::string& outDirectory
     }
     if (scenario.comparesRuns()) {
         const std::string table = formatComparisonTable(rows);
-        std::fprintf(out, "\nscenario %s, side by side:\n%s", scenario.name.c_str(), table.c_str());
+        std::fprintf(out, "\n%s %s, side by side:\n%s", kind, scenario.name.c_str(), table.c_str());
         std::ofstream(outDirectory + "/comparison.txt") << table;
     }
     return 0;

@@ -1,5 +1,5 @@
 #pragma once
-// Runs a built-in scenario headless: its narrative first (what to look at), then
+// Runs a built-in scenario (or a teacher's lesson) headless: its narrative first (what to look at), then
 // each run one after another into OUT/<run-name>/ (a one-run scenario records
 // straight into OUT), each ending with its summary; a scenario with several runs
 // ends with the side-by-side table (core/scenarios/ComparisonTable.h), which is also
@@ -8,6 +8,8 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+
+#include "scenarios/ScenarioCatalogue.h"
 
 namespace ampscope::app {
 
@@ -21,5 +23,10 @@ void printScenarioList(std::FILE* out);
 int runScenarioHeadless(const std::string& name, const std::string& outDirectory,
                         const std::vector<std::string>& overrides, std::FILE* out, std::FILE* err,
                         bool quiet = false, const char* program = "ampscope-cli");
+// The same for a scenario already read, built in or a lesson folder's (LessonFolder.h),
+// with its runs' configs (scenarioRunConfigs, overrides applied).
+int runScenarioHeadless(const Scenario& scenario, const std::vector<NamedRunConfig>& runs,
+                        const std::string& outDirectory, std::FILE* out, std::FILE* err, bool quiet = false,
+                        const char* program = "ampscope-cli");
 
 }  // namespace ampscope::app

@@ -1,6 +1,7 @@
 // RunConfig <-> JSON: a writer and a strict reader over the field lists of
 // ConfigSchema.h. Files and overrides live in ConfigFile.cpp and ConfigOverride.cpp.
 #include "config/ConfigJson.h"
+#include "config/ConfigUnvalidated.h"
 
 #include <algorithm>
 #include <array>
@@ -283,7 +284,7 @@ nlohmann::ordered_json configToOrderedJson(const RunConfig& config) {
     return document;
 }
 
-RunConfig configFromJson(const nlohmann::json& document) {
+RunConfig configFromJsonUnvalidated(const nlohmann::json& document) {
     if (!document.is_object()) fail("config", "expected a JSON object" + got(document));
 
     RunConfig config;
@@ -300,6 +301,11 @@ RunConfig configFromJson(const nlohmann::json& document) {
     const json upgraded = withLegacyValuesUpgraded(document);
     readObject(upgraded, "", config,
                [](auto& visitor, auto& run) { config_schema::visitRun(visitor, run); });
+    return config;
+}
+
+RunConfig configFromJson(const nlohmann::json& document) {
+    RunConfig config = configFromJsonUnvalidated(document);
     throwIfInvalid(config);
     return config;
 }

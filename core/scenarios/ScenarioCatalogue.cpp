@@ -8,91 +8,45 @@
 #include "config/ConfigJson.h"
 #include "config/ConfigText.h"
 #include "scenarios/EmbeddedScenarioFiles.h"
-#include "scenarios/ScenarioViews.h"
+#include "scenarios/ScenarioParser.h"
 
 namespace ampscope {
 namespace {
 
-class Files {
+// The files compiled in from resources/scenarios/, read by the one scenario parser.
+class EmbeddedFiles : public ScenarioFileSource {
 public:
-    Files() {
+    EmbeddedFiles() {
         for (const auto& file : embeddedScenarioFiles()) byPath_[file.path] = file.text;
     }
 
-    std::string text(const std::string& path) const {
+    std::optional<std::string> read(const std::string& path, std::uintmax_t limit, ProblemSink& sink) override {
         const auto it = byPath_.find(path);
-        if (it == byPath_.end()) brokenScenarioFile(path, "missing");
+        if (it == byPath_.end()) sink.refuse(path, 0, "missing");
+        if (it->second.size() > limit) sink.refuse(path, 0, "larger than a lesson's limit (LessonLimits.h)");
         return std::string(it->second);
-    }
-
-    nlohmann::json json(const std::string& path) const {
-        try {
-            return nlohmann::json::parse(text(path));
-        } catch (const nlohmann::json::exception& e) {
-            brokenScenarioFile(path, std::string("not valid JSON: ") + e.what());
-        }
     }
 
 private:
     std::map<std::string, std::string_view> byPath_;
 };
 
-std::string stringField(const nlohmann::json& object, const char* key, const std::string& path) {
-    const auto it = object.find(key);
-    if (it == object.end() || !it->is_string() || it->get<std::string>().empty())
-        brokenScenarioFile(path, std::string("\"") + key + "\" must be a non-empty string");
-    return it->get<std::string>();
-}
-
-Scenario loadScenario(const Files& files, const std::string& name) {
-    const std::string metaPath = name + "/scenario.json";
-    const nlohmann::json meta = files.json(metaPath);
-    if (!meta.is_object()) brokenScenarioFile(metaPath, "must be a JSON object");
-    Scenario scenario;
-    scenario.name = stringField(meta, "name", metaPath);
-    if (scenario.name != name) brokenScenarioFile(metaPath, "\"name\" must be the directory's name \"" + name + "\"");
-    scenario.summary = stringField(meta, "summary", metaPath);
-    if (scenario.summary.find('\n') != std::string::npos) brokenScenarioFile(metaPath, "\"summary\" must be one line");
-    scenario.narrative = files.text(name + "/narrative.md");
-    if (const auto docks = meta.find("docks"); docks != meta.end()) {
-        if (!docks->is_array()) brokenScenarioFile(metaPath, "\"docks\" must be a list of dock names");
-        for (const auto& dock : *docks) {
-            if (!dock.is_string() || dock.get<std::string>().empty())
-                brokenScenarioFile(metaPath, "\"docks\" must hold dock names");
-            scenario.docks.push_back(dock.get<std::string>());
-        }
-    }
-    scenario.views = parseScenarioViews(meta, metaPath);  // checked once the runs are read
-    const auto runs = meta.find("runs");
-    if (runs == meta.end() || !runs->is_array() || runs->empty())
-        brokenScenarioFile(metaPath, "\"runs\" must be a non-empty list of run names");
-    for (const auto& run : *runs) {
-        if (!run.is_string()) brokenScenarioFile(metaPath, "\"runs\" must hold strings");
-        ScenarioRun entry;
-        entry.name = run.get<std::string>();
-        const std::string configPath = name + "/" + entry.name + ".json";
-        entry.configText = files.text(configPath);
-        try {
-            entry.config = configFromJson(files.json(configPath));
-        } catch (const InputError& e) {
-            brokenScenarioFile(configPath, e.what());
-        }
-        scenario.runs.push_back(std::move(entry));
-    }
-    checkScenarioViews(scenario, metaPath);
-    return scenario;
-}
+// A built-in that does not read is a bug of this build: the first problem is a
+// std::logic_error naming the file (tests catch it).
+ProblemSink builtInSink() { return ProblemSink(ProblemSink::Mode::ThrowAtFirst, "built-in scenario file "); }
 
 std::vector<Scenario> loadAll() {
-    const Files files;
-    const nlohmann::json index = files.json("index.json");
-    const auto names = index.find("scenarios");
+    EmbeddedFiles files;
+    ProblemSink sink = builtInSink();
+    const nlohmann::json index = nlohmann::json::parse(*files.read("index.json", 1 << 20, sink), nullptr, false);
+    const auto names = index.is_object() ? index.find("scenarios") : index.end();
     if (!index.is_object() || names == index.end() || !names->is_array())
-        brokenScenarioFile("index.json", "must be {\"scenarios\": [NAME, ...]}");
+        sink.refuse("index.json", 0, "must be {\"scenarios\": [NAME, ...]}");
     std::vector<Scenario> scenarios;
     for (const auto& name : *names) {
-        if (!name.is_string()) brokenScenarioFile("index.json", "\"scenarios\" must hold strings");
-        scenarios.push_back(loadScenario(files, name.get<std::string>()));
+        if (!name.is_string()) sink.refuse("index.json", 0, "\"scenarios\" must hold strings");
+        const std::string directory = name.get<std::string>();
+        scenarios.push_back(*parseScenario(files, directory + "/", directory, sink));
     }
     return scenarios;
 }
@@ -125,13 +79,14 @@ const Scenario& scenarioNamed(const std::string& name) {
 std::vector<NamedRunConfig> scenarioRunConfigs(const Scenario& scenario,
                                                const std::vector<std::string>& overrides) {
     std::vector<NamedRunConfig> configs;
+    const char* kind = scenario.folder.empty() ? "scenario " : "lesson ";
     for (const auto& run : scenario.runs) {
         try {
             nlohmann::json document = nlohmann::json::parse(run.configText);
             for (const auto& assignment : overrides) applyOverride(document, assignment);
             configs.push_back({run.name, configFromJson(document)});
         } catch (const InputError& e) {
-            throw InputError("scenario " + scenario.name + ", run " + run.name + ": " + e.what());
+            throw InputError(kind + scenario.name + ", run " + run.name + ": " + e.what());
         }
     }
     return configs;

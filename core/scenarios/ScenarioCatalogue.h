@@ -10,8 +10,10 @@
 //   config is NAME/RUN.json (a config.json as ampscope-cli runs it); the narrative is
 //   NAME/narrative.md. The package installs the same files as editable copies in
 //   /usr/share/ampscope/examples/scenarios/ (installer/Packaging.cmake).
-// - builtInScenarios() parses them once. Built-ins that do not parse or validate are
-//   a bug of this build: std::logic_error naming the file (tests catch it).
+// - builtInScenarios() parses them once, through the one scenario parser
+//   (ScenarioParser.h) that also reads a teacher's lesson folder (LessonFolder.h).
+//   Built-ins that do not parse or validate are a bug of this build: std::logic_error
+//   naming the file and line (tests catch it).
 // - scenarioNamed() throws InputError "unknown scenario 'x' (valid: a, b, ...)" for a
 //   name that is not built in; one line, as the CLI prints it.
 // - scenarioRunConfigs() applies "--set key.path=value" overrides to every run of a
@@ -27,7 +29,8 @@ namespace ampscope {
 
 struct ScenarioRun {
     std::string name;        // also the run's directory under the scenario's --out
-    std::string configText;  // NAME/RUN.json as shipped
+    // NAME/RUN.json as shipped (a lesson's: with the files it names made absolute).
+    std::string configText;
     RunConfig config;        // parsed and validated, no overrides
 };
 
@@ -52,6 +55,8 @@ struct Scenario {
     std::string name;       // "fp16-no-scaler"
     std::string summary;    // one line for lists
     std::string narrative;  // a few paragraphs (Markdown)
+    // A lesson's folder, absolute (LessonFolder.h); empty for a built-in scenario.
+    std::string folder;
     // The window's docks the narrative points at, raised when the scenario is loaded
     // (the ids of `ampscope --show-dock`); optional "docks" in scenario.json.
     std::vector<std::string> docks;

@@ -1,4 +1,4 @@
-# The built-in teaching scenarios: a torch-free catalogue over files compiled in from
+# The built-in teaching scenarios and teachers' lesson folders: a torch-free catalogue over files compiled in from
 # resources/scenarios/ (the CLI has no Qt resources, so CMake embeds them as bytes).
 file(GLOB_RECURSE AMPSCOPE_SCENARIO_FILES CONFIGURE_DEPENDS
   ${PROJECT_SOURCE_DIR}/resources/scenarios/*.json
@@ -14,5 +14,10 @@ add_custom_command(
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioCatalogue.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioViews.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ScenarioParser.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ScenarioProblems.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/JsonLineIndex.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/NarrativeLinks.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/LessonFolder.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ComparisonTable.cpp
   ${AMPSCOPE_EMBEDDED_SCENARIOS})
