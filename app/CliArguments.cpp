@@ -34,6 +34,11 @@ const char* cliUsage() {
            "      directory, with precision_map.csv and precision_map_modules.csv; prints the\n"
            "      first op past the tolerance and the ten ops that add the most error\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
+           "  ampscope-cli check-lesson PATH  check a lesson folder (scenario.json, a config per run,\n"
+           "      narrative.md): every problem as FILE:LINE: what, exit 2; never loads a model\n"
+           "  ampscope-cli run --lesson PATH --out DIR [--set key.path=value ...] [--trust-model] [--quiet]\n"
+           "      a lesson's runs, as --scenario runs a built-in's; a TorchScript model in it runs\n"
+           "      only with --trust-model (without: its file and SHA-256, exit 2)\n"
            "  ampscope-cli report RUN_DIR [RUN_DIR ...] --out FILE.pdf|FILE.html\n"
            "      (a scenario's --out folder or a job's folder of rank-N runs stands for\n"
            "      its runs; several runs are first shown together, then one by one)\n"
@@ -202,6 +207,12 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         request.command = CliRequest::Command::Version;
         return request;
     }
+    if (command == "check-lesson") {
+        if (args.size() != 2) throw InputError("check-lesson: give one lesson folder (check-lesson PATH)");
+        request.command = CliRequest::Command::CheckLesson;
+        request.lesson = args[1];
+        return request;
+    }
     if (command == "scenarios") {
         if (args.size() > 1) throw InputError("scenarios: unexpected argument '" + args[1] + "'");
         request.command = CliRequest::Command::Scenarios;
@@ -218,7 +229,7 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, precision-map, scenarios, report, export-csv, export-tfevents, formats, cast; see "
+                         "' (commands: run, precision-map, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {
@@ -228,6 +239,9 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--set"}, assignment)) {
             request.overrides.push_back(assignment);
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
+        } else if (options.takeValue({"--lesson"}, request.lesson)) {
+        } else if (options.isFlag({"--trust-model"})) {
+            request.trustModel = true;
         } else if (options.takeValue({"--trace-steps"}, assignment)) {
             request.traceSteps = parseStepList("--trace-steps", assignment, "50,100");
         } else if (options.takeValue({"--seeds"}, assignment)) {
@@ -236,7 +250,7 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
             request.quiet = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("run: unknown option '" + a +
-                             "' (options: --out DIR, --scenario NAME, --seeds N, --set key.path=value, "
+                             "' (options: --out DIR, --scenario NAME, --lesson PATH, --trust-model, --seeds N, --set key.path=value, "
                              "--trace-steps N,M, --quiet)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
@@ -244,10 +258,14 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
             throw InputError("run: unexpected argument '" + a + "' (one CONFIG.json only)");
         }
     }
-    if (!request.scenario.empty() && !request.configPath.empty())
-        throw InputError("run: give CONFIG.json or --scenario NAME, not both");
-    if (request.configPath.empty() && request.scenario.empty())
-        throw InputError("run: missing CONFIG.json (or --scenario NAME)");
+    if (int(!request.scenario.empty()) + int(!request.configPath.empty()) + int(!request.lesson.empty()) > 1)
+        throw InputError("run: give one of CONFIG.json, --scenario NAME and --lesson PATH");
+    if (request.trustModel && request.lesson.empty())
+        throw InputError("run: --trust-model trusts a --lesson's TorchScript model (your own config's is trusted)");
+    if (!request.lesson.empty() && (!request.traceSteps.empty() || request.seeds > 0))
+        throw InputError("run: --trace-steps and --seeds run one CONFIG.json, not a --lesson");
+    if (request.configPath.empty() && request.scenario.empty() && request.lesson.empty())
+        throw InputError("run: missing CONFIG.json (or --scenario NAME, or --lesson PATH)");
     if (request.outDirectory.empty()) throw InputError("run: missing --out DIR (where the run directory goes)");
     if (!request.traceSteps.empty() && !request.scenario.empty())
         throw InputError("run: --trace-steps traces a CONFIG.json run, not a --scenario (which may run several)");

@@ -8,6 +8,7 @@
 #include "CliArguments.h"
 #include "FormatCommands.h"
 #include "HeadlessRunner.h"
+#include "LessonCommands.h"
 #include "PrecisionMapCommand.h"
 #include "ScenarioRunner.h"
 #include "SeedRuns.h"
@@ -45,7 +46,12 @@ int main(int argc, char** argv) {
             case app::CliRequest::Command::Scenarios:
                 app::printScenarioList(stdout);
                 return 0;
+            case app::CliRequest::Command::CheckLesson:
+                return app::checkLessonCommand(request.lesson, stdout, stderr);
             case app::CliRequest::Command::Run: {
+                if (!request.lesson.empty())
+                    return app::runLessonCommand(request.lesson, request.outDirectory, request.overrides,
+                                                 request.trustModel, request.quiet, stdout, stderr);
                 if (!request.scenario.empty())
                     return app::runScenarioHeadless(request.scenario, request.outDirectory, request.overrides,
                                                     stdout, stderr, request.quiet);
