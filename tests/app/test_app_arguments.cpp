@@ -183,7 +183,8 @@ private Q_SLOTS:
             << "ssh://gpu-box:99999/run: port '99999' is not a number in 1..65535";
         QTest::newRow("run unknown option")
             << QStringList{"run", "c.json", "--fast"}
-            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --seeds N, --set key.path=value, "
+            << "run: unknown option '--fast' (options: --out DIR, --scenario NAME, --lesson PATH, --trust-model, --seeds N, "
+               "--set key.path=value, "
                "--trace-steps N,M, --quiet)";
         QTest::newRow("run --seeds 1")
             << QStringList{"run", "c.json", "--out", "d", "--seeds", "1"}

@@ -71,7 +71,7 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("args");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("config and scenario") << QStringList{"run", "a.json", "--scenario", "amp-sanity", "--out", "d"}
-                                             << "not both";
+                                             << "give one of CONFIG.json, --scenario NAME and --lesson PATH";
         QTest::newRow("scenario without out") << QStringList{"run", "--scenario", "amp-sanity"} << "--out";
         QTest::newRow("scenario without name") << QStringList{"run", "--scenario"} << "--scenario";
         QTest::newRow("bad override") << QStringList{"run", "--scenario", "amp-sanity", "--out", "/tmp/none",
