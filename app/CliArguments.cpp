@@ -9,6 +9,7 @@
 #include "OptionReader.h"
 #include "common/InputError.h"
 #include "precision/formats/FormatTable.h"
+#include "probes/SensitivityRecord.h"
 #include "run/RemoteRunAddress.h"
 #include "stats/SeedBand.h"
 
@@ -33,6 +34,13 @@ const char* cliUsage() {
            "      run's mode and in the reference, every op's output compared. DIR is the run\n"
            "      directory, with precision_map.csv and precision_map_modules.csv; prints the\n"
            "      first op past the tolerance and the ten ops that add the most error\n"
+           "  ampscope-cli sensitivity CONFIG.json --out DIR [--formats fp8,mxfp8,mxfp4,nvfp4]\n"
+           "                               [--steps N] [--every K] [--set key.path=value ...] [--quiet]\n"
+           "      trains N steps (default: the config's length) and measures, every K steps\n"
+           "      (default: N/4) and at the last, what quantizing each matmul/conv layer alone\n"
+           "      in each format costs the loss: sum (dL/dY)^2 (Y_q - Y)^2 against an fp32 twin.\n"
+           "      Prints each format's layers ranked; DIR/sensitivity.txt the same,\n"
+           "      DIR/sensitivity.json the mean over the passes, DIR/sensitivity.jsonl each pass\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli check-lesson PATH  check a lesson folder (scenario.json, a config per run,\n"
            "      narrative.md): every problem as FILE:LINE: what, exit 2; never loads a model\n"
@@ -163,6 +171,45 @@ CliRequest parsePrecisionMapCommand(const std::vector<std::string>& args) {
     return request;
 }
 
+// sensitivity CONFIG.json --out DIR [--formats LIST] [--steps N] [--every K] [--set ...] [--quiet]
+CliRequest parseSensitivityCommand(const std::vector<std::string>& args) {
+    CliRequest request;
+    request.command = CliRequest::Command::Sensitivity;
+    request.sensitivityFormats = sensitivityFormats();
+    for (OptionReader options(args, 1, "sensitivity: "); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        std::string value;
+        if (options.takeValue({"--out", "-o"}, request.outDirectory)) {
+        } else if (options.takeValue({"--set"}, value)) {
+            request.overrides.push_back(value);
+        } else if (options.takeValue({"--formats"}, value)) {
+            request.sensitivityFormats = parseSensitivityFormats(value, "--formats");
+        } else if (options.takeValue({"--steps"}, value)) {
+            const auto steps = parseStepList("--steps", value, "40");
+            if (steps.size() != 1) throw InputError("--steps: one number of steps (got \"" + value + "\")");
+            request.sensitivitySteps = steps.front();
+        } else if (options.takeValue({"--every"}, value)) {
+            const auto steps = parseStepList("--every", value, "10");
+            if (steps.size() != 1) throw InputError("--every: one number of steps (got \"" + value + "\")");
+            request.sensitivityEvery = steps.front();
+        } else if (options.isFlag({"--quiet", "-q"})) {
+            request.quiet = true;
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError("sensitivity: unknown option '" + a +
+                             "' (options: --out DIR, --formats LIST, --steps N, --every K, --set key.path=value, "
+                             "--quiet)");
+        } else if (request.configPath.empty()) {
+            request.configPath = a;
+        } else {
+            throw InputError("sensitivity: unexpected argument '" + a + "' (one CONFIG.json only)");
+        }
+    }
+    if (request.configPath.empty()) throw InputError("sensitivity: missing CONFIG.json");
+    if (request.outDirectory.empty())
+        throw InputError("sensitivity: missing --out DIR (where the scores go)");
+    return request;
+}
+
 // cast FORMAT VALUE... [--no-saturate]
 CliRequest parseCastCommand(const std::vector<std::string>& args) {
     CliRequest request;
@@ -225,11 +272,12 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
     }
     if (command == "cast") return parseCastCommand(args);
     if (command == "precision-map") return parsePrecisionMapCommand(args);
+    if (command == "sensitivity") return parseSensitivityCommand(args);
     if (command == "report" || command == "export-csv" || command == "export-tfevents")
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, precision-map, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
+                         "' (commands: run, precision-map, sensitivity, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {

@@ -8,7 +8,7 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, PrecisionMap, Scenarios, CheckLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
+    enum class Command { Help, Version, Run, PrecisionMap, Sensitivity, Scenarios, CheckLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
     Command command = Command::Help;
     std::string configPath;
     std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
@@ -22,6 +22,10 @@ struct CliRequest {
     int seeds = 0;                    // run --seeds N: N runs of CONFIG.json in DIR/seed-K/ (0: one run)
     int64_t mapStep = 0;              // precision-map --step N
     std::string mapReference = "fp32";  // precision-map --reference fp32|fp64
+    // sensitivity --formats fp8,mxfp4 --steps N --every K (0: the command's defaults)
+    std::vector<std::string> sensitivityFormats;
+    int64_t sensitivitySteps = 0;
+    int64_t sensitivityEvery = 0;
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
     // and as parsed (a double: what the cast rounds, once).
     std::string castFormat;

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "HeadlessRunner.h"
+#include "RequestedConfig.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "export/PrecisionMapCsv.h"
@@ -17,14 +18,7 @@ namespace ampscope::app {
 namespace {
 
 RunConfig mapConfig(const CliRequest& request) {
-    nlohmann::json document = loadConfigDocument(request.configPath);
-    for (const auto& assignment : request.overrides) applyOverride(document, assignment);
-    RunConfig config;
-    try {
-        config = configFromJson(document);
-    } catch (const InputError& e) {
-        throw InputError(request.configPath + ": " + e.what());
-    }
+    RunConfig config = requestedConfig(request);
     if (config.train.max_steps > 0 && config.train.max_steps < request.mapStep)
         throw InputError("--step: " + std::to_string(request.mapStep) + " is past the run's last step (train.max_steps " +
                          std::to_string(config.train.max_steps) + ")");

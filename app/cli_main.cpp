@@ -10,6 +10,8 @@
 #include "HeadlessRunner.h"
 #include "LessonCommands.h"
 #include "PrecisionMapCommand.h"
+#include "RequestedConfig.h"
+#include "SensitivityCommand.h"
 #include "ScenarioRunner.h"
 #include "SeedRuns.h"
 #include "RemoteRunCopies.h"
@@ -55,15 +57,7 @@ int main(int argc, char** argv) {
                 if (!request.scenario.empty())
                     return app::runScenarioHeadless(request.scenario, request.outDirectory, request.overrides,
                                                     stdout, stderr, request.quiet);
-                nlohmann::json document = loadConfigDocument(request.configPath);
-                for (const auto& assignment : request.overrides)
-                    applyOverride(document, assignment);
-                RunConfig config;
-                try {
-                    config = configFromJson(document);
-                } catch (const InputError& e) {
-                    throw InputError(request.configPath + ": " + e.what());
-                }
+                const RunConfig config = app::requestedConfig(request);
                 if (request.seeds > 0)
                     return app::runSeedSetHeadless(config, request.seeds, request.outDirectory, request.traceSteps,
                                                    stdout, stderr, request.quiet);
@@ -80,6 +74,8 @@ int main(int argc, char** argv) {
             }
             case app::CliRequest::Command::PrecisionMap:
                 return app::runPrecisionMapCommand(request, stdout, stderr);
+            case app::CliRequest::Command::Sensitivity:
+                return app::runSensitivityCommand(request, stdout, stderr);
             case app::CliRequest::Command::Report: {
                 const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
                 return app::runReportCommand(runs.local(), request.runDirectories, request.outDirectory,

@@ -67,18 +67,6 @@ double secondsSince(Clock::time_point start) {
     return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-c10::Device pickDevice(const std::string& requested) {
-    const bool cudaAvailable = torch::cuda::is_available();
-    if (requested == "cuda") {
-        if (!cudaAvailable)
-            throw InputError("device: cuda requested but no CUDA device is available to this LibTorch (" +
-                             std::string(TORCH_VERSION) + ")");
-        return c10::Device(c10::kCUDA, 0);
-    }
-    if (requested == "auto" && cudaAvailable) return c10::Device(c10::kCUDA, 0);
-    return c10::Device(c10::kCPU);
-}
-
 }  // namespace
 
 struct Engine::Impl {

@@ -14,7 +14,9 @@ list(APPEND CORE_TORCH_SOURCES
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ProbeSession.cpp
   ${CMAKE_CURRENT_LIST_DIR}/StepReplay.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapRun.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapRun.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/SensitivityPass.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/SensitivityScan.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/DeviceMemory.cpp
   ${CMAKE_CURRENT_LIST_DIR}/CpuBlockCache.cpp

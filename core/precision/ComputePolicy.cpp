@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "precision/NamedOpScope.h"
+#include "precision/OperandTap.h"
 
 namespace ampscope {
 
@@ -14,11 +15,15 @@ torch::Tensor LayerCompute::apply(const char* opName, const torch::Tensor& t, co
                                   const RoundingSlot& backward, const RoundingTag* tag, FormatPoints* points,
                                   BlockLayout layout) const {
     NamedOpScope scope(opName, t);
+    OperandTap* tap = tag && tag->observer ? dynamic_cast<OperandTap*>(tag->observer) : nullptr;
+    const torch::Tensor taken = tap ? tap->enter(*tag, t) : t;
     // The plain roundings keep their own path, so fp16/bf16/tf32 emulation is
     // exactly what it was before the formats existed.
-    if (forward.format.none() && backward.format.none())
-        return scope.output(roundWithGradient(t, forward.rounding, backward.rounding, tag));
-    return scope.output(quantizeWithGradient(t, forward.format, backward.format, points, generator, tag, layout));
+    torch::Tensor rounded =
+        forward.format.none() && backward.format.none()
+            ? roundWithGradient(taken, forward.rounding, backward.rounding, tag)
+            : quantizeWithGradient(taken, forward.format, backward.format, points, generator, tag, layout);
+    return scope.output(tap ? tap->leave(*tag, rounded) : rounded);
 }
 
 LayerCompute ComputePolicy::forLayer(const std::string& layer) const {
