@@ -41,6 +41,15 @@ const char* cliUsage() {
            "      in each format costs the loss: sum (dL/dY)^2 (Y_q - Y)^2 against an fp32 twin.\n"
            "      Prints each format's layers ranked; DIR/sensitivity.txt the same,\n"
            "      DIR/sensitivity.json the mean over the passes, DIR/sensitivity.jsonl each pass\n"
+           "  ampscope-cli prescribe CONFIG.json --format FORMAT --out DIR [--budget 0.9] [--seeds 3]\n"
+           "                               [--steps N] [--set key.path=value ...] [--quiet]\n"
+           "      which layers must stay in fp32 for the model to train in FORMAT (fp8, mxfp8,\n"
+           "      mxfp4, nvfp4): ranks the layers by sensitivity, keeps the most sensitive while\n"
+           "      at least --budget of the matmul/conv FLOPs stay in FORMAT, and verifies by\n"
+           "      training the fp32 reference, all in FORMAT and the prescription with the\n"
+           "      seeds (DIR/<arm>-seed-K/, one set). DIR/prescription.txt and .json: the kept\n"
+           "      layers, each arm inside or outside the reference's band with p-values, and\n"
+           "      the names as torchao / torchtitan / Transformer Engine settings\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli check-lesson PATH  check a lesson folder (scenario.json, a config per run,\n"
            "      narrative.md): every problem as FILE:LINE: what, exit 2; never loads a model\n"
@@ -210,6 +219,60 @@ CliRequest parseSensitivityCommand(const std::vector<std::string>& args) {
     return request;
 }
 
+// "0.9": a share of FLOPs in (0, 1].
+double parseBudget(const std::string& text) {
+    char* end = nullptr;
+    errno = 0;
+    const double value = std::strtod(text.c_str(), &end);
+    if (text.empty() || *end != '\0' || errno == ERANGE || !(value > 0.0 && value <= 1.0))
+        throw InputError("--budget: \"" + text +
+                         "\" is not a share of FLOPs in (0, 1] (e.g. --budget 0.9: at least 90% stay in the format)");
+    return value;
+}
+
+// prescribe CONFIG.json --format F --out DIR [--budget B] [--seeds N] [--steps S] [--set ...] [--quiet]
+CliRequest parsePrescribeCommand(const std::vector<std::string>& args) {
+    CliRequest request;
+    request.command = CliRequest::Command::Prescribe;
+    for (OptionReader options(args, 1, "prescribe: "); !options.atEnd(); options.advance()) {
+        const std::string& a = options.argument();
+        std::string value;
+        if (options.takeValue({"--out", "-o"}, request.outDirectory)) {
+        } else if (options.takeValue({"--set"}, value)) {
+            request.overrides.push_back(value);
+        } else if (options.takeValue({"--format"}, value)) {
+            const auto formats = parseSensitivityFormats(value, "--format");
+            if (formats.size() != 1 || formats.front() == "fp32")
+                throw InputError("--format: one low-precision format (fp8, mxfp8, mxfp4 or nvfp4; got \"" + value + "\")");
+            request.prescribeFormat = formats.front();
+        } else if (options.takeValue({"--budget"}, value)) {
+            request.prescribeBudget = parseBudget(value);
+        } else if (options.takeValue({"--seeds"}, value)) {
+            request.prescribeSeeds = parseSeedCount(value);
+        } else if (options.takeValue({"--steps"}, value)) {
+            const auto steps = parseStepList("--steps", value, "200");
+            if (steps.size() != 1) throw InputError("--steps: one number of steps (got \"" + value + "\")");
+            request.prescribeSteps = steps.front();
+        } else if (options.isFlag({"--quiet", "-q"})) {
+            request.quiet = true;
+        } else if (a.rfind("-", 0) == 0) {
+            throw InputError("prescribe: unknown option '" + a +
+                             "' (options: --format FORMAT, --out DIR, --budget B, --seeds N, --steps N, "
+                             "--set key.path=value, --quiet)");
+        } else if (request.configPath.empty()) {
+            request.configPath = a;
+        } else {
+            throw InputError("prescribe: unexpected argument '" + a + "' (one CONFIG.json only)");
+        }
+    }
+    if (request.configPath.empty()) throw InputError("prescribe: missing CONFIG.json");
+    if (request.prescribeFormat.empty())
+        throw InputError("prescribe: missing --format FORMAT (fp8, mxfp8, mxfp4 or nvfp4)");
+    if (request.outDirectory.empty())
+        throw InputError("prescribe: missing --out DIR (a new folder for the runs and the prescription)");
+    return request;
+}
+
 // cast FORMAT VALUE... [--no-saturate]
 CliRequest parseCastCommand(const std::vector<std::string>& args) {
     CliRequest request;
@@ -273,11 +336,12 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
     if (command == "cast") return parseCastCommand(args);
     if (command == "precision-map") return parsePrecisionMapCommand(args);
     if (command == "sensitivity") return parseSensitivityCommand(args);
+    if (command == "prescribe") return parsePrescribeCommand(args);
     if (command == "report" || command == "export-csv" || command == "export-tfevents")
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, precision-map, sensitivity, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
+                         "' (commands: run, precision-map, sensitivity, prescribe, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {

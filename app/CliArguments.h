@@ -8,7 +8,7 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, PrecisionMap, Sensitivity, Scenarios, CheckLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
+    enum class Command { Help, Version, Run, PrecisionMap, Sensitivity, Prescribe, Scenarios, CheckLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
     Command command = Command::Help;
     std::string configPath;
     std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
@@ -26,6 +26,11 @@ struct CliRequest {
     std::vector<std::string> sensitivityFormats;
     int64_t sensitivitySteps = 0;
     int64_t sensitivityEvery = 0;
+    // prescribe --format F --budget B --seeds N --steps S
+    std::string prescribeFormat;
+    double prescribeBudget = 0.9;
+    int prescribeSeeds = 3;
+    int64_t prescribeSteps = 0;  // 0: the config's own length
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
     // and as parsed (a double: what the cast rounds, once).
     std::string castFormat;

@@ -17,6 +17,12 @@ namespace {
 
 constexpr const char* kSeedBandFileName = "seed-band.txt";
 
+std::string cell(double value) { return std::isfinite(value) ? formatNumber(value, 6) : "-"; }
+
+}  // namespace
+
+std::string seedRunDirectoryName(int k) { return "seed-" + std::to_string(k); }
+
 // Refused before anything is created: a folder holding anything else would mix that
 // into the set (or be read as one run, if it holds a config.json).
 void requireNewOrEmptyFolder(const std::string& directory) {
@@ -26,14 +32,8 @@ void requireNewOrEmptyFolder(const std::string& directory) {
     if (!fs::exists(status)) return;
     if (!fs::is_directory(status)) throw InputError(directory + ": exists and is not a directory");
     if (!fs::is_empty(directory, error) || error)
-        throw InputError(directory + ": not empty; a seed set goes in a new or empty folder (choose another --out)");
+        throw InputError(directory + ": not empty; a set of runs goes in a new or empty folder (choose another --out)");
 }
-
-std::string cell(double value) { return std::isfinite(value) ? formatNumber(value, 6) : "-"; }
-
-}  // namespace
-
-std::string seedRunDirectoryName(int k) { return "seed-" + std::to_string(k); }
 
 std::string formatSeedBand(const std::string& runName, const std::vector<SeedRunResult>& runs) {
     std::string text = "seed band of " + std::to_string(runs.size()) + " runs of " + runName + "\n";
@@ -68,24 +68,23 @@ std::string formatSeedBand(const std::string& runName, const std::vector<SeedRun
     return text;
 }
 
-int runSeedSetHeadless(const RunConfig& config, int seeds, const std::string& outDirectory,
-                       const std::vector<int64_t>& traceSteps, std::FILE* out, std::FILE* err, bool quiet) {
-    requireNewOrEmptyFolder(outDirectory);
-    const std::string name = runName(config);
-    std::vector<SeedRunResult> results;
-    for (int k = 1; k <= seeds; ++k) {
+int trainSeeds(const RunConfig& config, const SeedSetLayout& layout, std::FILE* out, std::FILE* err, bool quiet,
+               std::vector<SeedRunResult>& results) {
+    for (int k = 1; k <= layout.seeds; ++k) {
         RunConfig run = config;
         // Consecutive seeds are fine: each run fans its seed out through SplitMix64
         // (core/data/SeedStreams.h), so seed S and S + 1 draw unrelated streams.
         run.seed = config.seed + static_cast<uint64_t>(k - 1);
-        run.name = name + " seed " + std::to_string(run.seed);
-        const std::string directory = outDirectory + "/" + seedRunDirectoryName(k);
+        run.name = layout.runName + " seed " + std::to_string(run.seed);
+        const std::string folder = layout.prefix + seedRunDirectoryName(k);
+        const std::string directory = layout.outDirectory + "/" + folder;
         if (!quiet)
-            std::fprintf(out, "%s== seed %d/%d: seed %llu -> %s ==\n", k > 1 ? "\n" : "", k, seeds,
-                         static_cast<unsigned long long>(run.seed), directory.c_str());
+            std::fprintf(out, "%s== %sseed %d/%d: seed %llu -> %s ==\n", results.empty() ? "" : "\n",
+                         layout.prefix.c_str(), k, layout.seeds, static_cast<unsigned long long>(run.seed),
+                         directory.c_str());
         // Runs share the process: without the reset each would report the largest peak so far.
         resetPeakResidentBytes();
-        const HeadlessResult result = runHeadless(run, directory, out, quiet, traceSteps);
+        const HeadlessResult result = runHeadless(run, directory, out, quiet, layout.traceSteps);
         if (result.summary.status == run_status::kError) {
             std::fprintf(err, "ampscope-cli: %s: %s\n", directory.c_str(),
                          result.errorMessage.empty() ? result.summary.error.c_str() : result.errorMessage.c_str());
@@ -93,8 +92,18 @@ int runSeedSetHeadless(const RunConfig& config, int seeds, const std::string& ou
         }
         if (!quiet) printSummary(result.summary, directory, out);
         if (result.interrupted) return exitCodeFor(result);
-        results.push_back({seedRunDirectoryName(k), run.seed, result.summary});
+        results.push_back({folder, run.seed, result.summary});
     }
+    return 0;
+}
+
+int runSeedSetHeadless(const RunConfig& config, int seeds, const std::string& outDirectory,
+                       const std::vector<int64_t>& traceSteps, std::FILE* out, std::FILE* err, bool quiet) {
+    requireNewOrEmptyFolder(outDirectory);
+    const std::string name = runName(config);
+    std::vector<SeedRunResult> results;
+    const SeedSetLayout layout{outDirectory, "", name, seeds, traceSteps};
+    if (const int code = trainSeeds(config, layout, out, err, quiet, results); code != 0) return code;
     const std::string band = formatSeedBand(name, results);
     const std::string path = outDirectory + "/" + kSeedBandFileName;
     std::ofstream file(path);

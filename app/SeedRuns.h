@@ -39,6 +39,23 @@ std::string seedRunDirectoryName(int k);
 // The text of seed-band.txt.
 std::string formatSeedBand(const std::string& runName, const std::vector<SeedRunResult>& runs);
 
+// DIR must be new or empty (InputError naming it otherwise).
+void requireNewOrEmptyFolder(const std::string& directory);
+
+// Where one config's seed runs go: outDirectory/<prefix>seed-K, run K named
+// "<runName> seed S" (S = the config's seed + K - 1).
+struct SeedSetLayout {
+    std::string outDirectory;
+    std::string prefix;  // "" for a seed set of its own; "reference-" beside other sets
+    std::string runName;
+    int seeds = 2;
+    std::vector<int64_t> traceSteps;
+};
+// Trains the seeds one after another, appending each finished run to `results`; returns
+// the exit code (DESIGN.md): 0 when every run finished, else the first failure's.
+int trainSeeds(const RunConfig& config, const SeedSetLayout& layout, std::FILE* out, std::FILE* err, bool quiet,
+               std::vector<SeedRunResult>& results);
+
 // Returns the exit code (DESIGN.md): 0 when every run finished.
 int runSeedSetHeadless(const RunConfig& config, int seeds, const std::string& outDirectory,
                        const std::vector<int64_t>& traceSteps, std::FILE* out, std::FILE* err, bool quiet);

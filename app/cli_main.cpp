@@ -11,6 +11,7 @@
 #include "LessonCommands.h"
 #include "PrecisionMapCommand.h"
 #include "RequestedConfig.h"
+#include "PrescribeCommand.h"
 #include "SensitivityCommand.h"
 #include "ScenarioRunner.h"
 #include "SeedRuns.h"
@@ -76,6 +77,8 @@ int main(int argc, char** argv) {
                 return app::runPrecisionMapCommand(request, stdout, stderr);
             case app::CliRequest::Command::Sensitivity:
                 return app::runSensitivityCommand(request, stdout, stderr);
+            case app::CliRequest::Command::Prescribe:
+                return app::runPrescribeCommand(request, stdout, stderr);
             case app::CliRequest::Command::Report: {
                 const app::RemoteRunCopies runs(request.runDirectories, request.quiet, stdout);
                 return app::runReportCommand(runs.local(), request.runDirectories, request.outDirectory,

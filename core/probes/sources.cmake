@@ -13,7 +13,8 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapRecord.cpp
   ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapText.cpp
   ${CMAKE_CURRENT_LIST_DIR}/SensitivityRecord.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/SensitivityText.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/SensitivityText.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/Prescription.cpp)
 list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/HistogramProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/Fp16Classifier.cpp

@@ -1,0 +1,98 @@
+// The prescription's choice on hand-built sensitivities: layers kept in score order until
+// they hold 90% of the total score, a layer whose FLOPs would break the budget passed over
+// and said so, none kept when nothing in the format changes the loss, a non-finite score
+// first; the shares and the snippets follow from the kept names.
+#include <QtTest/QtTest>
+
+#include <cmath>
+
+#include "ExactCompare.h"
+#include "common/InputError.h"
+#include "probes/Prescription.h"
+
+using namespace ampscope;
+
+namespace {
+
+// Layers (name, FLOPs, score in mxfp4).
+SensitivityRecord record(const std::vector<std::tuple<std::string, double, double>>& layers) {
+    SensitivityRecord r;
+    r.formats = {"mxfp4"};
+    for (const auto& [name, flops, score] : layers) {
+        LayerSensitivity layer;
+        layer.layer = name;
+        layer.flops = flops;
+        LayerFormatSensitivity s;
+        s.format = "mxfp4";
+        s.score = score;
+        layer.formats.push_back(s);
+        r.layers.push_back(layer);
+    }
+    return r;
+}
+
+}  // namespace
+
+class PrescriptionTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    // Total score 100: conv1 (60) alone holds 60%, with fc (32) 92% >= 90%: both kept, and
+    // nothing after them. 3 + 1 = 4% of the FLOPs leave the format.
+    void keepsInScoreOrderUntilNinetyPercent() {
+        const auto rx = choosePrescription(
+            record({{"conv1", 3.0, 60.0}, {"conv2", 96.0, 8.0}, {"fc", 1.0, 32.0}}), "mxfp4", 0.9);
+        QCOMPARE(rx.kept(), (std::vector<std::string>{"conv1", "fc"}));
+        QCOMPARE(rx.ranking[0].layer, std::string("conv1"));
+        QCOMPARE(rx.ranking[2].layer, std::string("conv2"));
+        QVERIFY(!rx.ranking[2].kept && !rx.ranking[2].overBudget);
+        QCOMPARE_BITS(rx.keptScoreShare(), 0.92);
+        QCOMPARE_BITS(rx.formatFlopsShare(), 1.0 - 0.03 - 0.01);
+    }
+
+    // conv2 holds most of the score but 96% of the FLOPs: keeping it would leave 4% in the
+    // format, under the budget of 90%. It is passed over and said so; the next ones are kept.
+    void aLayerOverTheBudgetIsPassedOver() {
+        const auto rx = choosePrescription(
+            record({{"conv1", 3.0, 5.0}, {"conv2", 96.0, 90.0}, {"fc", 1.0, 5.0}}), "mxfp4", 0.9);
+        QCOMPARE(rx.ranking[0].layer, std::string("conv2"));
+        QVERIFY(rx.ranking[0].overBudget);
+        QVERIFY(!rx.ranking[0].kept);
+        QCOMPARE(rx.kept(), (std::vector<std::string>{"conv1", "fc"}));
+        // With a budget of 0.04 it fits (exactly 4% stay).
+        const auto loose = choosePrescription(
+            record({{"conv1", 3.0, 5.0}, {"conv2", 96.0, 90.0}, {"fc", 1.0, 5.0}}), "mxfp4", 0.04);
+        QCOMPARE(loose.kept(), (std::vector<std::string>{"conv2"}));
+    }
+
+    void nothingIsKeptWhenNoLayerChangesTheLoss() {
+        const auto rx = choosePrescription(record({{"fc1", 1.0, 0.0}, {"fc2", 1.0, 0.0}}), "mxfp4", 0.9);
+        QVERIFY(rx.kept().empty());
+        QCOMPARE_BITS(rx.formatFlopsShare(), 1.0);
+        QCOMPARE(prescriptionSnippets(rx.kept()).size(), size_t(1));
+    }
+
+    void aNonFiniteScoreIsKeptFirst() {
+        const auto rx = choosePrescription(
+            record({{"fc1", 1.0, 5.0}, {"fc2", 1.0, std::nan("")}, {"out", 1.0, 50.0}}), "mxfp4", 0.5);
+        QCOMPARE(rx.ranking[0].layer, std::string("fc2"));
+        QCOMPARE(rx.kept(), (std::vector<std::string>{"fc2"}));
+        QCOMPARE_BITS(rx.keptScoreShare(), 1.0);
+    }
+
+    void budgetAndFormatAreChecked() {
+        const auto r = record({{"fc1", 1.0, 1.0}});
+        QVERIFY_THROWS_EXCEPTION(InputError, choosePrescription(r, "mxfp4", 0.0));
+        QVERIFY_THROWS_EXCEPTION(InputError, choosePrescription(r, "mxfp4", 1.01));
+        QVERIFY_THROWS_EXCEPTION(InputError, choosePrescription(r, "nvfp4", 0.9));
+        QCOMPARE(choosePrescription(r, "mxfp4", 1.0).kept().size(), size_t(0));  // budget 1: keep nothing
+    }
+
+    void snippetsNameTheKeptLayers() {
+        const auto lines = prescriptionSnippets({"conv1", "fc"});
+        QVERIFY(std::find(lines.begin(), lines.end(), "        return fqn not in {\"conv1\", \"fc\"}") != lines.end());
+        QVERIFY(std::find(lines.begin(), lines.end(), "    filter_fqns = [\"conv1\", \"fc\"]") != lines.end());
+    }
+};
+
+QTEST_GUILESS_MAIN(PrescriptionTest)
+#include "test_prescription.moc"
