@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -47,6 +48,18 @@ QString readText(const QString& path) {
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
+// Appends one row to $AMPSCOPE_BAD_INPUT_TABLE (when set), the temporary folder as $TMP:
+// docs/bad-input.md's section on these two commands (tests/bad-input-table.py).
+void note(const QString& input, int exitCode, QString line, const QString& tmp) {
+    const char* file = std::getenv("AMPSCOPE_BAD_INPUT_TABLE");
+    if (!file || !*file) return;
+    line.replace(tmp, "$TMP");
+    QFile out(QString::fromLocal8Bit(file));
+    if (!out.open(QIODevice::Append | QIODevice::Text)) return;
+    out.write(("sensitivity and prescribe\t" + input + '\t' + QString::number(exitCode) + '\t' + line.trimmed() +
+               '\n').toUtf8());
+}
+
 }  // namespace
 
 class CliPrescribeTest : public QObject {
@@ -84,6 +97,7 @@ private Q_SLOTS:
         QVERIFY(r.out.contains(table));
         // The same folder again: refused, nothing overwritten.
         const auto again = runCli({"sensitivity", writeConfig(dir), "--steps", "2", "--out", out});
+        note("sensitivity: --out holding a result", again.exitCode, again.err, dir.path());
         QCOMPARE(again.exitCode, 2);
         QCOMPARE(again.err.trimmed(),
                  QString("ampscope-cli: --out: %1 already holds a sensitivity result (sensitivity.jsonl)").arg(out));
@@ -104,6 +118,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath("sens");
         const auto r = runCli(QStringList{"sensitivity", writeConfig(dir), "--out", out} + options);
+        note("sensitivity: " + QString(QTest::currentDataTag()), r.exitCode, r.err, dir.path());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(), "ampscope-cli: " + line);
         QVERIFY(!QFileInfo::exists(out));
@@ -183,6 +198,7 @@ private Q_SLOTS:
         QTemporaryDir dir;
         const QString out = dir.filePath("rx");
         const auto r = runCli(QStringList{"prescribe", writeConfig(dir), "--out", out} + options);
+        note("prescribe: " + QString(QTest::currentDataTag()), r.exitCode, r.err, dir.path());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(), "ampscope-cli: " + line);
         QVERIFY(!QFileInfo::exists(out));
@@ -194,6 +210,7 @@ private Q_SLOTS:
         QVERIFY(QDir().mkpath(out));
         std::ofstream((out + "/notes.txt").toStdString()) << "mine";
         const auto r = runCli({"prescribe", writeConfig(dir), "--format", "mxfp4", "--out", out});
+        note("prescribe: --out not empty", r.exitCode, r.err, dir.path());
         QCOMPARE(r.exitCode, 2);
         QCOMPARE(r.err.trimmed(), QString("ampscope-cli: %1: not empty; a set of runs goes in a new or empty folder "
                                           "(choose another --out)")
