@@ -1,3 +1,4 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/StudentT.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/SeedBand.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/SeedBand.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/SeedGroups.cpp)
