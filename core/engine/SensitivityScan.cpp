@@ -7,6 +7,7 @@
 #include "config/ConfigValidation.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
+#include "engine/CpuBlockCache.h"
 #include "engine/DeviceMemory.h"
 #include "engine/SensitivityPass.h"
 #include "engine/SystemInfo.h"
@@ -20,6 +21,7 @@ SensitivityScan scanSensitivity(const RunConfig& config, const SensitivityScanRe
     SensitivityPass pass(request.formats);
     // As the engine starts a run: threads, seed, device, data, model, batches.
     at::set_num_threads(config.threads > 0 ? config.threads : hardwareThreads());
+    cpu_block_cache::install();  // the twins' large blocks reused, not page-faulted in each pass
     torch::manual_seed(config.seed);
     const c10::Device device = pickDevice(config.device);
     const DataBundle data = loadData(config.data, config.seed);

@@ -28,7 +28,7 @@ import sys
 from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
-SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost",
+SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost", "sensitivity-cost",
             "emulation-cost", "long-run", "gui", "run-set", "remote-follow"]
 
 # The rows each section must print, as regular expressions on "benchmark | measurement":
@@ -44,6 +44,7 @@ EXPECTED_ROWS = {
                       r"^probe cadence \| simple_cnn fp32: every step", r"^probe cadence \| mlp fp32: every step"],
     "replay-cost": [r"^replay cost \| simple_cnn fp32", r"^replay cost \| simple_cnn bf16"],
     "map-cost": [r"^map cost \| simple_cnn fp32", r"^map cost \| simple_cnn bf16", r"^map cost \| simple_cnn mxfp8"],
+    "sensitivity-cost": [r"^sensitivity cost \| simple_cnn fp32"],
     "emulation-cost": [rf"^cost \| {mode}\b" for mode in ("fp32", "fp8", "mxfp8", "mxfp4", "nvfp4", "nvfp4 stochastic")]
                       + [rf"^memory \| {mode}, batch 128, {probes}" for mode in ("fp32", "nvfp4 stochastic")
                          for probes in ("default probes", "probes off")]
@@ -191,6 +192,9 @@ def main():
     if "map-cost" not in skip:
         rows += json_rows([python, os.path.join(HERE, "map_cost.py"), "--cli", cli, "--json",
                            *threads, *size], "map_cost.py")
+    if "sensitivity-cost" not in skip:
+        rows += json_rows([python, os.path.join(HERE, "sensitivity_cost.py"), "--cli", cli, "--json",
+                           *threads, *size], "sensitivity_cost.py")
     if "emulation-cost" not in skip:
         emulation_size = ["--smoke"] if args.smoke else (["--steps", "100", "--rounds", "2"] if args.quick else [])
         rows += json_rows([python, os.path.join(HERE, "emulation_cost.py"), "--build", args.build, "--json",
