@@ -67,7 +67,7 @@ std::string armLine(const PrescriptionArm& arm) {
     const auto quantity = [&](const ArmQuantity& q) {
         if (!arm.trained) return std::string("-");
         std::string text = cell(q.mean) + " +- " + cell(q.sd, 2);
-        if (!q.label.empty()) text += " (" + q.label + (std::isfinite(q.p) ? ", p " + cell(q.p, 2) : "") + ")";
+        if (!q.label.empty()) text += " (" + q.label + (std::isfinite(q.p) ? ", p " + cell(q.p, 3) : "") + ")";
         return text;
     };
     std::snprintf(line, sizeof line, "  %-14s %-34s %-34s %s", arm.name.c_str(), quantity(arm.valLoss).c_str(),
