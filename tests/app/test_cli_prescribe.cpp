@@ -13,6 +13,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
+#include "FileSupport.h"
 #include "TestSupport.h"
 #include "probes/SensitivityRecord.h"
 #include "run/RunSetFolder.h"
@@ -34,18 +35,8 @@ const char* kTinyRun =
 
 QString writeConfig(const QTemporaryDir& dir) {
     const QString path = dir.filePath("tiny.json");
-    std::ofstream(path.toStdString()) << kTinyRun;
+    test::writeTextFile(path, kTinyRun);
     return path;
-}
-
-nlohmann::json readJson(const QString& path) {
-    std::ifstream file(path.toStdString());
-    return nlohmann::json::parse(file);
-}
-
-QString readText(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 // Appends one row to $AMPSCOPE_BAD_INPUT_TABLE (when set), the temporary folder as $TMP:
@@ -82,7 +73,7 @@ private Q_SLOTS:
         QCOMPARE(passes.size(), size_t(2));
         QCOMPARE(passes[0].step, int64_t(4));
         QCOMPARE(passes[1].step, int64_t(8));
-        const auto mean = sensitivityRecordFromJson(readJson(out + "/sensitivity.json"));
+        const auto mean = sensitivityRecordFromJson(test::readJsonFile(out + "/sensitivity.json"));
         QCOMPARE(mean.formats, (std::vector<std::string>{"mxfp4", "fp8"}));
         QCOMPARE(mean.layers.size(), size_t(3));  // fc1, fc2, out
         for (size_t l = 0; l < 3; ++l)
@@ -92,7 +83,7 @@ private Q_SLOTS:
                 QCOMPARE_BITS(mean.layers[l].in(format)->score, expected);
                 QVERIFY(mean.layers[l].in(format)->score > 0.0);
             }
-        const QString table = readText(out + "/sensitivity.txt").trimmed();
+        const QString table = test::readTextFile(out + "/sensitivity.txt").trimmed();
         QVERIFY(table.startsWith("sensitivity at step 8, mean of 2 passes"));
         QVERIFY(r.out.contains(table));
         // The same folder again: refused, nothing overwritten.
@@ -133,7 +124,7 @@ private Q_SLOTS:
         const auto r = runCli({"prescribe", writeConfig(dir), "--format", "fp8", "--seeds", "2", "--steps", "24",
                                "--out", out, "--quiet"});
         QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const auto rx = readJson(out + "/prescription.json");
+        const auto rx = test::readJsonFile(out + "/prescription.json");
         QCOMPARE(rx["format"].get<std::string>(), std::string("fp8"));
         QCOMPARE(rx["arms"].size(), size_t(3));
         QStringList runs;
@@ -143,10 +134,10 @@ private Q_SLOTS:
             for (const auto& run : arm["runs"]) {
                 const QString folder = out + "/" + QString::fromStdString(run.get<std::string>());
                 runs << QDir(folder).absolutePath();
-                const auto config = readJson(folder + "/config.json");
+                const auto config = test::readJsonFile(folder + "/config.json");
                 QCOMPARE(config["precision"]["mode"], arm["mode"]);
                 QCOMPARE(config["train"]["max_steps"].get<int>(), 24);
-                const auto summary = readJson(folder + "/summary.json");
+                const auto summary = test::readJsonFile(folder + "/summary.json");
                 QCOMPARE(summary["steps"].get<int>(), 24);
                 losses.push_back(summary["val_loss"].get<double>());
             }
@@ -170,7 +161,7 @@ private Q_SLOTS:
         set.sort();
         runs.sort();
         QCOMPARE(set, runs);
-        QVERIFY(readText(out + "/prescription.txt").contains("torchao") || rx["kept"].empty());
+        QVERIFY(test::readTextFile(out + "/prescription.txt").contains("torchao") || rx["kept"].empty());
         QVERIFY(QFileInfo::exists(out + "/sensitivity.txt"));
         QVERIFY(QFileInfo::exists(out + "/reference-config.json"));
     }

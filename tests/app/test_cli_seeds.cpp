@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "FileSupport.h"
 #include "TestSupport.h"
 #include "run/RunSetFolder.h"
 
@@ -33,19 +34,10 @@ const char* kTinyRun =
 
 QString writeConfig(const QTemporaryDir& dir) {
     const QString path = dir.filePath("tiny.json");
-    std::ofstream(path.toStdString()) << kTinyRun;
+    ampscope::test::writeTextFile(path, kTinyRun);
     return path;
 }
 
-nlohmann::json readJson(const QString& path) {
-    std::ifstream file(path.toStdString());
-    return nlohmann::json::parse(file);
-}
-
-QString readText(const QString& path) {
-    QFile file(path);
-    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
-}
 
 // The numbers of seed-band.txt's row `name` (after the row's name; words that are not
 // numbers, as a run's status, left out).
@@ -120,12 +112,12 @@ private Q_SLOTS:
         QList<double> trainLoss, valLoss, valAccuracy;
         for (int k = 1; k <= 3; ++k) {
             const QString run = out + "/seed-" + QString::number(k);
-            const auto config = readJson(run + "/config.json");
+            const auto config = ampscope::test::readJsonFile(run + "/config.json");
             QCOMPARE(config["seed"].get<uint64_t>(), uint64_t(7 + k - 1));
             QCOMPARE(config["precision"]["mode"].get<std::string>(), std::string("bf16"));
             QCOMPARE(QString::fromStdString(config["name"].get<std::string>()),
                      QString("mlp-bf16 seed %1").arg(7 + k - 1));
-            const auto summary = readJson(run + "/summary.json");
+            const auto summary = ampscope::test::readJsonFile(run + "/summary.json");
             QCOMPARE(summary["status"].get<std::string>(), std::string("finished"));
             trainLoss << summary["final_train_loss"].get<double>();
             valLoss << summary["val_loss"].get<double>();
@@ -144,7 +136,7 @@ private Q_SLOTS:
         // seed-band.txt: the rule, each run's values, and per value the mean, the sample
         // standard deviation and mean +- t(0.975, 2) s sqrt(1 + 1/3), t(0.975, 2) = 4.302653
         // from the t table; printed with 6 significant digits, so compared to 1e-5 relative.
-        const QString band = readText(out + "/seed-band.txt");
+        const QString band = ampscope::test::readTextFile(out + "/seed-band.txt");
         QVERIFY2(band.contains("band: mean +- t(0.975, N-1) * s * sqrt(1 + 1/N)"), qPrintable(band));
         QVERIFY2(r.out.contains(band.section('\n', 0, 0)), qPrintable(r.out));
         for (int k = 1; k <= 3; ++k) {
@@ -181,7 +173,7 @@ private Q_SLOTS:
             QVERIFY2(report.exitCode == 0, qPrintable(report.err));
             QStringList titles;
             const QRegularExpression heading("<h2>(seed-[0-9]+)</h2>");
-            for (auto it = heading.globalMatch(readText(html)); it.hasNext();) titles << it.next().captured(1);
+            for (auto it = heading.globalMatch(ampscope::test::readTextFile(html)); it.hasNext();) titles << it.next().captured(1);
             QCOMPARE(titles, (QStringList{"seed-1", "seed-2", "seed-3"}));
         }
     }

@@ -56,7 +56,8 @@ SECONDS=0
 asan_tests="core/config/test_config core/data/test_idx_reader core/data/test_datasets core/data/test_safetensors
   core/precision/test_formats core/run/test_run_directory core/precision/test_grad_scaler core/precision/test_rounding
   core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream fuzz/test_fuzz_replay
-  app/test_cli"
+  core/engine/test_sensitivity core/probes/test_prescription core/stats/test_stats
+  app/test_cli app/test_cli_prescribe app/test_cli_lessons"
 cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=address,undefined -DAMPSCOPE_BUILD_GUI=OFF -DAMPSCOPE_CUDA_KERNELS=OFF
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$(nproc)" --target ampscope-cli $(suite_targets $asan_tests)
