@@ -39,10 +39,12 @@ with random.Random(--seed), then ordered by file and line.
 Each mutation, one at a time: the file must have no uncommitted change (git diff --quiet)
 and must still hold the bytes read at the start, else it is skipped; the mutated text is
 written in place; the suites' targets are rebuilt with
-`flock /tmp/ampscope-build.lock cmake --build BUILD --target T... -j JOBS` and run with
-`flock /tmp/ampscope-build.lock ctest --test-dir BUILD -R '^(S...)$'` (a timeout per
-mutation, --timeout, default 300 s); the original bytes are written back in a `finally`
-(SIGINT and SIGTERM end the run through it too). Results: killed (a suite failed),
+`cmake --build BUILD --target T... -j JOBS` and run with
+`ctest --test-dir BUILD -R '^(S...)$'` (a timeout per mutation, --timeout, default 300 s);
+the original bytes are written back in a `finally` (SIGINT and SIGTERM end the run
+through it too). The build directory is shared: the tool takes the lock that
+`flock /tmp/ampscope-build.lock` takes before it writes the mutant and holds it through
+the build and the run until the original is back, so no other build compiles a mutant. Results: killed (a suite failed),
 survived (every suite passed), no-build (the mutant does not compile: not counted),
 timeout (the suites ran past the timeout; counted as detected), skipped (a file being
 edited, or a spec that does not match the file). After the last mutation the targets are
@@ -56,6 +58,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import fcntl
 import fnmatch
 import glob
 import hashlib
@@ -320,13 +323,28 @@ def targets_of(suites: list[str]) -> list[str]:
     return sorted({Path(s).name for s in suites})
 
 
+class BuildLock:
+    """The shared build directory's lock, as `flock /tmp/ampscope-build.lock` takes it, held
+    from before a mutant is written until the original is back: no other build sees a mutant."""
+
+    def __enter__(self):
+        self.fd = os.open(LOCK, os.O_RDONLY | os.O_CREAT, 0o666)
+        fcntl.flock(self.fd, fcntl.LOCK_EX)
+        return self
+
+    def __exit__(self, *exc):
+        os.close(self.fd)  # releases the lock
+
+
 def build(build_dir: Path, targets: list[str], jobs: int, timeout: float) -> tuple[int | None, str]:
-    return run(["flock", LOCK, "cmake", "--build", str(build_dir), "--target", *targets, "-j", str(jobs)], timeout)
+    """Call with the BuildLock held."""
+    return run(["cmake", "--build", str(build_dir), "--target", *targets, "-j", str(jobs)], timeout)
 
 
 def test(build_dir: Path, suites: list[str], timeout: float) -> tuple[int | None, str]:
+    """Call with the BuildLock held."""
     regex = "^(" + "|".join(re.escape(s) for s in suites) + ")$"
-    return run(["flock", LOCK, "ctest", "--test-dir", str(build_dir), "-R", regex, "--no-tests=error",
+    return run(["ctest", "--test-dir", str(build_dir), "-R", regex, "--no-tests=error",
                 "--timeout", str(int(timeout)), "--output-on-failure"], timeout + 30)
 
 
@@ -340,6 +358,11 @@ def git_clean(file: str) -> bool:
 
 
 def try_one(m: Mutation, original: bytes, args) -> None:
+    with BuildLock():
+        try_one_locked(m, original, args)
+
+
+def try_one_locked(m: Mutation, original: bytes, args) -> None:
     path = ROOT / m.file
     if not git_clean(m.file):
         m.result, m.detail = "skipped", "file has uncommitted changes"
@@ -497,11 +520,12 @@ def main() -> int:
     try:
         if runnable and not args.no_baseline:
             print(f"baseline: building {' '.join(all_targets)}", flush=True)
-            code, output = build(args.build, all_targets, args.jobs, args.build_timeout)
-            if code != 0:
-                print(output[-3000:])
-                sys.exit("baseline: the unmutated targets do not build")
-            code, output = test(args.build, all_suites, args.timeout)
+            with BuildLock():
+                code, output = build(args.build, all_targets, args.jobs, args.build_timeout)
+                if code != 0:
+                    print(output[-3000:])
+                    sys.exit("baseline: the unmutated targets do not build")
+                code, output = test(args.build, all_suites, args.timeout)
             if code != 0:
                 print(output[-3000:])
                 sys.exit("baseline: a suite fails without any mutation")
@@ -525,7 +549,8 @@ def main() -> int:
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
         if runnable and any(m.result for m in runnable if m.result != "skipped"):
             print(f"restored; rebuilding {' '.join(all_targets)}", flush=True)
-            code, output = build(args.build, all_targets, args.jobs, args.build_timeout)
+            with BuildLock():
+                code, output = build(args.build, all_targets, args.jobs, args.build_timeout)
             if code != 0:
                 print(output[-3000:])
                 print("warning: the restored targets did not build", file=sys.stderr)
