@@ -6,7 +6,10 @@
 #include <cmath>
 
 #include "RunPalette.h"
+#include "plots/SeedBandGraphs.h"
+#include "runset/RunSeedGroups.h"
 #include "runset/RunSet.h"
+#include "stats/SeedBand.h"
 
 namespace ampscope::ui {
 
@@ -18,6 +21,10 @@ constexpr double kRugMargin = 0.03;
 
 const QColor kSkippedColour(230, 130, 0);
 const QColor kNonFiniteColour(200, 0, 0);
+
+// A band's fill stays faint enough for the seeds' lines on it to read.
+constexpr int kBandFillAlpha = 45;
+constexpr int kBandEdgeAlpha = 110;
 
 }  // namespace
 
@@ -37,6 +44,8 @@ LossPlot::LossPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(set, RunChange
     connect(logAction_, &QAction::triggered, this, &LossPlot::setLogarithmic);
     rebuild();
 }
+
+LossPlot::~LossPlot() = default;
 
 QCPGraph* LossPlot::rawLossGraph() const {
     return lines_.empty() ? nullptr : lines_.front().raw->graph();
@@ -59,12 +68,76 @@ QCPGraph* LossPlot::runGraph(int index) const {
     return lines_[static_cast<std::size_t>(index)].smoothed->graph();
 }
 
+const SeedBandGraphs* LossPlot::bandAt(int index) const {
+    if (index < 0 || index >= seedBandCount()) return nullptr;
+    return bands_[static_cast<std::size_t>(index)].get();
+}
+
+QCPGraph* LossPlot::seedBandGraph(int index) const {
+    const SeedBandGraphs* band = bandAt(index);
+    return band ? band->high()->graph() : nullptr;
+}
+
+QCPGraph* LossPlot::seedBandLowGraph(int index) const {
+    const SeedBandGraphs* band = bandAt(index);
+    return band ? band->low()->graph() : nullptr;
+}
+
+QCPGraph* LossPlot::seedBandCentreGraph(int index) const {
+    const SeedBandGraphs* band = bandAt(index);
+    return band ? band->centre()->graph() : nullptr;
+}
+
+bool LossPlot::isSeedOfBand(RunId run) const {
+    return std::any_of(bands_.begin(), bands_.end(), [run](const auto& band) { return band->holds(run); });
+}
+
+// Made before any run's graphs, so the bands are drawn first: behind the runs.
+void LossPlot::addSeedBands() {
+    bands_.clear();
+    bandRuns_.clear();
+    bandNames_.clear();
+    for (const RunSeedGroup& group : shownSeedGroups(*runSet())) {
+        const QColor colour = group.runs.front()->colour();
+        QColor edge = colour;
+        edge.setAlpha(kBandEdgeAlpha);
+        QColor fill = colour;
+        fill.setAlpha(kBandFillAlpha);
+        const int seeds = static_cast<int>(group.runs.size());
+        SeriesGraph* low = addSeries(yAxis, tr("%1: seed band, low edge").arg(group.name), QPen(edge, 1.0));
+        SeriesGraph* high = addSeries(yAxis, SeedBandGraphs::legendName(group.name, seeds), QPen(edge, 1.0));
+        high->graph()->setBrush(fill);
+        SeriesGraph* centre = addSeries(yAxis, tr("%1: seed mean").arg(group.name), QPen(colour, 2.0, Qt::DashLine));
+        std::vector<const DecimatedSeries*> smoothed;
+        for (const RunModel* run : group.runs) smoothed.push_back(&run->steps().smoothedLoss());
+        bands_.push_back(std::make_unique<SeedBandGraphs>(low, high, centre, std::move(smoothed), group.ids()));
+        bandRuns_.push_back(group.ids());
+        bandNames_.push_back(group.name);
+    }
+}
+
+void LossPlot::runChanged(RunId run, RunChanges what) {
+    if (what & RunChange::Identity) {
+        // A run's config or name arrived or changed: the seeds may group differently.
+        std::vector<std::vector<RunId>> groups;
+        for (const RunSeedGroup& group : shownSeedGroups(*runSet())) groups.push_back(group.ids());
+        if (groups != bandRuns_) {
+            rebuild();
+            return;
+        }
+    }
+    if (what & RunChange::Steps)
+        for (auto& band : bands_)
+            if (band->holds(run)) band->refill();
+}
+
 void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
     const StepSeries& s = run.steps();
     const QColor colour = run.colour();
     if (focused) {
         lines_.clear();
         skipped_ = nonFinite_ = nullptr;
+        addSeedBands();
         yAxis->setLabel(s.classification() ? tr("training loss (cross-entropy, nats)")
                                            : tr("training loss (mean squared error)"));
     }
@@ -74,6 +147,11 @@ void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
     lines.smoothed = addSeries(yAxis,
                                several ? run.name() : tr("train loss, EMA %1").arg(StepSeries::kSmoothing),
                                QPen(colour, 2.0), s.smoothedLoss());
+    const bool seed = isSeedOfBand(run.id());
+    if (seed) {  // its band names it in the legend; its own line thin on the band
+        lines.smoothed->graph()->setPen(QPen(colour, 1.0));
+        lines.smoothed->graph()->removeFromLegend();
+    }
     lines.valLoss = addSeries(yAxis, lineName(run, several, tr("val loss")), QPen(colour, 1.5, Qt::DashLine),
                               s.validationLoss());
     lines.valLoss->graph()->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 6));
@@ -93,7 +171,13 @@ void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
 }
 
 void LossPlot::afterRebuild() {
-    if (shownRuns().empty()) lines_.clear();
+    if (shownRuns().empty()) {
+        lines_.clear();
+        bands_.clear();
+        bandRuns_.clear();
+        bandNames_.clear();
+    }
+    for (auto& band : bands_) band->refill();
     const bool wasChosen = !autoLog_;
     autoLog_ = true;  // other runs: the axis follows their data again
     if (wasChosen) Q_EMIT logarithmicChanged(logarithmic_);
@@ -158,6 +242,16 @@ void LossPlot::applyAutoRanges() {
             if (s->hasPositiveY()) lowPositive = std::min(lowPositive, s->minPositiveY());
         }
     }
+    // A band with few seeds is wide (t(0.975, 2) = 4.3): its edges stay on the plot.
+    for (const auto& band : bands_) {
+        for (const SeriesGraph* edge : {band->low(), band->high()}) {
+            const DecimatedSeries& e = edge->series();
+            if (!e.hasFiniteY()) continue;
+            low = std::min(low, e.minY());
+            high = std::max(high, e.maxY());
+            if (e.hasPositiveY()) lowPositive = std::min(lowPositive, e.minPositiveY());
+        }
+    }
     setXRangeToData(lastStep);
     if (autoLog_) {
         const bool spread = std::isfinite(lowPositive) && high > 0.0 &&
@@ -218,6 +312,18 @@ QString LossPlot::hoverText(double step, QPoint pixel) const {
         if (k < skipped.size() && skipped.x(k) == loss.x(i))
             text += tr(" (optimizer step skipped: non-finite gradient)");
     }
+    for (int b = 0; b < seedBandCount(); ++b) {
+        const SeedBandGraphs& band = *bands_[static_cast<std::size_t>(b)];
+        const DecimatedSeries& centre = band.centre()->series();
+        if (centre.empty()) continue;
+        const std::size_t i = centre.nearestIndex(step);
+        text += tr("\n%1: seed band %2 to %3, mean %4 at step %6 (%5 seeds)")
+                    .arg(bandNames_[static_cast<std::size_t>(b)], formatValue(band.low()->series().y(i)),
+                         formatValue(band.high()->series().y(i)), formatValue(centre.y(i)))
+                    .arg(band.seedCount())
+                    .arg(static_cast<qint64>(centre.x(i)));
+    }
+    if (!bands_.empty()) text += tr("\nseed band: %1").arg(QString::fromLatin1(stats::kSeedBandRule));
     return text;
 }
 

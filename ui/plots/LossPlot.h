@@ -14,11 +14,19 @@
 // - Legend: one run: "train loss", "train loss, EMA 0.95"...; several: the EMA line of
 //   each run by run name (its raw line in a fainter shade beside it).
 // - Marks sit on a hidden axis so they stay on the plot's edges whatever the zoom.
+// - Seeds of one config among the shown runs (RunSeedGroups.h): each group is drawn as a
+//   seed band behind the runs (SeedBandGraphs: the seeds' mean smoothed loss and the 95%
+//   prediction interval of one more seed), named once in the legend; its runs stay drawn,
+//   thinner and out of the legend. The grouping is derived again whenever the shown runs
+//   or their identities change, the band whenever one of its runs has new steps.
+#include <memory>
 #include <vector>
 
 #include "plots/RunSetTimePlot.h"
 
 namespace ampscope::ui {
+
+class SeedBandGraphs;
 
 class LossPlot : public RunSetTimePlot {
     Q_OBJECT
@@ -26,6 +34,7 @@ public:
     static constexpr double kAutoLogDecades = 3.0;
 
     explicit LossPlot(RunSet* set, QWidget* parent = nullptr);
+    ~LossPlot() override;
 
     void setLogarithmic(bool logarithmic);
     bool isLogarithmic() const { return logarithmic_; }
@@ -44,6 +53,12 @@ public:
     QCPGraph* skippedStepGraph() const { return skipped_ ? skipped_->graph() : nullptr; }
     // The EMA graph of the index-th shown run (0: the focused one).
     QCPGraph* runGraph(int index) const;
+    // The seed bands drawn, in the set's order of their groups; a band's graph is its
+    // high edge, filled down to its low edge.
+    int seedBandCount() const { return static_cast<int>(bands_.size()); }
+    QCPGraph* seedBandGraph(int index) const;
+    QCPGraph* seedBandLowGraph(int index) const;
+    QCPGraph* seedBandCentreGraph(int index) const;
 
 Q_SIGNALS:
     // The axis changed between linear and logarithmic (by itself or by the user).
@@ -53,6 +68,7 @@ protected:
     void addRunGraphs(const RunModel& run, bool focused, bool several) override;
     QString emptyText() const override;
     void afterRebuild() override;
+    void runChanged(RunId run, RunChanges what) override;
     void applyAutoRanges() override;
     void addContextActions(QMenu& menu) override;
 
@@ -65,6 +81,9 @@ private:
     };
     void applyLogarithmic(bool logarithmic);
     void updateLegend();
+    void addSeedBands();
+    bool isSeedOfBand(RunId run) const;
+    const SeedBandGraphs* bandAt(int index) const;
 
     QCPAxis* markerAxis_;
     QAction* logAction_;
@@ -73,6 +92,9 @@ private:
     std::vector<RunLines> lines_;  // per shown run, the focused one first
     SeriesGraph* skipped_ = nullptr;
     SeriesGraph* nonFinite_ = nullptr;
+    std::vector<std::unique_ptr<SeedBandGraphs>> bands_;
+    std::vector<std::vector<RunId>> bandRuns_;  // each band's runs, to notice a new grouping
+    std::vector<QString> bandNames_;
 };
 
 }  // namespace ampscope::ui

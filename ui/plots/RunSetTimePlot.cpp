@@ -18,6 +18,7 @@ void RunSetTimePlot::onChanged(RunId run, RunChanges what) {
         rebuild();
         return;
     }
+    runChanged(run, what);
     if (set_->isShown(run) && (what & dataChanges_)) {
         setPlaceholder(emptyText());
         redraw();

@@ -37,6 +37,12 @@ protected:
     virtual QString emptyText() const = 0;
     // Called after the graphs were made again.
     virtual void afterRebuild() {}
+    // A change to one run that leaves the shown runs as they are, before the plot redraws
+    // (a subclass drawing something derived from several runs brings it up to date here).
+    virtual void runChanged(RunId run, RunChanges what) {
+        (void)run;
+        (void)what;
+    }
     const std::vector<const RunModel*>& shownRuns() const { return shown_; }
     // "what" alone, or "run: what" when several runs are shown.
     static QString lineName(const RunModel& run, bool several, const QString& what);

@@ -7,6 +7,7 @@
 #include <QVBoxLayout>
 
 #include "runset/RunSet.h"
+#include "views/SeedBandLabels.h"
 
 namespace ampscope::ui {
 
@@ -79,9 +80,24 @@ QString RunListView::rowText(const RunModel& run) {
     return run.name() + QLatin1Char('\n') + facts.join(QStringLiteral(" \u00B7 "));
 }
 
+QString RunListView::rowText(const RunModel& run, const QString& bandLabel) {
+    return bandLabel.isEmpty() ? rowText(run) : rowText(run) + QLatin1Char('\n') + bandLabel;
+}
+
+bool RunListView::relabel() {
+    epochsLabelled_.clear();
+    for (const RunModel* run : set_->runs()) epochsLabelled_[run->id()] = run->steps().epochs().size();
+    std::map<RunId, SeedBandLabel> labels = seedBandLabels(*set_);
+    if (labels == bandLabels_) return false;
+    bandLabels_ = std::move(labels);
+    return true;
+}
+
 void RunListView::updateRow(QListWidgetItem* item, const RunModel& run) {
     const QSignalBlocker quiet(list_);  // the check state set here is not the user's
-    item->setText(rowText(run));
+    const auto label = bandLabels_.find(run.id());
+    const bool labelled = label != bandLabels_.end();
+    item->setText(rowText(run, labelled ? label->second.text : QString()));
     item->setIcon(swatch(run.colour()));
     item->setCheckState(run.isCompared() || run.id() == set_->focusedId() ? Qt::Checked : Qt::Unchecked);
     QFont font = item->font();
@@ -89,6 +105,7 @@ void RunListView::updateRow(QListWidgetItem* item, const RunModel& run) {
     item->setFont(font);
     QString tip = run.directory().isEmpty() ? run.name() : run.directory();
     if (!run.errorMessage().isEmpty()) tip += QLatin1Char('\n') + run.errorMessage();
+    if (labelled) tip += QLatin1Char('\n') + label->second.toolTip;
     item->setToolTip(tip);
     if (run.firstNonFiniteStep() >= 0) item->setForeground(QColor(183, 28, 28));
     else item->setData(Qt::ForegroundRole, QVariant());
@@ -98,6 +115,15 @@ void RunListView::onChanged(RunId run, RunChanges what) {
     if (what & (RunChange::Added | RunChange::Removed)) {
         rebuild();
         return;
+    }
+    // A final validation loss arrives with an epoch; a new grouping with the shown runs.
+    const RunModel* changed = set_->run(run);
+    const bool newEpoch = (what & RunChange::Steps) && changed &&
+                          epochsLabelled_[run] != changed->steps().epochs().size();
+    if ((newEpoch || (what & (kShownRunsChange | RunChange::Identity))) && relabel()) {
+        for (int row = 0; row < list_->count(); ++row)
+            if (const RunModel* model = set_->run(list_->item(row)->data(kIdRole).toInt()))
+                updateRow(list_->item(row), *model);
     }
     if (what & RunChange::Focus) {
         for (int row = 0; row < list_->count(); ++row)
@@ -115,6 +141,7 @@ void RunListView::onChanged(RunId run, RunChanges what) {
 
 void RunListView::rebuild() {
     const QSignalBlocker quiet(list_);
+    relabel();
     list_->clear();
     for (const RunModel* run : set_->runs()) {
         auto* item = new QListWidgetItem(list_);

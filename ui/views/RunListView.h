@@ -11,9 +11,15 @@
 //   run set; Add run… asks whoever opens runs (addRunRequested).
 // - Rows follow the set: added, removed, focused (bold, selected), checked, their facts
 //   changed.
+// - When the shown runs hold seeds of one config, each other shown run's row says, on a
+//   third line, whether its final validation loss is inside or outside the first seed
+//   group's band, with the test's p-value (SeedBandLabels.h); labelled again when the
+//   shown runs change or a run ends an epoch.
 #include <QWidget>
+#include <map>
 
 #include "runset/RunChanges.h"
+#include "views/SeedBandLabels.h"
 
 class QListWidget;
 class QListWidgetItem;
@@ -36,6 +42,8 @@ public:
     int rowOf(RunId id) const;
     // The text a run's row shows (both lines).
     static QString rowText(const RunModel& run);
+    // With its seed band label (empty: none) on a line of its own.
+    static QString rowText(const RunModel& run, const QString& bandLabel);
 
 Q_SIGNALS:
     void addRunRequested();
@@ -45,6 +53,11 @@ private:
     void rebuild();
     void updateRow(QListWidgetItem* item, const RunModel& run);
     void updateRemoveButton();
+    // Labels the rows against the seed band again; true when a label changed.
+    bool relabel();
+
+    std::map<RunId, SeedBandLabel> bandLabels_;
+    std::map<RunId, std::size_t> epochsLabelled_;  // each run's epochs when last labelled
 
     RunSet* set_;
     QListWidget* list_ = nullptr;

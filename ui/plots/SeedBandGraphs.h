@@ -1,0 +1,50 @@
+#pragma once
+// SeedBandGraphs: one seed group's band on a per-step plot (core/stats/SeedBand.h): per
+// step, the centre (the mean of the seeds' smoothed training loss) as a line, and the
+// band's edges (mean +- t s sqrt(1 + 1/N)) as an area filled between them, in the group's
+// colour at low alpha, so the seeds' own lines stay readable on top.
+//
+// Contract:
+// - The three graphs are the plot's own series (SeriesGraph::append): the band is derived
+//   from the runs' stores, so it is drawing data the plot may keep; refill() derives it
+//   again from the runs' smoothed loss, and is called whenever one of them changed.
+// - The high edge's graph carries the fill and the legend entry; the low edge and the
+//   centre stay out of the legend.
+// - The seeds are matched by step (stats::seedBandSeries): a step where fewer than two
+//   seeds have a smoothed loss kept (a long run's series is thinned, DecimatedSeries.h)
+//   has no band point.
+#include <QString>
+#include <vector>
+
+#include "plots/SeriesGraph.h"
+#include "runset/RunChanges.h"
+
+namespace ampscope::ui {
+
+class DecimatedSeries;
+
+class SeedBandGraphs {
+public:
+    // The seeds' smoothed losses: the runs' own series, which outlive the plot's graphs.
+    SeedBandGraphs(SeriesGraph* low, SeriesGraph* high, SeriesGraph* centre,
+                   std::vector<const DecimatedSeries*> seeds, std::vector<RunId> runs);
+
+    // "<name>: seed band of N seeds (95% prediction interval)".
+    static QString legendName(const QString& groupName, int seeds);
+    void refill();
+
+    bool holds(RunId run) const;
+    int seedCount() const { return static_cast<int>(seeds_.size()); }
+    SeriesGraph* low() const { return low_; }
+    SeriesGraph* high() const { return high_; }
+    SeriesGraph* centre() const { return centre_; }
+
+private:
+    SeriesGraph* low_;
+    SeriesGraph* high_;
+    SeriesGraph* centre_;
+    std::vector<const DecimatedSeries*> seeds_;
+    std::vector<RunId> runs_;
+};
+
+}  // namespace ampscope::ui

@@ -1,0 +1,52 @@
+#include "runset/RunSeedGroups.h"
+
+#include <QRegularExpression>
+#include <algorithm>
+#include <nlohmann/json.hpp>
+
+#include "config/ConfigJson.h"
+#include "runset/RunSet.h"
+#include "stats/SeedGroups.h"
+
+namespace ampscope::ui {
+
+bool RunSeedGroup::contains(RunId id) const {
+    return std::any_of(runs.begin(), runs.end(), [id](const RunModel* run) { return run->id() == id; });
+}
+
+std::vector<RunId> RunSeedGroup::ids() const {
+    std::vector<RunId> out;
+    for (const RunModel* run : runs) out.push_back(run->id());
+    return out;
+}
+
+std::vector<RunSeedGroup> shownSeedGroups(const RunSet& set) {
+    std::vector<const RunModel*> shown;
+    for (const RunModel* run : set.runs())
+        if (set.isShown(run->id())) shown.push_back(run);
+    std::vector<nlohmann::json> configs;
+    configs.reserve(shown.size());
+    for (const RunModel* run : shown) configs.push_back(configToJson(run->config()));
+    std::vector<RunSeedGroup> groups;
+    for (const std::vector<std::size_t>& indices : stats::seedGroups(configs)) {
+        RunSeedGroup group;
+        for (const std::size_t i : indices) group.runs.push_back(shown[i]);
+        group.name = seedGroupName(*group.runs.front());
+        groups.push_back(std::move(group));
+    }
+    return groups;
+}
+
+// The config's name first ("mlp-fp32 seed 7"): a run opened from disk is titled by its
+// folder, and a set's folders ("seed-1") say nothing of the config; then the title
+// ("reference-seed-1" from `prescribe`).
+QString seedGroupName(const RunModel& firstRun) {
+    static const QRegularExpression seedSuffix(QStringLiteral("[\\s_-]*seed[\\s_-]*\\d+$"));
+    for (QString name : {QString::fromStdString(firstRun.config().name), firstRun.name()}) {
+        name.remove(seedSuffix);
+        if (!name.isEmpty()) return name;
+    }
+    return firstRun.name();
+}
+
+}  // namespace ampscope::ui
