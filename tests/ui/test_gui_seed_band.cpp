@@ -68,7 +68,10 @@ Interval bandOfThree(double a, double b, double c) {
     const double mean = (a + b + c) / 3.0;
     const double s = std::sqrt(((a - mean) * (a - mean) + (b - mean) * (b - mean) + (c - mean) * (c - mean)) / 2.0);
     const double half = kT975Df2 * s * std::sqrt(1.0 + 1.0 / 3.0);
-    return {mean, mean - half, mean + half};
+    // As drawn: a positive loss band's low edge stops three decades below its centre (a
+    // logarithmic axis has no place below zero).
+    const double low = mean > 0.0 ? std::max(mean - half, mean * 1e-3) : mean - half;
+    return {mean, low, mean + half};
 }
 
 // The value of a graph's point at `step` (NaN when it has none there).

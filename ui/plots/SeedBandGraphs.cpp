@@ -41,7 +41,8 @@ void SeedBandGraphs::refill() {
     centre_->clear();
     for (const stats::StepBand& point : stats::seedBandSeries(seedRuns)) {
         const double step = static_cast<double>(point.step);
-        low_->append(step, point.band.low);
+        const double floor = point.band.centre > 0.0 ? point.band.centre * kLowestDrawnShare : point.band.low;
+        low_->append(step, std::max(point.band.low, floor));
         high_->append(step, point.band.high);
         centre_->append(step, point.band.centre);
     }

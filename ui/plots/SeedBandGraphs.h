@@ -10,6 +10,10 @@
 //   again from the runs' smoothed loss, and is called whenever one of them changed.
 // - The high edge's graph carries the fill and the legend entry; the low edge and the
 //   centre stay out of the legend.
+// - A positive centre's low edge is drawn no lower than kLowestDrawnShare of the centre:
+//   with few seeds and a wide spread the band's low edge goes below zero, which a
+//   logarithmic loss axis cannot draw (the area would break into pieces); three decades
+//   below the centre is the bottom of any loss plot that still shows the centre.
 // - The seeds are matched by step (stats::seedBandSeries): a step where fewer than two
 //   seeds have a smoothed loss kept (a long run's series is thinned, DecimatedSeries.h)
 //   has no band point.
@@ -25,6 +29,8 @@ class DecimatedSeries;
 
 class SeedBandGraphs {
 public:
+    static constexpr double kLowestDrawnShare = 1e-3;
+
     // The seeds' smoothed losses: the runs' own series, which outlive the plot's graphs.
     SeedBandGraphs(SeriesGraph* low, SeriesGraph* high, SeriesGraph* centre,
                    std::vector<const DecimatedSeries*> seeds, std::vector<RunId> runs);
