@@ -47,8 +47,8 @@ through it too). The build directory is shared: the tool takes the lock that
 the build and the run until the original is back, so no other build compiles a mutant. Results: killed (a suite failed),
 survived (every suite passed), no-build (the mutant does not compile: not counted),
 timeout (the suites ran past the timeout; counted as detected), skipped (a file being
-edited, or a spec that does not match the file). After the last mutation the targets are
-rebuilt once from the restored files.
+edited, or a spec that does not match the file), interrupted. After the last mutation (or
+an interruption) the targets are rebuilt once from the restored files.
 
 Before the first mutation the targets are built and run unmutated (--no-baseline skips
 this): a suite that fails there would "kill" every mutant, so the run stops.
@@ -294,6 +294,9 @@ def sample(patterns: list[str], count: int, seed: int, suites: list[str]) -> lis
 
 # --- running ----------------------------------------------------------------------------
 
+TOUCHED: set[str] = set()  # targets that may hold a mutant
+
+
 class Interrupted(Exception):
     pass
 
@@ -372,6 +375,8 @@ def try_one_locked(m: Mutation, original: bytes, args) -> None:
         return
     start = time.monotonic()
     try:
+        TOUCHED.update(targets_of(m.suites))  # rebuilt at the end, even after an interruption
+        m.result = "interrupted"
         path.write_bytes(mutated_text(m, original.decode()).encode())
         code, output = build(args.build, targets_of(m.suites), args.jobs, args.build_timeout)
         if code != 0:
@@ -404,7 +409,7 @@ def reproduce(m: Mutation, args) -> str:
 
 
 def summary(mutations: list[Mutation]) -> dict[str, int]:
-    counts = {k: 0 for k in ("killed", "survived", "timeout", "no-build", "skipped", "not run")}
+    counts = {k: 0 for k in ("killed", "survived", "timeout", "no-build", "skipped", "interrupted", "not run")}
     for m in mutations:
         counts[m.result or "not run"] += 1
     return counts
@@ -431,8 +436,8 @@ def summary_text(mutations: list[Mutation]) -> str:
     share = f"{100.0 * (c['killed'] + c['timeout']) / built:.0f}%" if built else "n/a"
     text = (f"tried {tried}: killed {c['killed']}, survived {c['survived']}, timed out {c['timeout']}, "
             f"didn't build {c['no-build']}; killed (timeouts included) {share} of the {built} that built")
-    if c["skipped"] or c["not run"]:
-        text += f"; skipped {c['skipped']}, not run {c['not run']}"
+    if c["skipped"] or c["not run"] or c["interrupted"]:
+        text += f"; skipped {c['skipped']}, interrupted {c['interrupted']}, not run {c['not run']}"
     return text
 
 
@@ -547,10 +552,10 @@ def main() -> int:
                 (ROOT / file).write_bytes(data)
         signal.signal(signal.SIGINT, signal.SIG_IGN)
         signal.signal(signal.SIGTERM, signal.SIG_IGN)
-        if runnable and any(m.result for m in runnable if m.result != "skipped"):
-            print(f"restored; rebuilding {' '.join(all_targets)}", flush=True)
+        if TOUCHED:
+            print(f"restored; rebuilding {' '.join(sorted(TOUCHED))}", flush=True)
             with BuildLock():
-                code, output = build(args.build, all_targets, args.jobs, args.build_timeout)
+                code, output = build(args.build, sorted(TOUCHED), args.jobs, args.build_timeout)
             if code != 0:
                 print(output[-3000:])
                 print("warning: the restored targets did not build", file=sys.stderr)
