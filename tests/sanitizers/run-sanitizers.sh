@@ -46,19 +46,29 @@ export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:strict_string_checks=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/lsan.supp:print_suppressions=0"
 export TSAN_OPTIONS="suppressions=$PWD/tests/sanitizers/tsan.supp:halt_on_error=1:second_deadlock_stack=1"
 
-# Left out: test_models (70 s of torch, no parsing or threads) and test_cli_bad_input (about
-# 200 CLI processes, each loading LibTorch under ASan: more than ten minutes, which CI's
-# time limit cannot hold; the readers it feeds bad bytes are fuzzed below, and the
-# readers' own suites run here).
+# Left out: test_models (70 s of torch, no parsing or threads), test_cli_bad_input (about
+# 200 CLI processes, each loading LibTorch under ASan: more than ten minutes; the readers it
+# feeds bad bytes are fuzzed below, and the readers' own suites run here) and the window's
+# suites (the report suites below drive the same views offscreen through the CLI).
+# The GUI is built so that the CLI's report command (the views drawn offscreen) runs
+# instrumented; Qt and QCustomPlot themselves are not.
 if want asan; then
-echo "== ASan + UBSan: core, engine and CLI suites =="
+echo "== ASan + UBSan: core, engine, CLI and report suites =="
 SECONDS=0
-asan_tests="core/config/test_config core/data/test_idx_reader core/data/test_datasets core/data/test_safetensors
-  core/precision/test_formats core/run/test_run_directory core/precision/test_grad_scaler core/precision/test_rounding
-  core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream fuzz/test_fuzz_replay
-  core/engine/test_sensitivity core/probes/test_prescription core/stats/test_stats
-  app/test_cli app/test_cli_prescribe app/test_cli_lessons"
-cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=address,undefined -DAMPSCOPE_BUILD_GUI=OFF -DAMPSCOPE_CUDA_KERNELS=OFF
+asan_tests="core/config/test_config core/config/test_config_field_rules
+  core/data/test_idx_reader core/data/test_datasets core/data/test_safetensors
+  core/precision/test_formats core/precision/test_format_modes core/precision/test_format_sweep
+  core/precision/test_grad_scaler core/precision/test_rounding
+  core/run/test_run_directory core/run/test_record_codec core/run/test_flat_record_text
+  core/run/test_step_record_text core/run/test_parsed_run_reader core/run/test_remote_run
+  core/run/test_run_naming core/run/test_job_nonfinite_origin
+  core/probes/test_probes core/probes/test_probe_records core/probes/test_probe_locator
+  core/probes/test_exponent_distance core/probes/test_prescription
+  core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream
+  core/engine/test_precision_map core/engine/test_sensitivity
+  core/stats/test_stats core/stats/test_seed_groups core/scenarios/test_scenarios fuzz/test_fuzz_replay
+  app/test_cli app/test_cli_prescribe app/test_cli_lessons app/test_report_cli app/test_report_sets"
+cmake -S . -B build-asan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=address,undefined -DAMPSCOPE_BUILD_GUI=ON -DAMPSCOPE_CUDA_KERNELS=OFF
 # shellcheck disable=SC2086
 cmake --build build-asan -j"$(nproc)" --target ampscope-cli $(suite_targets $asan_tests)
 # shellcheck disable=SC2086
@@ -67,10 +77,11 @@ echo "ASan + UBSan step: ${SECONDS} s"
 fi
 
 if want tsan; then
-echo "== TSan: engine thread and metric stream =="
+echo "== TSan: engine thread, metric stream, run readers, remote mirror, precision map =="
 SECONDS=0
 cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=RelWithDebInfo -DAMPSCOPE_SANITIZE=thread -DAMPSCOPE_BUILD_GUI=OFF -DAMPSCOPE_CUDA_KERNELS=OFF
-tsan_tests="core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream"
+tsan_tests="core/engine/test_engine core/engine/test_engine_stress core/engine/test_metric_stream
+  core/run/test_parsed_run_reader core/run/test_remote_run core/engine/test_precision_map"
 # shellcheck disable=SC2086
 cmake --build build-tsan -j"$(nproc)" --target $(suite_targets $tsan_tests)
 # shellcheck disable=SC2086

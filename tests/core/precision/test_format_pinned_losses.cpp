@@ -14,6 +14,26 @@
 // rounding boundary of the emulated format, so there each value must agree with its pin
 // to kOtherLibTorchRelativeError: a check for a quantizer gone wrong, not for its last
 // bit (test_native_formats checks the casts bit for bit against PyTorch's own dtypes).
+//
+// This suite is a change detector, not a truth: the pins are what the code produced when
+// they were taken, so a fault already present then passes here. What the pinned
+// configurations compute is checked against independent truths elsewhere, each row's
+// parts by a suite of its own:
+//   - every code of e4m3, e5m2 and e2m1, round-to-nearest-even at midpoints, saturation,
+//     subnormals: test_formats (from the OCP 8-bit and Microscaling specifications' bit
+//     fields) and test_native_formats (against PyTorch's float8/float4 dtypes);
+//   - fp8 current and delayed scaling (amax history, its lag of one step): test_formats
+//     (currentScalingMatchesScalar, delayedScalingLags) and test_format_modes
+//     (delayedHistoryAdvancesOncePerStep);
+//   - MXFP8 and MXFP4 with floor and rceil scales, NVFP4's two-level scales, nearest and
+//     stochastic: test_formats (mxScaleRuleByHand, mxfp4BlockByHand, nvfp4BlocksByHand,
+//     stochasticRoundingIsUnbiased) and test_native_formats (MX elements and e8m0);
+//   - the block layouts of a conv, a linear and a second matmul operand, and that a layer
+//     multiplies exactly the quantized operands: test_format_modes
+//     (linearMultipliesQuantizedOperands, convBlocksRunAlongTheReduction) and test_formats
+//     (cpuPassesReadEveryLayoutInPlace);
+//   - stochastic gradients drawn from the run's seed: test_format_modes
+//     (stochasticGradientsAreSeeded).
 #include <QtTest/QtTest>
 
 #include <array>
