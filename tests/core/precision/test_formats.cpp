@@ -455,6 +455,9 @@ private Q_SLOTS:
         QCOMPARE(*encodeStochastic(NumberFormat::E2M1, 3.99, 0.999), 0x5u);
         // Past the largest it saturates like the nearest rounding.
         QCOMPARE(*encodeStochastic(NumberFormat::E2M1, 6.5, 0.0), 0x7u);
+        // A draw below 0 (outside [0, 1)) is taken as u = 0, not as a request for the nearest
+        // rounding: 3.01 lies between 3 and 4, and u = 0 < 0.01 takes 4 (nearest gives 3).
+        QCOMPARE(*encodeStochastic(NumberFormat::E2M1, 3.01, -0.25), 0x6u);
     }
 
     // ---- tensor quantizers against the scalar codec, bit for bit ---------------------
@@ -595,6 +598,13 @@ private Q_SLOTS:
         QCOMPARE_BITS(recent.scale(), 57344.0f / 2.0f / 2.0f);
         recent.record(INFINITY);
         QCOMPARE_BITS(recent.scale(), 57344.0f / 2.0f / 2.0f);
+        // An all-zero tensor after a real one, with a history of 1: the scale stays the one
+        // made from amax 10, so the amax it was computed from stays 10 too.
+        DelayedScaling one(NumberFormat::E4M3, 1, DelayedScaling::AmaxCompute::Max);
+        one.record(10.0f);
+        one.record(0.0f);
+        QCOMPARE_BITS(one.scale(), 448.0f / 10.0f);
+        QCOMPARE_BITS(one.scaleAmax(), 10.0f);
         QVERIFY_THROWS_EXCEPTION(std::invalid_argument, DelayedScaling(NumberFormat::E4M3, 0));
     }
 

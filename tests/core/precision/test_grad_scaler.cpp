@@ -64,6 +64,22 @@ private Q_SLOTS:
                    {{64, 1}, {32, 0}, {32, 1}, {64, 0}});
     }
 
+    // A loaded state may hold a tracker past the interval (a checkpoint saved with a longer
+    // interval). PyTorch's kernel grows only when tracker + 1 == growth_interval, so such a
+    // tracker keeps counting without growth until an inf step resets it; then the interval
+    // counts again from 0.
+    void aTrackerPastTheIntervalNeverGrows() {
+        runPattern({8.0f, 5}, {2.0, 0.5, 3}, {false, false, true, false, false, false},
+                   {{8, 6}, {8, 7}, {4, 0}, {4, 1}, {4, 2}, {8, 0}});
+        GradScaler scaler(GradScaler::Kind::Dynamic, 1.0, {});
+        scaler.loadStateDict({8.0f, 2.0, 0.5, 3, 5});
+        auto params = paramsWithGrads({{1.0f}});
+        scaler.unscale(params);
+        QVERIFY(scaler.update() == ScaleChange::None);
+        QCOMPARE_BITS(scaler.scale(), 8.0f);
+        QCOMPARE(scaler.growthTracker(), 6);
+    }
+
     void growthNeverPassesFloatRange() {
         // 2^127 * 2 = 2^128 is not a float: scale stays, tracker still resets.
         const float big = std::ldexp(1.0f, 127);

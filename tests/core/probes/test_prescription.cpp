@@ -64,6 +64,29 @@ private Q_SLOTS:
         QCOMPARE(loose.kept(), (std::vector<std::string>{"conv2"}));
     }
 
+    // The rule is "at least 90%": conv1 (90 of 100; 0.9 * 100 is 90 exactly in doubles)
+    // already holds it, so fc (10) stays in the format although its 10% of the FLOPs would fit.
+    void exactlyNinetyPercentIsEnough() {
+        const auto rx = choosePrescription(
+            record({{"conv1", 1.0, 90.0}, {"fc", 1.0, 10.0}, {"body", 8.0, 0.0}}), "mxfp4", 0.5);
+        QCOMPARE(rx.kept(), (std::vector<std::string>{"conv1"}));
+        QVERIFY(!rx.ranking[1].kept && !rx.ranking[1].overBudget);
+        QCOMPARE_BITS(rx.keptScoreShare(), 0.9);
+    }
+
+    // After conv2 is passed over, the kept score (5 of 100) never reaches 90%, so every layer
+    // that changes the loss is kept; bias (score 0, 1% of the FLOPs, which would fit) changes
+    // nothing in the format and is not, nor called over the budget.
+    void aScoreZeroLayerIsNotKeptAfterTheBudgetRanOut() {
+        const auto rx = choosePrescription(
+            record({{"conv1", 3.0, 5.0}, {"conv2", 95.0, 95.0}, {"bias", 1.0, 0.0}, {"fc", 1.0, 0.0}}), "mxfp4", 0.9);
+        QCOMPARE(rx.ranking[0].layer, std::string("conv2"));
+        QVERIFY(rx.ranking[0].overBudget);
+        QCOMPARE(rx.kept(), (std::vector<std::string>{"conv1"}));
+        for (size_t i = 2; i < rx.ranking.size(); ++i) QVERIFY(!rx.ranking[i].kept && !rx.ranking[i].overBudget);
+        QCOMPARE_BITS(rx.formatFlopsShare(), 1.0 - 0.03);
+    }
+
     void nothingIsKeptWhenNoLayerChangesTheLoss() {
         const auto rx = choosePrescription(record({{"fc1", 1.0, 0.0}, {"fc2", 1.0, 0.0}}), "mxfp4", 0.9);
         QVERIFY(rx.kept().empty());

@@ -242,6 +242,12 @@ private Q_SLOTS:
         ExponentHistogram sum = h;
         sum += h;
         QCOMPARE(sum.total(), 2 * h.total());
+        // Outside [kMinExponent, kMaxExponent] there is no bin: countAt is 0 there, whatever
+        // `below` and `above` hold; a split past kMaxExponent + 1 would cut the `above` bin.
+        QCOMPARE(h.countAt(kMinExponent - 1), int64_t(0));
+        QCOMPARE(h.countAt(kMaxExponent + 1), int64_t(0));
+        QVERIFY_EXCEPTION_THROWN(h.massBelowExponent(kMaxExponent + 2), std::out_of_range);
+        QVERIFY_EXCEPTION_THROWN(h.massAtOrAboveExponent(kMaxExponent + 2), std::out_of_range);
     }
 
     // ---- fp16 classes ----
@@ -440,6 +446,13 @@ private Q_SLOTS:
         QCOMPARE(s.normal, int64_t(3 + 4));
         QCOMPARE(s.overflow, int64_t(5 + 6 + 8));
         QCOMPARE(s.total(), c.total());
+        // Exact counts plus an estimate are an estimate; empty counts have no fraction of
+        // anything (0, not 0 / 0).
+        Fp16ClassCounts sum;
+        QVERIFY(sum.exact);
+        QVERIFY(sum.flushedFraction() == 0.0 && sum.nonFiniteFraction() == 0.0);
+        sum += s;
+        QVERIFY(!sum.exact);
     }
 
     // ---- tensor stats ----

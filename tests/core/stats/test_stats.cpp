@@ -8,8 +8,10 @@
 // implementation independent of this one, by the formulas named next to them.
 #include <QtTest/QtTest>
 #include <cmath>
+#include <limits>
 #include <random>
 
+#include "ExactCompare.h"
 #include "stats/SeedBand.h"
 #include "stats/StudentT.h"
 
@@ -62,6 +64,13 @@ private Q_SLOTS:
             VERIFY_NEAR(regularizedIncompleteBeta(3.5, 1.0, x), std::pow(x, 3.5), 1e-14);
             VERIFY_NEAR(regularizedIncompleteBeta(1.0, 2.5, x), 1.0 - std::pow(1.0 - x, 2.5), 1e-14);
         }
+        // The end points are exact by the definition I_x = B(x; a, b) / B(a, b): the integral
+        // up to 0 is empty and the one up to 1 is B(a, b) itself, for every a and b.
+        for (const double a : {0.5, 1.0, 3.5, 40.0})
+            for (const double b : {0.5, 2.5, 300.0}) {
+                QCOMPARE_BITS(regularizedIncompleteBeta(a, b, 0.0), 0.0);
+                QCOMPARE_BITS(regularizedIncompleteBeta(a, b, 1.0), 1.0);
+            }
         QVERIFY(std::isnan(regularizedIncompleteBeta(0.0, 1.0, 0.5)));
         QVERIFY(std::isnan(regularizedIncompleteBeta(1.0, 1.0, 1.5)));
     }
@@ -102,8 +111,8 @@ private Q_SLOTS:
             VERIFY_NEAR(studentTCdf(t, 1.0), 0.5 + std::atan(t) / kPi, 1e-13);
             VERIFY_NEAR(studentTUpperTail(t, 2.0), 0.5 - t / (2.0 * std::sqrt(2.0 + t * t)), 1e-13);
         }
-        QCOMPARE(studentTUpperTail(INFINITY, 3.0), 0.0);
-        QCOMPARE(studentTUpperTail(-INFINITY, 3.0), 1.0);
+        QCOMPARE_BITS(studentTUpperTail(INFINITY, 3.0), 0.0);
+        QCOMPARE_BITS(studentTUpperTail(-INFINITY, 3.0), 1.0);
         QVERIFY(std::isnan(studentTUpperTail(1.0, 0.0)));
         QVERIFY(std::isnan(studentTUpperTail(NAN, 3.0)));
     }
@@ -130,7 +139,7 @@ private Q_SLOTS:
         VERIFY_NEAR(studentTQuantile(0.025, 10.0), -2.22813885198627, 1e-10);
         for (const double p : {0.6, 0.9, 0.975, 0.999})
             VERIFY_NEAR(studentTQuantile(p, 1.0), std::tan(kPi * (p - 0.5)), 1e-9 * std::tan(kPi * (p - 0.5)));
-        QCOMPARE(studentTQuantile(0.5, 3.0), 0.0);
+        QCOMPARE_BITS(studentTQuantile(0.5, 3.0), 0.0);
         QVERIFY(std::isnan(studentTQuantile(1.0, 3.0)));
     }
 
@@ -160,7 +169,7 @@ private Q_SLOTS:
         const SampleSummary seeds = summarize({1.0, 2.0, 3.0, 4.0, 5.0});
         const GapLabel gap = labelRunAgainstBand(8.0, seeds);
         VERIFY_NEAR(gap.t, 5.0 / std::sqrt(3.0), 1e-14);
-        QCOMPARE(gap.df, 4.0);
+        QCOMPARE_BITS(gap.df, 4.0);
         VERIFY_NEAR(gap.p, 0.0447085872796806, 1e-12);
         QCOMPARE(gap.label, Label::Outside);
         const BandInterval band = bandOf(seeds);
@@ -304,6 +313,62 @@ private Q_SLOTS:
         QCOMPARE(ranges[1].last, int64_t(5));
         QCOMPARE(ranges[2].first, int64_t(6));
         QVERIFY(!ranges[2].above);
+    }
+
+    // Two seeds, the fewest the contract allows, already make a band. Seeds 1 and 3: mean 2,
+    // s^2 = (1 + 1) / 1 = 2, and t(0.975, 1) is Cauchy's quantile tan(0.475 pi), so the half
+    // width is tan(0.475 pi) sqrt(2) sqrt(1 + 1/2) = tan(0.475 pi) sqrt(3) = 22.0078.
+    void twoSeedsMakeABand() {
+        const SampleSummary seeds = summarize({1.0, 3.0});
+        const BandInterval band = bandOf(seeds);
+        QCOMPARE(band.seeds, 2);
+        const double half = std::tan(0.475 * kPi) * std::sqrt(3.0);
+        VERIFY_NEAR(band.low, 2.0 - half, 1e-10);
+        VERIFY_NEAR(band.high, 2.0 + half, 1e-10);
+        QCOMPARE(labelRunAgainstBand(2.0 + 2.0 * half, seeds).label, Label::Outside);
+    }
+
+    // Seeds that all agree (0.5 three times: s = 0 exactly) predict that value and no other:
+    // the same value has t = 0 and two-sided p = 1, inside; any other t = +inf and p = 0.
+    // Two arms without spread and equal means: t = 0, one-sided P(T > 0) = 1/2 either way;
+    // inside even at a level of exactly 1/2, since "outside" is p < alpha (SeedBand.h).
+    void seedsWithoutSpread() {
+        const double inf = std::numeric_limits<double>::infinity();
+        const SampleSummary seeds = summarize({0.5, 0.5, 0.5});
+        QCOMPARE_BITS(seeds.sd, 0.0);
+        const GapLabel same = labelRunAgainstBand(0.5, seeds);
+        QCOMPARE_BITS(same.t, 0.0);
+        QCOMPARE_BITS(same.p, 1.0);
+        QCOMPARE(same.label, Label::Inside);
+        const GapLabel other = labelRunAgainstBand(0.75, seeds);
+        QCOMPARE_BITS(other.t, inf);
+        QCOMPARE_BITS(other.p, 0.0);
+        QCOMPARE(other.label, Label::Outside);
+        const SampleSummary arm = summarize({0.5, 0.5});
+        for (const Alternative alternative : {Alternative::Greater, Alternative::Less}) {
+            const GapLabel equal = labelSeedsAgainstBand(arm, seeds, alternative);
+            QCOMPARE_BITS(equal.t, 0.0);
+            QCOMPARE_BITS(equal.p, 0.5);
+            QCOMPARE_BITS(equal.df, 3.0);
+            QCOMPARE(equal.label, Label::Inside);
+            QCOMPARE(labelSeedsAgainstBand(arm, seeds, alternative, 0.5).label, Label::Inside);
+        }
+        const SampleSummary higher = summarize({0.75, 0.75});
+        QCOMPARE_BITS(labelSeedsAgainstBand(higher, seeds, Alternative::Greater).p, 0.0);
+        QCOMPARE_BITS(labelSeedsAgainstBand(higher, seeds, Alternative::Less).p, 1.0);
+    }
+
+    // The band is closed: a run exactly on an edge is inside, as its label says (p = alpha
+    // there, and "outside" is p < alpha). Edges 0 and 1 are exact, so "on" is exact; one ulp
+    // past either edge is outside.
+    void aValueOnAnEdgeIsInside() {
+        const BandInterval unit{2, 0.5, 0.0, 1.0};
+        const std::vector<StepBand> band = {{1, unit}, {2, unit}, {3, unit}};
+        QVERIFY(stepsOutsideBand(band, {{1, 1.0}, {2, 0.0}, {3, 1.0}}).empty());
+        const auto ranges = stepsOutsideBand(band, {{1, std::nextafter(1.0, 2.0)}, {2, 1.0}, {3, -0x1p-1074}});
+        QCOMPARE(ranges.size(), std::size_t(2));
+        QVERIFY(ranges[0].above && ranges[0].first == 1 && ranges[0].last == 1);
+        QVERIFY(!ranges[1].above && ranges[1].first == 3 && ranges[1].last == 3);
     }
 
     void labelsAndRuleHaveNames() {
