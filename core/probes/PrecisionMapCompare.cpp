@@ -274,12 +274,14 @@ MapFormats mapFormatsOf(const ComputePolicy& policy) {
     return MapFormats{slotFormat(e.operandForward, policy), backward};
 }
 
-void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
-                   const MapFormat& format, PrecisionMapOp& into) {
+namespace {
+
+void measureBy(bool torchOps, const torch::Tensor& runValues, const torch::Tensor& referenceValues,
+               const torch::Tensor& rerun, const MapFormat& format, PrecisionMapOp& into) {
     torch::NoGradGuard noGrad;
     const torch::Tensor again = rerun.defined() && rerun.numel() == runValues.numel() ? rerun : torch::Tensor();
-    const ErrorSums s = runValues.device().is_cpu() ? sumsOnCpu(runValues, referenceValues, again, format)
-                                                    : sumsWithTorchOps(runValues, referenceValues, again, format);
+    const ErrorSums s = torchOps ? sumsWithTorchOps(runValues, referenceValues, again, format)
+                                 : sumsOnCpu(runValues, referenceValues, again, format);
     const auto relative = [](double errSq, double refSq) {
         if (std::isnan(errSq)) return errSq;
         if (errSq == 0.0) return 0.0;
@@ -299,6 +301,22 @@ void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenc
     into.run = histogramFromSlots(s.runSlots.data());
     into.reference = histogramFromSlots(s.referenceSlots.data());
 }
+
+}  // namespace
+
+void measureOutput(const torch::Tensor& runValues, const torch::Tensor& referenceValues, const torch::Tensor& rerun,
+                   const MapFormat& format, PrecisionMapOp& into) {
+    measureBy(!runValues.device().is_cpu(), runValues, referenceValues, rerun, format, into);
+}
+
+namespace probe_detail {
+
+void measureOutputWithTorchOps(const torch::Tensor& runValues, const torch::Tensor& referenceValues,
+                               const torch::Tensor& rerun, const MapFormat& format, PrecisionMapOp& into) {
+    measureBy(true, runValues, referenceValues, rerun, format, into);
+}
+
+}  // namespace probe_detail
 
 namespace {
 

@@ -41,6 +41,13 @@ MapFormats mapFormatsOf(const ComputePolicy& policy);
 void measureOutput(const torch::Tensor& run, const torch::Tensor& reference, const torch::Tensor& rerun,
                    const MapFormat& format, PrecisionMapOp& into);
 
+namespace probe_detail {
+// measureOutput by the torch ops that tensors off the CPU take, for tensors on any device:
+// the tests hold that way and the CPU's single pass to the same numbers on CPU tensors.
+void measureOutputWithTorchOps(const torch::Tensor& run, const torch::Tensor& reference, const torch::Tensor& rerun,
+                               const MapFormat& format, PrecisionMapOp& into);
+}  // namespace probe_detail
+
 // The record's ops, modules and unmatched list (step, mode and reference are the caller's).
 PrecisionMapRecord comparePrecisionMaps(const std::vector<CapturedOp>& run,
                                         const std::vector<CapturedOp>& reference, const MapFormats& formats);
