@@ -51,6 +51,14 @@ class GuiCompareValuesTest : public QObject {
 
     QTemporaryDir tmp_;
 
+    QString runDirectory(int k) const { return tmp_.filePath(QStringLiteral("set/run-%1").arg(k)); }
+    MainWindowOptions windowOptions() const {
+        MainWindowOptions options;
+        options.persistSettings = false;
+        options.runsRoot = tmp_.filePath(QStringLiteral("runs"));
+        return options;
+    }
+
     // Every line each shown run has in the docks that overlay compared runs: by its name
     // in the legend, the run's own values, in the run's colour.
     void checkEveryShownRun(MainWindow& window) {
@@ -124,7 +132,7 @@ class GuiCompareValuesTest : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        for (int k = 0; k < 3; ++k) writeKnownRun(tmp_.filePath(QStringLiteral("run-%1").arg(k)), k);
+        for (int k = 0; k < 3; ++k) writeKnownRun(runDirectory(k), k);
     }
 
     // The values themselves tell the runs apart: at step 1 run k's loss is 1 + 0.5k, its
@@ -144,13 +152,9 @@ private Q_SLOTS:
     }
 
     void eachComparedRunIsDrawnWithItsOwnValues() {
-        MainWindowOptions options;
-        options.persistSettings = false;
-        options.runsRoot = tmp_.filePath(QStringLiteral("runs"));
-        MainWindow window(options);
+        MainWindow window(windowOptions());
         QString error;
-        for (int k = 0; k < 3; ++k)
-            QVERIFY2(window.openRun(tmp_.filePath(QStringLiteral("run-%1").arg(k)), &error), qPrintable(error));
+        for (int k = 0; k < 3; ++k) QVERIFY2(window.openRun(runDirectory(k), &error), qPrintable(error));
         RunSet* set = window.runSet();
         QCOMPARE(set->size(), 3);
         QCOMPARE(set->focused()->name(), QStringLiteral("run-2"));  // the last one opened
@@ -167,6 +171,18 @@ private Q_SLOTS:
         set->setCompared(set->runAt(1)->id(), false);
         QCOMPARE(window.views().loss->shownRunCount(), 2);
         QVERIFY(!graphNamed(window.views().loss, QStringLiteral("run-1")));
+        checkEveryShownRun(window);
+    }
+
+    // The folder holding the three opened at once (a scenario's output folder): the runs
+    // are read side by side, a batch of each in turn; each still gets its own records.
+    void runsReadTogetherFromOneFolderKeepTheirOwnValues() {
+        MainWindow window(windowOptions());
+        QString error;
+        QVERIFY2(window.openRun(tmp_.filePath(QStringLiteral("set")), &error), qPrintable(error));
+        RunSet* set = window.runSet();
+        QCOMPARE(set->size(), 3);
+        QCOMPARE(static_cast<int>(set->shownRuns().size()), 3);
         checkEveryShownRun(window);
     }
 };
