@@ -1,7 +1,7 @@
 // The precision map against theory: fp32 mapped against fp32 is exact; an op that only
 // rounds stays within the unit roundoff, with the RMS error of round-to-nearest; ops that
-// only move or select values add nothing; a bf16 dot product with fp32 accumulation stays
-// within the standard error bound; a log of a sum of tiny values is flagged at the sum;
+// only move or select values add nothing; a bf16 dot product with fp32 accumulation has
+// the error of its roundings; a log of a sum of tiny values is flagged at the sum;
 // the zoo's simple_cnn and its TorchScript export give the same map; and a run with maps
 // trains exactly as one without.
 #include <QtCore/QTemporaryDir>
@@ -10,6 +10,7 @@
 #include <cmath>
 #include <memory>
 #include <optional>
+#include <tuple>
 
 #include <nlohmann/json.hpp>
 #include <torch/torch.h>
@@ -27,48 +28,15 @@
 #include "precision/Rounding.h"
 #include "probes/OpCapture.h"
 #include "probes/PrecisionMapCompare.h"
+#include "PrecisionMapSupport.h"
 #include "run/RunReader.h"
 
 using namespace ampscope;
+using namespace ampscope::test;
 
 namespace {
 
 QString fixtures() { return qEnvironmentVariable("AMPSCOPE_SCRIPT_FIXTURES"); }
-
-// One step of a trainer with its precision map, as ProbeSession takes it on a map step.
-class MapStep : public StepProbe {
-public:
-    explicit MapStep(Trainer& trainer, std::string reference = "fp32")
-        : trainer_(trainer), replay_(trainer), map_(trainer, std::move(reference)) {
-        trainer_.setStepProbe(this);
-    }
-    ~MapStep() override { trainer_.setStepProbe(nullptr); }
-
-    PrecisionMapRecord step(const torch::Tensor& x, const torch::Tensor& y) {
-        replay_.beginStep(true);
-        capture_ = std::make_unique<OpCapture>(map_.rerunDtype(), false);
-        framing_.capture = capture_.get();
-        trainer_.step(x, y);
-        return *record_;
-    }
-    void beforeForward() override { framing_.beforeForward(); }
-    void afterLoss(const torch::Tensor&) override { framing_.afterLoss(); }
-    void afterBackward(double) override { framing_.afterBackward(); }
-    void stepChecked(bool) override {
-        auto ops = capture_->takeOps();
-        framing_.capture = nullptr;
-        capture_.reset();
-        record_ = map_.map(trainer_, replay_, 1, std::move(ops));
-    }
-
-private:
-    Trainer& trainer_;
-    StepReplay replay_;
-    PrecisionMapRun map_;
-    std::unique_ptr<OpCapture> capture_;
-    CaptureFraming framing_;
-    std::optional<PrecisionMapRecord> record_;
-};
 
 RunConfig zooConfig(const std::string& model, const std::string& mode) {
     RunConfig c;
@@ -85,47 +53,23 @@ RunConfig scriptConfig(const char* file, const std::string& mode) {
     return c;
 }
 
+// Equal, both NaN, or within 1e-6 relative (sums over the elements in another order).
+bool agree(double a, double b) {
+    if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+    return a == b || std::abs(a - b) <= 1e-6 * std::max(std::abs(a), std::abs(b));
+}
+
+bool sameHistogram(const ExponentHistogram& a, const ExponentHistogram& b) {
+    return a.counts == b.counts && a.below == b.below && a.above == b.above && a.zero == b.zero && a.nan == b.nan &&
+           a.posInf == b.posInf && a.negInf == b.negInf;
+}
+
 PrecisionMapRecord mapOneStep(const RunConfig& config, const DataBundle& data, int64_t batch = 16) {
     torch::manual_seed(5);
     Trainer trainer(config, data, torch::kCPU);
     MapStep map(trainer);
     return map.step(data.train.inputs.slice(0, 0, batch), data.train.targets.slice(0, 0, batch));
 }
-
-// The run's and a reference's capture of the same code, compared as the map compares.
-template <class Run, class Reference>
-PrecisionMapRecord mapOf(Run&& run, Reference&& reference, const MapFormats& formats) {
-    std::vector<CapturedOp> runOps, referenceOps;
-    {
-        OpCapture capture(torch::kFloat);
-        run();
-        runOps = capture.takeOps();
-    }
-    {
-        OpCapture capture;
-        reference();
-        referenceOps = capture.takeOps();
-    }
-    return comparePrecisionMaps(runOps, referenceOps, formats);
-}
-
-const PrecisionMapOp* findOp(const PrecisionMapRecord& map, const std::string& op, const std::string& phase = "forward") {
-    for (const auto& row : map.ops)
-        if (row.op == op && row.phase == phase) return &row;
-    return nullptr;
-}
-
-QString describe(const PrecisionMapOp& row) {
-    return QString("%1 in %2 (%3, output %4): rel %5, added %6, input %7")
-        .arg(QString::fromStdString(row.op), QString::fromStdString(row.module), QString::fromStdString(row.phase))
-        .arg(row.output)
-        .arg(row.relError, 0, 'g', 17)
-        .arg(row.addedError, 0, 'g', 17)
-        .arg(row.inputError, 0, 'g', 17);
-}
-
-MapFormat bf16Format() { return MapFormat{"bf16", 8, -126}; }
-MapFormat fp16Format() { return MapFormat{"fp16", 11, -14}; }
 
 }  // namespace
 
@@ -264,15 +208,24 @@ private Q_SLOTS:
                  qPrintable(describe(*flatten)));
     }
 
-    // x.y with x, y rounded to bf16 (|delta| <= u each; their products exact in fp32),
-    // summed in fp32 (gamma_K = K u32 / (1 - K u32)) and the sum rounded to bf16 (u):
-    // |out - s| <= [(2u + u^2) + gamma_K (1+u)^2 + u (1 + 2u + u^2 + gamma_K (1+u)^2)] sum|x_k y_k|.
-    void bf16DotProductWithinTheStandardBound_data() {
+    // x.y with x, y rounded to bf16, the products summed in fp32 (the CPU's bf16 gemm,
+    // oneDNN's or ATen's, accumulates in fp32) and the sum rounded to bf16. The standard
+    // bound (|out - x.y| <= c sum|x_k y_k|) has 22x to 165x slack on random data and
+    // cannot fail: the error is held to its expected size instead, two-sided. That size is
+    // the error of bf16(x'.y') with x', y' the bf16 inputs and the dot product exact (in
+    // double: a product of two bf16 values is exact, the sum of K of them within 2^-40 of
+    // it). The fp32 accumulation the kernel really does moves each sum by about sqrt(K)
+    // 2^-24 relative (2^-10 of a bf16 spacing at K 4096), so it changes the bf16 rounding
+    // of at most a few elements in a thousand, by one spacing: well within 2 % of the
+    // normwise error. The fp32 reference's own error is as small. An error of the wrong
+    // size (a rounding missed, the error squared or taken against the wrong norm) is off
+    // by far more; fp16 inputs or bf16 accumulation would be too.
+    void bf16DotProductHasTheErrorOfItsRoundings_data() {
         QTest::addColumn<int>("k");
         QTest::newRow("K 64") << 64;
         QTest::newRow("K 4096") << 4096;
     }
-    void bf16DotProductWithinTheStandardBound() {
+    void bf16DotProductHasTheErrorOfItsRoundings() {
         QFETCH(int, k);
         torch::manual_seed(3);
         const auto x = torch::randn({64, k});
@@ -285,16 +238,19 @@ private Q_SLOTS:
             [&] { torch::mm(x, y); }, MapFormats{bf16Format(), bf16Format()});
         const auto* mm = findOp(map, "aten::mm");
         QVERIFY(mm);
-        const double u = std::ldexp(1.0, -8), u32 = std::ldexp(1.0, -24);
-        const double gamma = k * u32 / (1.0 - k * u32);
-        const double c = (2 * u + u * u) + gamma * (1 + u) * (1 + u) + u * (1 + 2 * u + u * u + gamma * (1 + u) * (1 + u));
-        const auto exact = torch::mm(x.to(torch::kDouble), y.to(torch::kDouble));
-        const auto bound = c * torch::mm(x.to(torch::kDouble).abs(), y.to(torch::kDouble).abs());
-        // Every element within its bound, so the norm of the error within the bound's norm.
-        const double allowed = (bound.norm() / exact.norm()).item<double>();
-        QVERIFY2(mm->relError > 0.0 && mm->relError <= allowed,
-                 qPrintable(QString("rel %1, bound %2").arg(mm->relError).arg(allowed)));
-        QVERIFY2(mm->addedError <= allowed, qPrintable(describe(*mm)));
+        const auto inDouble = [](const torch::Tensor& t) { return t.to(torch::kDouble); };
+        const auto bf16 = [](const torch::Tensor& t) { return t.to(torch::kBFloat16).to(torch::kDouble); };
+        const auto exact = torch::mm(inDouble(x), inDouble(y));
+        const auto expectedRun = bf16(torch::mm(bf16(x), bf16(y)));
+        const double expected = ((expectedRun - exact).norm() / exact.norm()).item<double>();
+        // The expected size is itself that of bf16's roundings: between u/4 and u.
+        const double u = std::ldexp(1.0, -8);
+        QVERIFY2(expected > u / 4 && expected < u, qPrintable(QString::number(expected / u)));
+        QVERIFY2(std::abs(mm->relError / expected - 1.0) <= 0.02,
+                 qPrintable(QString("rel %1, expected %2").arg(mm->relError, 0, 'g', 17).arg(expected, 0, 'g', 17)));
+        // Run again in fp32 on the run's own inputs, the mm is the reference's mm: all of
+        // the error is its own.
+        QCOMPARE_BITS(mm->addedError, mm->relError);
     }
 
     // log(x.sum()) over values below fp16's range: the sum of the fp16 values is 0 (every
@@ -336,7 +292,9 @@ private Q_SLOTS:
     }
 
     // The export of the zoo's simple_cnn, from the zoo model's weights, is mapped op for op
-    // as the zoo model is: the same modules, phases and outputs, the same errors.
+    // as the zoo model is: the same modules, phases, nodes and outputs, every number of
+    // every op (errors, ulps, the fractions flushed and saturated, new NaN/Inf, both
+    // histograms) and every module's errors entering and leaving.
     void zooAndTorchScriptGiveTheSameMap_data() {
         QTest::addColumn<QString>("mode");
         QTest::newRow("bf16") << "bf16";
@@ -370,14 +328,48 @@ private Q_SLOTS:
         const auto sameOp = [](const std::string& zooOp, const std::string& scriptOp) {
             return zooOp == scriptOp || (zooOp == "aten::conv2d" && scriptOp == "aten::_convolution");
         };
+        // And its backward is autograd's ConvolutionBackward1 where conv2d's is ConvolutionBackward0.
+        const auto sameNode = [](const std::string& zooNode, const std::string& scriptNode) {
+            return zooNode == scriptNode || (zooNode == "ConvolutionBackward0" && scriptNode == "ConvolutionBackward1");
+        };
+        // Every disagreement listed, then the test fails on them. The error a conv or linear
+        // adds itself is listed apart: a TorchScript model's are run again from operands
+        // already rounded (conv1's, on exact data, is less than its whole error, where the
+        // zoo's is all of it, as the definition has it).
+        QStringList differ, addedDiffer;
+        const auto check = [&](bool same, const char* what, const QString& where) {
+            if (!same) (QString(what) == "added_error" ? addedDiffer : differ) << QString("%1: %2").arg(what, where);
+        };
         for (size_t k = 0; k < a.ops.size(); ++k) {
             const auto& za = a.ops[k];
             const auto& sb = b.ops[k];
             QVERIFY2(sameOp(za.op, sb.op) && za.module == sb.module && za.phase == sb.phase && za.output == sb.output,
                      qPrintable(describe(za) + " / " + describe(sb)));
-            QVERIFY2(std::abs(za.relError - sb.relError) <= 1e-6 * std::max(za.relError, 1e-30),
-                     qPrintable(describe(za) + " / " + describe(sb)));
+            const QString both = describe(za) + " / " + describe(sb);
+            // The counts and histograms exactly; what sums over elements within 1e-6 of it.
+            check(sameNode(za.node, sb.node), "node", QString::fromStdString(za.node + " / " + sb.node + " ") + both);
+            check(za.elements == sb.elements && za.newNan == sb.newNan && za.newInf == sb.newInf, "counts", both);
+            check(za.flushed == sb.flushed && za.saturated == sb.saturated, "flushed/saturated", both);
+            check(sameHistogram(za.run, sb.run) && sameHistogram(za.reference, sb.reference), "histograms", both);
+            for (const auto& [name, zooValue, scriptValue] :
+                 {std::tuple{"rel_error", za.relError, sb.relError}, std::tuple{"snr_db", za.snrDb, sb.snrDb},
+                  std::tuple{"added_error", za.addedError, sb.addedError},
+                  std::tuple{"input_error", za.inputError, sb.inputError},
+                  std::tuple{"ulps_max", za.ulpsMax, sb.ulpsMax}, std::tuple{"ulps_rms", za.ulpsRms, sb.ulpsRms}})
+                check(agree(zooValue, scriptValue), name, both);
         }
+        QCOMPARE(b.modules.size(), a.modules.size());
+        for (size_t k = 0; k < a.modules.size(); ++k) {
+            const auto& za = a.modules[k];
+            const auto& sb = b.modules[k];
+            const QString both = QString::fromStdString(za.module + " " + za.phase + " / " + sb.module + " " + sb.phase);
+            check(za.module == sb.module && za.phase == sb.phase && za.firstOp == sb.firstOp && za.ops == sb.ops,
+                  "module", both);
+            check(agree(za.inputError, sb.inputError) && agree(za.outputError, sb.outputError), "module errors", both);
+        }
+        QVERIFY2(differ.isEmpty(), qPrintable(differ.join("\n")));
+        QEXPECT_FAIL("", "a TorchScript model's conv and linear are run again from rounded operands", Continue);
+        QVERIFY2(addedDiffer.isEmpty(), qPrintable(addedDiffer.join("\n")));
     }
 
     // A step mapped trains on as one that was not: the same losses, bit for bit, step by
