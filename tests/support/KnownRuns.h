@@ -62,8 +62,11 @@ inline int64_t lostUpdates(int k, int layer, int s) { return 10 * k + s + layer;
 inline int64_t flushed(int k, int layer, int s) { return k + s / 2 + layer; }
 constexpr int64_t kUnderflowElements = 100;  // per layer record: flushed + normal
 
-// The run directory of run k (config.json and events.jsonl).
-inline void writeKnownRun(const QString& directory, int k) {
+// The run directory of run k (config.json and events.jsonl). `complete`: the run ended
+// (a run_end record and summary.json: the window loads it at once, runs of a folder side
+// by side); else it is still being written as far as a reader knows (the window
+// follows it).
+inline void writeKnownRun(const QString& directory, int k, bool complete) {
     QDir().mkpath(directory);
     RunConfig config;
     config.precision.mode = kModes[k];
@@ -142,6 +145,10 @@ inline void writeKnownRun(const QString& directory, int k) {
                    << "\n";
         }
     }
+    if (!complete) return;
+    events << json{{"type", "run_end"}, {"status", "finished"}, {"step", kSteps}}.dump() << "\n";
+    std::ofstream(QFile::encodeName(directory + QStringLiteral("/summary.json")).toStdString())
+        << json{{"status", "finished"}, {"steps", kSteps}}.dump();
 }
 
 // Per step s = 1..kSteps, f(s).

@@ -51,7 +51,10 @@ class GuiCompareValuesTest : public QObject {
 
     QTemporaryDir tmp_;
 
-    QString runDirectory(int k) const { return tmp_.filePath(QStringLiteral("set/run-%1").arg(k)); }
+    // live/run-k: no summary.json, so the window follows it; ended/run-k: complete.
+    QString runDirectory(const char* folder, int k) const {
+        return tmp_.filePath(QStringLiteral("%1/run-%2").arg(QLatin1String(folder)).arg(k));
+    }
     MainWindowOptions windowOptions() const {
         MainWindowOptions options;
         options.persistSettings = false;
@@ -132,7 +135,10 @@ class GuiCompareValuesTest : public QObject {
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
-        for (int k = 0; k < 3; ++k) writeKnownRun(runDirectory(k), k);
+        for (int k = 0; k < 3; ++k) {
+            writeKnownRun(runDirectory("live", k), k, false);
+            writeKnownRun(runDirectory("ended", k), k, true);
+        }
     }
 
     // The values themselves tell the runs apart: at step 1 run k's loss is 1 + 0.5k, its
@@ -151,10 +157,17 @@ private Q_SLOTS:
                 }
     }
 
+    void eachComparedRunIsDrawnWithItsOwnValues_data() {
+        QTest::addColumn<QString>("folder");
+        QTest::newRow("followed (no summary.json)") << QStringLiteral("live");
+        QTest::newRow("ended") << QStringLiteral("ended");
+    }
     void eachComparedRunIsDrawnWithItsOwnValues() {
+        QFETCH(QString, folder);
         MainWindow window(windowOptions());
         QString error;
-        for (int k = 0; k < 3; ++k) QVERIFY2(window.openRun(runDirectory(k), &error), qPrintable(error));
+        for (int k = 0; k < 3; ++k)
+            QVERIFY2(window.openRun(runDirectory(qPrintable(folder), k), &error), qPrintable(error));
         RunSet* set = window.runSet();
         QCOMPARE(set->size(), 3);
         QCOMPARE(set->focused()->name(), QStringLiteral("run-2"));  // the last one opened
@@ -174,12 +187,14 @@ private Q_SLOTS:
         checkEveryShownRun(window);
     }
 
-    // The folder holding the three opened at once (a scenario's output folder): the runs
-    // are read side by side, a batch of each in turn; each still gets its own records.
+    // The folder holding the three ended runs opened at once (a scenario's output folder):
+    // the runs are read side by side, a batch of each in turn; each still gets its own
+    // records. The first non-finite one (run 1) is focused.
     void runsReadTogetherFromOneFolderKeepTheirOwnValues() {
         MainWindow window(windowOptions());
         QString error;
-        QVERIFY2(window.openRun(tmp_.filePath(QStringLiteral("set")), &error), qPrintable(error));
+        QVERIFY2(window.openRun(tmp_.filePath(QStringLiteral("ended")), &error), qPrintable(error));
+        QCOMPARE(window.runSet()->focused()->name(), QStringLiteral("run-1"));
         RunSet* set = window.runSet();
         QCOMPARE(set->size(), 3);
         QCOMPARE(static_cast<int>(set->shownRuns().size()), 3);

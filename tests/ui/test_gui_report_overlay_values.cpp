@@ -52,7 +52,7 @@ private Q_SLOTS:
         QVERIFY(tmp_.isValid());
         for (int k = 0; k < 3; ++k) {
             const QString directory = tmp_.filePath(QStringLiteral("run-%1").arg(k));
-            writeKnownRun(directory, k);
+            writeKnownRun(directory, k, true);
             runs_.push_back(loadReportRun(directory));  // as writeReport loads them
             QCOMPARE(runs_.back().title, QStringLiteral("run-%1").arg(k));
         }
