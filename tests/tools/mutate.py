@@ -44,7 +44,9 @@ written in place; the suites' targets are rebuilt with
 the original bytes are written back in a `finally` (SIGINT and SIGTERM end the run
 through it too). The build directory is shared: the tool takes the lock that
 `flock /tmp/ampscope-build.lock` takes before it writes the mutant and holds it through
-the build and the run until the original is back, so no other build compiles a mutant. Results: killed (a suite failed),
+the build and the run until the original is back, so no other build compiles a mutant;
+it also reads the originals under that lock (another run's mutant is never taken for an
+original), and at exit writes back only a mutant of its own. Results: killed (a suite failed),
 survived (every suite passed), no-build (the mutant does not compile: not counted),
 timeout (the suites ran past the timeout; counted as detected), skipped (a file being
 edited, or a spec that does not match the file), interrupted. After the last mutation (or
@@ -57,6 +59,7 @@ this): a suite that fails there would "kill" every mutant, so the run stops.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import fcntl
 import fnmatch
@@ -360,6 +363,10 @@ def git_clean(file: str) -> bool:
     return subprocess.run(["git", "-C", str(ROOT), "diff", "--quiet", "--", file]).returncode == 0
 
 
+# The last mutant written into each file, so that the final restore recognises its own.
+WRITTEN_MUTANTS: dict[str, bytes] = {}
+
+
 def try_one(m: Mutation, original: bytes, args) -> None:
     with BuildLock():
         try_one_locked(m, original, args)
@@ -377,7 +384,9 @@ def try_one_locked(m: Mutation, original: bytes, args) -> None:
     try:
         TOUCHED.update(targets_of(m.suites))  # rebuilt at the end, even after an interruption
         m.result = "interrupted"
-        path.write_bytes(mutated_text(m, original.decode()).encode())
+        mutant = mutated_text(m, original.decode()).encode()
+        WRITTEN_MUTANTS[m.file] = mutant
+        path.write_bytes(mutant)
         code, output = build(args.build, targets_of(m.suites), args.jobs, args.build_timeout)
         if code != 0:
             m.result = "no-build"
@@ -485,14 +494,18 @@ def main() -> int:
         if not mutations:
             sys.exit(f"--only {' '.join(args.only)}: no such mutation")
 
+    # Read under the build lock: another run of this tool may have a mutant of the same
+    # file in place, and bytes read then would be "restored" as the original.
     originals: dict[str, bytes] = {}
+    with contextlib.nullcontext() if args.dry_run else BuildLock():
+        for m in mutations:
+            path = ROOT / m.file
+            if m.file not in originals and path.is_file():
+                originals[m.file] = path.read_bytes()
     for m in mutations:
         if m.file not in originals:
-            path = ROOT / m.file
-            if not path.is_file():
-                m.error = "no such file"
-                continue
-            originals[m.file] = path.read_bytes()
+            m.error = "no such file"
+            continue
         if not m.suites:
             m.suites = covering_suites(m.file)
         resolve(m, originals[m.file].decode())
