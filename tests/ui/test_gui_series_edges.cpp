@@ -14,6 +14,8 @@
 #include "plots/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
+#include "plots/LossPlot.h"
+#include "plots/SeedBandGraphs.h"
 #include "plots/PowerOfTwoText.h"
 #include "probes/ComparisonRecords.h"
 #include "probes/ProbeRecords.h"
@@ -288,6 +290,40 @@ private Q_SLOTS:
         QCOMPARE_BITS(map.overlayY(2), -25.0);
         QCOMPARE_BITS(map.overlayHighY(2), -14.0);
         QCOMPARE_BITS(map.overlayY(3), 16.0);
+    }
+    // Three seeds whose first losses are 0.1, 0.1 and 10: the band's low edge is far
+    // below 0 (t(0.975, 2) = 4.30 times an sd of 5.7), so it is drawn at kLowestDrawnShare
+    // of the centre, the mean 3.4.
+    void aSeedBandsLowEdgeStaysAboveZeroForAPositiveMean() {
+        RunSet set;
+        const double losses[3] = {0.1, 0.1, 10.0};
+        for (int seed = 1; seed <= 3; ++seed) {
+            RunModel* run = set.addRun(named(seed == 1 ? "s1" : seed == 2 ? "s2" : "s3", seed),
+                                       seed == 1 ? RunSet::AddOptions{} : kComparedBehind);
+            StepMetrics m;
+            m.step = 1;
+            m.loss = losses[seed - 1];
+            m.scale = 1.0;
+            run->appendSteps({m});
+        }
+        LossPlot plot(&set);
+        QCOMPARE(plot.seedBandCount(), 1);
+        QCPGraph* low = plot.seedBandLowGraph(0);
+        QVERIFY(low && low->data()->size() == 1);
+        const double expected = 3.4 * SeedBandGraphs::kLowestDrawnShare;
+        QVERIFY2(std::abs(low->data()->at(0)->value - expected) < 1e-12,
+                 qPrintable(QString::number(low->data()->at(0)->value)));
+    }
+
+    // Halfway between two kept points the earlier one is the nearest, as for the scale
+    // plot's changes (ScalePlot::nearestChange): a hover between two steps reads the first.
+    void halfwayBetweenTwoPointsTheEarlierIsNearest() {
+        DecimatedSeries s;
+        s.append(10, 1.0);
+        s.append(20, 2.0);
+        QCOMPARE(s.nearestIndex(15.0), std::size_t{0});
+        QCOMPARE(s.nearestIndex(15.5), std::size_t{1});
+        QCOMPARE_BITS(s.yNear(15.0), 1.0);
     }
 };
 

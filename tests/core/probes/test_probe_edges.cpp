@@ -3,21 +3,25 @@
 // binary16's limits (|x| < 2^-25 flushes to 0, |x| >= 65520 rounds to inf), two stats that
 // differ in their element count only, records written before a field existed (the
 // documented default is what reads back), the precision map's tolerance per phase and
-// its ranking, and the precision map's text.
+// its ranking, and the precision map's text; then two torch probes at their limits (as
+// many multipliers as the header allows; an update where nothing was intended).
 #include <QtTest/QtTest>
 #include <cmath>
 #include <limits>
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
+#include "kernels/ProbeElementRules.h"
 #include "probes/ComparisonRecords.h"
 #include "probes/ExponentHistogram.h"
 #include "probes/FormatQuantRecord.h"
+#include "probes/GradientProbe.h"
 #include "probes/Fp16Classes.h"
 #include "probes/PrecisionMapRecord.h"
 #include "probes/PrecisionMapText.h"
 #include "probes/ProbeRecords.h"
 #include "probes/TensorStats.h"
+#include "probes/UpdateRatioProbe.h"
 #include "run/RecordError.h"
 
 using namespace ampscope;
@@ -269,6 +273,27 @@ private Q_SLOTS:
             else if (inList) inList = false;
         }
         QCOMPARE(listed, 10);
+    }
+    // "At most 4 multipliers" (GradientProbe.h): four are counted, a fifth is refused.
+    void theGradientProbeTakesAsManyMultipliersAsItsHeaderAllows() {
+        QCOMPARE(probe_rules::kMaxPlans, 4);
+        const std::vector<torch::Tensor> values{torch::tensor({1.0f, 0.5f, 0.0f, 65536.0f})};
+        const GradientProbeSlots slots = gradientProbeSlots(values, {1.0, 2.0, 4.0, 8.0});
+        QCOMPARE(slots.classes.size(0), int64_t{4});
+        QVERIFY_THROWS_EXCEPTION(std::invalid_argument, gradientProbeSlots(values, {1.0, 2.0, 4.0, 8.0, 16.0}));
+    }
+
+    // An intended delta of zeros is measured: nothing was intended, so nothing was lost
+    // (UpdateRatio.h: the fraction is 0 when nothing was intended, NaN when not measured).
+    void anUpdateWithNothingIntendedIsMeasuredAsNoLoss() {
+        const torch::Tensor before = torch::tensor({1.0f, 2.0f});
+        const torch::Tensor after = torch::tensor({1.0f, 2.0f});
+        const auto ratios = measureUpdateRatios({before}, {after}, {torch::zeros({2})}, {0}, {"fc1"});
+        QCOMPARE(ratios.size(), std::size_t{1});
+        QVERIFY(ratios[0].measuredLoss());
+        QCOMPARE(ratios[0].intendedNonZero, int64_t{0});
+        QCOMPARE(ratios[0].lost, int64_t{0});
+        QCOMPARE_BITS(ratios[0].lostFraction(), 0.0);
     }
 };
 
