@@ -112,6 +112,17 @@ private Q_SLOTS:
         }
     }
 
+    // docs/guide/precision-modes.md: scaler.kind "auto" is dynamic for fp16 and off for
+    // every other mode; a kind named outright is the kind, whatever the mode.
+    void scalerKindAutoIsDynamicForFp16Only() {
+        QCOMPARE(QString::fromStdString(resolvedScalerKind("fp16", "auto")), QString("dynamic"));
+        for (const char* mode : {"fp32", "tf32", "bf16", "fp16-pure", "bf16-pure", "fp8", "nvfp4"})
+            QCOMPARE(QString::fromStdString(resolvedScalerKind(mode, "auto")), QString("off"));
+        for (const char* mode : {"fp16", "bf16", "fp32"})
+            for (const char* kind : {"dynamic", "static", "off"})
+                QCOMPARE(QString::fromStdString(resolvedScalerKind(mode, kind)), QString(kind));
+    }
+
     // A whole fp16 run on the CPU: the same losses, step for step, either way.
     void cpuRunWithAlwaysTrainsTheSame() {
         RunConfig config = test::spiralsMlpConfig();

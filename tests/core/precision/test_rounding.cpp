@@ -145,6 +145,19 @@ private Q_SLOTS:
         QCOMPARE(mismatches, int64_t(0));
     }
 
+    // bfloat16 is fp32 with 7 fraction bits (the same 8-bit exponent), rounded to nearest,
+    // ties to even: values where fp16 would give other bits (more fraction bits, a smaller
+    // range) or where the tie goes down and up.
+    void bfloat16EdgeValues() {
+        const auto x = torch::tensor({1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 1.0f + 0x1p-10f, 70000.0f, 1e-30f});
+        const auto r = roundTo(x, Rounding::BFloat16);
+        QCOMPARE_BITS(r[0].item<float>(), 1.0f);            // tie: the even 1
+        QCOMPARE_BITS(r[1].item<float>(), 1.0f + 0x1p-6f);  // tie: the even 1 + 2^-6
+        QCOMPARE_BITS(r[2].item<float>(), 1.0f);            // under half a step
+        QCOMPARE_BITS(r[3].item<float>(), 70144.0f);        // 1.0001000101110000b x 2^16 -> 1.0001001b x 2^16
+        QCOMPARE_BITS(r[4].item<float>(), 0x1.44p-100f);     // normal in bf16, zero in fp16
+    }
+
     // The backward of a rounding point rounds the incoming gradient to fp16: rows where
     // rounding, flushing and passing through each give different bits.
     void gradientIsRoundedInBackward_data() {

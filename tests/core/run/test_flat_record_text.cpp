@@ -294,6 +294,12 @@ private Q_SLOTS:
         QTest::newRow("step, minus zero") << step.arg("-0.0") << text;
         QTest::newRow("step, exponent") << step.arg("1.5e-300") << text;
         QTest::newRow("step, a string loss") << step.arg("\"x\"") << text;
+        // Lenient: a value that is not a number reads by its tag (here +Inf), or as NaN
+        // without one, never as the field's default (the clipped norm's is the norm).
+        QTest::newRow("step, a string loss with its tag")
+            << R"({"loss":"x","loss_nonfinite":"inf","step":7,"type":"step"})" << text;
+        QTest::newRow("step, a string clipped norm")
+            << R"({"grad_norm":2.0,"grad_norm_clipped":"x","step":7,"type":"step"})" << text;
         QTest::newRow("step, beyond double") << step.arg("1e400") << refused;
         QTest::newRow("step, below double") << step.arg("1e-400") << viaJson;
         QTest::newRow("step, an unsigned step")
@@ -324,6 +330,8 @@ private Q_SLOTS:
         QTest::newRow("histogram, a float bin") << histogram.arg("[0,1.0]", "-64") << refused;
         QTest::newRow("histogram, counts not an array") << histogram.arg("3", "-64") << refused;
         QTest::newRow("histogram, a huge bin") << histogram.arg("[99999999999999999999]", "-64") << refused;
+        // 19 digits past int64 (an unsigned to JSON): beyond what the text path reads exactly.
+        QTest::newRow("histogram, a bin past int64") << histogram.arg("[9999999999999999999]", "-64") << viaJson;
         QTest::newRow("histogram, no zero") << R"({"above":0,"below":0,"counts":[],"kind":"k","layer":"l",)"
                                                R"("min_exponent":0,"nan":0,"neg_inf":0,"pos_inf":0,"step":4,"type":"histogram"})"
                                             << refused;

@@ -117,6 +117,11 @@ private Q_SLOTS:
         QCOMPARE(ampscope::rankOfDirectory("rank-0/"), 0LL);
         QCOMPARE(ampscope::rankOfDirectory("/runs/job/rank-x"), -1LL);
         QCOMPARE(ampscope::rankOfDirectory("/runs/job"), -1LL);
+        // Up to nine digits (no job has a billion ranks); a longer run of digits is no
+        // rank directory, -1, rather than a number std::stoll may not hold.
+        QCOMPARE(ampscope::rankOfDirectory("rank-123456789"), 123456789LL);
+        QCOMPARE(ampscope::rankOfDirectory("rank-1234567890"), -1LL);
+        QCOMPARE(ampscope::rankOfDirectory("rank-99999999999999999999"), -1LL);
     }
 };
 
