@@ -95,6 +95,21 @@ std::vector<torch::Tensor> tensorsOf(const Values& values) {
 
 bool isFloating(const torch::Tensor& t) { return t.defined() && t.is_floating_point(); }
 
+// An op's own arguments and results. A boxed call (how the TorchScript interpreter calls
+// every op, the graph pass's roundings too) shows the observers the interpreter's whole
+// stack, where values already made for the next op (a conv's rounded input, below its
+// weight's rounding) still lie: the op's own are the last num_inputs() before the call
+// and the last num_outputs() after it.
+c10::ArrayRef<const c10::IValue> argumentsOf(const at::RecordFunction& fn) {
+    const auto all = fn.inputs();
+    return all.slice(all.size() - std::min(fn.num_inputs(), all.size()));
+}
+
+c10::ArrayRef<c10::IValue> resultsOf(const at::RecordFunction& fn) {
+    const c10::ArrayRef<c10::IValue> all = fn.outputs();
+    return all.slice(all.size() - std::min(fn.num_outputs(), all.size()));
+}
+
 // The tensors an op writes into, by its schema (in place, "aten::add_"; an out= argument):
 // found only for ops whose name or overload says they write.
 std::vector<torch::Tensor> writtenBy(const at::RecordFunction& fn) {
@@ -106,7 +121,7 @@ std::vector<torch::Tensor> writtenBy(const at::RecordFunction& fn) {
     const auto handle = c10::Dispatcher::singleton().findOp(*op);
     if (!handle || !handle->hasSchema()) return {};
     const auto& arguments = handle->schema().arguments();
-    const auto inputs = fn.inputs();
+    const auto inputs = argumentsOf(fn);
     std::vector<torch::Tensor> written;
     for (size_t k = 0; k < arguments.size() && k < inputs.size(); ++k) {
         const auto* alias = arguments[k].alias_info();
@@ -170,6 +185,10 @@ struct OpCapture::State {
     struct RoundedFrom {
         c10::weak_intrusive_ptr<c10::TensorImpl> impl;
         torch::Tensor source;
+        // The graph pass's copy of autocast's own cast (ampscope::autocast_low): under
+        // autocast a zoo op casts inside itself, and its backward is handed the cast
+        // values that autocast saved, so backward looks through none of these.
+        bool autocastCast = false;
     };
     std::unordered_map<const c10::TensorImpl*, RoundedFrom> rounded;
 
@@ -215,7 +234,7 @@ struct OpCapture::State {
         torch::Tensor current = t;
         for (int guard = 0; guard < 64 && current.defined(); ++guard) {
             auto it = rounded.find(current.unsafeGetTensorImpl());
-            if (it == rounded.end()) break;
+            if (it == rounded.end() || (backward && it->second.autocastCast)) break;
             current = it->second.source;
         }
         return current;
@@ -265,17 +284,17 @@ struct OpCapture::State {
                                 Made{c10::weak_intrusive_ptr<c10::TensorImpl>(t.getIntrusivePtr()), op, output});
     }
 
-    void roundedInput(const torch::Tensor& input, const torch::Tensor& output) {
+    void roundedInput(const torch::Tensor& input, const torch::Tensor& output, bool autocastCast = false) {
         if (!isFloating(input) || !isFloating(output) || input.unsafeGetTensorImpl() == output.unsafeGetTensorImpl())
             return;
         rounded.insert_or_assign(
             output.unsafeGetTensorImpl(),
-            RoundedFrom{c10::weak_intrusive_ptr<c10::TensorImpl>(output.getIntrusivePtr()), beforeRounding(input)});
+            RoundedFrom{c10::weak_intrusive_ptr<c10::TensorImpl>(output.getIntrusivePtr()), beforeRounding(input), autocastCast});
     }
 
     void roundedResult(const at::RecordFunction& fn, const Frame& frame) {
         const auto inputs = tensorsOf(frame.inputs);
-        const auto outputs = tensorsOf(fn.outputs());
+        const auto outputs = tensorsOf(resultsOf(fn));
         const torch::Tensor input = inputs.empty() ? torch::Tensor() : inputs.front();
         const torch::Tensor output = outputs.empty() ? torch::Tensor() : outputs.front();
         if (!isFloating(output)) return;
@@ -342,7 +361,10 @@ std::unique_ptr<at::ObserverContext> onStart(const at::RecordFunction& fn) {
     frame->module = s->currentModule();
     frame->role = s->classify(fn.name());
     frame->underAutocast = autocastEnabled(c10::DeviceType::CPU) || autocastEnabled(c10::DeviceType::CUDA);
-    if (frame->role != Role::Hidden) frame->inputs.assign(fn.inputs().begin(), fn.inputs().end());
+    if (frame->role != Role::Hidden) {
+        const auto arguments = argumentsOf(fn);
+        frame->inputs.assign(arguments.begin(), arguments.end());
+    }
     return frame;
 }
 
@@ -368,8 +390,10 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext* context) {
         case Role::Hidden: return;
         case Role::RoundsInput: {
             const auto inputs = tensorsOf(frame.inputs);
-            const auto outputs = tensorsOf(fn.outputs());
-            if (!inputs.empty() && !outputs.empty()) s->roundedInput(inputs.front(), outputs.front());
+            const auto outputs = tensorsOf(resultsOf(fn));
+            const std::string_view name = fn.name();
+            const bool autocastCast = name == inserted_op::kAutocastLow || name == inserted_op::kAutocastLowOptional;
+            if (!inputs.empty() && !outputs.empty()) s->roundedInput(inputs.front(), outputs.front(), autocastCast);
             return;
         }
         case Role::RoundsResult: s->roundedResult(fn, frame); return;
@@ -380,7 +404,7 @@ void onEnd(const at::RecordFunction& fn, at::ObserverContext* context) {
 }  // namespace
 
 void OpCapture::State::entry(const at::RecordFunction& fn, Frame& frame) {
-    const auto outputs = tensorsOf(fn.outputs());
+    const auto outputs = tensorsOf(resultsOf(fn));
     if (std::none_of(outputs.begin(), outputs.end(), isFloating)) return;
     CapturedOp op;
     op.op = fn.name();
