@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "CliArguments.h"
 #include "WindowArguments.h"
 #include "common/InputError.h"

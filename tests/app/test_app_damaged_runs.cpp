@@ -25,6 +25,7 @@
 #include <random>
 #include <string>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 

@@ -35,6 +35,7 @@
 
 #include <torch/version.h>
 
+#include "ExactCompare.h"
 #include "SshServer.h"
 #include "TestSupport.h"
 #include "config/ActivationEstimate.h"

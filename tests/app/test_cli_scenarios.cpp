@@ -10,6 +10,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 
 namespace {

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "FileSupport.h"
 #include "TestSupport.h"
 #include "run/RunSetFolder.h"
@@ -142,7 +143,7 @@ private Q_SLOTS:
         for (int k = 1; k <= 3; ++k) {
             const QList<double> row = rowNumbers(band, "seed-" + QString::number(k));
             QVERIFY2(row.size() == 4, qPrintable(band));  // seed, train loss, val loss, val accuracy (status is text)
-            QCOMPARE(row[0], double(7 + k - 1));
+            QCOMPARE_BITS(row[0], double(7 + k - 1));
             QVERIFY(band.contains(QRegularExpression(QString("seed-%1 +%2 +finished ").arg(k).arg(7 + k - 1))));
             QVERIFY(std::fabs(row[2] - valLoss[k - 1]) <= 1e-5 * std::fabs(valLoss[k - 1]));
         }
@@ -156,7 +157,7 @@ private Q_SLOTS:
             const double half = 4.302652729749 * sd * std::sqrt(1.0 + 1.0 / 3.0);
             const QList<double> row = rowNumbers(band, name);
             QVERIFY2(row.size() == 5, qPrintable(name + ": " + band));
-            QCOMPARE(row[0], 3.0);
+            QCOMPARE_BITS(row[0], 3.0);
             const double expected[] = {mean, sd, mean - half, mean + half};
             for (int i = 0; i < 4; ++i)
                 QVERIFY2(std::fabs(row[i + 1] - expected[i]) <= 1e-5 * std::fabs(expected[i]) + 1e-12,

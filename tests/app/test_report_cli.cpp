@@ -13,6 +13,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "SshServer.h"
 #include "TestSupport.h"
 #include "common/Text.h"

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "SshServer.h"
 #include "TestSupport.h"
 #include "run/JobNonFiniteOrigin.h"

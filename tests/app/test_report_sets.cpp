@@ -10,6 +10,7 @@
 #include <QtTest/QtTest>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 
 using namespace ampscope;

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"

@@ -20,6 +20,7 @@
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 
 namespace {

@@ -1,13 +1,13 @@
 #!/bin/sh
-# The suites that claim exact rounding, flushing or bits must compare floats by bits: Qt's
-# QCOMPARE on float and double is fuzzy (a relative 1e-5 / 1e-12, and any two values both
-# under 1e-5 / 1e-12 are equal). tests/support/ExactCompare.h makes QCOMPARE refuse float
-# and double operands at compile time; this check fails when
-#   1. a precision suite does not include it: every .cpp file directly in
-#      tests/core/precision/ and tests/core/kernels/, and tests/core/engine/test_lockstep,
-#      test_shadow_probe, test_multi_tensor_optimizer, test_nonfinite_replay and test_precision_map must hold
-#      the line  #include "ExactCompare.h";
-#   2. a precision suite goes around it: a line holding "#undef QCOMPARE", "qCompare(" or
+# Every suite must compare floats by bits or with a stated tolerance: Qt's QCOMPARE on
+# float and double is fuzzy (a relative 1e-5 / 1e-12, and any two values both under
+# 1e-5 / 1e-12 are equal), so a flushed 0 passes for 2^-20 and a wrong 1e-13 for 0.
+# tests/support/ExactCompare.h makes QCOMPARE refuse float and double operands at compile
+# time; this check fails when
+#   1. a suite does not include it: every .cpp file under tests/ that includes QtTest
+#      (every Qt Test suite, whatever its folder) must hold the line
+#      #include "ExactCompare.h";
+#   2. a suite goes around it: a line holding "#undef QCOMPARE", "qCompare(" or
 #      "qFuzzyCompare(";
 #   3. the guard stops guarding: a QCOMPARE of two floats must fail to compile with its
 #      message, and QCOMPAREs of integers, strings and QCOMPARE_BITS must compile.
@@ -26,16 +26,14 @@ fail() {
   status=1
 }
 
-suites=$(ls "$tests"/core/precision/*.cpp "$tests"/core/kernels/*.cpp)
-for name in test_lockstep test_shadow_probe test_multi_tensor_optimizer test_nonfinite_replay test_precision_map; do
-  suites="$suites $tests/core/engine/$name.cpp"
-done
+# Every Qt Test suite: a file under tests/ (support headers aside) that includes QtTest.
+suites=$(grep -rl --include='*.cpp' -e '#include <QtTest' "$tests" | grep -v "/support/" | sort)
+[ -n "$suites" ] || fail "no Qt Test suite found under $tests"
 count=0
 for suite in $suites; do
   count=$((count + 1))
-  [ -f "$suite" ] || { fail "$suite: listed as a precision suite but missing"; continue; }
   grep -q '^#include "ExactCompare.h"$' "$suite" ||
-    fail "$suite: a precision suite without #include \"ExactCompare.h\" (its float QCOMPAREs would be fuzzy)"
+    fail "$suite: a suite without #include \"ExactCompare.h\" (its float QCOMPAREs would be fuzzy)"
   if grep -n -e '#undef QCOMPARE' -e 'qCompare(' -e 'qFuzzyCompare(' "$suite" >&2; then
     fail "$suite: goes around the exact-compare guard (lines above)"
   fi
@@ -77,5 +75,5 @@ if ! compile "$@" >"$work/out.txt" 2>&1; then
   fail "integer, string and container QCOMPAREs or QCOMPARE_BITS no longer compile with ExactCompare.h"
 fi
 
-[ "$status" -eq 0 ] && echo "check_exact_compares: $count precision suites include ExactCompare.h; the guard refuses a float QCOMPARE"
+[ "$status" -eq 0 ] && echo "check_exact_compares: all $count Qt Test suites include ExactCompare.h; the guard refuses a float QCOMPARE"
 exit "$status"

@@ -11,6 +11,7 @@
 #include <QtTest/QtTest>
 #include <cmath>
 
+#include "ExactCompare.h"
 #include "DockLayout.h"
 #include "MainWindow.h"
 #include "OneRunSet.h"
@@ -166,11 +167,11 @@ private Q_SLOTS:
         // The EMA of the first loss is the first loss itself (debiased).
         const auto steps = test::recordsOf(fp16, "step");
         QCOMPARE(loss->runGraph(0)->data()->size(), static_cast<int>(steps.size()));
-        QCOMPARE(loss->runGraph(0)->data()->at(0)->value, steps[0]["loss"].get<double>());
+        QCOMPARE_BITS(loss->runGraph(0)->data()->at(0)->value, steps[0]["loss"].get<double>());
         // log2 of the scale: 2^16 for the fp16 run's dynamic scaler, 0 for fp32.
         ScalePlot* scale = window.views().scale;
-        QCOMPARE(scale->runGraph(0)->data()->at(0)->value, std::log2(steps[0]["scale"].get<double>()));
-        QCOMPARE(scale->runGraph(1)->data()->at(0)->value, 0.0);
+        QCOMPARE_BITS(scale->runGraph(0)->data()->at(0)->value, std::log2(steps[0]["scale"].get<double>()));
+        QCOMPARE_BITS(scale->runGraph(1)->data()->at(0)->value, 0.0);
         QCOMPARE(scale->runGraph(0)->name(), QString("b-fp16"));
         QVERIFY(window.views().throughput->legend->itemCount() >= 2);
         // Underflow maps side by side, one per run.
@@ -244,7 +245,7 @@ private Q_SLOTS:
         QCOMPARE(plot->lossDiffGraph()->data()->size(), 6);
         QCOMPARE(plot->lossDiffGraph()->name(), QString("loss fp16 − fp32"));
         for (int i = 0; i < 6; ++i)
-            QCOMPARE(plot->lossDiffGraph()->data()->at(i)->value, records[static_cast<size_t>(i)]["loss_diff"].get<double>());
+            QCOMPARE_BITS(plot->lossDiffGraph()->data()->at(i)->value, records[static_cast<size_t>(i)]["loss_diff"].get<double>());
         // Per-layer cosines on the probe steps (1, 2, 4, 6).
         int withLayers = 0;
         double fc1Cosine = NAN;
@@ -259,7 +260,7 @@ private Q_SLOTS:
         QCPGraph* fc1 = plot->cosineGraph("fc1");
         QVERIFY(fc1);
         QCOMPARE(fc1->data()->size(), 4);
-        QCOMPARE(fc1->data()->at(0)->value, fc1Cosine);
+        QCOMPARE_BITS(fc1->data()->at(0)->value, fc1Cosine);
         QVERIFY(fc1Cosine > 0.9 && fc1Cosine <= 1.0);
         QVERIFY(!plot->cosineGraph("act1"));  // no parameters, no cosine
         QVERIFY(plot->hoverText(1.0, QPoint()).contains("fc1 cosine (step 1)"));

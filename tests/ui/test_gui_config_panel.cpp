@@ -10,6 +10,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "ConfigPanel.h"
 #include "config/ConfigFieldRules.h"
 #include "config/ConfigJson.h"
@@ -171,7 +172,7 @@ private Q_SLOTS:
         qobject_cast<QComboBox*>(panel.fieldWidget("precision.mode"))->setCurrentText("bf16");
         qobject_cast<QCheckBox*>(panel.fieldWidget("optim.clip_after_unscale"))->setChecked(false);
         const RunConfig c = panel.config();
-        QCOMPARE(c.optim.lr, 0.0025);
+        QCOMPARE_BITS(c.optim.lr, 0.0025);
         QCOMPARE(c.train.batch_size, int64_t(64));
         QCOMPARE(c.precision.keep_fp32, (std::vector<std::string>{"fc2", "loss"}));
         QCOMPARE(c.seed, std::numeric_limits<uint64_t>::max());

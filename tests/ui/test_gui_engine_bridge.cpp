@@ -13,6 +13,7 @@
 #include <utility>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "EngineBridge.h"
 #include "RecordDispatcher.h"
 #include "report/RunReplay.h"

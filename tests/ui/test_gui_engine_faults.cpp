@@ -8,6 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "EngineBridge.h"
 #include <QAction>
 

@@ -8,6 +8,7 @@
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "OneRunSet.h"
 #include <QtWidgets/QApplication>
 #include <QtWidgets/QMenuBar>
@@ -144,8 +145,8 @@ private Q_SLOTS:
         QCOMPARE(savePlotImage(&plot, tmp.filePath(QStringLiteral("zoomed.png")),
                                {QString(), QSize(600, 400), 96.0}),
                  QString());
-        QCOMPARE(plot.xAxis->range().lower, before.lower);
-        QCOMPARE(plot.xAxis->range().upper, before.upper);
+        QCOMPARE_BITS(plot.xAxis->range().lower, before.lower);
+        QCOMPARE_BITS(plot.xAxis->range().upper, before.upper);
         QCOMPARE(plot.width(), 600);
         // Zoomed and full views are different pictures.
         plot.resetView();

@@ -18,6 +18,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "FormatRecordSupport.h"
 #include "OneRunSet.h"
 #include <cmath>
@@ -123,34 +124,34 @@ private Q_SLOTS:
         QCOMPARE(view.stepSlider()->value(), 1);
         QCOMPARE(view.shownStep(), int64_t{20});
         QCOMPARE(view.metric(), FormatSweepView::Metric::Underflow);
-        QCOMPARE(map->value(0, fp16), 2.0 / 200.0);
-        QCOMPARE(map->value(0, e4m3), 50.0 / 200.0);
-        QCOMPARE(map->value(1, fp16), 0.0);
+        QCOMPARE_BITS(map->value(0, fp16), 2.0 / 200.0);
+        QCOMPARE_BITS(map->value(0, e4m3), 50.0 / 200.0);
+        QCOMPARE_BITS(map->value(1, fp16), 0.0);
         QVERIFY(std::isnan(map->value(1, e4m3)));  // no record for fc2 in e4m3 at step 20
         QCOMPARE(map->drawnText(0, e4m3), QStringLiteral("25.0%"));
         QCOMPARE(map->drawnText(1, e4m3), QStringLiteral("\u2013"));
 
         view.setMetric(FormatSweepView::Metric::Saturation);
-        QCOMPARE(map->value(1, fp16), 30.0 / 300.0);
+        QCOMPARE_BITS(map->value(1, fp16), 30.0 / 300.0);
         view.setMetric(FormatSweepView::Metric::Snr);
-        QCOMPARE(map->value(0, fp16), 40.0);
-        QCOMPARE(map->value(1, fp16), 50.0);
+        QCOMPARE_BITS(map->value(0, fp16), 40.0);
+        QCOMPARE_BITS(map->value(1, fp16), 50.0);
         QCOMPARE(map->drawnText(1, fp16), QStringLiteral("50.0 dB"));
 
         // Back to step 10 with the slider.
         view.stepSlider()->setValue(0);
         QCOMPARE(view.shownStep(), int64_t{10});
         QCOMPARE(view.stepLabel()->text(), QStringLiteral("step 10 (1 of 2)"));
-        QCOMPARE(map->value(0, e4m3), 10.0);
+        QCOMPARE_BITS(map->value(0, e4m3), 10.0);
         QVERIFY(std::isinf(map->value(0, fp16)) && map->value(0, fp16) > 0);  // held exactly
         QCOMPARE(map->drawnText(0, fp16), QStringLiteral("exact"));
-        QCOMPARE(map->value(1, fp16), 30.0);
-        QCOMPARE(map->value(1, e4m3), 20.0);
+        QCOMPARE_BITS(map->value(1, fp16), 30.0);
+        QCOMPARE_BITS(map->value(1, e4m3), 20.0);
         view.setMetric(FormatSweepView::Metric::Underflow);
-        QCOMPARE(map->value(0, e4m3), 25.0 / 200.0);
-        QCOMPARE(map->value(1, e4m3), 6.0 / 300.0);
+        QCOMPARE_BITS(map->value(0, e4m3), 25.0 / 200.0);
+        QCOMPARE_BITS(map->value(1, e4m3), 6.0 / 300.0);
         view.setMetric(FormatSweepView::Metric::Saturation);
-        QCOMPARE(map->value(1, fp16), 3.0 / 300.0);
+        QCOMPARE_BITS(map->value(1, fp16), 3.0 / 300.0);
 
         // A new step while the slider is held back: it stays at step 10.
         feed << toJson(sweep(30, "fc1", "gradient", "fp16", 200, 0, 0, 1.0, 1.0));
@@ -162,7 +163,7 @@ private Q_SLOTS:
         view.setTensor(QStringLiteral("activation"));
         QCOMPARE(map->rows(), QStringList({"fc1"}));
         view.setMetric(FormatSweepView::Metric::Underflow);
-        QCOMPARE(map->value(0, fp16), 100.0 / 400.0);
+        QCOMPARE_BITS(map->value(0, fp16), 100.0 / 400.0);
         QCOMPARE(view.shownStep(), int64_t{10});
     }
 
@@ -181,7 +182,7 @@ private Q_SLOTS:
         feed << toJson(sweep(20, "fc1", "gradient", "fp16", 200, 4, 0, 1.0, 100.0));
         feed.endBatch();
         QCOMPARE(view.keptSteps(), (std::vector<int64_t>{20}));
-        QCOMPARE(view.heatmap()->value(0, columnOf(view.heatmap(), "fp16")), 4.0 / 200.0);
+        QCOMPARE_BITS(view.heatmap()->value(0, columnOf(view.heatmap(), "fp16")), 4.0 / 200.0);
     }
 
     void formatSweepSaysWhyItIsEmpty() {
@@ -332,7 +333,7 @@ private Q_SLOTS:
         // 0.1 = 1.6 x 2^-4. fp16: exponent -4 + 15 = 01011, mantissa round(0.6 x 2^10) =
         // 614 = 1001100110: 0x2e66 = 1638 / 2^14 = 0.0999755859375.
         view.setValueText(QStringLiteral("0.1"));
-        QCOMPARE(view.value(), 0.1);
+        QCOMPARE_BITS(view.value(), 0.1);
         QCOMPARE(view.cellText("fp16", FormatExplorerView::kCode), QStringLiteral("0x2e66"));
         QCOMPARE(view.cellText("fp16", FormatExplorerView::kBits), QStringLiteral("0 01011 1001100110"));
         QCOMPARE(view.cellText("fp16", FormatExplorerView::kValue), QStringLiteral("0.0999755859375"));
@@ -400,7 +401,7 @@ private Q_SLOTS:
         // Not a number: one line, and the table stays as it was.
         view.setValueText(QStringLiteral("zero point one"));
         QVERIFY(view.errorText().contains(QStringLiteral("is not a number")));
-        QCOMPARE(view.value(), 2.5);
+        QCOMPARE_BITS(view.value(), 2.5);
         QCOMPARE(view.cellText("e2m1", FormatExplorerView::kValue), QStringLiteral("2"));
     }
 
@@ -428,7 +429,7 @@ private Q_SLOTS:
         QCOMPARE(view.rangesPlot()->histogram(), (std::map<int, int64_t>{{-20, 40}, {-12, 100}}));
         QCOMPARE(view.rangesPlot()->formats().size(), std::size_t{6});
         QCOMPARE(view.rangesPlot()->formats()[1].name, QStringLiteral("fp16"));
-        QCOMPARE(view.rangesPlot()->formats()[1].minSubnormal, std::ldexp(1.0, -24));
+        QCOMPARE_BITS(view.rangesPlot()->formats()[1].minSubnormal, std::ldexp(1.0, -24));
 
         settle(view);
         view.rangesPlot()->replot();
@@ -436,7 +437,7 @@ private Q_SLOTS:
         // 2^-19.5 = sqrt(2) x 2^-20.
         QVERIFY2(std::fabs(view.value() / std::ldexp(std::sqrt(2.0), -20) - 1.0) < 1e-15,
                  qPrintable(QString::number(view.value(), 'g', 17)));
-        QCOMPARE(view.rangesPlot()->markedLog2(), std::log2(view.value()));
+        QCOMPARE_BITS(view.rangesPlot()->markedLog2(), std::log2(view.value()));
         // In fp16 it is subnormal: 2^-19.5 / 2^-24 = 2^4.5 = 22.63 -> 23 x 2^-24 = 0x0017.
         QCOMPARE(view.cellText("fp16", FormatExplorerView::kCode), QStringLiteral("0x0017"));
         QCOMPARE(view.cellText("fp16", FormatExplorerView::kValue), QStringLiteral("1.3709068298339844e-06"));
@@ -597,7 +598,7 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(window.openRun(QString::fromStdString(dir), &error), qPrintable(error));
         QTRY_COMPARE(window.views().blockScales->plot()->bars(), (std::map<int, int64_t>{{-3, 4}, {-1, 6}}));
-        QCOMPARE(window.views().formatSweep->heatmap()->value(0, 0), 16.0 / 64.0);
+        QCOMPARE_BITS(window.views().formatSweep->heatmap()->value(0, 0), 16.0 / 64.0);
         QCOMPARE(window.views().scaling->overflowSteps(), (std::vector<int64_t>{10}));
         // The most common block scale, 2^-1 in e2m1, is the explorer's.
         QCOMPARE(window.views().formatExplorer->scaleSpin()->value(), -1);

@@ -18,6 +18,7 @@
 #include <QScreen>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "ExecutionBadge.h"
@@ -377,8 +378,8 @@ private Q_SLOTS:
         const auto& loss = window.runSet()->focused()->steps().loss();
         QCOMPARE(loss.appendedCount(), steps);
         QVERIFY(loss.size() <= loss.maxKeptPoints());
-        QCOMPARE(loss.maxY(), 1e5);
-        QCOMPARE(loss.x(loss.nearestIndex(250001)), 250001.0);  // the first NaN is kept
+        QCOMPARE_BITS(loss.maxY(), 1e5);
+        QCOMPARE_BITS(loss.x(loss.nearestIndex(250001)), 250001.0);  // the first NaN is kept
         QVERIFY(std::isnan(loss.y(loss.nearestIndex(250001))));
         QVERIFY(window.views().loss->rawLossGraph()->dataCount() <= 2 * 4096 + 2);
         QVERIFY(window.views().histograms->stepSlider()->maximum() + 1 <=
@@ -447,7 +448,7 @@ private Q_SLOTS:
         {
             MainWindow window(o);
             window.show();
-            QCOMPARE(window.configPanel()->config().optim.lr, 0.0042);
+            QCOMPARE_BITS(window.configPanel()->config().optim.lr, 0.0042);
             QCOMPARE(window.configPanel()->config().model.hidden, (std::vector<int64_t>{16, 16}));
             QVERIFY(window.dockLayout()->docks().at(3)->isHidden());
             window.dockLayout()->resetLayout();

@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
+#include "ExactCompare.h"
 #include "OneRunSet.h"
 #include "ProgressEstimator.h"
 #include "RunDirectoryNaming.h"
@@ -123,8 +124,8 @@ private Q_SLOTS:
         QCOMPARE(s.appendedCount(), int64_t{n});
         QVERIFY(s.size() <= s.maxKeptPoints());  // bounded, whatever n is
         QVERIFY(s.size() >= s.bucketLimit() / 2);
-        QCOMPARE(s.maxY(), std::sin(654321 * 0.001) + 50.0);
-        QCOMPARE(s.lastX(), double(n - 1));
+        QCOMPARE_BITS(s.maxY(), std::sin(654321 * 0.001) + 50.0);
+        QCOMPARE_BITS(s.lastX(), double(n - 1));
         std::vector<DecimatedSeries::Point> view;
         s.view(0, n - 1, 1000, view);
         QVERIFY(view.size() <= 2000);
@@ -134,11 +135,11 @@ private Q_SLOTS:
             top = std::max(top, p.y);
             bottom = std::min(bottom, p.y);
         }
-        QCOMPARE(top, s.maxY());  // the spike survives decimation
-        QCOMPARE(bottom, s.minY());
+        QCOMPARE_BITS(top, s.maxY());  // the spike survives decimation
+        QCOMPARE_BITS(bottom, s.minY());
         for (std::size_t i = 1; i < view.size(); ++i) QVERIFY(view[i - 1].x <= view[i].x);
         QCOMPARE(s.nearestIndex(-5), std::size_t(0));
-        QCOMPARE(s.x(s.nearestIndex(654321.4)), 654321.0);  // the spike is a kept point
+        QCOMPARE_BITS(s.x(s.nearestIndex(654321.4)), 654321.0);  // the spike is a kept point
 
         // Below the bucket limit every point is kept: zoomed in, the raw points plus one
         // neighbour on each side.
@@ -147,8 +148,8 @@ private Q_SLOTS:
         QCOMPARE(small.size(), std::size_t(10000));
         small.view(1000, 1100, 1000, view);
         QCOMPARE(view.size(), std::size_t(103));
-        QCOMPARE(view.front().x, 999.0);
-        QCOMPARE(view.back().x, 1101.0);
+        QCOMPARE_BITS(view.front().x, 999.0);
+        QCOMPARE_BITS(view.back().x, 1101.0);
         QCOMPARE(small.nearestIndex(1000.4), std::size_t(1000));
     }
 
@@ -166,8 +167,8 @@ private Q_SLOTS:
         const std::vector<double> xs = {0, 1, 2, 4, 5, 6, 7, 8};
         QCOMPARE(s.xs(), xs);
         QVERIFY(std::isnan(s.y(3)));
-        QCOMPARE(s.minY(), -4.0);
-        QCOMPARE(s.maxY(), 9.0);
+        QCOMPARE_BITS(s.minY(), -4.0);
+        QCOMPARE_BITS(s.maxY(), 9.0);
         // Two more merges: 16 appended points later, buckets of 8 points.
         for (int i = 9; i < 40; ++i) s.append(i, i == 30 ? 100.0 : 0.5);
         QCOMPARE(s.pointsPerBucket(), std::size_t(8));
@@ -187,7 +188,7 @@ private Q_SLOTS:
     void decimatedSeriesLeavesGapsForNonFiniteRuns() {
         DecimatedSeries s;
         for (int i = 0; i < 10000; ++i) s.append(i, (i >= 4000 && i < 6000) ? NAN : 1.0);
-        QCOMPARE(s.minY(), 1.0);
+        QCOMPARE_BITS(s.minY(), 1.0);
         std::vector<DecimatedSeries::Point> view;
         s.view(0, 9999, 100, view);
         int gaps = 0;
@@ -221,7 +222,7 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 points, buckets of %2").arg(zoomed).arg(perBucket)));
         feed.appendSteps(lossSteps(1000001, 10));
         feed.endOfBatch();
-        QCOMPARE(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
+        QCOMPARE_BITS(plot.xAxis->range().lower, 500000.0);  // the user's view is kept
         plot.resetView();
         QVERIFY(plot.isFollowing());
         QVERIFY(plot.xAxis->range().upper >= 1000010);
@@ -248,8 +249,8 @@ private Q_SLOTS:
         plot.replot(QCustomPlot::rpImmediateRefresh);
         const DecimatedSeries& loss = feed.run->steps().loss();
         QVERIFY(loss.size() <= loss.maxKeptPoints());
-        QCOMPARE(loss.minY(), -50.0);
-        QCOMPARE(loss.maxY(), 1e6);
+        QCOMPARE_BITS(loss.minY(), -50.0);
+        QCOMPARE_BITS(loss.maxY(), 1e6);
         const auto at = [&](double step) -> std::optional<double> {
             const std::size_t i = loss.lowerIndex(step);
             if (i < loss.size() && loss.x(i) == step) return loss.y(i);
@@ -265,7 +266,7 @@ private Q_SLOTS:
         for (auto it = plot.rawLossGraph()->data()->constBegin();
              it != plot.rawLossGraph()->data()->constEnd(); ++it)
             if (std::isfinite(it->value)) top = std::max(top, it->value);
-        QCOMPARE(top, 1e6);
+        QCOMPARE_BITS(top, 1e6);
     }
 
     void lossPlotMarksSkippedStepsAndEpochs() {
@@ -471,7 +472,7 @@ private Q_SLOTS:
             QVERIFY2(ticks.size() >= 3 && ticks.size() <= 6, qPrintable(QString::number(ticks.size())));
             const QFontMetrics metrics(slice.xAxis->tickLabelFont());
             for (int i = 0; i < ticks.size(); ++i) {
-                QCOMPARE(std::fmod(ticks[i], 4.0), 0.0);
+                QCOMPARE_BITS(std::fmod(ticks[i], 4.0), 0.0);
                 QCOMPARE(labels[i], powerOfTwoText(ticks[i]));
                 if (i == 0) continue;
                 const double gap = slice.xAxis->coordToPixel(ticks[i]) - slice.xAxis->coordToPixel(ticks[i - 1]);
@@ -500,10 +501,10 @@ private Q_SLOTS:
             QTest::mouseDClick(&plot, Qt::MiddleButton, {}, centre);  // not the reset button
             QVERIFY(plot.xAxis->range() != x);
             QTest::mouseDClick(&plot, Qt::LeftButton, {}, centre);
-            QCOMPARE(plot.xAxis->range().lower, x.lower);
-            QCOMPARE(plot.xAxis->range().upper, x.upper);
-            QCOMPARE(plot.yAxis->range().lower, y.lower);
-            QCOMPARE(plot.yAxis->range().upper, y.upper);
+            QCOMPARE_BITS(plot.xAxis->range().lower, x.lower);
+            QCOMPARE_BITS(plot.xAxis->range().upper, x.upper);
+            QCOMPARE_BITS(plot.yAxis->range().lower, y.lower);
+            QCOMPARE_BITS(plot.yAxis->range().upper, y.upper);
         };
 
         OneRunSet feed;
@@ -566,7 +567,7 @@ private Q_SLOTS:
         QVERIFY2(cells < 600, qPrintable(QString::number(cells)));
         int nanCell = -1;
         map.namedRowsMap()->data()->coordToCell(30100.0, 0.0, &nanCell, nullptr);
-        QCOMPARE(map.namedRowsMap()->data()->cell(nanCell, 0), 4.0);
+        QCOMPARE_BITS(map.namedRowsMap()->data()->cell(nanCell, 0), 4.0);
         int cellsWithNaN = 0;
         for (int c = 0; c < cells; ++c) cellsWithNaN += map.namedRowsMap()->data()->cell(c, 0) == 4.0;
         // A column narrower than a cell touches one cell or two, never more.
@@ -582,18 +583,18 @@ private Q_SLOTS:
         QCOMPARE(map.stepOfColumn(0), int64_t(100));
         QCOMPARE(map.stepOfColumn(599), int64_t(60000));
         // Column 300 is the one handed over, not a mean with its neighbour.
-        QCOMPARE(map.value(300, 97), 4.0);
-        QCOMPARE(map.value(301, 97), 0.0);
-        QCOMPARE(map.smallestPositive(), 1.0);
-        QCOMPARE(map.largest(), 1000.0);
+        QCOMPARE_BITS(map.value(300, 97), 4.0);
+        QCOMPARE_BITS(map.value(301, 97), 0.0);
+        QCOMPARE_BITS(map.smallestPositive(), 1.0);
+        QCOMPARE_BITS(map.largest(), 1000.0);
         QVERIFY(map.colorScale()->dataRange().lower > 0);
         QCOMPARE(map.colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
         QVERIFY(!map.colorScale()->axis()->label().isEmpty());
         // Maps side by side share one colour scale.
         map.setColourRange(0.5, 5000.0);
         map.refresh();
-        QCOMPARE(map.colorScale()->dataRange().lower, 0.5);
-        QCOMPARE(map.colorScale()->dataRange().upper, 5000.0);
+        QCOMPARE_BITS(map.colorScale()->dataRange().lower, 0.5);
+        QCOMPARE_BITS(map.colorScale()->dataRange().upper, 5000.0);
 
         // A column of the wrong height is refused, not guessed at.
         map.appendColumn(1, std::vector<double>(5, 1.0));
@@ -608,21 +609,21 @@ private Q_SLOTS:
         // The scaled lines sit at each limit minus log2(scale); ids follow creation order.
         // The limits as round to nearest decides them: |x| <= 2^-25 flushes (bin -25
         // rounds up to 2^-24), subnormal below 2^-14, overflow from bin 16.
-        QCOMPARE(map.overlayY(4), -41.0);
-        QCOMPARE(map.overlayY(5), -30.0);
-        QCOMPARE(map.overlayY(6), 0.0);
+        QCOMPARE_BITS(map.overlayY(4), -41.0);
+        QCOMPARE_BITS(map.overlayY(5), -30.0);
+        QCOMPARE_BITS(map.overlayY(6), 0.0);
         map.showFp16Limits(10);
         QCOMPARE(map.overlayCount(), 6);
-        QCOMPARE(map.overlayY(4), -35.0);
-        QCOMPARE(map.overlayY(6), 6.0);
+        QCOMPARE_BITS(map.overlayY(4), -35.0);
+        QCOMPARE_BITS(map.overlayY(6), 6.0);
         // The bands are the unscaled limits.
-        QCOMPARE(map.overlayY(2), -25.0);
-        QCOMPARE(map.overlayY(3), 16.0);
+        QCOMPARE_BITS(map.overlayY(2), -25.0);
+        QCOMPARE_BITS(map.overlayY(3), 16.0);
 
         const int line = map.addLine(-3.0, "custom", Qt::black);
-        QCOMPARE(map.overlayY(line), -3.0);
+        QCOMPARE_BITS(map.overlayY(line), -3.0);
         map.moveOverlay(line, -5.0);
-        QCOMPARE(map.overlayY(line), -5.0);
+        QCOMPARE_BITS(map.overlayY(line), -5.0);
         map.removeOverlay(line);
         QCOMPARE(map.overlayCount(), 6);
         map.clearOverlays();
@@ -647,7 +648,7 @@ private Q_SLOTS:
         QVERIFY(map.namedRowsRect()->rect().bottom() < map.yAxis->axisRect()->rect().top());
         int key = 0, value = 0;
         map.namedRowsMap()->data()->coordToCell(map.columnX(0), 0.0, &key, &value);
-        QCOMPARE(map.namedRowsMap()->data()->cell(key, value), 3.0);
+        QCOMPARE_BITS(map.namedRowsMap()->data()->cell(key, value), 3.0);
         QCPAxis* names = map.namedRowsRect()->axis(QCPAxis::atLeft);
         const QPoint nanCell(cell.x(), int(names->coordToPixel(0)));
         const QString nanText = map.tooltipText(nanCell);
@@ -671,7 +672,7 @@ private Q_SLOTS:
         QVERIFY(map.xAxis->range().lower <= 1.0);
         QVERIFY(map.xAxis->range().upper >= 120.0);
         QVERIFY(map.xAxis->range().upper <= 130.0);
-        QCOMPARE(map.columnX(1), 50.0);
+        QCOMPARE_BITS(map.columnX(1), 50.0);
         QCOMPARE(map.columnAt(50.0), 1);
         QCOMPARE(map.columnAt(74.0), 1);
         QCOMPARE(map.columnAt(76.0), 2);
@@ -683,8 +684,8 @@ private Q_SLOTS:
             map.colorMap()->data()->coordToCell(x, -9.5, &key, &value);
             return map.colorMap()->data()->cell(key, value);
         };
-        QCOMPARE(cellAt(50.0), 5.0);
-        QCOMPARE(cellAt(100.0), 5.0);
+        QCOMPARE_BITS(cellAt(50.0), 5.0);
+        QCOMPARE_BITS(cellAt(100.0), 5.0);
         // A column's width on screen: about 50 steps of a 125-step axis.
         const double width = map.xAxis->coordToPixel(75.0) - map.xAxis->coordToPixel(25.0);
         QVERIFY(width > 0.3 * map.xAxis->axisRect()->width());
@@ -714,7 +715,7 @@ private Q_SLOTS:
         QCOMPARE(map.rowCount(), 3);
         QVERIFY(!map.namedRowsRect());  // the names are the map's own rows
         map.appendColumn(1, {0.5, 0.0, 0.25});
-        QCOMPARE(map.value(0, 2), 0.25);
+        QCOMPARE_BITS(map.value(0, 2), 0.25);
     }
 
     // Opening a long run reads step lines without JSON (parseStepRecordText); whatever
@@ -816,7 +817,7 @@ private Q_SLOTS:
         QCOMPARE(parsed->step, int64_t(12));
         QVERIFY(std::isnan(parsed->loss));
         QVERIFY(std::isinf(parsed->gradNorm) && parsed->gradNorm > 0);
-        QCOMPARE(parsed->scaleAfter, 32768.0);
+        QCOMPARE_BITS(parsed->scaleAfter, 32768.0);
         QVERIFY(parsed->stepSkipped && parsed->foundInf);
         QVERIFY(parsed->scaleChange == ScaleChange::Backoff);
         QCOMPARE(QString::fromStdString(parsed->firstNonFiniteLayer), QString("conv2"));
@@ -829,7 +830,7 @@ private Q_SLOTS:
         e.valAccuracy = NAN;
         const auto epoch = epochFromJson(epochRecord(e));
         QVERIFY(epoch.has_value());
-        QCOMPARE(epoch->valLoss, 0.5);
+        QCOMPARE_BITS(epoch->valLoss, 0.5);
         QVERIFY(std::isnan(epoch->valAccuracy));
     }
 
@@ -839,12 +840,12 @@ private Q_SLOTS:
         QVERIFY(p.etaSeconds() < 0);
         p.update(10, 1.0);
         p.update(20, 2.0);
-        QCOMPARE(p.etaSeconds(), 8.0);  // 10 steps/s, 80 to go
+        QCOMPARE_BITS(p.etaSeconds(), 8.0);  // 10 steps/s, 80 to go
         p.pause(2.0);
         p.resume(12.0);  // ten paused seconds do not count
         p.update(30, 13.0);
-        QCOMPARE(p.etaSeconds(), 7.0);
-        QCOMPARE(p.fraction(), 0.3);
+        QCOMPARE_BITS(p.etaSeconds(), 7.0);
+        QCOMPARE_BITS(p.fraction(), 0.3);
     }
 
     void runDirectoriesAreNewAndReadable() {

@@ -14,6 +14,7 @@
 #include <QtTest/QtTest>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "DockLayout.h"
 #include "MainWindow.h"
 #include "WindowActions.h"

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "views/ProbeSeriesStore.h"
 
 using namespace ampscope::ui;
@@ -66,9 +67,9 @@ private Q_SLOTS:
         append(store, 50, 0.5);
         QCOMPARE(store.thinnings(), 1);
         QCOMPARE(store.steps(), (std::vector<int64_t>{20, 30, 50}));
-        QCOMPARE(store.entry(0), 5.0);
-        QCOMPARE(store.entry(1), 3.0);
-        QCOMPARE(store.entry(2), 0.5);
+        QCOMPARE_BITS(store.entry(0), 5.0);
+        QCOMPARE_BITS(store.entry(1), 3.0);
+        QCOMPARE_BITS(store.entry(2), 0.5);
     }
 
     void withoutAWeightEverySecondStepStaysAndAnOddLastOneToo() {
@@ -77,8 +78,8 @@ private Q_SLOTS:
         append(store, 6, 600.0);
         // Pairs (1,2) -> 1, (3,4) -> 3, 5 alone stays; then 6: ceil(5/2) + 1 = 4 entries.
         QCOMPARE(store.steps(), (std::vector<int64_t>{1, 3, 5, 6}));
-        QCOMPARE(store.entry(1), 300.0);
-        QCOMPARE(store.entry(2), 500.0);
+        QCOMPARE_BITS(store.entry(1), 300.0);
+        QCOMPARE_BITS(store.entry(2), 500.0);
     }
 
     void neverHoldsMoreThanItsCapacity() {
@@ -96,7 +97,7 @@ private Q_SLOTS:
         for (std::size_t i = 1; i < store.size(); ++i)
             QVERIFY(store.step(i - 1) < store.step(i));
         for (std::size_t i = 0; i < store.size(); ++i)
-            QCOMPARE(store.entry(i), static_cast<double>(store.step(i)));  // moved with its step
+            QCOMPARE_BITS(store.entry(i), static_cast<double>(store.step(i)));  // moved with its step
     }
 
     void aCapacityBelowTwoIsTakenAsTwo() {

@@ -15,6 +15,7 @@
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "OneRunSet.h"
 #include <cmath>
 #include <nlohmann/json.hpp>
@@ -196,19 +197,19 @@ private Q_SLOTS:
         QCOMPARE(map->columnCount(), 2);
         QCOMPARE(map->stepOfColumn(0), int64_t(1));
         QCOMPARE(map->stepOfColumn(1), int64_t(2));
-        QCOMPARE(map->value(0, binRow(-30)), 7.0);
-        QCOMPARE(map->value(0, binRow(-10)), 3.0);
-        QCOMPARE(map->value(0, binRow(-20)), 0.0);
-        QCOMPARE(map->value(1, binRow(-20)), 5.0);
-        QCOMPARE(map->value(0, 97), 2.0);   // zero
-        QCOMPARE(map->value(0, 98), 1.0);   // NaN
-        QCOMPARE(map->value(1, 99), 4.0);   // +Inf
-        QCOMPARE(map->value(1, 100), 0.0);  // -Inf
+        QCOMPARE_BITS(map->value(0, binRow(-30)), 7.0);
+        QCOMPARE_BITS(map->value(0, binRow(-10)), 3.0);
+        QCOMPARE_BITS(map->value(0, binRow(-20)), 0.0);
+        QCOMPARE_BITS(map->value(1, binRow(-20)), 5.0);
+        QCOMPARE_BITS(map->value(0, 97), 2.0);   // zero
+        QCOMPARE_BITS(map->value(0, 98), 1.0);   // NaN
+        QCOMPARE_BITS(map->value(1, 99), 4.0);   // +Inf
+        QCOMPARE_BITS(map->value(1, 100), 0.0);  // -Inf
 
         // Another layer: the map is rebuilt from what was kept.
         view.setLayer("out");
         QCOMPARE(map->columnCount(), 1);
-        QCOMPARE(map->value(0, binRow(-40)), 9.0);
+        QCOMPARE_BITS(map->value(0, binRow(-40)), 9.0);
         // A layer without parameter gradients: an empty map that says why.
         view.setLayer("act1");
         QCOMPARE(map->columnCount(), 0);
@@ -220,7 +221,7 @@ private Q_SLOTS:
         viewFeed.takeHistogram(histogram(3, "fc1", probe_kind::kParamGrad, {{-5, 11}}));
         viewFeed.endOfBatch();
         QCOMPARE(map->columnCount(), 3);
-        QCOMPARE(map->value(2, binRow(-5)), 11.0);
+        QCOMPARE_BITS(map->value(2, binRow(-5)), 11.0);
     }
 
     void histogramBandsAndScaledLimitsFollowTheScale() {
@@ -253,14 +254,14 @@ private Q_SLOTS:
         // An older step keeps the scale it ran at.
         view.selectStep(1);
         QCOMPARE(view.slice()->step(), int64_t(1));
-        QCOMPARE(view.slice()->barValue(-30), 7.0);
+        QCOMPARE_BITS(view.slice()->barValue(-30), 7.0);
         QCOMPARE(view.slice()->scaledLimitXs(), (std::vector<double>{-41.0, -30.0, 0.0}));
 
         // Scaled gradients are what fp16 holds: bands only, no shifted lines.
         view.setKind("param_grad_scaled");
         QVERIFY(view.scaledLimitYs().empty());
         QVERIFY(view.slice()->scaledLimitXs().empty());
-        QCOMPARE(view.slice()->barValue(-14), 7.0);
+        QCOMPARE_BITS(view.slice()->barValue(-14), 7.0);
     }
 
     void histogramLinesAreLeftOutAtScaleOne() {
@@ -272,7 +273,7 @@ private Q_SLOTS:
         viewFeed.endOfBatch();
         QVERIFY(view.scaledLimitYs().empty());
         QVERIFY(view.slice()->scaledLimitXs().empty());
-        QCOMPARE(view.slice()->barValue(-27), 3.0);
+        QCOMPARE_BITS(view.slice()->barValue(-27), 3.0);
         QVERIFY(view.slice()->titleText().contains("step 1"));
     }
 
@@ -295,7 +296,7 @@ private Q_SLOTS:
 
         view.stepSlider()->setValue(0);
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(1));
-        QCOMPARE(view.slice()->barValue(-11), 1.0);
+        QCOMPARE_BITS(view.slice()->barValue(-11), 1.0);
         QVERIFY(!view.followsNewestStep());
         // A new step does not move a slice the user chose.
         viewFeed.appendSteps({stepWithScale(4, 1.0)});
@@ -310,7 +311,7 @@ private Q_SLOTS:
         const QPoint at(static_cast<int>(map->xAxis->coordToPixel(map->columnX(1))), area.center().y());
         QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, at);
         QCOMPARE(view.selectedStep(), std::optional<int64_t>(2));
-        QCOMPARE(view.slice()->barValue(-12), 1.0);
+        QCOMPARE_BITS(view.slice()->barValue(-12), 1.0);
         // Back at the right end, it follows again.
         view.stepSlider()->setValue(view.stepSlider()->maximum());
         QVERIFY(view.followsNewestStep());
@@ -371,22 +372,22 @@ private Q_SLOTS:
 
         QCOMPARE(view.rowLayers(), (QStringList{"fc1", "out"}));  // layers with counts
         QCOMPARE(view.heatmap()->columnCount(), 2);
-        QCOMPARE(view.cell("fc1", 0), 0.25);
-        QCOMPARE(view.cell("out", 0), 0.0);
-        QCOMPARE(view.cell("fc1", 1), 0.5);
-        QCOMPARE(view.cell("out", 1), 0.001);
+        QCOMPARE_BITS(view.cell("fc1", 0), 0.25);
+        QCOMPARE_BITS(view.cell("out", 0), 0.0);
+        QCOMPARE_BITS(view.cell("fc1", 1), 0.5);
+        QCOMPARE_BITS(view.cell("out", 1), 0.001);
         // The map draws the first layer on top: its row is the last one.
-        QCOMPARE(view.heatmap()->value(0, 1), 0.25);
+        QCOMPARE_BITS(view.heatmap()->value(0, 1), 0.25);
         // Lines: 0.5 down to 0.001 spans more than two decades: log axis.
         QCOMPARE(view.linePlot()->graphOf(0)->dataCount(), 2);
         QVERIFY(view.linePlot()->isLogarithmic());
 
         view.setFraction(UnderflowView::Fraction::Subnormal);
-        QCOMPARE(view.cell("out", 0), 0.1);
-        QCOMPARE(view.cell("fc1", 0), 0.0);
+        QCOMPARE_BITS(view.cell("out", 0), 0.1);
+        QCOMPARE_BITS(view.cell("fc1", 0), 0.0);
         QVERIFY(!view.linePlot()->isLogarithmic());
         view.setFraction(UnderflowView::Fraction::Overflow);
-        QCOMPARE(view.cell("out", 1), 0.002);
+        QCOMPARE_BITS(view.cell("out", 1), 0.002);
 
         // A step is drawn once every layer has reported it.
         view.setFraction(UnderflowView::Fraction::Flushed);
@@ -396,7 +397,7 @@ private Q_SLOTS:
         viewFeed.takeUnderflow(underflow(3, "out", 0, 0, 4));
         viewFeed.endOfBatch();
         QCOMPARE(view.heatmap()->columnCount(), 3);
-        QCOMPARE(view.cell("fc1", 2), 0.75);
+        QCOMPARE_BITS(view.cell("fc1", 2), 0.75);
 
         // Unchecking a layer hides its line and legend entry.
         view.setLayerChecked("out", false);
@@ -433,9 +434,9 @@ private Q_SLOTS:
         QVERIFY(first->colour() != second->colour());
         QCOMPARE(plot->lineGraph(0)->pen().style(), plot->lineGraph(2)->pen().style());
         QVERIFY(plot->lineGraph(0)->pen().style() != plot->lineGraph(1)->pen().style());
-        QCOMPARE(plot->lineGraph(0)->data()->at(0)->value, 0.001);
-        QCOMPARE(plot->lineGraph(2)->data()->at(0)->value, 0.25);
-        QCOMPARE(plot->lineGraph(3)->data()->at(0)->value, 0.1);
+        QCOMPARE_BITS(plot->lineGraph(0)->data()->at(0)->value, 0.001);
+        QCOMPARE_BITS(plot->lineGraph(2)->data()->at(0)->value, 0.25);
+        QCOMPARE_BITS(plot->lineGraph(3)->data()->at(0)->value, 0.1);
 
         // The focused run goes on: its lines grow, the other run's do not.
         feed.takeUnderflow(underflow(2, "fc1", 5, 0, 995));
@@ -483,18 +484,18 @@ private Q_SLOTS:
         HeatmapPlot* theirs = view.pane(1)->heatmap();
         QCOMPARE(mine->columnCount(), 1);
         QCOMPARE(theirs->columnCount(), 1);
-        QCOMPARE(mine->value(0, -26 + 64), 40.0);
-        QCOMPARE(theirs->value(0, -10 + 64), 1000.0);
+        QCOMPARE_BITS(mine->value(0, -26 + 64), 40.0);
+        QCOMPARE_BITS(theirs->value(0, -10 + 64), 1000.0);
         // One y range holding both runs' bins ([-26, -25) and [-10, -9)).
         const QCPRange y = mine->yAxis->range();
-        QCOMPARE(theirs->yAxis->range().lower, y.lower);
-        QCOMPARE(theirs->yAxis->range().upper, y.upper);
+        QCOMPARE_BITS(theirs->yAxis->range().lower, y.lower);
+        QCOMPARE_BITS(theirs->yAxis->range().upper, y.upper);
         QVERIFY2(y.lower <= -26.0 && y.upper >= -9.0, qPrintable(QStringLiteral("%1 .. %2").arg(y.lower).arg(y.upper)));
         // One colour scale: from the smaller run's 40 to the larger's 1000, in both maps.
-        QCOMPARE(mine->colorScale()->dataRange().lower, 40.0);
-        QCOMPARE(mine->colorScale()->dataRange().upper, 1000.0);
-        QCOMPARE(theirs->colorScale()->dataRange().lower, 40.0);
-        QCOMPARE(theirs->colorScale()->dataRange().upper, 1000.0);
+        QCOMPARE_BITS(mine->colorScale()->dataRange().lower, 40.0);
+        QCOMPARE_BITS(mine->colorScale()->dataRange().upper, 1000.0);
+        QCOMPARE_BITS(theirs->colorScale()->dataRange().lower, 40.0);
+        QCOMPARE_BITS(theirs->colorScale()->dataRange().upper, 1000.0);
     }
 
     // A long run's probe records: the view keeps at most its bound of them per layer and
@@ -552,7 +553,7 @@ private Q_SLOTS:
         const auto* graph = view.linePlot()->graphOf(0);
         for (auto it = graph->data()->constBegin(); it != graph->data()->constEnd(); ++it)
             if (std::isfinite(it->value)) highest = std::max(highest, it->value);
-        QCOMPARE(highest, 50.0 / 150.0);  // step 7777's overflow survived the thinning
+        QCOMPARE_BITS(highest, 50.0 / 150.0);  // step 7777's overflow survived the thinning
     }
 
     // Both probe docks say on their map why it is empty, and say nothing once it is not.
@@ -605,18 +606,18 @@ private Q_SLOTS:
         QCPGraph* fc1 = plot->graphOf(0, QStringLiteral("fc1"));
         QVERIFY(fc1);
         QCOMPARE(fc1->dataCount(), 2);
-        QCOMPARE(fc1->data()->at(0)->key, 1.0);
-        QCOMPARE(fc1->data()->at(0)->value, 0.75);
-        QCOMPARE(fc1->data()->at(1)->value, 0.2);
-        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 0.0);
-        QCOMPARE(plot->yAxis->range().upper, 1.05);
+        QCOMPARE_BITS(fc1->data()->at(0)->key, 1.0);
+        QCOMPARE_BITS(fc1->data()->at(0)->value, 0.75);
+        QCOMPARE_BITS(fc1->data()->at(1)->value, 0.2);
+        QCOMPARE_BITS(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 0.0);
+        QCOMPARE_BITS(plot->yAxis->range().upper, 1.05);
 
         // The update ratio, on a log axis.
         view.measureChooser()->setCurrentIndex(1);
         QCOMPARE(plot->measure(), UpdatesPlot::Measure::UpdateRatio);
         QCOMPARE(plot->yAxis->scaleType(), QCPAxis::stLogarithmic);
-        QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->data()->at(1)->value, 4e-3);
-        QCOMPARE(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 2e-5);
+        QCOMPARE_BITS(plot->graphOf(0, QStringLiteral("fc1"))->data()->at(1)->value, 4e-3);
+        QCOMPARE_BITS(plot->graphOf(0, QStringLiteral("fc2"))->data()->at(0)->value, 2e-5);
 
         // A second run, compared: it is focused (shown first), in its own colour; the
         // first run's lines stay.
@@ -626,7 +627,7 @@ private Q_SLOTS:
         QCPGraph* mine = plot->graphOf(0, QStringLiteral("fc1"));
         QCPGraph* theirs = plot->graphOf(1, QStringLiteral("fc1"));
         QVERIFY(mine && theirs);
-        QCOMPARE(mine->data()->at(0)->value, 5e-4);
+        QCOMPARE_BITS(mine->data()->at(0)->value, 5e-4);
         QCOMPARE(theirs->dataCount(), 2);
         QCOMPARE(mine->pen().color(), second->colour());
         QVERIFY(theirs->pen().color() != mine->pen().color());
@@ -634,7 +635,7 @@ private Q_SLOTS:
         // Lost updates: the second run measured none, the first still shows its own.
         view.measureChooser()->setCurrentIndex(0);
         QCOMPARE(plot->graphOf(0, QStringLiteral("fc1"))->dataCount(), 0);
-        QCOMPARE(plot->graphOf(1, QStringLiteral("fc1"))->data()->at(0)->value, 0.75);
+        QCOMPARE_BITS(plot->graphOf(1, QStringLiteral("fc1"))->data()->at(0)->value, 0.75);
     }
 
     void nanInspectorSaysWhenThereIsNoEvent() {
@@ -853,14 +854,14 @@ private Q_SLOTS:
         plotFeed.endOfBatch();
         QCOMPARE(plotFeed.run->memory().malformedRecords(), int64_t{2});
         QCOMPARE(plot.rssGraph()->dataCount(), 2);
-        QCOMPARE(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
+        QCOMPARE_BITS(plot.rssGraph()->data()->at(0)->value, 100.0);  // MiB
         QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
-        QCOMPARE(plot.peakRssGraph()->data()->at(1)->value, 300.0);
+        QCOMPARE_BITS(plot.peakRssGraph()->data()->at(1)->value, 300.0);
         QCOMPARE(plot.cudaPeakGraph()->dataCount(), 0);
         QVERIFY(!plot.legend->hasItemWithPlottable(plot.cudaPeakGraph()));
         QVERIFY(plot.legend->hasItemWithPlottable(plot.rssGraph()));
         QVERIFY(plot.activationGraph("float16"));
-        QCOMPARE(plot.activationGraph("float16")->data()->at(0)->value, 0.5);
+        QCOMPARE_BITS(plot.activationGraph("float16")->data()->at(0)->value, 0.5);
         QCOMPARE(plot.yAxis->label(), QString("memory (MiB)"));
         const QString tip = plot.hoverText(1.0, QPoint());
         QVERIFY2(tip.contains("process RSS: 100 MiB"), qPrintable(tip));
@@ -914,9 +915,9 @@ private Q_SLOTS:
         }
         QVERIFY(fc1Histogram && fc1Classes);
         for (int k = kMinExponent + 1; k < kMaxExponent; ++k)
-            QCOMPARE(histograms->heatmap()->value(0, binRow(k)),
+            QCOMPARE_BITS(histograms->heatmap()->value(0, binRow(k)),
                      double(fc1Histogram->histogram.countAt(k)));
-        QCOMPARE(histograms->heatmap()->value(0, 97), double(fc1Histogram->histogram.zero));
+        QCOMPARE_BITS(histograms->heatmap()->value(0, 97), double(fc1Histogram->histogram.zero));
 
         // tiny_gradients' targets are tiny: in fp16 without a scaler most of fc1's weight
         // gradients are subnormal and some flush to 0.
@@ -925,9 +926,9 @@ private Q_SLOTS:
         QCOMPARE(underflow->heatmap()->columnCount(), int(kSteps));
         const Fp16ClassCounts& counts = fc1Classes->counts;
         QVERIFY(counts.flushed > 0);
-        QCOMPARE(underflow->cell("fc1", 0), double(counts.flushed) / double(counts.total()));
+        QCOMPARE_BITS(underflow->cell("fc1", 0), double(counts.flushed) / double(counts.total()));
         underflow->setFraction(UnderflowView::Fraction::Subnormal);
-        QCOMPARE(underflow->cell("fc1", 0), double(counts.subnormal) / double(counts.total()));
+        QCOMPARE_BITS(underflow->cell("fc1", 0), double(counts.subnormal) / double(counts.total()));
         QVERIFY(underflow->cell("fc1", 0) > 0.5);
 
         QVERIFY(!window.views().nanInspector->hasEvent());

@@ -15,6 +15,7 @@
 #include <string>
 #include <unistd.h>
 
+#include "ExactCompare.h"
 #include "MainWindow.h"
 #include "SshServer.h"
 #include "RunOpener.h"

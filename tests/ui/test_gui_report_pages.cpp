@@ -9,6 +9,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
 #include "probes/ProbeRecords.h"
@@ -136,11 +137,11 @@ private Q_SLOTS:
         QCOMPARE(ranked.size(), std::size_t{2});
         QCOMPARE(ranked[0].kind, QString::fromUtf8(scaled.data(), static_cast<qsizetype>(scaled.size())));
         QCOMPARE(ranked[0].layer, QStringLiteral("fc1"));
-        QCOMPARE(ranked[0].binades, 16.0);
+        QCOMPARE_BITS(ranked[0].binades, 16.0);
         QCOMPARE(ranked[0].runA, 0);
         QCOMPARE(ranked[0].runB, 1);
         QCOMPARE(ranked[1].kind, QString::fromUtf8(unscaled.data(), static_cast<qsizetype>(unscaled.size())));
-        QCOMPARE(ranked[1].binades, 4.0);  // the third run's, against either of the others
+        QCOMPARE_BITS(ranked[1].binades, 4.0);  // the third run's, against either of the others
         QCOMPARE(ranked[1].runB, 2);
     }
 
@@ -181,13 +182,13 @@ private Q_SLOTS:
         QCOMPARE(views.flushed()->graphCount(), 2);
         QCOMPARE(views.flushed()->graph(0)->name(), QStringLiteral("no-scaler"));
         QCOMPARE(views.flushed()->graph(0)->dataCount(), 1);
-        QCOMPARE(views.flushed()->graph(0)->data()->at(0)->key, 2.0);
-        QCOMPARE(views.flushed()->graph(0)->data()->at(0)->value, 12.5);
-        QCOMPARE(views.flushed()->graph(1)->data()->at(0)->value, 800.0 / 12.0);
-        QCOMPARE(views.accuracy()->graph(1)->data()->at(0)->value, 75.0);
-        QCOMPARE(views.accuracy()->graph(1)->data()->at(0)->key, 4.0);
+        QCOMPARE_BITS(views.flushed()->graph(0)->data()->at(0)->key, 2.0);
+        QCOMPARE_BITS(views.flushed()->graph(0)->data()->at(0)->value, 12.5);
+        QCOMPARE_BITS(views.flushed()->graph(1)->data()->at(0)->value, 800.0 / 12.0);
+        QCOMPARE_BITS(views.accuracy()->graph(1)->data()->at(0)->value, 75.0);
+        QCOMPARE_BITS(views.accuracy()->graph(1)->data()->at(0)->key, 4.0);
         QCOMPARE(views.contrasts().size(), std::size_t{1});
-        QCOMPARE(views.contrasts()[0].binades, 16.0);
+        QCOMPARE_BITS(views.contrasts()[0].binades, 16.0);
         views.showContrast(views.contrasts()[0]);
         QCOMPARE(views.histogramPanes().size(), std::size_t{2});
     }

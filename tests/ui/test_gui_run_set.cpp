@@ -10,6 +10,7 @@
 #include <set>
 #include <thread>
 
+#include "ExactCompare.h"
 #include "RunPalette.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"

@@ -15,6 +15,7 @@
 #include <QTextBrowser>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "ConfigPanel.h"
 #include "EngineBridge.h"
 #include "MainWindow.h"
@@ -228,18 +229,18 @@ private Q_SLOTS:
         QTemporaryDir runs;
         MainWindow window(options(runs.path()));
         auto* pace = window.actions()->paceControl();
-        QCOMPARE(pace->stepsPerSecond(), 0.0);  // as fast as possible unless chosen
+        QCOMPARE_BITS(pace->stepsPerSecond(), 0.0);  // as fast as possible unless chosen
         QVERIFY(window.loadScenario("fp16-no-scaler"));
         pace->setStepsPerSecond(5.0);
-        QCOMPARE(window.runControl()->bridge()->stepsPerSecond(), 5.0);
+        QCOMPARE_BITS(window.runControl()->bridge()->stepsPerSecond(), 5.0);
         QVERIFY(window.loadScenario("softmax-overflow"));
-        QCOMPARE(pace->stepsPerSecond(), 0.0);
+        QCOMPARE_BITS(pace->stepsPerSecond(), 0.0);
         pace->setStepsPerSecond(2.0);
         QVERIFY(window.loadScenario("fp16-no-scaler"));
-        QCOMPARE(pace->stepsPerSecond(), 5.0);
-        QCOMPARE(window.runControl()->bridge()->stepsPerSecond(), 5.0);
+        QCOMPARE_BITS(pace->stepsPerSecond(), 5.0);
+        QCOMPARE_BITS(window.runControl()->bridge()->stepsPerSecond(), 5.0);
         QVERIFY(window.loadScenario("softmax-overflow"));
-        QCOMPARE(pace->stepsPerSecond(), 2.0);
+        QCOMPARE_BITS(pace->stepsPerSecond(), 2.0);
     }
 
     void stoppingARunEndsTheScenario() {

@@ -16,6 +16,7 @@
 #include <QTreeWidget>
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "OneRunSet.h"
 #include <cstring>
 #include <map>

@@ -13,6 +13,7 @@
 #include <cmath>
 #include <fstream>
 
+#include "ExactCompare.h"
 #include "MainWindow.h"
 #include "TestSupport.h"
 #include "plots/LossPlot.h"
@@ -165,7 +166,7 @@ private Q_SLOTS:
         QVERIFY(!loss->legend->hasItemWithPlottable(low));
         // The seeds stay drawn, thin.
         for (int i = 0; i < loss->shownRunCount(); ++i)
-            if (!loss->legend->hasItemWithPlottable(loss->runGraph(i))) QCOMPARE(loss->runGraph(i)->pen().widthF(), 1.0);
+            if (!loss->legend->hasItemWithPlottable(loss->runGraph(i))) QCOMPARE_BITS(loss->runGraph(i)->pen().widthF(), 1.0);
     }
 
     // The other config's row: inside or outside the band of the seeds' final validation
@@ -211,7 +212,7 @@ private Q_SLOTS:
         LossPlot* loss = window.views().loss;
         QCOMPARE(loss->seedBandCount(), 0);
         QVERIFY(legendNames(loss).filter("seed band").isEmpty());
-        for (int i = 0; i < loss->shownRunCount(); ++i) QCOMPARE(loss->runGraph(i)->pen().widthF(), 2.0);
+        for (int i = 0; i < loss->shownRunCount(); ++i) QCOMPARE_BITS(loss->runGraph(i)->pen().widthF(), 2.0);
         QCOMPARE(window.views().runs->list()->item(0)->text().count('\n'), 1);
     }
 };

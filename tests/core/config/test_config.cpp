@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ExactCompare.h"
 #include "common/InputError.h"
 #include "config/ConfigJson.h"
 #include "config/ActivationEstimate.h"
@@ -58,7 +59,7 @@ void compareFaults(const FaultConfig& a, const FaultConfig& b) {
     QCOMPARE(a.step, b.step);
     QCOMPARE(qs(a.kind), qs(b.kind));
     QCOMPARE(qs(a.layer), qs(b.layer));
-    QCOMPARE(a.factor, b.factor);
+    QCOMPARE_BITS(a.factor, b.factor);
 }
 
 // Field by field, so that a field the JSON layer forgets shows up by name.
@@ -72,7 +73,7 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(qs(a.data.dataset), qs(b.data.dataset));
     QCOMPARE(qs(a.data.path), qs(b.data.path));
     QCOMPARE(qs(a.data.validation), qs(b.data.validation));
-    QCOMPARE(a.data.val_fraction, b.data.val_fraction);
+    QCOMPARE_BITS(a.data.val_fraction, b.data.val_fraction);
     QCOMPARE(a.data.subset, b.data.subset);
     QCOMPARE(a.data.normalize, b.data.normalize);
     QCOMPARE(a.data.synthetic_samples, b.data.synthetic_samples);
@@ -94,9 +95,9 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
 
     QCOMPARE(qs(a.precision.mode), qs(b.precision.mode));
     QCOMPARE(qs(a.precision.scaler.kind), qs(b.precision.scaler.kind));
-    QCOMPARE(a.precision.scaler.init_scale, b.precision.scaler.init_scale);
-    QCOMPARE(a.precision.scaler.growth_factor, b.precision.scaler.growth_factor);
-    QCOMPARE(a.precision.scaler.backoff_factor, b.precision.scaler.backoff_factor);
+    QCOMPARE_BITS(a.precision.scaler.init_scale, b.precision.scaler.init_scale);
+    QCOMPARE_BITS(a.precision.scaler.growth_factor, b.precision.scaler.growth_factor);
+    QCOMPARE_BITS(a.precision.scaler.backoff_factor, b.precision.scaler.backoff_factor);
     QCOMPARE(a.precision.scaler.growth_interval, b.precision.scaler.growth_interval);
     QVERIFY(a.precision.keep_fp32 == b.precision.keep_fp32);
     QCOMPARE(qs(a.precision.emulate), qs(b.precision.emulate));
@@ -109,13 +110,13 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(a.precision.nvfp4.stochastic_gradients, b.precision.nvfp4.stochastic_gradients);
 
     QCOMPARE(qs(a.optim.name), qs(b.optim.name));
-    QCOMPARE(a.optim.lr, b.optim.lr);
-    QCOMPARE(a.optim.momentum, b.optim.momentum);
-    QCOMPARE(a.optim.weight_decay, b.optim.weight_decay);
-    QCOMPARE(a.optim.beta1, b.optim.beta1);
-    QCOMPARE(a.optim.beta2, b.optim.beta2);
-    QCOMPARE(a.optim.eps, b.optim.eps);
-    QCOMPARE(a.optim.clip_norm, b.optim.clip_norm);
+    QCOMPARE_BITS(a.optim.lr, b.optim.lr);
+    QCOMPARE_BITS(a.optim.momentum, b.optim.momentum);
+    QCOMPARE_BITS(a.optim.weight_decay, b.optim.weight_decay);
+    QCOMPARE_BITS(a.optim.beta1, b.optim.beta1);
+    QCOMPARE_BITS(a.optim.beta2, b.optim.beta2);
+    QCOMPARE_BITS(a.optim.eps, b.optim.eps);
+    QCOMPARE_BITS(a.optim.clip_norm, b.optim.clip_norm);
     QCOMPARE(a.optim.clip_after_unscale, b.optim.clip_after_unscale);
 
     QCOMPARE(a.train.epochs, b.train.epochs);
@@ -234,7 +235,7 @@ private Q_SLOTS:
 
     void partialSectionKeepsOtherDefaults() {
         const RunConfig config = configFromJson(json::parse(R"({"optim": {"lr": 0.25}})"));
-        QCOMPARE(config.optim.lr, 0.25);
+        QCOMPARE_BITS(config.optim.lr, 0.25);
         QCOMPARE(qs(config.optim.name), QString("adam"));
         QCOMPARE(config.train.batch_size, RunConfig{}.train.batch_size);
     }
@@ -751,7 +752,7 @@ private Q_SLOTS:
         QCOMPARE(inputErrorOf([&] { loadConfigFile(path.toStdString()); }),
                  path + ": optim.lr: must be in (0, 10] (got 100)");
         // The document alone is not validated.
-        QCOMPARE(loadConfigDocument(path.toStdString())["optim"]["lr"].get<double>(), 100.0);
+        QCOMPARE_BITS(loadConfigDocument(path.toStdString())["optim"]["lr"].get<double>(), 100.0);
     }
 
     void saveThenLoad() {
@@ -830,7 +831,7 @@ private Q_SLOTS:
                                     "train": {"epochs": 5}})")
                         .dump()));
         const RunConfig config = configFromJson(document);
-        QCOMPARE(config.optim.lr, 0.1);
+        QCOMPARE_BITS(config.optim.lr, 0.1);
         QCOMPARE(qs(config.optim.name), QString("sgd"));
         QCOMPARE(config.train.epochs, int64_t{5});
         // A list the document gives is the one indexed, not the default one.
@@ -850,13 +851,13 @@ private Q_SLOTS:
         const RunConfig config = configFromJson(document);
         QCOMPARE(config.faults.size(), std::size_t{1});
         QCOMPARE(config.faults[0].step, int64_t{7});
-        QCOMPARE(config.faults[0].factor, 3.0);
+        QCOMPARE_BITS(config.faults[0].factor, 3.0);
         QCOMPARE(qs(config.faults[0].kind), QString("nan_grad"));
 
         // A whole list at once.
         json fresh = json::object();
         applyOverride(fresh, R"(faults=[{"step": 3, "kind": "scale_loss", "factor": 1e6}])");
-        QCOMPARE(configFromJson(fresh).faults.at(0).factor, 1e6);
+        QCOMPARE_BITS(configFromJson(fresh).faults.at(0).factor, 1e6);
     }
 
     void overrideErrors_data() {
@@ -922,30 +923,30 @@ private Q_SLOTS:
         c.model.name = "mlp";
         c.model.hidden = {16, 16};
         // input 2, per hidden layer linear + activation (2 x 16 each), output 2
-        QCOMPARE(activationElementsPerSample(c), 2.0 + 32.0 + 32.0 + 2.0);
+        QCOMPARE_BITS(activationElementsPerSample(c), 2.0 + 32.0 + 32.0 + 2.0);
         c.model.norm = "layer";  // adds a norm output per hidden layer
-        QCOMPARE(activationElementsPerSample(c), 2.0 + 48.0 + 48.0 + 2.0);
+        QCOMPARE_BITS(activationElementsPerSample(c), 2.0 + 48.0 + 48.0 + 2.0);
 
         RunConfig cnn;  // fashion_mnist simple_cnn
         // image 784; conv1 64x28x28; pool1, relu1 64x14x14; conv2 128x14x14;
         // pool2, relu2 128x7x7; fc 10
-        QCOMPARE(activationElementsPerSample(cnn),
+        QCOMPARE_BITS(activationElementsPerSample(cnn),
                  784.0 + 50176.0 + 2 * 12544.0 + 25088.0 + 2 * 6272.0 + 10.0);
         cnn.train.batch_size = 100;
-        QCOMPARE(activationBytesPerStep(cnn), 113690.0 * 100 * 4);
+        QCOMPARE_BITS(activationBytesPerStep(cnn), 113690.0 * 100 * 4);
         cnn.data.subset = 50;  // the batch cannot exceed the training set
-        QCOMPARE(activationBytesPerStep(cnn), 113690.0 * 50 * 4);
+        QCOMPARE_BITS(activationBytesPerStep(cnn), 113690.0 * 50 * 4);
 
         RunConfig vit;
         vit.model.name = "transformer";  // patch 7: 16 tokens, dim 64, 4 heads, depth 2, ratio 2
         const double perBlock = 16 * 64 * (9 + 2 * 2) + 2 * 4 * 16 * 16;
-        QCOMPARE(activationElementsPerSample(vit), 784.0 + 16 * 64 + 2 * perBlock + 64 + 10);
+        QCOMPARE_BITS(activationElementsPerSample(vit), 784.0 + 16 * 64 + 2 * perBlock + 64 + 10);
 
         RunConfig deep;
         deep.model.name = "deep_cnn";
         deep.model.blocks = {{1, 8, 3, 1, 1}, {8, 16, 2, 2, 0}};  // 28x28 then 14x14
         // batch norm by default: conv, norm and relu outputs per block
-        QCOMPARE(activationElementsPerSample(deep),
+        QCOMPARE_BITS(activationElementsPerSample(deep),
                  784.0 + 3 * 8 * 784.0 + 3 * 16 * 196.0 + 1000 + 1000 + 10);
     }
 

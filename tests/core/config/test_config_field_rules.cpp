@@ -7,6 +7,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ExactCompare.h"
 #include "common/InputError.h"
 #include "config/ConfigFieldRules.h"
 #include "config/ConfigJson.h"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "DataLoadSupport.h"
 #include "common/InputError.h"
 #include "data/BatchIterator.h"

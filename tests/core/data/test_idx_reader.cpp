@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "common/InputError.h"
 #include "data/IdxReader.h"
 

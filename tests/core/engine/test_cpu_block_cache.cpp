@@ -8,6 +8,7 @@
 #include <thread>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "engine/CpuBlockCache.h"
 
 using namespace ampscope;
@@ -41,7 +42,7 @@ private Q_SLOTS:
         QCOMPARE(after.hits, before.hits + 1);
         QCOMPARE(after.idleBytes, int64_t(0));
         // The reused block holds what the new tensor says, not the old ones.
-        QCOMPARE(again.sum().item<double>(), 0.0);
+        QCOMPARE_BITS(again.sum().item<double>(), 0.0);
         // 64-byte alignment, as LibTorch's own allocator gives.
         QCOMPARE(reinterpret_cast<uintptr_t>(again.data_ptr()) % 64, uintptr_t(0));
     }

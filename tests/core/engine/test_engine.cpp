@@ -5,6 +5,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 #include "run/RunReader.h"

@@ -14,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "engine/MetricStream.h"
 
 using namespace ampscope;

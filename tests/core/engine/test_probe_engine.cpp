@@ -7,6 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "data/BatchIterator.h"
 #include "data/Dataset.h"
 #include "engine/Engine.h"

@@ -4,6 +4,7 @@
 #include <QtTest/QtTest>
 #include <cmath>
 
+#include "ExactCompare.h"
 #include "engine/RunAccounting.h"
 #include "engine/Watchpoints.h"
 
@@ -51,14 +52,14 @@ private Q_SLOTS:
         QCOMPARE(s.skippedSteps, int64_t{1});
         QCOMPARE(s.scaleBackoffs, int64_t{1});
         QCOMPARE(s.scaleGrowths, int64_t{1});
-        QCOMPARE(s.finalScale, 65536.0);
-        QCOMPARE(a.epochTrainLoss(), 2.0);  // (1 + 3) / 2: the NaN does not count
-        QCOMPARE(a.trainSeconds(), 2.0);
+        QCOMPARE_BITS(s.finalScale, 65536.0);
+        QCOMPARE_BITS(a.epochTrainLoss(), 2.0);  // (1 + 3) / 2: the NaN does not count
+        QCOMPARE_BITS(a.trainSeconds(), 2.0);
 
         // No epoch ended: the final loss is the recent steps' mean, no validation numbers.
         a.finish({}, s);
-        QCOMPARE(s.finalTrainLoss, 2.0);
-        QCOMPARE(s.samplesPerSecond, 80.0 / 2.0);
+        QCOMPARE_BITS(s.finalTrainLoss, 2.0);
+        QCOMPARE_BITS(s.samplesPerSecond, 80.0 / 2.0);
         QVERIFY(std::isnan(s.valLoss));
         QVERIFY(std::isnan(s.valAccuracy));
     }
@@ -79,9 +80,9 @@ private Q_SLOTS:
         a.countStep(stepOf(2, 1.0, 1.0), 8, 1.0, s);
         a.finish({}, s);
         QCOMPARE(s.epochs, int64_t{1});
-        QCOMPARE(s.finalTrainLoss, 4.0);  // the last ended epoch's, not the stray step's
-        QCOMPARE(s.valLoss, 0.5);
-        QCOMPARE(s.valAccuracy, 0.9);
+        QCOMPARE_BITS(s.finalTrainLoss, 4.0);  // the last ended epoch's, not the stray step's
+        QCOMPARE_BITS(s.valLoss, 0.5);
+        QCOMPARE_BITS(s.valAccuracy, 0.9);
     }
 
     void theRecentLossesAreTheLastFifty() {
@@ -89,7 +90,7 @@ private Q_SLOTS:
         RunSummary s;
         for (int64_t i = 1; i <= 60; ++i) a.countStep(stepOf(i, static_cast<double>(i), 0.1), 1, 1.0, s);
         a.finish({}, s);
-        QCOMPARE(s.finalTrainLoss, (11.0 + 60.0) / 2.0);  // the mean of 11..60
+        QCOMPARE_BITS(s.finalTrainLoss, (11.0 + 60.0) / 2.0);  // the mean of 11..60
     }
 
     void underflowMeansPerLayerInForwardOrder() {
@@ -104,10 +105,10 @@ private Q_SLOTS:
         a.finish({"fc1", "relu", "fc2"}, s);
         QCOMPARE(s.underflow.size(), std::size_t{2});  // relu has no parameters
         QCOMPARE(QString::fromStdString(s.underflow[0].layer), QStringLiteral("fc1"));
-        QCOMPARE(s.underflow[0].overflowFraction, 0.02);
+        QCOMPARE_BITS(s.underflow[0].overflowFraction, 0.02);
         QCOMPARE(s.underflow[0].probeSteps, int64_t{2});
         QCOMPARE(QString::fromStdString(s.underflow[1].layer), QStringLiteral("fc2"));
-        QCOMPARE(s.underflow[1].flushedFraction, 0.2);
+        QCOMPARE_BITS(s.underflow[1].flushedFraction, 0.2);
     }
 
     void watchpointsFireInOrderAndOnlyWhenSet() {

@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "common/InputError.h"
 #include "engine/Engine.h"
@@ -336,7 +337,7 @@ private Q_SLOTS:
         QCOMPARE(csvCellFromJson(json::array({1, 2})), std::string("\"[1,2]\""));
         // Shortest round trip: the cell reads back to the same double.
         const double third = 1.0 / 3.0;
-        QCOMPARE(std::stod(csvNumber(third)), third);
+        QCOMPARE_BITS(std::stod(csvNumber(third)), third);
     }
 
     void csvOfAHandMadeRunHasKnownRowsAndCells() {
@@ -401,25 +402,25 @@ private Q_SLOTS:
         QVERIFY(result.path.find("/events.out.tfevents.1714564800.ampscope") != std::string::npos);
         const auto events = decodeFile(result.path);
         QCOMPARE(events.front().fileVersion, std::string("brain.Event:2"));
-        QCOMPARE(events.front().wallTime, 1714564800.0);  // 2024-05-01T12:00:00Z
+        QCOMPARE_BITS(events.front().wallTime, 1714564800.0);  // 2024-05-01T12:00:00Z
         QCOMPARE(int64_t(events.size()), result.events);
 
         const auto step1 = scalarsAtStep(events, 1);
-        QCOMPARE(step1.at("train/loss"), 2.5f);
-        QCOMPARE(step1.at("amp/scale"), 65536.0f);
-        QCOMPARE(step1.at("amp/step_skipped"), 0.0f);
+        QCOMPARE_BITS(step1.at("train/loss"), 2.5f);
+        QCOMPARE_BITS(step1.at("amp/scale"), 65536.0f);
+        QCOMPARE_BITS(step1.at("amp/step_skipped"), 0.0f);
         const auto step2 = scalarsAtStep(events, 2);
         QVERIFY(std::isnan(step2.at("train/loss")));
-        QCOMPARE(step2.at("amp/step_skipped"), 1.0f);
+        QCOMPARE_BITS(step2.at("amp/step_skipped"), 1.0f);
         // underflow of fc1 at step 2: 17 elements, 5 flushed.
-        QCOMPARE(step2.at("underflow/param_grad_scaled/fc1/flushed"), 5.0f / 17.0f);
-        QCOMPARE(step2.at("underflow/param_grad_scaled/fc1/overflow"), 0.0f);
+        QCOMPARE_BITS(step2.at("underflow/param_grad_scaled/fc1/flushed"), 5.0f / 17.0f);
+        QCOMPARE_BITS(step2.at("underflow/param_grad_scaled/fc1/overflow"), 0.0f);
         const auto step3 = scalarsAtStep(events, 3);
-        QCOMPARE(step3.at("val/accuracy"), 0.75f);
-        QCOMPARE(step3.at("update_ratio/fc1"), 0.001f);
+        QCOMPARE_BITS(step3.at("val/accuracy"), 0.75f);
+        QCOMPARE_BITS(step3.at("update_ratio/fc1"), 0.001f);
         // Wall time: start + step seconds so far (0.5 + 0.25 + 0.25 at step 3).
         for (const auto& e : events)
-            if (e.step == 3) QCOMPARE(e.wallTime, 1714564801.0);
+            if (e.step == 3) QCOMPARE_BITS(e.wallTime, 1714564801.0);
 
         // The histogram of fc1: bins -30 (5) .. -3 (7), limits are the right edges.
         const TfHistogram* h = nullptr;
@@ -427,14 +428,14 @@ private Q_SLOTS:
             for (const auto& v : e.values)
                 if (v.tag == "log2_abs_grad/param_grad/fc1") h = &*v.histogram;
         QVERIFY(h);
-        QCOMPARE(h->num, 12.0);
-        QCOMPARE(h->min, -30.0);
-        QCOMPARE(h->max, -2.0);
+        QCOMPARE_BITS(h->num, 12.0);
+        QCOMPARE_BITS(h->min, -30.0);
+        QCOMPARE_BITS(h->max, -2.0);
         QCOMPARE(h->bucketLimits.size(), std::size_t(28));  // -30 .. -3
-        QCOMPARE(h->bucketLimits.front(), -29.0);
-        QCOMPARE(h->buckets.front(), 5.0);
-        QCOMPARE(h->buckets.back(), 7.0);
-        QCOMPARE(h->sum, 5 * -29.5 + 7 * -2.5);
+        QCOMPARE_BITS(h->bucketLimits.front(), -29.0);
+        QCOMPARE_BITS(h->buckets.front(), 5.0);
+        QCOMPARE_BITS(h->buckets.back(), 7.0);
+        QCOMPARE_BITS(h->sum, 5 * -29.5 + 7 * -2.5);
     }
 
     // format_sweep.csv and format_quant.csv: the identifying columns lead; the block
@@ -460,7 +461,7 @@ private Q_SLOTS:
         QCOMPARE(e4m3.at("underflowed"), std::string("10"));
         QCOMPARE(e4m3.at("underflow_fraction"), std::string("0.05"));
         QCOMPARE(e4m3.at("saturated_fraction"), std::string("0.005"));
-        QCOMPARE(std::stod(e4m3.at("snr_db")), 30.0);
+        QCOMPARE_BITS(std::stod(e4m3.at("snr_db")), 30.0);
         QCOMPARE(fp16.at("snr_db"), std::string("inf"));
 
         const auto quant = readLines(out + "/format_quant.csv");
@@ -472,7 +473,7 @@ private Q_SLOTS:
         QCOMPARE(row.at("block_scale_exponents"), std::string("-10:1 -9:2 -1:3"));
         QCOMPARE(row.at("crushed_fraction"), std::string("0.0625"));
         QCOMPARE(row.at("scale"), std::string("nan"));
-        QCOMPARE(std::stod(row.at("snr_db")), 20.0);
+        QCOMPARE_BITS(std::stod(row.at("snr_db")), 20.0);
     }
 
     // TensorBoard scalars of the same records: format_sweep/<tensor>/<metric>/<format>/<layer>
@@ -483,16 +484,16 @@ private Q_SLOTS:
         QTemporaryDir tmp;
         const auto result = exportRunTfEvents(formatRecordsRun(), tmp.filePath("tb").toStdString());
         const auto step4 = scalarsAtStep(decodeFile(result.path), 4);
-        QCOMPARE(step4.at("format_sweep/gradient/underflow/e4m3/fc1"), 0.05f);
-        QCOMPARE(step4.at("format_sweep/gradient/saturated/e4m3/fc1"), 0.005f);
-        QCOMPARE(step4.at("format_sweep/gradient/snr_db/e4m3/fc1"), 30.0f);
-        QCOMPARE(step4.at("format_sweep/gradient/underflow/fp16/fc1"), 0.0f);
+        QCOMPARE_BITS(step4.at("format_sweep/gradient/underflow/e4m3/fc1"), 0.05f);
+        QCOMPARE_BITS(step4.at("format_sweep/gradient/saturated/e4m3/fc1"), 0.005f);
+        QCOMPARE_BITS(step4.at("format_sweep/gradient/snr_db/e4m3/fc1"), 30.0f);
+        QCOMPARE_BITS(step4.at("format_sweep/gradient/underflow/fp16/fc1"), 0.0f);
         QVERIFY(!step4.count("format_sweep/gradient/snr_db/fp16/fc1"));
-        QCOMPARE(step4.at("format_quant/fc1/input_forward/underflow"), 0.125f);
-        QCOMPARE(step4.at("format_quant/fc1/input_forward/saturated"), 0.0f);
-        QCOMPARE(step4.at("format_quant/fc1/input_forward/snr_db"), 20.0f);
-        QCOMPARE(step4.at("format_quant/fc1/input_forward/amax"), 3.0f);
-        QCOMPARE(step4.at("format_quant/fc1/input_forward/crushed"), 0.0625f);
+        QCOMPARE_BITS(step4.at("format_quant/fc1/input_forward/underflow"), 0.125f);
+        QCOMPARE_BITS(step4.at("format_quant/fc1/input_forward/saturated"), 0.0f);
+        QCOMPARE_BITS(step4.at("format_quant/fc1/input_forward/snr_db"), 20.0f);
+        QCOMPARE_BITS(step4.at("format_quant/fc1/input_forward/amax"), 3.0f);
+        QCOMPARE_BITS(step4.at("format_quant/fc1/input_forward/crushed"), 0.0625f);
         QVERIFY(!step4.count("format_quant/fc1/input_forward/scale"));
         QCOMPARE(int64_t(step4.size()), int64_t(5 + 5));
     }
@@ -570,7 +571,7 @@ private Q_SLOTS:
         QCOMPARE(byNumber.at(1).wireType, 1);  // wall_time: double
         double wall = 0;
         std::memcpy(&wall, byNumber.at(1).bytes.data(), 8);
-        QCOMPARE(wall, 10.0);
+        QCOMPARE_BITS(wall, 10.0);
         QCOMPARE(byNumber.at(2).varint, uint64_t(7));  // step
         const auto summary = wireFields(byNumber.at(5).bytes);
         QCOMPARE(summary.size(), std::size_t(1));
@@ -582,7 +583,7 @@ private Q_SLOTS:
         QCOMPARE(v[1].wireType, 5);
         float simple = 0;
         std::memcpy(&simple, v[1].bytes.data(), 4);
-        QCOMPARE(simple, 0.5f);
+        QCOMPARE_BITS(simple, 0.5f);
     }
 
     void exportsOfARecordedRunMatchItsRecords() {

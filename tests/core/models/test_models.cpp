@@ -3,6 +3,7 @@
 // exactly where fp16 autocast would.
 #include <QtTest/QtTest>
 
+#include "ExactCompare.h"
 #include "common/InputError.h"
 #include "data/Dataset.h"
 #include "models/BasicLayers.h"

@@ -13,6 +13,7 @@
 
 #include <torch/torch.h>
 
+#include "ExactCompare.h"
 #include "DataLoadSupport.h"
 #include "common/InputError.h"
 #include "config/RunConfig.h"

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "engine/Engine.h"
 #include "probes/ProbeRecords.h"
 #include "probes/StepAuditRecords.h"

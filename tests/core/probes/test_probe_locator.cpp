@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "ExactCompare.h"
 #include "config/RunConfig.h"
 #include "models/BasicLayers.h"
 #include "models/LayeredModel.h"
@@ -238,8 +239,8 @@ private Q_SLOTS:
         const auto& hit = *before.back().layers[2].activation;
         QCOMPARE(hit.nan, int64_t(1));
         const auto finitePart = recorder.outputs[2].view({-1}).slice(0, 1);
-        QCOMPARE(hit.min, finitePart.min().item<double>());
-        QCOMPARE(hit.max, finitePart.max().item<double>());
+        QCOMPARE_BITS(hit.min, finitePart.min().item<double>());
+        QCOMPARE_BITS(hit.max, finitePart.max().item<double>());
         const auto layer1 = computeTensorStats(recorder.outputs[0]);
         QVERIFY(sameStats(*before.back().layers[0].activation, layer1));
 
@@ -337,7 +338,7 @@ private Q_SLOTS:
         const auto r = measureUpdateRatios(before, after, {}, {0, 0, 2}, {"fc", "act", "out"});
         QCOMPARE(r.size(), size_t(2));
         QCOMPARE(r[0].layer, std::string("fc"));
-        QCOMPARE(r[0].weightNorm, 5.0);
+        QCOMPARE_BITS(r[0].weightNorm, 5.0);
         QVERIFY(std::abs(r[0].updateNorm - std::sqrt(0.25 + 1.44)) < 1e-6);
         QVERIFY(std::abs(r[0].ratio - std::sqrt(0.25 + 1.44) / 5.0) < 1e-6);
         QCOMPARE(r[0].numel, int64_t(3));
@@ -345,7 +346,7 @@ private Q_SLOTS:
         QVERIFY(std::isnan(r[0].lostFraction()));
         QCOMPARE(r[1].layer, std::string("out"));
         QCOMPARE(r[1].layerIndex, int64_t(2));
-        QCOMPARE(r[1].ratio, 0.0);  // nothing moved
+        QCOMPARE_BITS(r[1].ratio, 0.0);  // nothing moved
         // A zero weight that moves has an infinite ratio.
         const auto z = measureUpdateRatios({torch::zeros({2})}, {torch::ones({2})}, {}, {0}, {"z"});
         QVERIFY(std::isinf(z[0].ratio));
@@ -366,9 +367,9 @@ private Q_SLOTS:
         QCOMPARE(r.size(), size_t(1));
         QCOMPARE(r[0].intendedNonZero, int64_t(3));
         QCOMPARE(r[0].lost, int64_t(2));  // 1 + 1e-4 and 2 - 1e-4 round back
-        QCOMPARE(r[0].lostFraction(), 2.0 / 3.0);
+        QCOMPARE_BITS(r[0].lostFraction(), 2.0 / 3.0);
         // The one update that survived moved the weight by one fp16 ulp.
-        QCOMPARE(r[0].updateNorm, std::ldexp(1.0, -10));
+        QCOMPARE_BITS(r[0].updateNorm, std::ldexp(1.0, -10));
         QVERIFY(std::abs(r[0].weightNorm - std::sqrt(7.0)) < 1e-6);
 
         // Deltas can be given directly (e.g. -lr * g computed in fp32).
@@ -376,7 +377,7 @@ private Q_SLOTS:
         probe.setIntendedDelta({torch::tensor({0.0f, 0.0f, 0.0f, 0.0f})});
         const auto none = probe.measure(params);
         QCOMPARE(none[0].intendedNonZero, int64_t(0));
-        QCOMPARE(none[0].lostFraction(), 0.0);
+        QCOMPARE_BITS(none[0].lostFraction(), 0.0);
         QVERIFY_EXCEPTION_THROWN(probe.measure(params), std::logic_error);
     }
 };

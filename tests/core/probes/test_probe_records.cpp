@@ -7,6 +7,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "probes/FormatQuantRecord.h"
 #include "probes/FormatSweepRecord.h"
 #include "probes/PrecisionMapRecord.h"
@@ -96,12 +97,12 @@ private Q_SLOTS:
         QCOMPARE(back.step, r.step);
         QCOMPARE(back.layer, r.layer);
         QCOMPARE(back.kind, r.kind);
-        QCOMPARE(back.multiplier, r.multiplier);
+        QCOMPARE_BITS(back.multiplier, r.multiplier);
         QVERIFY(back.counts == r.counts);
         // The multiplier is optional on read (1: the values as they are).
         json plain = j;
         plain.erase("multiplier");
-        QCOMPARE(underflowRecordFromJson(plain).multiplier, 1.0);
+        QCOMPARE_BITS(underflowRecordFromJson(plain).multiplier, 1.0);
     }
 
     void nonFiniteRoundTripWithFrames() {
@@ -168,12 +169,12 @@ private Q_SLOTS:
         r.step = 3;
         r.ratio = {"fc", 7, 2.0, 0.002, 0.001, 62730, 100, 25};
         const json j = throughText(toJson(r));
-        QCOMPARE(j.at("lost_fraction").get<double>(), 0.25);
+        QCOMPARE_BITS(j.at("lost_fraction").get<double>(), 0.25);
         const auto back = updateRatioRecordFromJson(j);
         QCOMPARE(back.step, int64_t(3));
         QCOMPARE(back.ratio.layer, std::string("fc"));
         QCOMPARE(back.ratio.layerIndex, int64_t(7));
-        QCOMPARE(back.ratio.ratio, 0.001);
+        QCOMPARE_BITS(back.ratio.ratio, 0.001);
         QCOMPARE(back.ratio.lost, int64_t(25));
         QCOMPARE(back.ratio.intendedNonZero, int64_t(100));
         // Not measured: no loss fields; non-finite ratio: null + tag.
@@ -219,9 +220,9 @@ private Q_SLOTS:
         const FormatSweepRecord r{500, "conv2", "activation", "nvfp4", 128, 7, 3, 1, 0.064, 64.0};
         const json j = throughText(toJson(r));
         QCOMPARE(j.at("type").get<std::string>(), std::string("format_sweep"));
-        QCOMPARE(j.at("underflow_fraction").get<double>(), 7.0 / 128.0);
-        QCOMPARE(j.at("saturated_fraction").get<double>(), 3.0 / 128.0);
-        QCOMPARE(j.at("snr_db").get<double>(), 30.0);
+        QCOMPARE_BITS(j.at("underflow_fraction").get<double>(), 7.0 / 128.0);
+        QCOMPARE_BITS(j.at("saturated_fraction").get<double>(), 3.0 / 128.0);
+        QCOMPARE_BITS(j.at("snr_db").get<double>(), 30.0);
         const auto back = formatSweepRecordFromJson(j);
         QCOMPARE(back.step, int64_t{500});
         QCOMPARE(QString::fromStdString(back.layer), QString("conv2"));
@@ -231,8 +232,8 @@ private Q_SLOTS:
         QCOMPARE(back.underflowed, int64_t{7});
         QCOMPARE(back.saturated, int64_t{3});
         QCOMPARE(back.nonFinite, int64_t{1});
-        QCOMPARE(back.squaredError, 0.064);
-        QCOMPARE(back.squaredSignal, 64.0);
+        QCOMPARE_BITS(back.squaredError, 0.064);
+        QCOMPARE_BITS(back.squaredSignal, 64.0);
 
         const FormatSweepRecord exact{1, "fc", "gradient", "bf16", 10, 0, 0, 0, 0.0, 2.0};
         const json e = throughText(toJson(exact));
@@ -276,13 +277,13 @@ private Q_SLOTS:
         r.point.blockScaleExponents = {{-12, 3}, {-2, 12}};
         const json j = throughText(toJson(r));
         QCOMPARE(j.at("block_scale_exponents"), json({{"-12", 3}, {"-2", 12}}));
-        QCOMPARE(j.at("crushed_fraction").get<double>(), 9.0 / 256.0);
+        QCOMPARE_BITS(j.at("crushed_fraction").get<double>(), 9.0 / 256.0);
         const auto back = formatQuantRecordFromJson(j);
         QCOMPARE(back.point.blocks, int64_t{16});
         QCOMPARE(back.point.zeroScaleBlocks, int64_t{1});
         QCOMPARE(back.point.crushedByOutlier, int64_t{9});
         QCOMPARE(back.point.blockScaleExponents, (std::map<int, int64_t>{{-12, 3}, {-2, 12}}));
-        QCOMPARE(back.point.scale, 0.25);
+        QCOMPARE_BITS(back.point.scale, 0.25);
         QCOMPARE(QString::fromStdString(blockScaleExponentsText(back.point.blockScaleExponents)),
                  QString("-12:3 -2:12"));
 
@@ -359,7 +360,7 @@ private Q_SLOTS:
         QCOMPARE(j.at("ops")[0].at("histogram").at("min_exponent").get<int>(), 0);
         QCOMPARE(j.at("ops")[0].at("histogram").at("counts").size(), size_t(2));
         QVERIFY(j.at("modules")[0].at("gain").is_null());
-        QCOMPARE(j.at("modules")[1].at("gain").get<double>(), 2.0);
+        QCOMPARE_BITS(j.at("modules")[1].at("gain").get<double>(), 2.0);
         const auto back = precisionMapRecordFromJson(j);
         QCOMPARE(back.step, r.step);
         QCOMPARE(back.mode, r.mode);
@@ -371,13 +372,13 @@ private Q_SLOTS:
         QCOMPARE(back.ops[1].output, 1);
         QVERIFY(std::isnan(back.ops[1].addedError));
         QVERIFY(std::isinf(back.ops[1].snrDb));
-        QCOMPARE(back.ops[1].flushed, 0.25);
+        QCOMPARE_BITS(back.ops[1].flushed, 0.25);
         QCOMPARE(back.ops[1].newInf, int64_t{2});
         QCOMPARE(back.modules.size(), size_t(2));
-        QCOMPARE(back.modules[1].inputError, 0.25);
+        QCOMPARE_BITS(back.modules[1].inputError, 0.25);
         QCOMPARE(back.unmatched.size(), size_t(1));
         QCOMPARE(back.unmatched[0].op, std::string("aten::mul"));
-        QCOMPARE(back.unitRoundoff("forward"), 1.0 / 256.0);
+        QCOMPARE_BITS(back.unitRoundoff("forward"), 1.0 / 256.0);
         QCOMPARE(back.firstPastTolerance().value_or(99), size_t(1));
         QCOMPARE(back.largestAdded(10), std::vector<size_t>{0});
 

@@ -8,6 +8,7 @@
 #include <limits>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "probes/ExponentHistogram.h"
 #include "probes/Fp16Classes.h"
 #include "probes/Fp16Classifier.h"
@@ -461,10 +462,10 @@ private Q_SLOTS:
         const auto x = floats({1.0f, -2.0f, kNaN, kInf, 3.0f, -kInf, kNaN, 0.5f});
         for (const auto& input : {x, x.to(torch::kHalf)}) {
             const auto s = computeTensorStats(input);
-            QCOMPARE(s.min, -2.0);
-            QCOMPARE(s.max, 3.0);
-            QCOMPARE(s.mean, 2.5 / 4.0);
-            QCOMPARE(s.absMax, 3.0);
+            QCOMPARE_BITS(s.min, -2.0);
+            QCOMPARE_BITS(s.max, 3.0);
+            QCOMPARE_BITS(s.mean, 2.5 / 4.0);
+            QCOMPARE_BITS(s.absMax, 3.0);
             QCOMPARE(s.nan, int64_t(2));
             QCOMPARE(s.posInf, int64_t(1));
             QCOMPARE(s.negInf, int64_t(1));
@@ -484,7 +485,7 @@ private Q_SLOTS:
             probe_detail::tensorStatsSlotsWithTorchOps(torch::empty({0})).contiguous();
         QVERIFY(sameStats(tensorStatsFromSlots(emptyOps.data_ptr<double>()), empty));
         const auto negative = computeTensorStats(floats({-5.0f, -1.0f}));
-        QCOMPARE(negative.absMax, 5.0);
+        QCOMPARE_BITS(negative.absMax, 5.0);
     }
 
     void tensorStatsOfALargeTensorMatchTorch() {
@@ -494,8 +495,8 @@ private Q_SLOTS:
         x[99999] = -kInf;
         const auto s = computeTensorStats(x);
         const auto finite = x.index({torch::isfinite(x)});
-        QCOMPARE(s.min, finite.min().item<double>());
-        QCOMPARE(s.max, finite.max().item<double>());
+        QCOMPARE_BITS(s.min, finite.min().item<double>());
+        QCOMPARE_BITS(s.max, finite.max().item<double>());
         QVERIFY(std::abs(s.mean - finite.to(torch::kDouble).mean().item<double>()) < 1e-6);
         QCOMPARE(s.nan, int64_t(1));
         QCOMPARE(s.negInf, int64_t(1));
@@ -547,7 +548,7 @@ private Q_SLOTS:
             QVERIFY(s.finite());
             QCOMPARE(s.numel, x.numel());
         }
-        QCOMPARE(computeTensorStats(x).max, double(3e38f));
+        QCOMPARE_BITS(computeTensorStats(x).max, double(3e38f));
     }
 
     // ---- one host copy for many results ----

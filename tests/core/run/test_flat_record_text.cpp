@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "probes/ProbeRecords.h"
 #include "run/FlatRecordText.h"

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "run/JobNonFiniteOrigin.h"
 #include "run/RunReader.h"
 

@@ -8,6 +8,7 @@
 #include <QtTest/QtTest>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "RunSupport.h"
 #include "common/InputError.h"
 #include "run/ParsedRunReader.h"

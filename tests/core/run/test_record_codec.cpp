@@ -8,6 +8,7 @@
 #include <limits>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "common/BuildInfo.h"
 #include "config/RunConfig.h"
 #include "engine/RunRecords.h"
@@ -214,9 +215,9 @@ private Q_SLOTS:
         QCOMPARE(back.step, 5);
         QCOMPARE(back.ratio.layer, measured.layer);
         QCOMPARE(back.ratio.layerIndex, measured.layerIndex);
-        QCOMPARE(back.ratio.weightNorm, measured.weightNorm);
-        QCOMPARE(back.ratio.updateNorm, measured.updateNorm);
-        QCOMPARE(back.ratio.ratio, measured.ratio);
+        QCOMPARE_BITS(back.ratio.weightNorm, measured.weightNorm);
+        QCOMPARE_BITS(back.ratio.updateNorm, measured.updateNorm);
+        QCOMPARE_BITS(back.ratio.ratio, measured.ratio);
         QCOMPARE(back.ratio.numel, measured.numel);
         QCOMPARE(back.ratio.intendedNonZero, measured.intendedNonZero);
         QCOMPARE(back.ratio.lost, measured.lost);
@@ -227,7 +228,7 @@ private Q_SLOTS:
                              "\"ratio_nonfinite\":\"inf\",\"step\":6,\"type\":\"update_ratio\","
                              "\"update_norm\":1.0,\"weight_norm\":0.0}")));
         back = updateRatioRecordFromJson(throughText(toJson(unmeasured)));
-        QCOMPARE(back.ratio.ratio, kInf);
+        QCOMPARE_BITS(back.ratio.ratio, kInf);
         QCOMPARE(back.ratio.intendedNonZero, -1);
         QCOMPARE(back.ratio.lost, -1);
     }
@@ -254,7 +255,7 @@ private Q_SLOTS:
         QCOMPARE(back.step, r.step);
         QCOMPARE(back.mode, r.mode);
         QVERIFY(same(back.loss, r.loss));
-        QCOMPARE(back.lossDiff, r.lossDiff);
+        QCOMPARE_BITS(back.lossDiff, r.lossDiff);
         QCOMPARE(back.skipped, r.skipped);
         compareComparisons(back.layers, r.layers);
 
@@ -264,7 +265,7 @@ private Q_SLOTS:
                              "\"step\":14,\"type\":\"lockstep\"}")));
         back = lockstepRecordFromJson(throughText(toJson(plain)));
         QVERIFY(back.layers.empty());
-        QCOMPARE(back.loss, 1.5);
+        QCOMPARE_BITS(back.loss, 1.5);
     }
 
     void opDtypes() {
@@ -344,13 +345,13 @@ private Q_SLOTS:
             QCOMPARE(back->step, m.step);
             QCOMPARE(back->epoch, m.epoch);
             QVERIFY(same(back->loss, m.loss));
-            QCOMPARE(back->lr, m.lr);
-            QCOMPARE(back->gradNorm, m.gradNorm);
-            QCOMPARE(back->gradNormClipped, m.gradNormClipped);
-            QCOMPARE(back->stepSeconds, m.stepSeconds);
-            QCOMPARE(back->samplesPerSecond, m.samplesPerSecond);
-            QCOMPARE(back->scale, m.scale);
-            QCOMPARE(back->scaleAfter, m.scaleAfter);
+            QCOMPARE_BITS(back->lr, m.lr);
+            QCOMPARE_BITS(back->gradNorm, m.gradNorm);
+            QCOMPARE_BITS(back->gradNormClipped, m.gradNormClipped);
+            QCOMPARE_BITS(back->stepSeconds, m.stepSeconds);
+            QCOMPARE_BITS(back->samplesPerSecond, m.samplesPerSecond);
+            QCOMPARE_BITS(back->scale, m.scale);
+            QCOMPARE_BITS(back->scaleAfter, m.scaleAfter);
             QCOMPARE(back->growthTracker, m.growthTracker);
             QCOMPARE(back->foundInf, m.foundInf);
             QCOMPARE(back->stepSkipped, m.stepSkipped);
@@ -371,9 +372,9 @@ private Q_SLOTS:
             QCOMPARE(back->step, 3);
             QCOMPARE(back->epoch, 0);
             QVERIFY(std::isnan(back->loss));
-            QCOMPARE(back->gradNormClipped, 2.5);
-            QCOMPARE(back->scaleAfter, 8.0);
-            QCOMPARE(back->lr, 0.0);
+            QCOMPARE_BITS(back->gradNormClipped, 2.5);
+            QCOMPARE_BITS(back->scaleAfter, 8.0);
+            QCOMPARE_BITS(back->lr, 0.0);
             QVERIFY(back->scaleChange == ScaleChange::None);
             QVERIFY(back->firstNonFiniteLayer.empty());
         }
@@ -390,10 +391,10 @@ private Q_SLOTS:
         QVERIFY(back);
         QCOMPARE(back->epoch, e.epoch);
         QCOMPARE(back->step, e.step);
-        QCOMPARE(back->trainLoss, e.trainLoss);
+        QCOMPARE_BITS(back->trainLoss, e.trainLoss);
         QVERIFY(std::isnan(back->valLoss));
-        QCOMPARE(back->valAccuracy, e.valAccuracy);
-        QCOMPARE(back->seconds, e.seconds);
+        QCOMPARE_BITS(back->valAccuracy, e.valAccuracy);
+        QCOMPARE_BITS(back->seconds, e.seconds);
         QVERIFY(!epochFromJson(json{{"type", "step"}}));
     }
 
@@ -465,23 +466,23 @@ private Q_SLOTS:
         QCOMPARE(back.parameters, s.parameters);
         QCOMPARE(back.steps, s.steps);
         QCOMPARE(back.epochs, s.epochs);
-        QCOMPARE(back.wallSeconds, s.wallSeconds);
-        QCOMPARE(back.trainSeconds, s.trainSeconds);
-        QCOMPARE(back.samplesPerSecond, s.samplesPerSecond);
+        QCOMPARE_BITS(back.wallSeconds, s.wallSeconds);
+        QCOMPARE_BITS(back.trainSeconds, s.trainSeconds);
+        QCOMPARE_BITS(back.samplesPerSecond, s.samplesPerSecond);
         QCOMPARE(back.peakMemoryBytes, s.peakMemoryBytes);
         QVERIFY(std::isnan(back.finalTrainLoss));
-        QCOMPARE(back.valLoss, s.valLoss);
-        QCOMPARE(back.valAccuracy, s.valAccuracy);
+        QCOMPARE_BITS(back.valLoss, s.valLoss);
+        QCOMPARE_BITS(back.valAccuracy, s.valAccuracy);
         QCOMPARE(back.skippedSteps, s.skippedSteps);
-        QCOMPARE(back.finalScale, kInf);
+        QCOMPARE_BITS(back.finalScale, kInf);
         QCOMPARE(back.scaleBackoffs, s.scaleBackoffs);
         QCOMPARE(back.scaleGrowths, s.scaleGrowths);
         QCOMPARE(back.nonFiniteLosses, s.nonFiniteLosses);
         QCOMPARE(back.underflow.size(), size_t(1));
         QCOMPARE(back.underflow[0].layer, std::string("fc1"));
-        QCOMPARE(back.underflow[0].flushedFraction, 0.25);
-        QCOMPARE(back.underflow[0].subnormalFraction, 0.125);
-        QCOMPARE(back.underflow[0].overflowFraction, 0.0);
+        QCOMPARE_BITS(back.underflow[0].flushedFraction, 0.25);
+        QCOMPARE_BITS(back.underflow[0].subnormalFraction, 0.125);
+        QCOMPARE_BITS(back.underflow[0].overflowFraction, 0.0);
         QCOMPARE(back.underflow[0].probeSteps, 4);
         QCOMPARE(back.underflow[0].exact, false);
         QVERIFY(back.firstNonFinite);
@@ -493,12 +494,12 @@ private Q_SLOTS:
         QCOMPARE(back.firstNonFinite->posInf, 2);
         QCOMPARE(back.firstNonFinite->negInf, 1);
         QCOMPARE(back.firstNonFinite->numel, 64);
-        QCOMPARE(back.probeOverhead, s.probeOverhead);
+        QCOMPARE_BITS(back.probeOverhead, s.probeOverhead);
         // Means of a layer without a finite step are written null and read as NaN.
         QCOMPARE(back.shadow.size(), size_t(2));
         QCOMPARE(back.shadow[0].layer, std::string("fc1"));
-        QCOMPARE(back.shadow[0].meanRelError, 0.5);
-        QCOMPARE(back.shadow[0].meanCosine, 0.75);
+        QCOMPARE_BITS(back.shadow[0].meanRelError, 0.5);
+        QCOMPARE_BITS(back.shadow[0].meanCosine, 0.75);
         QCOMPARE(back.shadow[0].steps, 3);
         QCOMPARE(back.shadow[1].layer, std::string("fc2"));
         QVERIFY(std::isnan(back.shadow[1].meanRelError));
@@ -506,10 +507,10 @@ private Q_SLOTS:
         QCOMPARE(back.shadow[1].steps, 0);
         QVERIFY(back.lockstep);
         QCOMPARE(back.lockstep->mode, std::string("fp32"));
-        QCOMPARE(back.lockstep->finalLoss, -kInf);
+        QCOMPARE_BITS(back.lockstep->finalLoss, -kInf);
         QCOMPARE(back.lockstep->layers.size(), size_t(1));
-        QCOMPARE(back.lockstep->layers[0].meanRelError, 0.25);
-        QCOMPARE(back.lockstep->layers[0].meanCosine, 0.5);
+        QCOMPARE_BITS(back.lockstep->layers[0].meanRelError, 0.25);
+        QCOMPARE_BITS(back.lockstep->layers[0].meanCosine, 0.5);
         QCOMPARE(back.lockstep->layers[0].steps, 2);
     }
 
@@ -531,7 +532,7 @@ private Q_SLOTS:
         const RunSummary back = summaryFromJson(json{{"status", "stopped"}});
         QCOMPARE(back.status, std::string("stopped"));
         QCOMPARE(back.mode, std::string("fp32"));  // no "precision": the default mode
-        QCOMPARE(back.finalScale, 1.0);
+        QCOMPARE_BITS(back.finalScale, 1.0);
         QVERIFY(!back.firstNonFinite);
         QVERIFY(!back.lockstep);
         QVERIFY(back.shadow.empty());
@@ -569,7 +570,7 @@ private Q_SLOTS:
         QCOMPARE(read.summary.underflow.size(), size_t(2));  // the entry that is no object is left out
         QCOMPARE(read.summary.underflow[0].probeSteps, int64_t{4});
         QVERIFY(read.summary.lockstep);
-        QCOMPARE(read.summary.lockstep->finalLoss, 0.5);
+        QCOMPARE_BITS(read.summary.lockstep->finalLoss, 0.5);
         // The same values as the silent reading: reporting changes nothing read.
         const RunSummary silent = summaryFromJson(damaged);
         QCOMPARE(silent.threads, read.summary.threads);
@@ -694,7 +695,7 @@ private Q_SLOTS:
         QCOMPARE(faultBack->step, fault.step);
         QCOMPARE(faultBack->kind, fault.kind);
         QCOMPARE(faultBack->layer, fault.layer);
-        QCOMPARE(faultBack->factor, fault.factor);
+        QCOMPARE_BITS(faultBack->factor, fault.factor);
     }
 
     // As the Python recorder and older builds wrote them: what is absent or null takes its

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "run/RunLifecycleRecords.h"
 #include "run/StepRecordCodec.h"
 

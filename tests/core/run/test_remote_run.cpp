@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "ExactCompare.h"
 #include "SshServer.h"
 #include "TestSupport.h"
 #include "common/InputError.h"

@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ExactCompare.h"
 #include "../../support/ReservedPort.h"
 
 using ampscope::test::ReservedPort;

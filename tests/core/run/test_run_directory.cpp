@@ -23,6 +23,7 @@
 #include <thread>
 #include <unistd.h>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "common/BuildInfo.h"
 #include "common/InputError.h"

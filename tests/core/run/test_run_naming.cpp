@@ -8,6 +8,7 @@
 #include <ctime>
 #include <string>
 
+#include "ExactCompare.h"
 #include "config/RunConfig.h"
 #include "run/RunNaming.h"
 

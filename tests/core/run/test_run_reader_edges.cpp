@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "ExactCompare.h"
 #include "config/RunConfig.h"
 #include "run/RunReader.h"
 

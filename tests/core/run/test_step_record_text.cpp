@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 #include <random>
 
+#include "ExactCompare.h"
 #include "engine/RunRecords.h"
 #include "run/StepRecordCodec.h"
 

@@ -12,6 +12,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "TestSupport.h"
 #include "common/InputError.h"
 #include "engine/Engine.h"
@@ -270,9 +271,9 @@ private Q_SLOTS:
             QCOMPARE(r.count("nonfinite_losses"), int64_t(0));
         }
         QCOMPARE(runs["fp16-scaler"].summary["precision"]["emulated"].get<bool>(), true);
-        QCOMPARE(runs["fp16-scaler"].number("final_scale"), 65536.0);  // no overflow in a plain CNN
+        QCOMPARE_BITS(runs["fp16-scaler"].number("final_scale"), 65536.0);  // no overflow in a plain CNN
         QCOMPARE(runs["fp16-scaler"].count("skipped_steps"), int64_t(0));
-        QCOMPARE(runs["bf16"].number("final_scale"), 1.0);
+        QCOMPARE_BITS(runs["bf16"].number("final_scale"), 1.0);
     }
 
     void fp16NoScaler() {
@@ -287,18 +288,18 @@ private Q_SLOTS:
         QVERIFY(!histograms.empty());
         QVERIFY(zeroFraction(histograms.back()) > 0.8);
         const auto scaledHistogram = probes(on, "histogram", "out", "param_grad_scaled").back();
-        QCOMPARE(zeroFraction(scaledHistogram), 0.0);
+        QCOMPARE_BITS(zeroFraction(scaledHistogram), 0.0);
         QVERIFY(massBelow(scaledHistogram, -24) < 0.01);
         // The loss stalls without the scaler and falls with it.
         QVERIFY2(off.number("val_loss") > 10 * on.number("val_loss"), "loss did not stall without the scaler");
-        QCOMPARE(off.number("final_scale"), 1.0);
+        QCOMPARE_BITS(off.number("final_scale"), 1.0);
     }
 
     void bf16NoScalerNeeded() {
         auto runs = runScenario("bf16-no-scaler-needed", {});
         const Recorded& bf16 = runs["bf16-no-scaler"];
         const Recorded& fp32 = runs["fp32"];
-        QCOMPARE(bf16.number("final_scale"), 1.0);
+        QCOMPARE_BITS(bf16.number("final_scale"), 1.0);
         QCOMPARE(bf16.count("skipped_steps"), int64_t(0));
         QVERIFY2(bf16.number("val_loss") < 2.0 * fp32.number("val_loss"), "bf16 did not train like fp32");
         // The gradients lie where fp16 would flush them, yet bf16 holds them (no zeros).
@@ -322,14 +323,14 @@ private Q_SLOTS:
             if (s.value("found_inf", false)) {
                 QVERIFY(s.value("step_skipped", false));
                 QCOMPARE(s.value("scale_change", ""), std::string("backoff"));
-                QCOMPARE(after, scale / 2);
+                QCOMPARE_BITS(after, scale / 2);
                 QCOMPARE(s.at("growth_tracker").get<int64_t>(), int64_t(0));
                 QVERIFY(!s.value("first_nonfinite_layer", "").empty());
                 if (stillBackingOff) ++initialBackoffs;
             } else {
                 stillBackingOff = false;
                 if (s.value("scale_change", "") == "growth") {
-                    QCOMPARE(after, scale * 2);
+                    QCOMPARE_BITS(after, scale * 2);
                     QCOMPARE(s.at("growth_tracker").get<int64_t>(), int64_t(0));
                 }
             }
@@ -360,7 +361,7 @@ private Q_SLOTS:
                 QVERIFY(std::fabs(clipped - threshold) < 1e-9);
                 ++clippedRight;
             } else {
-                QCOMPARE(clipped, norm);
+                QCOMPARE_BITS(clipped, norm);
             }
             ++rightSteps;
         }
@@ -384,7 +385,7 @@ private Q_SLOTS:
         bool sawHead = false;
         for (const auto& layer : records[0].at("frames").back().at("layers"))
             if (layer.at("layer") == "loss_head") {
-                QCOMPARE(layer.at("activation").at("abs_max").get<double>(), 0.0);
+                QCOMPARE_BITS(layer.at("activation").at("abs_max").get<double>(), 0.0);
                 sawHead = true;
             }
         QVERIFY(sawHead);
@@ -466,10 +467,10 @@ private Q_SLOTS:
         // of an ordinary step.
         const json& adapted = current.at(30);
         QCOMPARE(adapted.at("saturated").get<int64_t>(), int64_t(0));
-        QCOMPARE(adapted.at("scale_amax").get<double>(), adapted.at("amax").get<double>());
+        QCOMPARE_BITS(adapted.at("scale_amax").get<double>(), adapted.at("amax").get<double>());
         QVERIFY(adapted.at("snr_db").get<double>() > 25);
         // Afterwards the delayed history still holds the spike's amax (max over 1024 steps).
-        QCOMPARE(delayed.at(35).at("scale_amax").get<double>(), spike.at("amax").get<double>());
+        QCOMPARE_BITS(delayed.at(35).at("scale_amax").get<double>(), spike.at("amax").get<double>());
         QCOMPARE(runs["delayed"].count("nonfinite_losses"), int64_t(0));
     }
 
@@ -509,7 +510,7 @@ private Q_SLOTS:
         const Recorded& stochastic = runs["stochastic"];
         // The forward is the same in both: the first step's loss is equal; the gradients
         // then differ, and so does every later loss.
-        QCOMPARE(stepNumber(stochastic.steps().front(), "loss"), stepNumber(nearest.steps().front(), "loss"));
+        QCOMPARE_BITS(stepNumber(stochastic.steps().front(), "loss"), stepNumber(nearest.steps().front(), "loss"));
         QVERIFY(stepNumber(stochastic.steps().back(), "loss") != stepNumber(nearest.steps().back(), "loss"));
         // Stochastic rounding trades noise for bias: the gradients' SNR is lower.
         const double snrNearest = 10 * std::log10(formatSum(nearest, 10, "squared_signal", "backward") /
@@ -519,7 +520,7 @@ private Q_SLOTS:
         QVERIFY2(snrStochastic < snrNearest - 1,
                  qPrintable(QString("%1 dB vs %2 dB").arg(snrStochastic).arg(snrNearest)));
         // The forward operands are rounded to nearest in both runs: same SNR at step 1.
-        QCOMPARE(formatSum(stochastic, 1, "squared_error", "forward"), formatSum(nearest, 1, "squared_error", "forward"));
+        QCOMPARE_BITS(formatSum(stochastic, 1, "squared_error", "forward"), formatSum(nearest, 1, "squared_error", "forward"));
         for (const Recorded* r : {&nearest, &stochastic}) QCOMPARE(r->count("nonfinite_losses"), int64_t(0));
     }
 
@@ -584,11 +585,11 @@ private Q_SLOTS:
                 QVERIFY(!s.value("step_skipped", false));
             }
         }
-        QCOMPARE(largest, limit);                        // grew to float's limit and stopped there
+        QCOMPARE_BITS(largest, limit);                        // grew to float's limit and stopped there
         QCOMPARE(growthsBeforeFault, int64_t(127 - 16));  // 2^16 -> 2^127, one doubling at a time
         QVERIFY(stepsAtLimit > 10);                      // growth attempts at the limit change nothing
         const Recorded& plain = runs["bf16-no-scaler"];
-        QCOMPARE(plain.number("final_scale"), 1.0);
+        QCOMPARE_BITS(plain.number("final_scale"), 1.0);
         QCOMPARE(plain.count("skipped_steps"), int64_t(0));
     }
 };

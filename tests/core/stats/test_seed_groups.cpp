@@ -4,6 +4,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "stats/SeedGroups.h"
 
 using ampscope::stats::seedGroups;
