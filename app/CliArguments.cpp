@@ -51,8 +51,11 @@ const char* cliUsage() {
            "      layers, each arm inside or outside the reference's band with p-values, and\n"
            "      the names as torchao / torchtitan / Transformer Engine settings\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
-           "  ampscope-cli check-lesson PATH  check a lesson folder (scenario.json, a config per run,\n"
-           "      narrative.md): every problem as FILE:LINE: what, exit 2; never loads a model\n"
+           "  ampscope-cli check-lesson PATH  check a lesson (a folder: scenario.json, a config per run,\n"
+           "      narrative.md; or a .ampscope-lesson file): every problem as FILE:LINE: what,\n"
+           "      exit 2; never loads a model\n"
+           "  ampscope-cli pack-lesson FOLDER --out FILE.ampscope-lesson\n"
+           "      a checked lesson folder as one file to send (a zip); PATH above may be one\n"
            "  ampscope-cli run --lesson PATH --out DIR [--set key.path=value ...] [--trust-model] [--quiet]\n"
            "      a lesson's runs, as --scenario runs a built-in's; a TorchScript model in it runs\n"
            "      only with --trust-model (without: its file and SHA-256, exit 2)\n"
@@ -318,9 +321,20 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         return request;
     }
     if (command == "check-lesson") {
-        if (args.size() != 2) throw InputError("check-lesson: give one lesson folder (check-lesson PATH)");
+        if (args.size() != 2) throw InputError("check-lesson: give one lesson folder or file (check-lesson PATH)");
         request.command = CliRequest::Command::CheckLesson;
         request.lesson = args[1];
+        return request;
+    }
+    if (command == "pack-lesson") {
+        if (args.size() != 4 || args[2] != "--out")
+            throw InputError("pack-lesson: give a lesson folder and the file to write (pack-lesson FOLDER --out "
+                             "FILE.ampscope-lesson)");
+        if (!args[3].ends_with(".ampscope-lesson"))
+            throw InputError("pack-lesson: --out " + args[3] + ": a lesson file's name ends in .ampscope-lesson");
+        request.command = CliRequest::Command::PackLesson;
+        request.lesson = args[1];
+        request.outDirectory = args[3];
         return request;
     }
     if (command == "scenarios") {
@@ -341,7 +355,7 @@ CliRequest parseCliArguments(const std::vector<std::string>& args) {
         return parseRunDirectoryCommand(args);
     if (command != "run")
         throw InputError("unknown command '" + command +
-                         "' (commands: run, precision-map, sensitivity, prescribe, scenarios, check-lesson, report, export-csv, export-tfevents, formats, cast; see "
+                         "' (commands: run, precision-map, sensitivity, prescribe, scenarios, check-lesson, pack-lesson, report, export-csv, export-tfevents, formats, cast; see "
                          "ampscope-cli --help)");
     request.command = CliRequest::Command::Run;
     for (OptionReader options(args, 1); !options.atEnd(); options.advance()) {

@@ -8,13 +8,13 @@
 namespace ampscope::app {
 
 struct CliRequest {
-    enum class Command { Help, Version, Run, PrecisionMap, Sensitivity, Prescribe, Scenarios, CheckLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
+    enum class Command { Help, Version, Run, PrecisionMap, Sensitivity, Prescribe, Scenarios, CheckLesson, PackLesson, Report, ExportCsv, ExportTfEvents, Formats, Cast };
     Command command = Command::Help;
     std::string configPath;
     std::string scenario;      // run --scenario NAME (instead of CONFIG.json)
-    std::string lesson;        // run --lesson PATH, check-lesson PATH: a lesson folder
+    std::string lesson;        // run --lesson PATH, check-lesson PATH, pack-lesson FOLDER: a lesson folder or file
     bool trustModel = false;   // run --lesson: load the lesson's TorchScript model (it runs code)
-    std::string outDirectory;  // run: the run directory; report: the file; export-*: the folder
+    std::string outDirectory;  // run: the run directory; report, pack-lesson: the file; export-*: the folder
     std::vector<std::string> runDirectories;  // report, export-csv, export-tfevents
     std::vector<std::string> overrides;       // "key.path=value"
     bool quiet = false;

@@ -10,12 +10,17 @@
 namespace ampscope::app {
 
 const char* windowUsage() {
-    return "usage: ampscope [--config FILE | --scenario NAME | --open-run PATH] [--headless]\n"
+    return "usage: ampscope [--config FILE | --scenario NAME | --lesson PATH [--trust-model] |\n"
+           "                 --open-run PATH] [--headless]\n"
            "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N | --at-end]\n"
            "                [--show-dock ID]] [--version] [--help]\n"
            "  --config FILE       start with this config (headless: run it)\n"
            "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
            "                      run it); names: ampscope-cli scenarios\n"
+           "  --lesson PATH       as --scenario, a lesson someone wrote: a lesson folder or a\n"
+           "                      .ampscope-lesson file (headless: ampscope-cli run --lesson)\n"
+           "  --trust-model       load --lesson's TorchScript model without asking (it is code:\n"
+           "                      the window otherwise asks, naming the file and its SHA-256)\n"
            "  --open-run PATH     open recorded runs in the window: a run directory, a recorded\n"
            "                      job's folder of ranks or a scenario's output folder, or one\n"
            "                      on another machine: ssh://[user@]host[:port]/path, followed\n"
@@ -51,10 +56,14 @@ long long positiveCount(const std::string& option, const std::string& text) {
 
 void checkCombinations(const WindowRequest& request) {
     const bool screenshot = !request.screenshotPath.empty();
-    if (!request.scenario.empty() && !request.configPath.empty())
-        throw InputError("give --config FILE or --scenario NAME, not both");
-    if (!request.openRun.empty() && (!request.scenario.empty() || !request.configPath.empty()))
-        throw InputError("--open-run shows a recorded run; drop --config/--scenario");
+    if (int(!request.scenario.empty()) + int(!request.configPath.empty()) + int(!request.lesson.empty()) > 1)
+        throw InputError("give one of --config FILE, --scenario NAME and --lesson PATH");
+    if (!request.lesson.empty() && request.headless)
+        throw InputError("--lesson opens a lesson in the window; headless: ampscope-cli run --lesson PATH --out DIR");
+    if (request.trustModel && request.lesson.empty())
+        throw InputError("--trust-model trusts a --lesson's TorchScript model; give --lesson PATH");
+    if (!request.openRun.empty() && (!request.scenario.empty() || !request.configPath.empty() || !request.lesson.empty()))
+        throw InputError("--open-run shows a recorded run; drop --config/--scenario/--lesson");
     if (!request.openRun.empty() && request.headless)
         throw InputError("--open-run needs the window; drop --headless");
     if (screenshot && request.headless) throw InputError("--screenshot needs the window; drop --headless");
@@ -82,6 +91,9 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--out", "-o"}, request.runsParent)) {
         } else if (options.takeValue({"--config"}, request.configPath)) {
         } else if (options.takeValue({"--scenario"}, request.scenario)) {
+        } else if (options.takeValue({"--lesson"}, request.lesson)) {
+        } else if (options.isFlag({"--trust-model"})) {
+            request.trustModel = true;
         } else if (options.takeValue({"--open-run"}, request.openRun)) {
             if (isRemoteRunAddress(request.openRun)) (void)parseRemoteRunAddress(request.openRun);
         } else if (options.takeValue({"--screenshot"}, request.screenshotPath)) {
@@ -98,9 +110,10 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         }
     }
     checkCombinations(request);
-    if (request.atEnd && (request.scenario.empty() || request.screenshotPath.empty() || !afterSteps.empty()))
-        throw InputError("--at-end grabs --scenario's window when it has ended: give --scenario NAME and "
-                         "--screenshot PNG, without --after-steps");
+    if (request.atEnd && ((request.scenario.empty() && request.lesson.empty()) || request.screenshotPath.empty() ||
+                          !afterSteps.empty()))
+        throw InputError("--at-end grabs --scenario's window when it has ended: give --scenario NAME (or --lesson "
+                         "PATH) and --screenshot PNG, without --after-steps");
     if (!afterSteps.empty() && request.screenshotPath.empty())
         throw InputError("--after-steps counts the steps before --screenshot; give --screenshot PNG too");
     return request;

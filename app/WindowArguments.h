@@ -16,6 +16,8 @@ struct WindowRequest {
     std::string runsParent = "runs";  // --out: headless runs go under it
     std::string configPath;           // --config
     std::string scenario;             // --scenario
+    std::string lesson;               // --lesson: a lesson folder or file, as --scenario
+    bool trustModel = false;          // --trust-model: load --lesson's TorchScript model unasked
     std::string openRun;              // --open-run: a run directory to show instead of training
     std::string screenshotPath;       // --screenshot
     long long afterSteps = 50;        // --after-steps: steps before the screenshot

@@ -35,6 +35,7 @@
 #include "MainWindow.h"
 #include "RunOpener.h"
 #include "ScenarioBrowser.h"
+#include "lessons/ScenarioShelf.h"
 #endif
 
 using namespace ampscope;
@@ -207,7 +208,8 @@ int scenarioEndInWindow(ui::MainWindow& window, const app::WindowRequest& option
     return exitCode ? exitCode : code;
 }
 
-int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
+int runWindow(int& argc, char** argv, const app::WindowRequest& request) {
+    app::WindowRequest options = request;  // a --lesson opened below runs as --scenario does, by its key
     QApplication application(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("AmpScope"));
     QApplication::setApplicationName(QStringLiteral("ampscope"));
@@ -227,6 +229,20 @@ int runWindow(int& argc, char** argv, const app::WindowRequest& options) {
             std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
             return 2;
         }
+    }
+    if (!request.lesson.empty()) {
+        // Its TorchScript model is asked for when it loads: a dialog, unless the command line
+        // already said (--trust-model), or a screenshot, where nobody is there to answer.
+        if (request.trustModel || screenshot)
+            window.scenarioBrowser()->setModelTrust(
+                [trust = request.trustModel](const QString&, const std::vector<LessonModel>&) { return trust; });
+        QString error;
+        const QString key = window.scenarioBrowser()->shelf()->openLesson(QString::fromStdString(request.lesson), &error);
+        if (key.isEmpty()) {
+            std::fprintf(stderr, "ampscope: %s\n", error.toUtf8().constData());
+            return 2;
+        }
+        options.scenario = key.toStdString();
     }
     if (!options.scenario.empty() && !options.atEnd) {
         window.show();  // the scenario starts once the window is up
@@ -314,11 +330,17 @@ int main(int argc, char** argv) {
                      "QT_QPA_PLATFORM=offscreen)\n");
         return 2;
     }
+    if (!options.lesson.empty() && !displayAvailable()) {
+        std::fprintf(stderr,
+                     "ampscope: --lesson needs a display (or --screenshot; in the terminal: ampscope-cli run "
+                     "--lesson PATH --out DIR)\n");
+        return 2;
+    }
     if (!options.headless && displayAvailable()) return runWindow(argc, argv, options);
 #else
-    if (screenshot || !options.openRun.empty()) {
+    if (screenshot || !options.openRun.empty() || !options.lesson.empty()) {
         std::fprintf(stderr,
-                     "ampscope: --screenshot and --open-run need the window, and this build has "
+                     "ampscope: --screenshot, --open-run and --lesson need the window, and this build has "
                      "none (AMPSCOPE_BUILD_GUI=OFF)\n");
         return 2;
     }

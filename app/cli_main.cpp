@@ -51,6 +51,8 @@ int main(int argc, char** argv) {
                 return 0;
             case app::CliRequest::Command::CheckLesson:
                 return app::checkLessonCommand(request.lesson, stdout, stderr);
+            case app::CliRequest::Command::PackLesson:
+                return app::packLessonCommand(request.lesson, request.outDirectory, stdout);
             case app::CliRequest::Command::Run: {
                 if (!request.lesson.empty())
                     return app::runLessonCommand(request.lesson, request.outDirectory, request.overrides,

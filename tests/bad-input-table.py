@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
-"""Renders docs/bad-input.md from what test_cli_bad_input, test_cli_lessons, test_cli_prescribe and test_app_damaged_runs saw.
+"""Renders docs/bad-input.md from what test_cli_bad_input, test_cli_lessons, test_cli_lesson_files, test_cli_prescribe and test_app_damaged_runs saw.
 
-    AMPSCOPE_BAD_INPUT_TABLE=/tmp/rows.tsv ctest --test-dir build -R 'test_cli_bad_input|test_cli_lessons|test_cli_prescribe|test_app_damaged_runs'
+    AMPSCOPE_BAD_INPUT_TABLE=/tmp/rows.tsv ctest --test-dir build -R 'test_cli_bad_input|test_cli_lessons|test_cli_lesson_files|test_cli_prescribe|test_app_damaged_runs'
     python3 tests/bad-input-table.py /tmp/rows.tsv > docs/bad-input.md
 
 Each row of the TSV is "section<TAB>input<TAB>exit<TAB>line" as the test wrote
@@ -31,6 +31,7 @@ SECTIONS = [
     ("config file", "Config files", "`ampscope-cli run $TMP/config.json --out $TMP/run` with the file holding the bad part."),
     ("command line", "Command-line arguments", "`$CONFIG` is a valid config, `$OUT` a fresh directory."),
     ("lesson", "Lesson folders", "`ampscope-cli check-lesson $TMP/lesson` and `ampscope-cli run --lesson $TMP/lesson --out $TMP/out`, run by `tests/app/test_cli_lessons.cpp` on the three-run lesson it writes by hand (the example of [Writing your own lessons](guide/lessons.md)) with the bad part. check-lesson prints every problem, one per line, as `FILE:LINE: what` (no line where the whole file is at fault); run --lesson prints the first, after the folder, and runs nothing."),
+    ("lesson file", "Lesson files", "`ampscope-cli check-lesson $TMP/hostile.ampscope-lesson` and `ampscope-cli run --lesson $TMP/hostile.ampscope-lesson --out $TMP/out`, run by `tests/app/test_cli_lesson_files.cpp` on the same lesson zipped by Python's zipfile (`tests/tools/write_lesson_zip.py`, which says how each hostile file is made). Each is refused on the zip's directory before anything is unpacked or run, in one line naming the file; the limits are in [Writing your own lessons](guide/lessons.md#limits)."),
     ("sensitivity and prescribe", "Sensitivity and prescription", "`ampscope-cli sensitivity $TMP/tiny.json --out $TMP/sens` and `ampscope-cli prescribe $TMP/tiny.json --out $TMP/rx` with the options the row names, run by `tests/app/test_cli_prescribe.cpp` on a tiny spirals MLP ([Sensitivity and prescription](guide/sensitivity-and-prescription.md)). Nothing is trained and no folder is made."),
     ("IDX file", "IDX files", "`data.dataset` `mnist_idx`, `data.path` a directory of crafted files (40 images of 4x4, `validation` `split` unless the row says `test`). The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`."),
     ("safetensors file", "Safetensors files", "`data.dataset` `tensors`, `data.path` a crafted file holding `x` (F32 [40, 4]) and `y` (I64 [40]), `validation` `split`. The engine has opened the run directory when data fails, so each error is also its `error` record and `summary.json` says `status: error`. The reader's own checks, one row per kind of bad file with its exact line, are in `tests/core/data/test_safetensors.cpp`."),
@@ -62,7 +63,8 @@ def main():
     out.write("# Bad input: what each gets\n\n")
     out.write("Every row below was run by `tests/app/test_cli_bad_input.cpp` (through the real\n"
               "`ampscope-cli`, or `readRunDirectory` for run directories), for lesson folders by\n"
-              "`tests/app/test_cli_lessons.cpp`, for sensitivity and prescribe by\n"
+              "`tests/app/test_cli_lessons.cpp`, for lesson files by `tests/app/test_cli_lesson_files.cpp`,\n"
+              "for sensitivity and prescribe by\n"
               "`tests/app/test_cli_prescribe.cpp`, or, for the window,\n"
               "`tests/app/test_app_damaged_runs.cpp`; the message column\n"
               "is the exact line that run printed, with the test's temporary directory written\n"

@@ -5,6 +5,7 @@
 #include <QMenu>
 #include <QSettings>
 #include <QTabBar>
+#include <QGuiApplication>
 #include <QScreen>
 #include <QScrollArea>
 #include <QTimer>
@@ -50,6 +51,21 @@ QDockWidget* DockLayout::add(const QString& id, const QString& title, QWidget* w
     connect(dock, &QDockWidget::dockLocationChanged, this,
             [this] { QTimer::singleShot(0, this, &DockLayout::keepTabTitlesWhole); });
     return dock;
+}
+
+void DockLayout::startAtLaptopSize() {
+    window_->resize(1280, 800);
+    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
+        const QSize available = screen->availableSize();
+        window_->resize(std::min(1280, available.width()), std::min(800, available.height()));
+    }
+}
+
+QStringList DockLayout::docksInView() const {
+    QStringList ids;
+    for (const QDockWidget* d : docks_)
+        if (d->isVisible() && !d->visibleRegion().isEmpty()) ids << d->objectName().chopped(int(qstrlen("Dock")));
+    return ids;
 }
 
 QDockWidget* DockLayout::dock(const QString& id) const {

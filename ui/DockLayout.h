@@ -22,6 +22,7 @@
 #include <QList>
 #include <QObject>
 #include <QString>
+#include <QStringList>
 #include <functional>
 
 class QDockWidget;
@@ -42,7 +43,11 @@ public:
     QDockWidget* dock(const QString& id) const;
     const QList<QDockWidget*>& docks() const { return docks_; }
     bool raise(const QString& id);
+    // The ids of the docks one can see now: shown, and in front of their tab group.
+    QStringList docksInView() const;
 
+    // The window at a laptop's 1280x800, or the screen's available size where smaller.
+    void startAtLaptopSize();
     // The arrangement as built: what Reset layout goes back to.
     void keepInitialLayout();
     void resetLayout();

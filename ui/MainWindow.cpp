@@ -3,8 +3,6 @@
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
-#include <QGuiApplication>
-#include <QScreen>
 #include <QTimer>
 #include <algorithm>
 #include <nlohmann/json.hpp>
@@ -22,6 +20,9 @@
 #include "ViewDirector.h"
 #include "WindowActions.h"
 #include "WindowDocks.h"
+#include "lessons/LessonDropTarget.h"
+#include "lessons/LessonSaving.h"
+#include "lessons/ScenarioShelf.h"
 #include "config/ConfigJson.h"
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
@@ -40,16 +41,6 @@ static void initUiResources() {
 
 namespace ampscope::ui {
 
-namespace {
-
-QString statusWord(const std::string& status) {
-    if (status == "finished") return QObject::tr("Run finished");
-    if (status == "stopped") return QObject::tr("Run stopped");
-    return QObject::tr("Run failed");
-}
-
-}  // namespace
-
 MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     : QMainWindow(parent), options_(std::move(options)) {
     initUiResources();
@@ -67,13 +58,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     set_ = new RunSet(this);
     control_ = new RunControl(set_, options_.runsRoot, this);
     opener_ = new RunOpener(set_, this);
-    scenarios_ = new ScenarioRunner(control_, set_, this);
+    shelf_ = new ScenarioShelf(this);
+    scenarios_ = new ScenarioRunner(control_, set_, shelf_, this);
     WindowActions::Handlers handlers;
     handlers.start = [this] { startRun(); };
-    handlers.pause = [this](bool pause) {
-        control_->pause(pause);
-        if (pause) status_->paused(); else status_->resumed();
-    };
+    handlers.pause = [this](bool pause) { control_->pause(pause); pause ? status_->paused() : status_->resumed(); };
     handlers.stepOnce = [this] { stepOnce(); };
     handlers.mapStep = [this] { mapNextStep(); };
     handlers.stop = [this] { stopRun(); };
@@ -81,6 +70,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     handlers.openRun = [this](const QString& path, QString* error) { return openRun(path, error); };
     handlers.openConfig = [this](const QString& path, QString* error) { return loadConfigFile(path, error); };
     handlers.saveConfig = [this](const QString& path, QString* error) { return saveConfigFile(path, error); };
+    handlers.openLesson = [this](const QString& path, QString* error) { return !openLesson(path, error).isEmpty(); };
+    handlers.saveLesson = [this](const QString& p, QString* e) { return saveLessonFolder(*set_, *layout_, p, e); };
+    handlers.exportLesson = [this](const QString& p, QString* e) { return exportLessonFile(*set_, *layout_, p, e); };
     handlers.configFileName = [this] { return runDisplayName(views_.config->config()) + QStringLiteral(".json"); };
     handlers.focusedDirectory = [this] { return runDirectory(); };
     handlers.loadScenario = [this](const QString& name) { loadScenario(name); };
@@ -100,11 +92,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connectViews();
     installPlotExportMenus(this);  // "Save image…" on the plots that have no menu of their own
 
-    resize(1280, 800);
-    if (const QScreen* screen = QGuiApplication::primaryScreen()) {
-        const QSize available = screen->availableSize();
-        resize(std::min(1280, available.width()), std::min(800, available.height()));
-    }
+    layout_->startAtLaptopSize();
     // First start (no config saved yet): the default scenario is loaded, not started.
     const bool firstStart = options_.persistSettings && !layout_->hasSavedConfig();
     layout_->restore([this](const QString& json) {
@@ -115,6 +103,11 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
         }
     });
     if (firstStart) loadScenario(QString::fromLatin1(kDefaultScenario));
+    new LessonDropTarget(
+        this, [this](const QString& path, QString* error) { return !openLesson(path, error).isEmpty(); },
+        [this](const QString& error) { status_->showError(error); });
+    if (options_.persistSettings)
+        for (const QString& refused : shelf_->openLessonsIn(ScenarioShelf::userLessonFolder())) status_->showError(refused);
     status_->showConfig(views_.config->config());
     updateActions();
 }
@@ -161,7 +154,7 @@ void MainWindow::connectRunControl() {
         updateActions();
         status_->ended();
         status_->setRunText(tr("%1 after %2 steps · %3")
-                                .arg(statusWord(summary.status))
+                                .arg(StatusPanel::endWord(summary.status))
                                 .arg(summary.steps)
                                 .arg(shownPath(control_->runDirectory())));
         Q_EMIT runEnded(QString::fromStdString(summary.status));
@@ -214,7 +207,7 @@ void MainWindow::connectViews() {
     connect(browser, &ScenarioBrowser::scenarioLoaded, actions_->paceControl(), &RunPaceControl::showScenario);
     connect(browser, &ScenarioBrowser::scenarioLoaded, this, [this](const QString& name) {
         // The docks the narrative points at (scenario.json "docks") come to the front.
-        if (const Scenario* scenario = findScenario(name.toStdString()))
+        if (const Scenario* scenario = shelf_->find(name))
             for (const std::string& id : scenario->docks) layout_->raise(QString::fromStdString(id));
         layout_->raise(QStringLiteral("scenarios"));
     });
@@ -288,12 +281,17 @@ bool MainWindow::saveConfigFile(const QString& path, QString* error) {
     }
 }
 
-bool MainWindow::loadScenario(const QString& name, QString* error) {
-    return views_.scenarios->loadScenario(name, error);
+bool MainWindow::loadScenario(const QString& key, QString* error) {
+    return views_.scenarios->loadScenario(key, error);
 }
 
-bool MainWindow::runScenario(const QString& name, QString* error) {
-    if (!views_.scenarios->runScenario(name, error)) return false;
+QString MainWindow::openLesson(const QString& path, QString* error) {
+    return views_.scenarios->openLesson(path, error);  // loaded: its docks and Scenarios come to the front
+}
+
+
+bool MainWindow::runScenario(const QString& key, QString* error) {
+    if (!views_.scenarios->runScenario(key, error)) return false;
     layout_->raise(QStringLiteral("scenarios"));
     return true;
 }

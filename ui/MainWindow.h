@@ -40,6 +40,7 @@ class RunControl;
 class RunOpener;
 class RunSet;
 class ScenarioRunner;
+class ScenarioShelf;
 class StatusPanel;
 class ViewDirector;
 class WindowActions;
@@ -59,10 +60,14 @@ public:
     bool loadConfigFile(const QString& path, QString* error);
     bool saveConfigFile(const QString& path, QString* error);
     void setConfig(const RunConfig& config);
-    // Built-in scenarios (ScenarioBrowser.h): load shows the narrative and the first run's
-    // config; run also trains the runs one after another.
-    bool loadScenario(const QString& name, QString* error = nullptr);
-    bool runScenario(const QString& name, QString* error = nullptr);
+    // Scenarios (ScenarioBrowser.h), by key: a built-in's name or an opened lesson's path.
+    // Load shows the narrative and the first run's config; run also trains the runs one
+    // after another. openLesson adds a lesson folder or file and loads it: its key, or
+    // empty with `error`. The user's lessons (ScenarioShelf::userLessonFolder) are opened
+    // when the window starts with persistSettings (tests open them through the shelf).
+    bool loadScenario(const QString& key, QString* error = nullptr);
+    bool runScenario(const QString& key, QString* error = nullptr);
+    QString openLesson(const QString& path, QString* error = nullptr);
     // Shows a part of the loaded scenario's narrative (ViewDirector).
     bool showScenarioView(const ScenarioView& view);
     bool openRun(const QString& location, QString* error);
@@ -124,6 +129,7 @@ private:
     RunSet* set_ = nullptr;
     RunControl* control_ = nullptr;
     RunOpener* opener_ = nullptr;
+    ScenarioShelf* shelf_ = nullptr;
     ScenarioRunner* scenarios_ = nullptr;
     StatusPanel* status_ = nullptr;
     WindowActions* actions_ = nullptr;

@@ -1,6 +1,7 @@
 #include "RunPaceControl.h"
 
 #include <QSettings>
+#include <QUrl>
 #include <cmath>
 
 namespace ampscope::ui {
@@ -10,8 +11,11 @@ namespace {
 // Slow enough to follow one step at a time, up to where the plots still read as motion.
 constexpr double kPaces[] = {0.0, 1.0, 2.0, 5.0, 10.0, 20.0, 50.0};
 
+// A lesson's key is its path: encoded, so that its slashes are not settings groups (a
+// built-in's name encodes to itself).
 QString settingsKey(const QString& scenario) {
-    return QStringLiteral("pace/") + (scenario.isEmpty() ? QStringLiteral("-") : scenario);
+    return QStringLiteral("pace/") +
+           (scenario.isEmpty() ? QStringLiteral("-") : QString::fromLatin1(QUrl::toPercentEncoding(scenario)));
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "ScenarioBrowser.h"
 
 #include <QDesktopServices>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QLabel>
 #include <QListWidget>
@@ -13,7 +14,9 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
+#include "lessons/ModelTrustDialog.h"
 #include "ScenarioRunner.h"
+#include "lessons/ScenarioShelf.h"
 
 namespace ampscope::ui {
 
@@ -34,20 +37,8 @@ ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWid
     list_->setWordWrap(false);
     list_->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
     list_->setVerticalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
-    // One name a line, nothing cut: a teacher picks by name; the one-line summary is the
-    // tooltip and the narrative's subject.
-    for (const Scenario& scenario : builtInScenarios()) {
-        auto* item = new QListWidgetItem(fromStd(scenario.name), list_);
-        item->setData(kNameRole, fromStd(scenario.name));
-        item->setToolTip(fromStd(scenario.summary));
-    }
-    // Tall and wide enough for every name: the list never scrolls or elides.
-    int widest = 0;
-    for (int row = 0; row < list_->count(); ++row)
-        widest = std::max(widest, list_->fontMetrics().horizontalAdvance(list_->item(row)->text()));
-    const int frame = 2 * list_->frameWidth();
-    list_->setFixedHeight(list_->sizeHintForRow(0) * list_->count() + frame + 2);
-    list_->setMinimumWidth(widest + frame + 24);
+    fillList();
+    connect(runner_->shelf(), &ScenarioShelf::lessonOpened, this, &ScenarioBrowser::fillList);
     narrative_ = new QTextBrowser(this);
     narrative_->setObjectName(QStringLiteral("scenarioNarrative"));
     narrative_->setOpenLinks(false);  // view: links show a part of the scenario (followLink)
@@ -102,6 +93,53 @@ ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWid
     connect(runner_, &ScenarioRunner::finished, this, &ScenarioBrowser::onFinished);
 }
 
+ScenarioShelf* ScenarioBrowser::shelf() const {
+    return runner_->shelf();
+}
+
+void ScenarioBrowser::fillList() {
+    const QString current = list_->currentItem() ? list_->currentItem()->data(kNameRole).toString() : QString();
+    list_->clear();
+    // One name a line, nothing cut: a teacher picks by name; the one-line summary and where
+    // the scenario came from are the tooltip.
+    for (const ShelfEntry& entry : shelf()->entries()) {
+        const QString name = fromStd(entry.scenario->name);
+        auto* item = new QListWidgetItem(
+            entry.isLesson() ? tr("%1 (lesson: %2)").arg(name, QFileInfo(entry.origin).fileName()) : name, list_);
+        item->setData(kNameRole, entry.key);
+        item->setToolTip(fromStd(entry.scenario->summary) + QLatin1Char('\n') +
+                         (entry.isLesson() ? tr("Lesson from %1").arg(entry.origin) : tr("Built in")));
+        if (entry.key == current) list_->setCurrentItem(item);
+    }
+    // Tall and wide enough for every name: the list never scrolls or elides.
+    int widest = 0;
+    for (int row = 0; row < list_->count(); ++row)
+        widest = std::max(widest, list_->fontMetrics().horizontalAdvance(list_->item(row)->text()));
+    const int frame = 2 * list_->frameWidth();
+    list_->setFixedHeight(list_->sizeHintForRow(0) * list_->count() + frame + 2);
+    list_->setMinimumWidth(widest + frame + 24);
+}
+
+QString ScenarioBrowser::openLesson(const QString& path, QString* error) {
+    if (runner_->isRunning()) {
+        if (error) *error = tr("A scenario is running; stop it before opening a lesson.");
+        return {};
+    }
+    const QString key = shelf()->openLesson(path, error);
+    if (key.isEmpty() || !loadScenario(key, error)) return {};
+    return key;
+}
+
+bool ScenarioBrowser::trusted(const Scenario& scenario, const std::vector<NamedRunConfig>& configs, QString* error) {
+    const std::vector<LessonModel> models = lessonModels(configs);
+    if (models.empty()) return true;
+    const bool yes = trust_ ? trust_(fromStd(scenario.name), models) : askModelTrust(this, fromStd(scenario.name), models);
+    if (!yes && error)
+        *error = tr("Lesson %1 not loaded: its TorchScript model %2 (SHA-256 %3) runs code as you, and was not trusted.")
+                     .arg(fromStd(scenario.name), fromStd(models.front().path), fromStd(models.front().sha256));
+    return yes;
+}
+
 bool ScenarioBrowser::isRunningScenario() const {
     return runner_->isRunning();
 }
@@ -119,12 +157,12 @@ void ScenarioBrowser::followLink(const QUrl& link) {
         QDesktopServices::openUrl(link);
         return;
     }
-    const Scenario* scenario = findScenario(loaded_.toStdString());
+    const Scenario* scenario = shelf()->find(loaded_);
     if (const ScenarioView* view = scenario ? scenario->view(link.path().toStdString()) : nullptr)
         Q_EMIT viewRequested(*view);
 }
 
-void ScenarioBrowser::showScenario(const Scenario& scenario) {
+void ScenarioBrowser::showScenario(const QString& key, const Scenario& scenario) {
     narrative_->setMarkdown(fromStd(scenario.narrative));
     // Markdown's headings come out at up to twice the text's size; in a dock a third of
     // the window wide that is three lines of title before the lesson: a little larger
@@ -143,35 +181,38 @@ void ScenarioBrowser::showScenario(const Scenario& scenario) {
     runs_->clear();
     for (const auto& run : configs_) runs_->addItem(fromStd(run.name));
     for (int row = 0; row < list_->count(); ++row)
-        if (list_->item(row)->data(kNameRole).toString() == fromStd(scenario.name)) list_->setCurrentRow(row);
+        if (list_->item(row)->data(kNameRole).toString() == key) list_->setCurrentRow(row);
 }
 
-bool ScenarioBrowser::loadScenario(const QString& name, QString* error) {
+bool ScenarioBrowser::loadScenario(const QString& key, QString* error) {
     if (runner_->isRunning()) {
         if (error) *error = tr("A scenario is running; stop it before loading another.");
         return false;
     }
     try {
-        const Scenario& scenario = scenarioNamed(name.toStdString());
-        configs_ = scenarioRunConfigs(scenario, overrides_);
-        loaded_ = name;
-        showScenario(scenario);
+        const Scenario* found = shelf()->find(key);
+        const Scenario& scenario = found ? *found : scenarioNamed(key.toStdString());
+        std::vector<NamedRunConfig> configs = scenarioRunConfigs(scenario, overrides_);
+        if (!trusted(scenario, configs, error)) return false;
+        configs_ = std::move(configs);
+        loaded_ = key;
+        showScenario(key, scenario);
         Q_EMIT configChosen(configs_.front().config);
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
         return false;
     }
-    Q_EMIT scenarioLoaded(name);
+    Q_EMIT scenarioLoaded(key);
     return true;
 }
 
-bool ScenarioBrowser::runScenario(const QString& name, QString* error) {
+bool ScenarioBrowser::runScenario(const QString& key, QString* error) {
     if (runner_->isRunning()) {
         if (error) *error = tr("Stop the current run before starting a scenario.");
         return false;
     }
-    if (!loadScenario(name, error)) return false;
-    return runner_->run(name, overrides_, error);
+    if (!loadScenario(key, error)) return false;
+    return runner_->run(key, overrides_, error);
 }
 
 void ScenarioBrowser::onFinished(const QString& name, const QString& table) {

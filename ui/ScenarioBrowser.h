@@ -1,9 +1,17 @@
 #pragma once
-// ScenarioBrowser: the window's start page for the built-in teaching scenarios
-// (core/scenarios/ScenarioCatalogue.h). A list with one line per scenario, the chosen
-// scenario's narrative (what to look at, in which plot, why, and the fix) and its runs.
+// ScenarioBrowser: the window's start page for the teaching scenarios: the built-ins
+// (core/scenarios/ScenarioCatalogue.h) and the lessons opened (ScenarioShelf.h). A list
+// with one line per scenario (a lesson's says where it came from), the chosen scenario's
+// narrative (what to look at, in which plot, why, and the fix) and its runs.
 //
 // Contract:
+// - Scenarios are named by their shelf key: a built-in's name, a lesson's absolute path.
+// - openLesson(path): a lesson folder or file joins the list and is loaded; a lesson with
+//   a problem is refused with its one line and the list and what is loaded stay as they
+//   were. Not while a scenario runs (its runs read the lesson's files).
+// - A lesson whose runs would load a TorchScript model (code) is loaded only when the
+//   model trust says yes, asked each time it is loaded, with each model's file and
+//   SHA-256 (by default a dialog; setModelTrust replaces it); nothing remembers the answer.
 // - loadScenario() shows the narrative and offers the scenario's first run config
 //   (configChosen, for the Configure panel); it starts nothing. Choosing a run in the run
 //   list offers that run's config instead.
@@ -18,10 +26,12 @@
 // - Unknown names fail with the one-line message that lists the valid ones.
 #include <QStringList>
 #include <QWidget>
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "config/RunConfig.h"
+#include "scenarios/LessonFolder.h"
 #include "scenarios/ScenarioCatalogue.h"
 
 class QListWidget;
@@ -32,15 +42,22 @@ class QUrl;
 namespace ampscope::ui {
 
 class ScenarioRunner;
+class ScenarioShelf;
 
 class ScenarioBrowser : public QWidget {
     Q_OBJECT
 public:
     explicit ScenarioBrowser(ScenarioRunner* runner, QWidget* parent = nullptr);
 
-    bool loadScenario(const QString& name, QString* error = nullptr);
-    bool runScenario(const QString& name, QString* error = nullptr);
+    bool loadScenario(const QString& key, QString* error = nullptr);
+    bool runScenario(const QString& key, QString* error = nullptr);
+    // The key of the lesson opened and loaded, or empty with `error`.
+    QString openLesson(const QString& path, QString* error = nullptr);
     void setOverrides(const std::vector<std::string>& overrides) { overrides_ = overrides; }
+    // Asked before a lesson whose runs load TorchScript models is loaded: true loads it.
+    using ModelTrust = std::function<bool(const QString& lesson, const std::vector<LessonModel>& models)>;
+    void setModelTrust(ModelTrust trust) { trust_ = std::move(trust); }
+    ScenarioShelf* shelf() const;
 
     QString loadedScenario() const { return loaded_; }
     bool isRunningScenario() const;
@@ -63,7 +80,9 @@ Q_SIGNALS:
     void scenarioFinished(const QString& name);
 
 private:
-    void showScenario(const Scenario& scenario);
+    void fillList();
+    bool trusted(const Scenario& scenario, const std::vector<NamedRunConfig>& configs, QString* error);
+    void showScenario(const QString& key, const Scenario& scenario);
     void onFinished(const QString& name, const QString& table);
 
     ScenarioRunner* runner_;
@@ -73,6 +92,7 @@ private:
     QPushButton* loadButton_ = nullptr;
     QPushButton* runButton_ = nullptr;
     std::vector<std::string> overrides_;
+    ModelTrust trust_;
     QString loaded_;
     std::vector<NamedRunConfig> configs_;
 };

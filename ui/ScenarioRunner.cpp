@@ -5,27 +5,29 @@
 #include "RunControl.h"
 #include "engine/RunRecords.h"
 #include "engine/SystemInfo.h"
+#include "lessons/ScenarioShelf.h"
 #include "runset/RunSet.h"
 
 namespace ampscope::ui {
 
-ScenarioRunner::ScenarioRunner(RunControl* control, RunSet* set, QObject* parent)
-    : QObject(parent), control_(control), set_(set) {
+ScenarioRunner::ScenarioRunner(RunControl* control, RunSet* set, ScenarioShelf* shelf, QObject* parent)
+    : QObject(parent), control_(control), set_(set), shelf_(shelf) {
     connect(control_, &RunControl::runEnded, this, &ScenarioRunner::onRunEnded);
 }
 
-bool ScenarioRunner::run(const QString& name, const std::vector<std::string>& overrides, QString* error) {
+bool ScenarioRunner::run(const QString& key, const std::vector<std::string>& overrides, QString* error) {
     if (control_->isActive()) {
         if (error) *error = tr("Stop the current run before starting a scenario.");
         return false;
     }
     try {
-        configs_ = scenarioRunConfigs(scenarioNamed(name.toStdString()), overrides);
+        const Scenario* scenario = shelf_->find(key);
+        configs_ = scenarioRunConfigs(scenario ? *scenario : scenarioNamed(key.toStdString()), overrides);
     } catch (const std::exception& e) {
         if (error) *error = QString::fromUtf8(e.what());
         return false;
     }
-    scenario_ = name;
+    scenario_ = key;
     recorded_.clear();
     ids_.clear();
     rows_.clear();
@@ -75,12 +77,14 @@ void ScenarioRunner::onRunEnded(const RunSummary& summary) {
 void ScenarioRunner::finish() {
     running_ = false;
     for (const auto& [name, id] : ids_) set_->setCompared(id, true);
-    const Scenario& scenario = scenarioNamed(scenario_.toStdString());
     if (configs_.size() > 1) table_ = QString::fromStdString(formatComparisonTable(rows_));
-    if (!scenario.views.empty()) {
-        Q_EMIT viewRequested(scenario.views.front());
-    } else if (const auto it = ids_.find(QString::fromStdString(scenario.startRun())); it != ids_.end()) {
-        set_->focus(it->second);
+    // The window refuses to reopen a lesson while it runs, so the shelf still holds it.
+    if (const Scenario* scenario = shelf_->find(scenario_)) {
+        if (!scenario->views.empty()) {
+            Q_EMIT viewRequested(scenario->views.front());
+        } else if (const auto it = ids_.find(QString::fromStdString(scenario->startRun())); it != ids_.end()) {
+            set_->focus(it->second);
+        }
     }
     Q_EMIT finished(scenario_, table_);
 }

@@ -1,12 +1,14 @@
 #pragma once
-// ScenarioRunner: a built-in scenario's runs, trained one after another through the
-// window's run control, each joining the run set under its scenario run name.
+// ScenarioRunner: a scenario's runs (a built-in's or an opened lesson's: ScenarioShelf),
+// trained one after another through the window's run control, each joining the run set
+// under its scenario run name.
 //
 // Contract:
 // - run(name, overrides): starts the first run; the next starts when the previous one
 //   finished; a run that is stopped or fails ends the sequence (finished() is not
-//   emitted). A name that is not built in fails with the catalogue's one line; so does a
-//   first run that does not start.
+//   emitted). `key` is the shelf's (a built-in's name, a lesson's path); a key the shelf
+//   does not know fails with the catalogue's one line; so does a first run that does not
+//   start.
 // - While a scenario with several runs trains, its earlier runs stay compared (every
 //   view overlays them under the one training) and the runs that were in the set before
 //   it are unchecked, so what is shown is the scenario's contrast.
@@ -30,13 +32,15 @@ namespace ampscope::ui {
 
 class RunControl;
 class RunSet;
+class ScenarioShelf;
 
 class ScenarioRunner : public QObject {
     Q_OBJECT
 public:
-    ScenarioRunner(RunControl* control, RunSet* set, QObject* parent = nullptr);
+    ScenarioRunner(RunControl* control, RunSet* set, ScenarioShelf* shelf, QObject* parent = nullptr);
 
-    bool run(const QString& name, const std::vector<std::string>& overrides, QString* error);
+    bool run(const QString& key, const std::vector<std::string>& overrides, QString* error);
+    ScenarioShelf* shelf() const { return shelf_; }
     bool isRunning() const { return running_; }
     QString scenario() const { return scenario_; }
     // The run directories recorded by the last run(), in run order.
@@ -59,6 +63,7 @@ private:
 
     RunControl* control_;
     RunSet* set_;
+    ScenarioShelf* shelf_;
     QString scenario_;
     std::vector<NamedRunConfig> configs_;
     bool running_ = false;

@@ -22,6 +22,12 @@ QString threadCount(int threads) {
 
 }  // namespace
 
+QString StatusPanel::endWord(const std::string& status) {
+    if (status == "finished") return tr("Run finished");
+    if (status == "stopped") return tr("Run stopped");
+    return tr("Run failed");
+}
+
 StatusPanel::StatusPanel(QStatusBar* bar, QWidget* window) : QObject(window), window_(window) {
     clock_.start();
     runLabel_ = new ElidingLabel(bar);

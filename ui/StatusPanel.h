@@ -39,6 +39,9 @@ class StatusPanel : public QObject {
 public:
     StatusPanel(QStatusBar* bar, QWidget* window);
 
+    // "Run finished", "Run stopped" or "Run failed": how a run's end reads in the status bar.
+    static QString endWord(const std::string& status);
+
     void showConfig(const RunConfig& config);
     void showRunFacts(const RunInfoFacts& facts);
     void setRunText(const QString& text, const QString& toolTip = QString());

@@ -2,6 +2,7 @@
 
 #include <QAction>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QInputDialog>
 #include <QLineEdit>
 #include <QLabel>
@@ -136,6 +137,18 @@ void WindowActions::buildScenarioMenu() {
     // One line per scenario; choosing one loads it (Run the loaded scenario starts it).
     QMenu* menu = window_->menuBar()->addMenu(tr("&Scenarios"));
     menu->setToolTipsVisible(true);
+    QAction* openLesson = menu->addAction(tr("Open &lesson…"));
+    openLesson->setToolTip(tr("A lesson someone wrote: a .ampscope-lesson file, or a lesson folder (choose its "
+                              "scenario.json); it joins the Scenarios dock"));
+    connect(openLesson, &QAction::triggered, this, &WindowActions::openLessonWithDialog);
+    QAction* saveLesson = menu->addAction(tr("&Save as lesson…"));
+    saveLesson->setToolTip(tr("The runs, their configs and the docks in view, as a new lesson folder with a "
+                              "narrative to fill in"));
+    connect(saveLesson, &QAction::triggered, this, &WindowActions::saveLessonWithDialog);
+    QAction* exportLesson = menu->addAction(tr("&Export lesson…"));
+    exportLesson->setToolTip(tr("The same as one .ampscope-lesson file to send"));
+    connect(exportLesson, &QAction::triggered, this, &WindowActions::exportLessonWithDialog);
+    menu->addSeparator();
     for (const Scenario& scenario : builtInScenarios()) {
         const QString name = QString::fromStdString(scenario.name);
         QAction* action = menu->addAction(name + QStringLiteral(" — ") + QString::fromStdString(scenario.summary));
@@ -207,6 +220,33 @@ void WindowActions::openConfigWithDialog() {
     if (path.isEmpty()) return;
     QString error;
     if (!handlers_.openConfig(path, &error)) QMessageBox::warning(window_, tr("Open config"), error);
+}
+
+void WindowActions::openLessonWithDialog() {
+    QString path = QFileDialog::getOpenFileName(window_, tr("Open a lesson"), QString(),
+                                                tr("AmpScope lesson (*.ampscope-lesson scenario.json)"));
+    if (path.isEmpty()) return;
+    if (QFileInfo(path).fileName() == QLatin1String("scenario.json")) path = QFileInfo(path).absolutePath();
+    QString error;
+    if (!handlers_.openLesson(path, &error)) QMessageBox::warning(window_, tr("Open lesson"), error);
+}
+
+void WindowActions::saveLessonWithDialog() {
+    const QString folder = QFileDialog::getSaveFileName(window_, tr("Save as lesson: a new folder"),
+                                                        QStringLiteral("my-lesson"), QString(), nullptr,
+                                                        QFileDialog::ShowDirsOnly);
+    if (folder.isEmpty()) return;
+    QString error;
+    if (!handlers_.saveLesson(folder, &error)) QMessageBox::warning(window_, tr("Save as lesson"), error);
+}
+
+void WindowActions::exportLessonWithDialog() {
+    QString file = QFileDialog::getSaveFileName(window_, tr("Export lesson"), QStringLiteral("my-lesson.ampscope-lesson"),
+                                                tr("AmpScope lesson (*.ampscope-lesson)"));
+    if (file.isEmpty()) return;
+    if (!file.endsWith(QLatin1String(".ampscope-lesson"))) file += QLatin1String(".ampscope-lesson");
+    QString error;
+    if (!handlers_.exportLesson(file, &error)) QMessageBox::warning(window_, tr("Export lesson"), error);
 }
 
 void WindowActions::saveConfigWithDialog() {

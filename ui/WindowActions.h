@@ -1,8 +1,8 @@
 #pragma once
 // WindowActions: the window's actions, menus and tool bar: File (open a run, open or save
 // a config, export plots, a report or the data of the focused run, quit), Run (start,
-// pause, step once, map this step against fp32, stop), View (every dock, reset layout), Scenarios (one line per
-// built-in scenario, run the loaded one), Help; the tool bar with the run controls, the
+// pause, step once, map this step against fp32, stop), View (every dock, reset layout), Scenarios (open, save
+// as or export a lesson, one line per built-in scenario, run the loaded one), Help; the tool bar with the run controls, the
 // pace and Open run. The file dialogs are here too: an action asks, a handler acts.
 //
 // Contract:
@@ -33,7 +33,8 @@ public:
         std::function<void()> start, stepOnce, mapStep, stop, resetLayout;
         std::function<void(bool pause)> pause;
         // false with `error` filled when it failed.
-        std::function<bool(const QString& path, QString* error)> openRun, openConfig, saveConfig;
+        std::function<bool(const QString& path, QString* error)> openRun, openConfig, saveConfig, openLesson,
+            saveLesson, exportLesson;
         std::function<QString()> configFileName;    // suggested when saving
         std::function<QString()> focusedDirectory;  // what reports and data export act on
         std::function<void(const QString& scenario)> loadScenario;
@@ -64,6 +65,11 @@ public Q_SLOTS:
     void openRemoteRunWithDialog();
     void openConfigWithDialog();
     void saveConfigWithDialog();
+    // A lesson file, or a lesson folder chosen by its scenario.json.
+    void openLessonWithDialog();
+    // What the window shows as a new lesson folder, or as one lesson file.
+    void saveLessonWithDialog();
+    void exportLessonWithDialog();
     void exportPlotsWithDialog();
 
 private:

@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "common/InputError.h"
+#include "common/Sha256.h"
 #include "config/ConfigText.h"
 #include "scenarios/ScenarioParser.h"
 
@@ -144,15 +145,24 @@ LessonCheck checkLessonFolder(const std::string& path) {
     return check;
 }
 
-Scenario loadLessonFolder(const std::string& path) {
+Scenario loadLessonFolder(const std::string& path, const std::string& shownAs) {
     LessonCheck check = checkLessonFolder(path);
     if (check.problems.empty()) return std::move(*check.lesson);
-    const std::string folder = path.ends_with("/") ? path : path + "/";
+    const std::string& shown = shownAs.empty() ? path : shownAs;
+    const std::string folder = shownAs.empty() ? (path.ends_with("/") ? path : path + "/") : shownAs + ": ";
     std::string line = folder + check.problems.front().text();
     if (check.problems.size() > 1)
-        line += " (and " + std::to_string(check.problems.size() - 1) + " more: ampscope-cli check-lesson " + path +
+        line += " (and " + std::to_string(check.problems.size() - 1) + " more: ampscope-cli check-lesson " + shown +
                 " lists them)";
     throw InputError(line);
+}
+
+std::vector<LessonModel> lessonModels(const std::vector<NamedRunConfig>& runs) {
+    std::vector<LessonModel> models;
+    for (const NamedRunConfig& run : runs)
+        if (run.config.model.name == "torchscript")
+            models.push_back({run.name, run.config.model.path, sha256OfFile(run.config.model.path)});
+    return models;
 }
 
 }  // namespace ampscope

@@ -33,8 +33,21 @@ struct LessonCheck {
 // problem of the lesson itself is in the result.
 LessonCheck checkLessonFolder(const std::string& path);
 
-// The lesson, or an InputError of one line: the first problem, with the folder's path
-// before its file, and how many more there are (check-lesson lists them).
-Scenario loadLessonFolder(const std::string& path);
+// The lesson, or an InputError of one line: the first problem, with the folder's path (or
+// `shownAs`: a lesson file's path, for the folder it was unpacked into) before its file,
+// and how many more there are (check-lesson lists them).
+Scenario loadLessonFolder(const std::string& path, const std::string& shownAs = {});
+
+// A TorchScript model a lesson's run would load: code, which runs as the user, so the
+// CLI (--trust-model) and the window (a dialog) load it only with the user's word.
+struct LessonModel {
+    std::string run;
+    std::string path;    // absolute, inside the lesson's folder
+    std::string sha256;  // of the file, for the user to compare with what the author gave
+};
+
+// The models `runs` would load (a lesson's runs as they will run, --set applied), in run
+// order.
+std::vector<LessonModel> lessonModels(const std::vector<NamedRunConfig>& runs);
 
 }  // namespace ampscope

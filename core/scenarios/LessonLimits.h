@@ -18,4 +18,12 @@ inline constexpr std::size_t kMaxRuns = 64;    // a lesson compares a few runs, 
 inline constexpr std::size_t kMaxViews = 256;  // a narrative links a few dozen views at most
 inline constexpr std::size_t kMaxDocks = 64;   // more than the window has docks
 
+// A lesson in one file (LessonArchive.h): the zip itself, how many files it holds, and
+// what they inflate to, each file and all together; checked on the zip's directory before
+// a byte is inflated. A lesson's own data (a safetensors file) is most of its size: a
+// class's dataset of tens of MB fits many times over.
+inline constexpr std::uintmax_t kMaxLessonFileBytes = 256ull * 1024 * 1024;
+inline constexpr std::size_t kMaxLessonFileMembers = 1024;
+inline constexpr std::uintmax_t kMaxLessonFileContentBytes = 512ull * 1024 * 1024;
+
 }  // namespace ampscope::lesson_limits

@@ -19,5 +19,8 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/JsonLineIndex.cpp
   ${CMAKE_CURRENT_LIST_DIR}/NarrativeLinks.cpp
   ${CMAKE_CURRENT_LIST_DIR}/LessonFolder.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/LessonArchive.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/LessonWriter.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ZipArchive.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ComparisonTable.cpp
   ${AMPSCOPE_EMBEDDED_SCENARIOS})

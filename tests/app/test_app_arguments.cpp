@@ -116,9 +116,19 @@ private Q_SLOTS:
             << QStringList{"--show-dock", "loss"}
             << "--show-dock picks the dock for --screenshot; give --screenshot PNG too";
         QTest::newRow("config and scenario") << QStringList{"--config", "a.json", "--scenario", "amp-sanity"}
-                                             << "give --config FILE or --scenario NAME, not both";
+                                             << "give one of --config FILE, --scenario NAME and --lesson PATH";
+        QTest::newRow("lesson and scenario") << QStringList{"--lesson", "l", "--scenario", "amp-sanity"}
+                                             << "give one of --config FILE, --scenario NAME and --lesson PATH";
+        QTest::newRow("lesson headless")
+            << QStringList{"--lesson", "l", "--headless"}
+            << "--lesson opens a lesson in the window; headless: ampscope-cli run --lesson PATH --out DIR";
+        QTest::newRow("trust-model without a lesson")
+            << QStringList{"--scenario", "amp-sanity", "--trust-model"}
+            << "--trust-model trusts a --lesson's TorchScript model; give --lesson PATH";
         QTest::newRow("open-run and config") << QStringList{"--open-run", "runs/x", "--config", "a.json"}
-                                             << "--open-run shows a recorded run; drop --config/--scenario";
+                                             << "--open-run shows a recorded run; drop --config/--scenario/--lesson";
+        QTest::newRow("open-run and lesson") << QStringList{"--open-run", "runs/x", "--lesson", "l"}
+                                             << "--open-run shows a recorded run; drop --config/--scenario/--lesson";
         QTest::newRow("open-run headless") << QStringList{"--open-run", "runs/x", "--headless"}
                                            << "--open-run needs the window; drop --headless";
         QTest::newRow("open-run a malformed ssh:// address")
