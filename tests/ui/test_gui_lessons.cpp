@@ -45,6 +45,10 @@ namespace {
 
 const int kBuiltIns = static_cast<int>(builtInScenarios().size());
 
+QSet<QString> asSet(const QStringList& list) {
+    return QSet<QString>(list.begin(), list.end());
+}
+
 QStringList listTexts(const MainWindow& window) {
     QStringList texts;
     const QListWidget* list = window.scenarioBrowser()->scenarioList();
@@ -170,8 +174,7 @@ private Q_SLOTS:
             QStringList lessonModes;
             for (const ScenarioRun& run : lesson->runs) lessonModes << QString::fromStdString(run.config.precision.mode);
             QCOMPARE(lessonModes, modes);
-            QTRY_COMPARE(QSet<QString>(fresh.dockLayout()->docksInView().begin(), fresh.dockLayout()->docksInView().end()),
-                         QSet<QString>(inView.begin(), inView.end()));
+            QTRY_COMPARE(asSet(fresh.dockLayout()->docksInView()), asSet(inView));
             const QString saved = fresh.openLesson(tmp.filePath("saved"), &error);
             QVERIFY2(!saved.isEmpty(), qPrintable(error));
             QCOMPARE(fresh.scenarioBrowser()->shelf()->find(saved)->runs.size(), lesson->runs.size());
