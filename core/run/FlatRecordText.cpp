@@ -294,8 +294,10 @@ bool NumberList::read(std::string_view inside) {
         const bool negative = *p == '-';
         if (negative) ++p;
         const char* digits = p;
-        std::int64_t sum = 0;
-        while (p != end && isDigit(*p)) sum = sum * 10 + (*p++ - '0');
+        // Unsigned, so that a number too long for the sum wraps instead of overflowing
+        // (undefined); such a number (over 18 digits) is read again below, whole.
+        std::uint64_t sum = 0;
+        while (p != end && isDigit(*p)) sum = sum * 10 + static_cast<std::uint64_t>(*p++ - '0');
         Item item{true, 0, 0.0};
         if (p != end && (*p == '.' || *p == 'e' || *p == 'E')) {
             while (p != end && *p != ',') ++p;
@@ -309,7 +311,7 @@ bool NumberList::read(std::string_view inside) {
             item.whole = *integer;
             item.number = static_cast<double>(*integer);
         } else {
-            item.whole = negative ? -sum : sum;
+            item.whole = negative ? -static_cast<std::int64_t>(sum) : static_cast<std::int64_t>(sum);
             item.number = static_cast<double>(item.whole);
         }
         items_.push_back(item);
