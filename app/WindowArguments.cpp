@@ -13,7 +13,7 @@ const char* windowUsage() {
     return "usage: ampscope [--config FILE | --scenario NAME | --lesson PATH [--trust-model] |\n"
            "                 --open-run PATH] [--headless]\n"
            "                [--out PARENT_DIR] [--screenshot PNG [--after-steps N | --at-end]\n"
-           "                [--show-dock ID]] [--version] [--help]\n"
+           "                [--show-dock ID]] [--present] [--version] [--help]\n"
            "  --config FILE       start with this config (headless: run it)\n"
            "  --scenario NAME     open with this built-in scenario loaded and running (headless:\n"
            "                      run it); names: ampscope-cli scenarios\n"
@@ -39,6 +39,9 @@ const char* windowUsage() {
             "                      scale, throughput, memory, updates, histograms, underflow,\n"
             "                      nanInspector, lockstep, formatSweep, scaling, blockScales,\n"
             "                      formatExplorer, precisionMap, scenarios, runs\n"
+           "  --present           full screen for a projector (View > Present, F11): larger text,\n"
+           "                      the narrative beside its view; Space pauses, Right and Left walk\n"
+           "                      the narrative's views, Esc leaves\n"
            "Without a display (no DISPLAY or WAYLAND_DISPLAY) ampscope runs headless.\n"
            "Exit codes: 0 done, 2 bad input, 1 internal error, 130 interrupted.\n";
 }
@@ -67,6 +70,7 @@ void checkCombinations(const WindowRequest& request) {
     if (!request.openRun.empty() && request.headless)
         throw InputError("--open-run needs the window; drop --headless");
     if (screenshot && request.headless) throw InputError("--screenshot needs the window; drop --headless");
+    if (request.present && request.headless) throw InputError("--present needs the window; drop --headless");
     if (!screenshot && !request.showDock.empty())
         throw InputError("--show-dock picks the dock for --screenshot; give --screenshot PNG too");
 }
@@ -102,6 +106,8 @@ WindowRequest parseWindowArguments(const std::vector<std::string>& args) {
         } else if (options.takeValue({"--show-dock"}, request.showDock)) {
         } else if (options.isFlag({"--at-end"})) {
             request.atEnd = true;
+        } else if (options.isFlag({"--present"})) {
+            request.present = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("unknown option '" + a + "' (see ampscope --help)");
         } else {

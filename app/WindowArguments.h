@@ -23,6 +23,7 @@ struct WindowRequest {
     long long afterSteps = 50;        // --after-steps: steps before the screenshot
     std::string showDock;             // --show-dock: the dock in front for the screenshot
     bool atEnd = false;               // --at-end: --scenario's screenshot once every run ended
+    bool present = false;             // --present: the window in Present mode (a projector)
 };
 
 WindowRequest parseWindowArguments(const std::vector<std::string>& args);

@@ -35,6 +35,7 @@
 #include "MainWindow.h"
 #include "RunOpener.h"
 #include "ScenarioBrowser.h"
+#include "lessons/PresentMode.h"
 #include "lessons/ScenarioShelf.h"
 #endif
 
@@ -128,6 +129,14 @@ void fillTheScreen(ui::MainWindow& window) {
     }
 }
 
+// A screenshot fills the screen; in Present mode, as the projector shows it.
+void fillTheScreen(ui::MainWindow& window, bool present) {
+    if (present)
+        window.presentMode()->enter();
+    else
+        fillTheScreen(window);
+}
+
 QDockWidget* dockNamed(ui::MainWindow& window, const std::string& id) {
     return window.findChild<QDockWidget*>(QString::fromStdString(id) + QStringLiteral("Dock"));
 }
@@ -142,7 +151,9 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
     window.show();
     if (screenshot) {
         QApplication::setQuitOnLastWindowClosed(false);
-        fillTheScreen(window);  // once shown: before, the docks' least size may refuse it
+        fillTheScreen(window, options.present);  // once shown: before, the docks' least size may refuse it
+    } else if (options.present) {
+        window.presentMode()->enter();
     }
     // The one line of a bad input (several refused runs of a folder joined into it).
     const auto sayUnreadable = [&](const QString& why) {
@@ -184,7 +195,7 @@ int openRunInWindow(ui::MainWindow& window, const app::WindowRequest& options, Q
 int scenarioEndInWindow(ui::MainWindow& window, const app::WindowRequest& options) {
     QApplication::setQuitOnLastWindowClosed(false);
     window.show();
-    fillTheScreen(window);
+    fillTheScreen(window, options.present);
     int exitCode = 0;
     QObject::connect(window.scenarioBrowser(), &ui::ScenarioBrowser::scenarioFinished, &window, [&] {
         QTimer::singleShot(0, &window, [&] {
@@ -263,13 +274,14 @@ int runWindow(int& argc, char** argv, const app::WindowRequest& request) {
     if (options.atEnd) return scenarioEndInWindow(window, options);
     if (!screenshot) {
         window.show();
+        if (options.present) window.presentMode()->enter();
         return QApplication::exec();
     }
 
     // --screenshot: fill the screen, start the run, grab after N steps, stop, exit.
     QApplication::setQuitOnLastWindowClosed(false);
     window.show();
-    fillTheScreen(window);
+    fillTheScreen(window, options.present);
     int exitCode = 0;
     bool taken = false;
     auto take = [&] {

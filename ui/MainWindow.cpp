@@ -22,6 +22,7 @@
 #include "WindowDocks.h"
 #include "lessons/LessonDropTarget.h"
 #include "lessons/LessonSaving.h"
+#include "lessons/PresentMode.h"
 #include "lessons/ScenarioShelf.h"
 #include "config/ConfigJson.h"
 #include "plots/PlotExport.h"
@@ -91,6 +92,9 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     connectOpener();
     connectViews();
     installPlotExportMenus(this);  // "Save image…" on the plots that have no menu of their own
+    present_ = new PresentMode({this, layout_, views_.scenarios, scenarios_, actions_->pauseAction(),
+                                [this](const ScenarioView& view) { return showScenarioView(view); }},
+                               actions_->viewMenu());
 
     layout_->startAtLaptopSize();
     // First start (no config saved yet): the default scenario is loaded, not started.
@@ -112,9 +116,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     updateActions();
 }
 
-MainWindow::~MainWindow() {
-    delete director_;
-}
+MainWindow::~MainWindow() { delete director_; }
 
 void MainWindow::connectRunControl() {
     EngineBridge* bridge = control_->bridge();
@@ -288,7 +290,6 @@ bool MainWindow::loadScenario(const QString& key, QString* error) {
 QString MainWindow::openLesson(const QString& path, QString* error) {
     return views_.scenarios->openLesson(path, error);  // loaded: its docks and Scenarios come to the front
 }
-
 
 bool MainWindow::runScenario(const QString& key, QString* error) {
     if (!views_.scenarios->runScenario(key, error)) return false;

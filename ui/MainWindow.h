@@ -6,7 +6,7 @@
 // - ScenarioRunner and ViewDirector: a scenario's runs, and the parts of its narrative;
 // - WindowActions: actions, menus, the tool bar and their file dialogs;
 // - StatusPanel: the status bar and progress;
-// - DockLayout: the docks, their layout and the settings;
+// - DockLayout: the docks, their layout and the settings; PresentMode: the projector's;
 // - buildWindowDocks: every view, given the run set (WindowViews).
 //
 // Contract:
@@ -36,6 +36,7 @@ struct ScenarioView;
 namespace ampscope::ui {
 
 class DockLayout;
+class PresentMode;
 class RunControl;
 class RunOpener;
 class RunSet;
@@ -84,6 +85,7 @@ public:
     StatusPanel* statusPanel() const { return status_; }
     WindowActions* actions() const { return actions_; }
     DockLayout* dockLayout() const { return layout_; }
+    PresentMode* presentMode() const { return present_; }
     ConfigPanel* configPanel() const { return views_.config; }
     ScenarioBrowser* scenarioBrowser() const { return views_.scenarios; }
     // The focused run's directory (the live run's while it trains).
@@ -135,6 +137,7 @@ private:
     WindowActions* actions_ = nullptr;
     DockLayout* layout_ = nullptr;
     ViewDirector* director_ = nullptr;
+    PresentMode* present_ = nullptr;
     WindowViews views_;
     QSet<RunId> errorsShown_;  // runs whose error record the status bar showed
     bool closeRequested_ = false;

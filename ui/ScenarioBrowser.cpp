@@ -28,6 +28,25 @@ QString fromStd(const std::string& text) {
     return QString::fromStdString(text);
 }
 
+// The side-by-side table turned on its side: a column per run, a line per quantity, so
+// that it reads in a narrow dock (thirteen columns would not) and its cells wrap.
+QString sideBySideHtml(const ComparisonCells& table) {
+    QString html = QStringLiteral("<h3>%1</h3><table cellspacing=\"0\" cellpadding=\"3\">")
+                       .arg(ScenarioBrowser::tr("Side by side"));
+    for (size_t c = 0; c < table.headers.size(); ++c) {
+        const bool heading = c == 0;  // the runs' names
+        html += QStringLiteral("<tr><td><b>%1</b></td>").arg(fromStd(table.headers[c]).toHtmlEscaped());
+        for (const auto& row : table.rows) {
+            const QString cell = fromStd(row[c]).toHtmlEscaped();
+            html += QStringLiteral("<td align=\"%1\">%2</td>")
+                        .arg(table.rightAligned[c] ? QStringLiteral("right") : QStringLiteral("left"),
+                             heading ? QStringLiteral("<b>%1</b>").arg(cell) : cell);
+        }
+        html += QStringLiteral("</tr>");
+    }
+    return html + QStringLiteral("</table>");
+}
+
 }  // namespace
 
 ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWidget(parent), runner_(runner) {
@@ -43,6 +62,7 @@ ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWid
     narrative_->setObjectName(QStringLiteral("scenarioNarrative"));
     narrative_->setOpenLinks(false);  // view: links show a part of the scenario (followLink)
     connect(narrative_, &QTextBrowser::anchorClicked, this, &ScenarioBrowser::followLink);
+    narrative_->installEventFilter(this);
     narrative_->setPlaceholderText(tr("Choose a scenario to read what it shows."));
     auto* runsLabel = new QLabel(tr("Runs (click one to load its config):"), this);
     runs_ = new QListWidget(this);
@@ -57,17 +77,17 @@ ScenarioBrowser::ScenarioBrowser(ScenarioRunner* runner, QWidget* parent) : QWid
     buttons->addWidget(loadButton_);
     buttons->addWidget(runButton_);
     buttons->addStretch(1);
-    auto* lower = new QWidget(this);
-    auto* lowerLayout = new QVBoxLayout(lower);
-    lowerLayout->setContentsMargins(0, 0, 0, 0);
-    lowerLayout->addWidget(narrative_, 1);
-    lowerLayout->addWidget(runsLabel);
-    lowerLayout->addWidget(runs_);
-    lowerLayout->addLayout(buttons);
+    runControls_ = new QWidget(this);
+    auto* controlsLayout = new QVBoxLayout(runControls_);
+    controlsLayout->setContentsMargins(0, 0, 0, 0);
+    controlsLayout->addWidget(runsLabel);
+    controlsLayout->addWidget(runs_);
+    controlsLayout->addLayout(buttons);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addWidget(list_);
-    layout->addWidget(lower, 1);
+    layout->addWidget(narrative_, 1);
+    layout->addWidget(runControls_);
 
     const auto selectedName = [this] {
         const QListWidgetItem* item = list_->currentItem();
@@ -164,6 +184,14 @@ void ScenarioBrowser::followLink(const QUrl& link) {
 
 void ScenarioBrowser::showScenario(const QString& key, const Scenario& scenario) {
     narrative_->setMarkdown(fromStd(scenario.narrative));
+    sizeHeadings();
+    runs_->clear();
+    for (const auto& run : configs_) runs_->addItem(fromStd(run.name));
+    for (int row = 0; row < list_->count(); ++row)
+        if (list_->item(row)->data(kNameRole).toString() == key) list_->setCurrentRow(row);
+}
+
+void ScenarioBrowser::sizeHeadings() {
     // Markdown's headings come out at up to twice the text's size; in a dock a third of
     // the window wide that is three lines of title before the lesson: a little larger
     // than the text, bold, is enough.
@@ -178,10 +206,33 @@ void ScenarioBrowser::showScenario(const QString& key, const Scenario& scenario)
         heading.setFontWeight(QFont::Bold);
         cursor.mergeCharFormat(heading);
     }
-    runs_->clear();
-    for (const auto& run : configs_) runs_->addItem(fromStd(run.name));
-    for (int row = 0; row < list_->count(); ++row)
-        if (list_->item(row)->data(kNameRole).toString() == key) list_->setCurrentRow(row);
+}
+
+bool ScenarioBrowser::eventFilter(QObject* watched, QEvent* event) {
+    // The headings' size follows the text's (Present mode makes the narrative's larger).
+    if (watched == narrative_ && event->type() == QEvent::FontChange) sizeHeadings();
+    return QWidget::eventFilter(watched, event);
+}
+
+void ScenarioBrowser::setNarrativeOnly(bool only) {
+    list_->setVisible(!only);
+    runControls_->setVisible(!only);
+}
+
+bool ScenarioBrowser::markView(const QString& id) {
+    const QString href = QStringLiteral("view:") + id;
+    for (QTextBlock block = narrative_->document()->begin(); block.isValid(); block = block.next()) {
+        for (auto fragment = block.begin(); !fragment.atEnd(); ++fragment) {
+            if (fragment.fragment().charFormat().anchorHref() != href) continue;
+            QTextCursor cursor(narrative_->document());
+            cursor.setPosition(fragment.fragment().position());
+            cursor.setPosition(fragment.fragment().position() + fragment.fragment().length(), QTextCursor::KeepAnchor);
+            narrative_->setTextCursor(cursor);
+            narrative_->ensureCursorVisible();
+            return true;
+        }
+    }
+    return false;
 }
 
 bool ScenarioBrowser::loadScenario(const QString& key, QString* error) {
@@ -216,8 +267,7 @@ bool ScenarioBrowser::runScenario(const QString& key, QString* error) {
 }
 
 void ScenarioBrowser::onFinished(const QString& name, const QString& table) {
-    if (!table.isEmpty())
-        narrative_->append(QStringLiteral("<h3>%1</h3><pre>%2</pre>").arg(tr("Side by side"), table.toHtmlEscaped()));
+    if (!table.isEmpty()) narrative_->append(sideBySideHtml(comparisonTableCells(runner_->comparisonRows())));
     Q_EMIT scenarioFinished(name);
 }
 

@@ -70,6 +70,11 @@ public:
     QListWidget* runList() const { return runs_; }
     QTextBrowser* narrativeView() const { return narrative_; }
     QPushButton* runButton() const { return runButton_; }
+    // Present mode: only the narrative, without the list of scenarios and the run controls.
+    void setNarrativeOnly(bool only);
+    // Selects the narrative's link to the view `id` and scrolls it into sight; false when
+    // the narrative has no such link.
+    bool markView(const QString& id);
 
 Q_SIGNALS:
     void scenarioLoaded(const QString& name);
@@ -83,6 +88,8 @@ private:
     void fillList();
     bool trusted(const Scenario& scenario, const std::vector<NamedRunConfig>& configs, QString* error);
     void showScenario(const QString& key, const Scenario& scenario);
+    void sizeHeadings();
+    bool eventFilter(QObject* watched, QEvent* event) override;
     void onFinished(const QString& name, const QString& table);
 
     ScenarioRunner* runner_;
@@ -91,6 +98,7 @@ private:
     QListWidget* runs_ = nullptr;
     QPushButton* loadButton_ = nullptr;
     QPushButton* runButton_ = nullptr;
+    QWidget* runControls_ = nullptr;  // the runs list and the buttons
     std::vector<std::string> overrides_;
     ModelTrust trust_;
     QString loaded_;

@@ -48,6 +48,8 @@ public:
     const std::map<QString, RunId>& runIds() const { return ids_; }
     // The side-by-side table of the last scenario that ended (empty before).
     QString comparisonTable() const { return table_; }
+    // The runs of the last scenario that ended, each with its summary (the table's rows).
+    const std::vector<ComparisonRow>& comparisonRows() const { return rows_; }
 
 Q_SIGNALS:
     // The run the sequence is at (0-based) started.

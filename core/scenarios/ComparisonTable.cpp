@@ -27,23 +27,29 @@ std::string padded(const std::string& text, size_t width, bool right) {
 
 }  // namespace
 
-std::string formatComparisonTable(const std::vector<ComparisonRow>& rows) {
-    const std::vector<std::string> headers = {"run",        "mode",    "how",     "status",
-                                              "samples/s",  "peak memory", "val acc", "val loss",
-                                              "train loss", "skipped", "backoffs", "final scale",
-                                              "first non-finite"};
+ComparisonCells comparisonTableCells(const std::vector<ComparisonRow>& rows) {
+    ComparisonCells table;
+    table.headers = {"run",        "mode",        "how",     "status",   "samples/s",
+                     "peak memory", "val acc",    "val loss", "train loss", "skipped",
+                     "backoffs",   "final scale", "first non-finite"};
     // Text columns are left-aligned, numbers right-aligned.
-    const std::vector<bool> right = {false, false, false, false, true, true, true,
-                                     true,  true,  true,  true,  true, false};
-    std::vector<std::vector<std::string>> cells;
+    table.rightAligned = {false, false, false, false, true, true, true, true, true, true, true, true, false};
     for (const auto& row : rows) {
         const RunSummary& s = row.summary;
-        cells.push_back({row.name, s.mode, s.emulated ? "emulated" : "real", s.status,
-                         formatNumber(s.samplesPerSecond, 5), formatBytes(s.peakMemoryBytes),
-                         accuracyText(s.valAccuracy), formatNumber(s.valLoss), formatNumber(s.finalTrainLoss),
-                         std::to_string(s.skippedSteps), std::to_string(s.scaleBackoffs),
-                         formatNumber(s.finalScale, 6), firstNonFiniteText(s)});
+        table.rows.push_back({row.name, s.mode, s.emulated ? "emulated" : "real", s.status,
+                              formatNumber(s.samplesPerSecond, 5), formatBytes(s.peakMemoryBytes),
+                              accuracyText(s.valAccuracy), formatNumber(s.valLoss), formatNumber(s.finalTrainLoss),
+                              std::to_string(s.skippedSteps), std::to_string(s.scaleBackoffs),
+                              formatNumber(s.finalScale, 6), firstNonFiniteText(s)});
     }
+    return table;
+}
+
+std::string formatComparisonTable(const std::vector<ComparisonRow>& rows) {
+    const ComparisonCells table = comparisonTableCells(rows);
+    const std::vector<std::string>& headers = table.headers;
+    const std::vector<bool>& right = table.rightAligned;
+    const std::vector<std::vector<std::string>>& cells = table.rows;
     std::vector<size_t> widths(headers.size());
     for (size_t c = 0; c < headers.size(); ++c) {
         widths[c] = headers[c].size();
@@ -58,9 +64,9 @@ std::string formatComparisonTable(const std::vector<ComparisonRow>& rows) {
         }
         return line + "\n";
     };
-    std::string table = lineOf(headers);
-    for (const auto& line : cells) table += lineOf(line);
-    return table;
+    std::string text = lineOf(headers);
+    for (const auto& line : cells) text += lineOf(line);
+    return text;
 }
 
 }  // namespace ampscope

@@ -15,6 +15,15 @@ struct ComparisonRow {
     RunSummary summary;
 };
 
+// The table's cells as the text shows them: the column headers, whether each column is
+// right-aligned (numbers), and one line of cells per row. The window lays them out itself.
+struct ComparisonCells {
+    std::vector<std::string> headers;
+    std::vector<bool> rightAligned;
+    std::vector<std::vector<std::string>> rows;
+};
+ComparisonCells comparisonTableCells(const std::vector<ComparisonRow>& rows);
+
 // Header line, then one line per row; every line ends with '\n'. Numbers that are
 // not finite (a NaN loss) print as "nan"/"inf"; accuracy as a percentage, "-" for
 // regression runs. The last column names the first non-finite value, "-" if none.

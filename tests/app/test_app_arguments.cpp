@@ -74,6 +74,9 @@ private Q_SLOTS:
         QCOMPARE(r.screenshotPath, std::string("x.png"));
         r = app::parseWindowArguments({"--open-run", "ssh://gpu-box/data/run"});  // another machine
         QCOMPARE(r.openRun, std::string("ssh://gpu-box/data/run"));
+        QVERIFY(!r.present);
+        r = app::parseWindowArguments({"--scenario", "fp16-no-scaler", "--present"});  // a projector
+        QVERIFY(r.present);
     }
 
     void helpAndVersionEndTheParse() {
@@ -82,7 +85,7 @@ private Q_SLOTS:
         QVERIFY(app::parseWindowArguments({"--version", "--bogus"}).command == WindowRequest::Command::Version);
         const std::string usage = app::windowUsage();
         for (const char* option : {"--config", "--scenario", "--open-run", "--headless", "--out", "--screenshot",
-                                   "--after-steps", "--show-dock", "--version", "--help", "amp-sanity"})
+                                   "--after-steps", "--show-dock", "--present", "--version", "--help", "amp-sanity"})
             QVERIFY2(usage.find(option) != std::string::npos, option);
     }
 
@@ -119,6 +122,8 @@ private Q_SLOTS:
                                              << "give one of --config FILE, --scenario NAME and --lesson PATH";
         QTest::newRow("lesson and scenario") << QStringList{"--lesson", "l", "--scenario", "amp-sanity"}
                                              << "give one of --config FILE, --scenario NAME and --lesson PATH";
+        QTest::newRow("present headless")
+            << QStringList{"--present", "--headless"} << "--present needs the window; drop --headless";
         QTest::newRow("lesson headless")
             << QStringList{"--lesson", "l", "--headless"}
             << "--lesson opens a lesson in the window; headless: ampscope-cli run --lesson PATH --out DIR";

@@ -17,7 +17,8 @@ struct LabelledChooser {
     QWidget* chooser = nullptr;
 };
 
-// A word-wrapping label for the note, named `objectName` (tests find it by name).
+// A word-wrapping label for the note, named `objectName` (tests find it by name); left
+// out (no height, nothing drawn) where it gets less than twelve characters' width.
 QLabel* makeDockNote(QWidget* dock, const QString& objectName);
 
 // The row: labels and choosers in order, then `note` stretched. The caller adds the row
