@@ -1,6 +1,6 @@
 #!/bin/bash
-# The reliability runs: the core, engine and CLI suites under ASan + UBSan, the engine
-# and stream threading suites under TSan (each in a build directory of its own), and each
+# The reliability runs: the core, engine and CLI suites under ASan + UBSan, the threaded
+# suites under TSan (each in a build directory of its own), and each
 # libFuzzer target for FUZZ_SECONDS (default 30). One command from the repository root,
 # after the README's install step (docs/guide/tests-and-ci.md describes the runs):
 #
