@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "DockLayout.h"
+#include "window/DockLayout.h"
 #include "HeadlessRunner.h"
 #include "ScenarioRunner.h"
 #include "WindowArguments.h"
@@ -31,11 +31,11 @@
 #include <QScreen>
 #include <QTimer>
 
-#include "ConfigPanel.h"
-#include "MainWindow.h"
-#include "RunOpener.h"
-#include "ScenarioBrowser.h"
-#include "lessons/PresentMode.h"
+#include "configure/ConfigPanel.h"
+#include "window/MainWindow.h"
+#include "feed/RunOpener.h"
+#include "lessons/ScenarioBrowser.h"
+#include "window/PresentMode.h"
 #include "lessons/ScenarioShelf.h"
 #endif
 

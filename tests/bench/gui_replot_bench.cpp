@@ -19,9 +19,9 @@
 #include <string>
 #include <vector>
 
-#include "EngineBridge.h"
-#include "MainWindow.h"
-#include "RunControl.h"
+#include "feed/EngineBridge.h"
+#include "window/MainWindow.h"
+#include "feed/RunControl.h"
 #include "engine/SystemInfo.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/LossPlot.h"

@@ -3,7 +3,7 @@
 // RunObserver calls), for the suites of the views: a view is given `set` and the test
 // feeds `*this`. beginRun replaces the run (a view's suite wants the view to forget the
 // previous one); feed(context) adds another beside it instead.
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "runset/RunSet.h"
 
 namespace ampscope::ui {

@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "ExactCompare.h"
-#include "DockLayout.h"
-#include "MainWindow.h"
+#include "window/DockLayout.h"
+#include "window/MainWindow.h"
 #include "OneRunSet.h"
 #include "RunSupport.h"
 #include "TestSupport.h"

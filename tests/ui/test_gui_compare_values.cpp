@@ -10,7 +10,7 @@
 
 #include "ExactCompare.h"
 #include "KnownRuns.h"
-#include "MainWindow.h"
+#include "window/MainWindow.h"
 #include "plots/LossPlot.h"
 #include "plots/ScalePlot.h"
 #include "plots/ThroughputPlot.h"

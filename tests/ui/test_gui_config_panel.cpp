@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
-#include "ConfigPanel.h"
+#include "configure/ConfigPanel.h"
 #include "config/ConfigFieldRules.h"
 #include "config/ConfigJson.h"
 #include "config/ConfigValidation.h"

@@ -14,8 +14,8 @@
 #include <vector>
 
 #include "ExactCompare.h"
-#include "EngineBridge.h"
-#include "RecordDispatcher.h"
+#include "feed/EngineBridge.h"
+#include "runset/RecordDispatcher.h"
 #include "report/RunReplay.h"
 #include "TestSupport.h"
 #include "run/EventSchema.h"

@@ -9,13 +9,13 @@
 #include <QtTest/QtTest>
 
 #include "ExactCompare.h"
-#include "EngineBridge.h"
+#include "feed/EngineBridge.h"
 #include <QAction>
 
-#include "MainWindow.h"
-#include "WindowActions.h"
-#include "StatusPanel.h"
-#include "RunControl.h"
+#include "window/MainWindow.h"
+#include "window/WindowActions.h"
+#include "window/StatusPanel.h"
+#include "feed/RunControl.h"
 #include "TestSupport.h"
 
 using namespace ampscope;

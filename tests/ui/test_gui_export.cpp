@@ -14,8 +14,8 @@
 #include <QtWidgets/QMenuBar>
 #include <cmath>
 
-#include "MainWindow.h"
-#include "WindowActions.h"
+#include "window/MainWindow.h"
+#include "window/WindowActions.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
 #include "plots/LossPlot.h"

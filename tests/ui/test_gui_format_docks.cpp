@@ -24,10 +24,10 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
-#include "ConfigPanel.h"
-#include "MainWindow.h"
-#include "DockLayout.h"
-#include "RecordDispatcher.h"
+#include "configure/ConfigPanel.h"
+#include "window/MainWindow.h"
+#include "window/DockLayout.h"
+#include "runset/RecordDispatcher.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
 #include "plots/CategoryHeatmapPlot.h"

@@ -18,13 +18,13 @@
 #include <QUrl>
 #include <QtTest/QtTest>
 
-#include "ConfigPanel.h"
-#include "DockLayout.h"
+#include "configure/ConfigPanel.h"
+#include "window/DockLayout.h"
 #include "ExactCompare.h"
 #include "LessonSupport.h"
-#include "MainWindow.h"
-#include "ScenarioBrowser.h"
-#include "ScenarioRunner.h"
+#include "window/MainWindow.h"
+#include "lessons/ScenarioBrowser.h"
+#include "lessons/ScenarioRunner.h"
 #include "lessons/LessonDropTarget.h"
 #include "lessons/LessonSaving.h"
 #include "lessons/ScenarioShelf.h"
@@ -150,9 +150,9 @@ private Q_SLOTS:
             QVERIFY(QTest::qWaitForWindowExposed(&window));
             inView = window.dockLayout()->docksInView();
             QVERIFY(inView.contains("loss") && inView.contains("scenarios"));
-            QVERIFY2(ui::saveLessonFolder(*window.runSet(), *window.dockLayout(), tmp.filePath("saved"), &error),
+            QVERIFY2(ui::saveLessonFolder(*window.runSet(), window.dockLayout()->docksInView(), tmp.filePath("saved"), &error),
                      qPrintable(error));
-            QVERIFY2(ui::exportLessonFile(*window.runSet(), *window.dockLayout(), exported, &error), qPrintable(error));
+            QVERIFY2(ui::exportLessonFile(*window.runSet(), window.dockLayout()->docksInView(), exported, &error), qPrintable(error));
             for (const ui::RunModel* run : window.runSet()->runs()) modes << QString::fromStdString(run->config().precision.mode);
         }
         QCOMPARE(QDir(unpack).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());

@@ -15,9 +15,9 @@
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
-#include "DockLayout.h"
-#include "MainWindow.h"
-#include "WindowActions.h"
+#include "window/DockLayout.h"
+#include "window/MainWindow.h"
+#include "window/WindowActions.h"
 #include "plots/ExponentOverlayPlot.h"
 #include "plots/PrecisionMapPlot.h"
 #include "probes/PrecisionMapRecord.h"

@@ -18,15 +18,15 @@
 #include <QtTest/QtTest>
 #include <map>
 
-#include "ConfigPanel.h"
-#include "DockLayout.h"
+#include "configure/ConfigPanel.h"
+#include "window/DockLayout.h"
 #include "ExactCompare.h"
-#include "MainWindow.h"
-#include "RunControl.h"
-#include "ScenarioBrowser.h"
-#include "WindowActions.h"
+#include "window/MainWindow.h"
+#include "feed/RunControl.h"
+#include "lessons/ScenarioBrowser.h"
+#include "window/WindowActions.h"
 #include "config/RunConfig.h"
-#include "lessons/PresentMode.h"
+#include "window/PresentMode.h"
 #include "plots/FontSize.h"
 #include "plots/PlotMagnifier.h"
 #include "plots/QCustomPlotInclude.h"

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "ExactCompare.h"
-#include "views/ProbeSeriesStore.h"
+#include "runset/ProbeSeriesStore.h"
 
 using namespace ampscope::ui;
 

@@ -21,10 +21,10 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 
-#include "ConfigPanel.h"
-#include "EngineBridge.h"
-#include "MainWindow.h"
-#include "RunControl.h"
+#include "configure/ConfigPanel.h"
+#include "feed/EngineBridge.h"
+#include "window/MainWindow.h"
+#include "feed/RunControl.h"
 #include "engine/Engine.h"
 #include "plots/HeatmapPlot.h"
 #include "views/MemoryPlot.h"

@@ -16,9 +16,9 @@
 #include <unistd.h>
 
 #include "ExactCompare.h"
-#include "MainWindow.h"
+#include "window/MainWindow.h"
 #include "SshServer.h"
-#include "RunOpener.h"
+#include "feed/RunOpener.h"
 #include "views/RunListView.h"
 
 using ampscope::test::SshServer;

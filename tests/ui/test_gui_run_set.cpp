@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "ExactCompare.h"
-#include "RunPalette.h"
+#include "runset/RunPalette.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
 #include "probes/StepAuditRecords.h"

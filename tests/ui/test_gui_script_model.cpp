@@ -23,12 +23,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
-#include "ConfigPanel.h"
-#include "EngineBridge.h"
-#include "MainWindow.h"
-#include "WindowActions.h"
-#include "RunControl.h"
-#include "RecordDispatcher.h"
+#include "configure/ConfigPanel.h"
+#include "feed/EngineBridge.h"
+#include "window/MainWindow.h"
+#include "window/WindowActions.h"
+#include "feed/RunControl.h"
+#include "runset/RecordDispatcher.h"
 #include "common/Sha256.h"
 #include "common/Text.h"
 #include "config/ConfigJson.h"

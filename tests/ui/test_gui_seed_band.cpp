@@ -14,7 +14,7 @@
 #include <fstream>
 
 #include "ExactCompare.h"
-#include "MainWindow.h"
+#include "window/MainWindow.h"
 #include "TestSupport.h"
 #include "plots/LossPlot.h"
 #include "runset/RunSet.h"

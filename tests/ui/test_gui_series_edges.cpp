@@ -11,7 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
-#include "plots/DecimatedSeries.h"
+#include "runset/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
 #include "plots/LossPlot.h"

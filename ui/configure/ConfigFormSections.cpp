@@ -11,7 +11,7 @@
 #include <QScrollArea>
 #include <QVBoxLayout>
 
-#include "ConfigPanel.h"
+#include "configure/ConfigPanel.h"
 #include "configure/ConfigFieldBinder.h"
 #include "configure/ModelFileRow.h"
 #include "precision/PrecisionMode.h"

@@ -4,7 +4,6 @@
 #include <QFileInfo>
 #include <QTemporaryDir>
 
-#include "DockLayout.h"
 #include "runset/RunSet.h"
 #include "scenarios/LessonArchive.h"
 #include "scenarios/LessonWriter.h"
@@ -40,17 +39,17 @@ bool write(const LessonDraft& draft, const QString& folder, QString* error) {
 
 }  // namespace
 
-bool saveLessonFolder(const RunSet& set, const DockLayout& docks, const QString& folder, QString* error) {
-    return write(draftOf(set, docks.docksInView(), QFileInfo(folder).fileName()), folder, error);
+bool saveLessonFolder(const RunSet& set, const QStringList& docksInView, const QString& folder, QString* error) {
+    return write(draftOf(set, docksInView, QFileInfo(folder).fileName()), folder, error);
 }
 
-bool exportLessonFile(const RunSet& set, const DockLayout& docks, const QString& file, QString* error) {
+bool exportLessonFile(const RunSet& set, const QStringList& docksInView, const QString& file, QString* error) {
     const QString suffix = QString::fromLatin1(kLessonFileSuffix.data(), qsizetype(kLessonFileSuffix.size()));
     QString name = QFileInfo(file).fileName();
     if (name.endsWith(suffix)) name.chop(suffix.size());
     QTemporaryDir scratch;
     const QString folder = scratch.filePath(name.isEmpty() ? QStringLiteral("lesson") : name);
-    if (!write(draftOf(set, docks.docksInView(), name), folder, error)) return false;
+    if (!write(draftOf(set, docksInView, name), folder, error)) return false;
     try {
         packLesson(folder.toStdString(), file.toStdString());
         return true;

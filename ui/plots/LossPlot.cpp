@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "RunPalette.h"
+#include "runset/RunPalette.h"
 #include "plots/SeedBandGraphs.h"
 #include "runset/RunSeedGroups.h"
 #include "runset/RunSet.h"

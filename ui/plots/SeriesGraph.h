@@ -24,7 +24,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "plots/DecimatedSeries.h"
+#include "runset/DecimatedSeries.h"
 #include "plots/QCustomPlotInclude.h"
 
 namespace ampscope::ui {

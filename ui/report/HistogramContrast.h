@@ -16,7 +16,7 @@
 #include <utility>
 #include <vector>
 
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "probes/ExponentHistogram.h"
 
 namespace ampscope::ui {

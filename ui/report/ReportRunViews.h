@@ -16,7 +16,7 @@
 #include <QStringList>
 #include <memory>
 
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "report/ReportRun.h"
 
 class QCustomPlot;

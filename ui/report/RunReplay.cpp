@@ -2,7 +2,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "RecordDispatcher.h"
+#include "runset/RecordDispatcher.h"
 #include "run/ParsedRunReader.h"
 
 namespace ampscope::ui {

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 
 namespace ampscope::ui {
 

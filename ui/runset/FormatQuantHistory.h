@@ -19,8 +19,8 @@
 
 #include "probes/FormatQuantRecord.h"
 #include "runset/RunStore.h"
-#include "views/LayerOrder.h"
-#include "views/ProbeSeriesStore.h"
+#include "runset/LayerOrder.h"
+#include "runset/ProbeSeriesStore.h"
 
 namespace ampscope::ui {
 

@@ -11,8 +11,8 @@
 
 #include "probes/FormatSweepRecord.h"
 #include "runset/RunStore.h"
-#include "views/LayerOrder.h"
-#include "views/ProbeSeriesStore.h"
+#include "runset/LayerOrder.h"
+#include "runset/ProbeSeriesStore.h"
 
 namespace ampscope::ui {
 

@@ -8,7 +8,7 @@
 #include <utility>
 #include <deque>
 
-#include "plots/DecimatedSeries.h"
+#include "runset/DecimatedSeries.h"
 #include "runset/RunStore.h"
 
 namespace ampscope::ui {

@@ -14,7 +14,7 @@
 #include "models/ScriptModuleInfo.h"
 #include "probes/ProbeRecords.h"
 #include "runset/RunStore.h"
-#include "views/LayerOrder.h"
+#include "runset/LayerOrder.h"
 
 namespace ampscope::ui {
 

@@ -4,7 +4,7 @@
 #include <QElapsedTimer>
 #include <QFileInfo>
 
-#include "RecordDispatcher.h"
+#include "runset/RecordDispatcher.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
 #include "run/EventSchema.h"

@@ -1,6 +1,6 @@
 #include "runset/RunInfoFacts.h"
 
-#include "RunFacts.h"
+#include "runset/RunFacts.h"
 #include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {

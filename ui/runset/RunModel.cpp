@@ -1,6 +1,6 @@
 #include "runset/RunModel.h"
 
-#include "RunPalette.h"
+#include "runset/RunPalette.h"
 #include "run/RunLifecycleRecords.h"
 
 namespace ampscope::ui {

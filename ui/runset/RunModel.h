@@ -19,7 +19,7 @@
 #include <functional>
 #include <vector>
 
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "runset/FormatQuantHistory.h"
 #include "runset/FormatSweepSeries.h"
 #include "runset/HistogramSeries.h"

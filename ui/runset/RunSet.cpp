@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "RunPalette.h"
+#include "runset/RunPalette.h"
 
 namespace ampscope::ui {
 

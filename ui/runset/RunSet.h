@@ -21,7 +21,7 @@
 #include <memory>
 #include <vector>
 
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "runset/RunChanges.h"
 #include "runset/RunModel.h"
 

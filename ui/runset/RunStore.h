@@ -10,7 +10,7 @@
 // through takeRecord. A store that reads a record type itself does so under
 // runset/ParsedRecord.h's rule, counting what does not read in malformed_ (cleared by
 // its beginRun).
-#include "RunObserver.h"
+#include "runset/RunObserver.h"
 #include "runset/ParsedRecord.h"
 #include "runset/RunChanges.h"
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "RunFacts.h"
+#include "runset/RunFacts.h"
 
 namespace ampscope::ui {
 

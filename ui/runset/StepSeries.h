@@ -22,7 +22,7 @@
 #include <string>
 #include <vector>
 
-#include "plots/DecimatedSeries.h"
+#include "runset/DecimatedSeries.h"
 #include "runset/RunStore.h"
 
 namespace ampscope::ui {

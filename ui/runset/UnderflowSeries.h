@@ -17,8 +17,8 @@
 
 #include "probes/Fp16Classes.h"
 #include "runset/RunStore.h"
-#include "views/LayerOrder.h"
-#include "views/ProbeSeriesStore.h"
+#include "runset/LayerOrder.h"
+#include "runset/ProbeSeriesStore.h"
 
 namespace ampscope::ui {
 

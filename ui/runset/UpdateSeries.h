@@ -7,7 +7,7 @@
 #include <QString>
 #include <deque>
 
-#include "plots/DecimatedSeries.h"
+#include "runset/DecimatedSeries.h"
 #include "runset/RunStore.h"
 
 namespace ampscope::ui {

@@ -9,7 +9,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "RunFacts.h"
+#include "runset/RunFacts.h"
 #include "runset/RunSet.h"
 #include "views/ModuleTreeView.h"
 #include "views/StatsFramesTable.h"
