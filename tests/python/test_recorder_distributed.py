@@ -84,7 +84,7 @@ class TwoRanks(unittest.TestCase):
     @unittest.skipUnless(GUI and os.path.exists(GUI), "the window (AMPSCOPE_GUI) is not built")
     def test_the_window_opens_the_job_and_names_the_origin(self):
         # The job opens as a set of its ranks, and the status line names the rank the NaN
-        # came from (that this rank is the focused one is ui/test_gui_remote_run's case).
+        # came from (that this rank is the focused one is ui/feed/test_gui_remote_run's case).
         shot = os.path.join(temp_dir(self), "job.png")
         result = subprocess.run([GUI, "--open-run", self.run_dir, "--screenshot", shot],
                                 capture_output=True, text=True, timeout=300,

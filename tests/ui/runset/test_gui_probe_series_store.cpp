@@ -1,4 +1,4 @@
-// ProbeSeriesStore (ui/views): the bounded copy of a probe series that the gradient
+// ProbeSeriesStore (ui/runset): the bounded copy of a probe series that the gradient
 // histogram and underflow docks keep. Records come in step order, the same step again
 // adds to its entry, an earlier step is refused; when full, neighbouring pairs are
 // thinned to the heavier one (the first on a tie), and the store never exceeds its
