@@ -1,10 +1,10 @@
 #include "data/Dataset.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 
 #include "common/InputError.h"
+#include "common/Text.h"
 #include "config/ConfigText.h"
 #include "config/ConfigValidation.h"
 #include "data/MnistFiles.h"
@@ -21,25 +21,13 @@ constexpr int64_t kImageClasses = 10;
 // Synthetic sets have no test files, so validation "test" falls back to this hold-out.
 constexpr double kSyntheticTestFraction = 0.2;
 
-std::string fixed(double value, int decimals) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
-}
-
-std::string shortNumber(double value) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%g", value);
-    return text;
-}
-
 void checkValidationMode(const DataConfig& config) {
     if (config.validation != "test" && config.validation != "split")
         throw InputError("data.validation: must be \"test\" or \"split\" (got \"" +
                          config.validation + "\")");
     if (config.validation == "split" && !(config.val_fraction > 0 && config.val_fraction < 1))
         throw InputError("data.val_fraction: must be > 0 and < 1 (got " +
-                         shortNumber(config.val_fraction) + ")");
+                         formatNumber(config.val_fraction, 6) + ")");
     if (config.subset < 0)
         throw InputError("data.subset: must be >= 0 (got " + std::to_string(config.subset) + ")");
 }
@@ -77,11 +65,7 @@ DataBundle loadImages(const DataConfig& config, uint64_t seed) {
         val = {testFiles.pixels, testFiles.labels};
         valNote = "test " + std::to_string(val.size());
     } else {
-        Split split = holdOut(train, config.val_fraction, seed);
-        train = split.train;
-        val = split.val;
-        valNote = "val " + std::to_string(val.size()) + " (split " +
-                  shortNumber(config.val_fraction) + " of train)";
+        valNote = holdOutValidation(train, val, config.val_fraction, seed);
     }
     const std::string subsetNote = applySubset(train, config.subset, seed);
 
@@ -99,9 +83,7 @@ DataBundle loadImages(const DataConfig& config, uint64_t seed) {
         std::string(fashion ? "FashionMNIST" : "MNIST-format") + " train " +
         std::to_string(bundle.train.size()) + subsetNote + " / " + valNote + " from " + dir + ", " +
         std::to_string(bundle.input_shape[1]) + "x" + std::to_string(bundle.input_shape[2]) +
-        (config.normalize ? ", normalized with train mean " + fixed(stats.mean, 4) + " std " +
-                                fixed(stats.std, 4)
-                          : ", pixels in [0, 1]");
+        (config.normalize ? normalizedNote(stats) : ", pixels in [0, 1]");
     return bundle;
 }
 
@@ -124,13 +106,13 @@ DataBundle loadSynthetic(const DataConfig& config, uint64_t seed) {
     bundle.synthetic = true;
     const std::string sizes = "train " + std::to_string(bundle.train.size()) + subsetNote +
                               " / val " + std::to_string(bundle.val.size()) + " (" +
-                              shortNumber(fraction * 100) + "% held out)";
+                              formatNumber(fraction * 100, 6) + "% held out)";
     if (spirals) {
         bundle.task = "classification";
         bundle.num_classes = kSpiralClasses;
         bundle.input_shape = {2};
         bundle.description = "spirals: 3 classes in 2-D, angle noise " +
-                             shortNumber(kSpiralAngleNoise) + " rad, " + sizes;
+                             formatNumber(kSpiralAngleNoise, 6) + " rad, " + sizes;
     } else {
         bundle.task = "regression";
         bundle.num_classes = 0;

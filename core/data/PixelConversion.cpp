@@ -4,11 +4,22 @@
 
 #include <array>
 #include <cmath>
+#include <cstdio>
 #include <mutex>
 
 namespace ampscope {
 namespace {
 constexpr int64_t kGrain = int64_t{1} << 18;  // pixels per task: large enough to amortise
+
+std::string fixed(double value, int decimals) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.*f", decimals, value);
+    return text;
+}
+}  // namespace
+
+std::string normalizedNote(const PixelStats& stats) {
+    return ", normalized with train mean " + fixed(stats.mean, 4) + " std " + fixed(stats.std, 4);
 }
 
 PixelStats pixelStats(const torch::Tensor& pixels) {

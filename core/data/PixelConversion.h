@@ -10,7 +10,11 @@
 //    (byte/255 - mean) / std, in one pass through a 256-entry lookup table. With mean 0
 //    and std 1 the values are byte/255 in [0, 1]. A std of 0 (a constant set) divides by 1.
 //  - pixelsToFloat: the same for images, uint8 [N, H, W] -> float32 [N, 1, H, W].
+//  - normalizedNote: what a data set's description says of the standardisation,
+//    ", normalized with train mean 0.2860 std 0.3530" (four decimals).
 #include <torch/torch.h>
+
+#include <string>
 
 namespace ampscope {
 
@@ -22,5 +26,6 @@ struct PixelStats {
 PixelStats pixelStats(const torch::Tensor& pixels);
 torch::Tensor bytesToFloat(const torch::Tensor& bytes, const PixelStats& stats);
 torch::Tensor pixelsToFloat(const torch::Tensor& pixels, const PixelStats& stats);
+std::string normalizedNote(const PixelStats& stats);
 
 }  // namespace ampscope

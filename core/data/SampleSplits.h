@@ -8,6 +8,9 @@
 //  - holdOut shuffles the rows with the ValidationSplit stream of `seed` and holds out
 //    round(fraction * N) of them as val (the first ones of the permutation); train and val
 //    must each keep at least one row, else InputError naming data.val_fraction.
+//  - holdOutValidation is data.validation "split" for every set that has it: holdOut of
+//    the training rows, train keeping the rest, and the note the description carries,
+//    "val N (split F of train)", F as %g writes it.
 //  - applySubset keeps the first `subset` training rows of a permutation drawn from the
 //    TrainSubset stream; subset <= 0 or >= N keeps everything. It returns the note the
 //    description carries: "" (nothing asked), " (subset of N)" or " (subset S >= N: all
@@ -38,6 +41,7 @@ struct Split {
 };
 
 Split holdOut(const Rows& all, double fraction, uint64_t seed);
+std::string holdOutValidation(Rows& train, Rows& val, double fraction, uint64_t seed);
 std::string applySubset(Rows& train, int64_t subset, uint64_t seed);
 
 }  // namespace ampscope

@@ -1,12 +1,10 @@
 #include "data/TensorsDataset.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <string>
 #include <vector>
 
 #include "common/InputError.h"
-#include "common/Text.h"
 #include "data/PixelConversion.h"
 #include "data/SafetensorsFile.h"
 #include "data/SafetensorsReader.h"
@@ -31,12 +29,6 @@ std::string shapeText(const std::vector<int64_t>& shape) {
         text += std::to_string(shape[i]);
     }
     return text + "]";
-}
-
-std::string fixed(double value, int decimals) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.*f", decimals, value);
-    return text;
 }
 
 // The fields the loader needs before it opens the file. validateConfig says the same
@@ -190,11 +182,7 @@ DataBundle loadTensors(const DataConfig& config, uint64_t seed) {
         val = {readInputs(file, valInputs), readTargets(file, valTargets)};
         valNote = "val " + std::to_string(val.size()) + " from " + valInputs.quoted();
     } else {
-        Split split = holdOut(train, config.val_fraction, seed);
-        train = split.train;
-        val = split.val;
-        valNote = "val " + std::to_string(val.size()) + " (split " +
-                  formatNumber(config.val_fraction) + " of train)";
+        valNote = holdOutValidation(train, val, config.val_fraction, seed);
     }
 
     DataBundle bundle;
@@ -229,9 +217,7 @@ DataBundle loadTensors(const DataConfig& config, uint64_t seed) {
         if (config.normalize) stats = pixelStats(train.inputs);
         train.inputs = bytesToFloat(train.inputs, stats);
         val.inputs = bytesToFloat(val.inputs, stats);
-        scaleNote = config.normalize ? ", normalized with train mean " + fixed(stats.mean, 4) +
-                                           " std " + fixed(stats.std, 4)
-                                     : ", scaled to [0, 1]";
+        scaleNote = config.normalize ? normalizedNote(stats) : ", scaled to [0, 1]";
     }
 
     bundle.train = {train.inputs.contiguous(), train.targets.contiguous()};

@@ -19,6 +19,15 @@
 #include "probes/HistogramProbe.h"
 
 namespace ampscope {
+namespace {
+
+// The part of a quantizer's statistics that the number-format records carry.
+FormatElementStats elementStatsOf(const QuantizationStats& stats) {
+    return {stats.elements, stats.underflowed, stats.saturated,
+            stats.nonFinite, stats.squaredError, stats.squaredSignal};
+}
+
+}  // namespace
 
 // Adds the wall time of a probe's work to the step's probe time, and names the work
 // as a span in a step trace (StepTrace), so a traced step shows what each probe costs.
@@ -324,12 +333,7 @@ void ProbeSession::afterQuantizing(const RoundingTag& tag, bool backward, const 
     }
     auto& point = formatPoints_[it->second];
     point.tensors += 1;
-    point.elements += stats.elements;
-    point.underflowed += stats.underflowed;
-    point.saturated += stats.saturated;
-    point.nonFinite += stats.nonFinite;
-    point.squaredError += stats.squaredError;
-    point.squaredSignal += stats.squaredSignal;
+    static_cast<FormatElementStats&>(point) += elementStatsOf(stats);
     point.magnitudeError += stats.magnitudeError;
     point.absoluteSignal += stats.absoluteSignal;
     point.amax = std::max(point.amax, stats.amax);
@@ -345,18 +349,8 @@ std::vector<FormatSweepRecord> ProbeSession::sweepRecords(size_t layer, std::str
                                                          const torch::Tensor& values, BlockLayout layout) const {
     std::vector<FormatSweepRecord> records;
     for (const auto& row : sweepFormats(values, layout)) {
-        FormatSweepRecord r;
-        r.step = step_;
-        r.layer = trainer_.model().layerName(layer);
-        r.tensor = tensor;
-        r.format = row.format;
-        r.elements = row.stats.elements;
-        r.underflowed = row.stats.underflowed;
-        r.saturated = row.stats.saturated;
-        r.nonFinite = row.stats.nonFinite;
-        r.squaredError = row.stats.squaredError;
-        r.squaredSignal = row.stats.squaredSignal;
-        records.push_back(std::move(r));
+        records.push_back(FormatSweepRecord{elementStatsOf(row.stats), step_, trainer_.model().layerName(layer),
+                                            std::string(tensor), row.format});
     }
     return records;
 }

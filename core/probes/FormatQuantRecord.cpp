@@ -48,12 +48,7 @@ void visitFormatQuant(V& v, R& r) {
     v.field("format", p.format);
     v.field("recipe", p.recipe);
     v.field("tensors", p.tensors);
-    v.field("elements", p.elements);
-    v.field("underflowed", p.underflowed);
-    v.field("saturated", p.saturated);
-    v.field("non_finite", p.nonFinite);
-    v.number("squared_error", p.squaredError);
-    v.number("squared_signal", p.squaredSignal);
+    visitFormatElementStats(v, p);
     // Absent in runs written before the bias was recorded: read as 0.
     v.numberOr("magnitude_error", p.magnitudeError, 0.0);
     v.numberOr("absolute_signal", p.absoluteSignal, 0.0);
@@ -68,9 +63,7 @@ void visitFormatQuant(V& v, R& r) {
         v.custom("block_scale_exponents", p.blockScaleExponents, encodeExponentCounts,
                  [](const json& value, auto& counts, auto& reader) { decodeExponentCounts(value, counts, reader); });
     // Derived, for a reader without arithmetic (jq, a spreadsheet).
-    v.writeOnlyNumber("underflow_fraction", p.underflowFraction());
-    v.writeOnlyNumber("saturated_fraction", p.saturatedFraction());
-    v.writeOnlyNumber("snr_db", p.snrDb());
+    visitFormatElementFractions(v, p);
     v.writeOnlyNumber("crushed_fraction", p.crushedFraction());
     v.writeOnlyNumber("magnitude_bias", p.magnitudeBias());
 }

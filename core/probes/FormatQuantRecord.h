@@ -3,13 +3,14 @@
 // quantization did at one rounding point (layer x operand x direction) on a probe
 // step, from the quantizers' own statistics (precision/formats/QuantizationStats.h).
 // Written only by runs in fp8, mxfp8, mxfp4 or nvfp4; ProbeRecords.md describes it.
-#include <cmath>
 #include <cstdint>
 #include <limits>
 #include <map>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+
+#include "probes/FormatElementStats.h"
 
 namespace ampscope {
 
@@ -18,20 +19,15 @@ inline constexpr std::string_view kFormatQuant = "format_quant";
 }  // namespace probe_record_type
 
 // One point's tensors of one step, summed (a layer with several matmuls sends
-// several tensors through the same point).
-struct FormatQuantMeasurement {
+// several tensors through the same point): the element statistics (elements,
+// underflowed, saturated, non-finite, the squared sums) are FormatElementStats'.
+struct FormatQuantMeasurement : FormatElementStats {
     std::string layer;
     std::string operand;    // input | weight | output
     std::string direction;  // forward (the values) | backward (the gradient arriving there)
     std::string format;     // the element format: e4m3, e5m2, e2m1
     std::string recipe;     // delayed | current | mx | nvfp4
     int64_t tensors = 0;
-    int64_t elements = 0;
-    int64_t underflowed = 0;  // finite non-zero before, zero after
-    int64_t saturated = 0;    // rounded past the format's largest finite value
-    int64_t nonFinite = 0;    // NaN or Inf before
-    double squaredError = 0.0;
-    double squaredSignal = 0.0;
     // sum sign(x)(q - x) and sum |x|: the rounding's bias on the values' magnitude.
     double magnitudeError = 0.0;
     double absoluteSignal = 0.0;
@@ -47,16 +43,8 @@ struct FormatQuantMeasurement {
     // Exponent of each non-zero block scale -> blocks (MX: e of 2^e; NVFP4: floor(log2)).
     std::map<int, int64_t> blockScaleExponents;
 
-    double underflowFraction() const { return elements ? double(underflowed) / double(elements) : 0.0; }
-    double saturatedFraction() const { return elements ? double(saturated) / double(elements) : 0.0; }
     double magnitudeBias() const { return absoluteSignal > 0 ? magnitudeError / absoluteSignal : 0.0; }
     double crushedFraction() const { return elements ? double(crushedByOutlier) / double(elements) : 0.0; }
-    // +inf when the quantization changed nothing.
-    double snrDb() const {
-        if (squaredError == 0.0) return std::numeric_limits<double>::infinity();
-        if (squaredSignal == 0.0) return -std::numeric_limits<double>::infinity();
-        return 10.0 * std::log10(squaredSignal / squaredError);
-    }
 };
 
 struct FormatQuantRecord {

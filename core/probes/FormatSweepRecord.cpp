@@ -18,16 +18,8 @@ void visitFormatSweep(V& v, R& r) {
     v.field("layer", r.layer);
     v.field("tensor", r.tensor);
     v.field("format", r.format);
-    v.field("elements", r.elements);
-    v.field("underflowed", r.underflowed);
-    v.field("saturated", r.saturated);
-    v.field("non_finite", r.nonFinite);
-    v.number("squared_error", r.squaredError);
-    v.number("squared_signal", r.squaredSignal);
-    // Derived, for a reader without arithmetic (jq, a spreadsheet, the CSV export).
-    v.writeOnlyNumber("underflow_fraction", r.underflowFraction());
-    v.writeOnlyNumber("saturated_fraction", r.saturatedFraction());
-    v.writeOnlyNumber("snr_db", r.snrDb());
+    visitFormatElementStats(v, r);
+    visitFormatElementFractions(v, r);
 }
 
 const auto kFormatSweepFields = [](auto& v, auto& r) { visitFormatSweep(v, r); };

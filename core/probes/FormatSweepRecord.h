@@ -4,12 +4,12 @@
 // one number format, measured on a sweep step in any precision mode (the sweep
 // itself: precision/formats/FormatSweep.h). One record per layer x tensor x format;
 // ProbeRecords.md describes it.
-#include <cmath>
 #include <cstdint>
-#include <limits>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <string_view>
+
+#include "probes/FormatElementStats.h"
 
 namespace ampscope {
 
@@ -23,26 +23,15 @@ inline constexpr std::string_view kGradient = "gradient";      // the layer's we
 inline constexpr std::string_view kActivation = "activation";  // the input of its matmul/conv
 }  // namespace format_sweep_tensor
 
-struct FormatSweepRecord {
+// The tensor's element statistics in the format (FormatElementStats: elements,
+// underflowed, saturated, non-finite, the squared sums; snrDb() is +inf when the format
+// holds the tensor exactly), then which tensor and format. Brace-initialized, the
+// statistics come first: {{elements, ...}, step, layer, tensor, format}.
+struct FormatSweepRecord : FormatElementStats {
     int64_t step = 0;
     std::string layer;
     std::string tensor;  // format_sweep_tensor
     std::string format;  // fp16, bf16, e4m3, e5m2, mxfp8, mxfp4, nvfp4
-    int64_t elements = 0;
-    int64_t underflowed = 0;  // finite non-zero before, zero after
-    int64_t saturated = 0;    // rounded past the format's largest finite value
-    int64_t nonFinite = 0;    // NaN or Inf before
-    double squaredError = 0.0;
-    double squaredSignal = 0.0;
-
-    double underflowFraction() const { return elements ? double(underflowed) / double(elements) : 0.0; }
-    double saturatedFraction() const { return elements ? double(saturated) / double(elements) : 0.0; }
-    // +inf when the format holds the tensor exactly.
-    double snrDb() const {
-        if (squaredError == 0.0) return std::numeric_limits<double>::infinity();
-        if (squaredSignal == 0.0) return -std::numeric_limits<double>::infinity();
-        return 10.0 * std::log10(squaredSignal / squaredError);
-    }
 };
 
 // When a format "survives" a tensor, the rule the report states: the tensor in that

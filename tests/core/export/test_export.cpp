@@ -193,8 +193,8 @@ std::vector<WireField> wireFields(const std::string& message) {
 RunData formatRecordsRun() {
     RunData run;
     run.config = {{"schema_version", 1}, {"name", "formats"}};
-    FormatSweepRecord e4m3{4, "fc1", "gradient", "e4m3", 200, 10, 1, 0, 0.01, 10.0};
-    FormatSweepRecord fp16{4, "fc1", "gradient", "fp16", 200, 0, 0, 0, 0.0, 10.0};
+    FormatSweepRecord e4m3{{200, 10, 1, 0, 0.01, 10.0}, 4, "fc1", "gradient", "e4m3"};
+    FormatSweepRecord fp16{{200, 0, 0, 0, 0.0, 10.0}, 4, "fc1", "gradient", "fp16"};
     FormatQuantRecord point;
     point.step = 4;
     point.point.layer = "fc1";

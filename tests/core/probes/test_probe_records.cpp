@@ -213,11 +213,40 @@ private Q_SLOTS:
         step["step"] = "nine";
         QVERIFY_EXCEPTION_THROWN(nonFiniteRecordFromJson(step), ProbeRecordError);
     }
+    // The element statistics both number-format records hold are summed field by field:
+    // each field of the sum is its own two addends' sum (every field has other values, so
+    // a field left out, or added from another field, gives a wrong number), and the sum
+    // returns the left side. Through a format_quant point, as the probe session sums them.
+    void formatElementStatsSumEveryField() {
+        FormatQuantMeasurement point;
+        point.tensors = 1;
+        point.elements = 100;
+        point.underflowed = 7;
+        point.saturated = 3;
+        point.nonFinite = 2;
+        point.squaredError = 0.5;
+        point.squaredSignal = 64.0;
+        const FormatElementStats more{1000, 40, 11, 5, 0.25, 32.0};
+        FormatElementStats& sum = point;
+        QCOMPARE(&(sum += more), &sum);
+        QCOMPARE(point.elements, int64_t{1100});
+        QCOMPARE(point.underflowed, int64_t{47});
+        QCOMPARE(point.saturated, int64_t{14});
+        QCOMPARE(point.nonFinite, int64_t{7});
+        QCOMPARE_BITS(point.squaredError, 0.75);
+        QCOMPARE_BITS(point.squaredSignal, 96.0);
+        QCOMPARE(point.tensors, int64_t{1});  // not an element statistic: the caller counts tensors
+        // The derived fields read the sums: 47 / 1100, 14 / 1100, 10 log10(96 / 0.75) = 10 log10(128).
+        QCOMPARE_BITS(point.underflowFraction(), 47.0 / 1100.0);
+        QCOMPARE_BITS(point.saturatedFraction(), 14.0 / 1100.0);
+        QCOMPARE_BITS(point.snrDb(), 10.0 * std::log10(128.0));
+    }
+
     // format_sweep: every stored field back through text; the derived fields written
     // (underflow 7 / 128, saturated 3 / 128, SNR 10 log10(64 / 0.064) = 30 dB); an exact
     // format's SNR as null plus "inf".
     void formatSweepRoundTrip() {
-        const FormatSweepRecord r{500, "conv2", "activation", "nvfp4", 128, 7, 3, 1, 0.064, 64.0};
+        const FormatSweepRecord r{{128, 7, 3, 1, 0.064, 64.0}, 500, "conv2", "activation", "nvfp4"};
         const json j = throughText(toJson(r));
         QCOMPARE(j.at("type").get<std::string>(), std::string("format_sweep"));
         QCOMPARE_BITS(j.at("underflow_fraction").get<double>(), 7.0 / 128.0);
@@ -235,7 +264,7 @@ private Q_SLOTS:
         QCOMPARE_BITS(back.squaredError, 0.064);
         QCOMPARE_BITS(back.squaredSignal, 64.0);
 
-        const FormatSweepRecord exact{1, "fc", "gradient", "bf16", 10, 0, 0, 0, 0.0, 2.0};
+        const FormatSweepRecord exact{{10, 0, 0, 0, 0.0, 2.0}, 1, "fc", "gradient", "bf16"};
         const json e = throughText(toJson(exact));
         QVERIFY(e.at("snr_db").is_null());
         QCOMPARE(e.at("snr_db_nonfinite").get<std::string>(), std::string("inf"));
