@@ -24,7 +24,7 @@
 #include "feed/RunControl.h"
 #include "engine/SystemInfo.h"
 #include "plots/HeatmapPlot.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "runset/RunSet.h"
 
 using namespace ampscope;

@@ -35,8 +35,8 @@
 
 #include "BenchRows.h"
 #include "config/ConfigJson.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
 #include "probes/ProbeRecords.h"
 #include "run/StepRecordCodec.h"
 #include "runset/RunDirectoryLoading.h"

@@ -9,8 +9,8 @@
 namespace ampscope::ui {
 
 SeedBandGraphs::SeedBandGraphs(SeriesGraph* low, SeriesGraph* high, SeriesGraph* centre,
-                               std::vector<const DecimatedSeries*> seeds, std::vector<RunId> runs)
-    : low_(low), high_(high), centre_(centre), seeds_(std::move(seeds)), runs_(std::move(runs)) {
+                               std::vector<const DecimatedSeries*> seeds)
+    : low_(low), high_(high), centre_(centre), seeds_(std::move(seeds)) {
     high_->graph()->setChannelFillGraph(low_->graph());
     low_->graph()->removeFromLegend();
     centre_->graph()->removeFromLegend();
@@ -20,10 +20,6 @@ QString SeedBandGraphs::legendName(const QString& groupName, int seeds) {
     return QCoreApplication::translate("SeedBandGraphs", "%1: seed band of %2 seeds (95% prediction interval)")
         .arg(groupName)
         .arg(seeds);
-}
-
-bool SeedBandGraphs::holds(RunId run) const {
-    return std::find(runs_.begin(), runs_.end(), run) != runs_.end();
 }
 
 void SeedBandGraphs::refill() {

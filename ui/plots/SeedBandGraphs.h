@@ -21,7 +21,6 @@
 #include <vector>
 
 #include "plots/SeriesGraph.h"
-#include "runset/RunChanges.h"
 
 namespace ampscope::ui {
 
@@ -32,14 +31,14 @@ public:
     static constexpr double kLowestDrawnShare = 1e-3;
 
     // The seeds' smoothed losses: the runs' own series, which outlive the plot's graphs.
+    // Which runs they are is the caller's to know (a plot draws what it is handed).
     SeedBandGraphs(SeriesGraph* low, SeriesGraph* high, SeriesGraph* centre,
-                   std::vector<const DecimatedSeries*> seeds, std::vector<RunId> runs);
+                   std::vector<const DecimatedSeries*> seeds);
 
     // "<name>: seed band of N seeds (95% prediction interval)".
     static QString legendName(const QString& groupName, int seeds);
     void refill();
 
-    bool holds(RunId run) const;
     int seedCount() const { return static_cast<int>(seeds_.size()); }
     SeriesGraph* low() const { return low_; }
     SeriesGraph* high() const { return high_; }
@@ -50,7 +49,6 @@ private:
     SeriesGraph* high_;
     SeriesGraph* centre_;
     std::vector<const DecimatedSeries*> seeds_;
-    std::vector<RunId> runs_;
 };
 
 }  // namespace ampscope::ui

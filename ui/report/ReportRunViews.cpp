@@ -6,8 +6,8 @@
 
 #include "config/ConfigJson.h"
 #include "plots/HeatmapPlot.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
 #include "report/RunReplay.h"
 #include "runset/RunSet.h"
 #include "views/GradientHistogramView.h"

@@ -4,8 +4,8 @@
 #include <cmath>
 
 #include "plots/HeatmapPlot.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
 #include "probes/ProbeRecords.h"
 #include "report/ReportOverlayPlot.h"
 #include "report/ReportRunViews.h"

@@ -6,8 +6,8 @@
 #include <memory>
 #include <vector>
 
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/PrecisionMapReport.h"

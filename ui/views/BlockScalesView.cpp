@@ -8,13 +8,13 @@
 #include <algorithm>
 
 #include "plots/ExponentBarsPlot.h"
-#include "runset/RunSet.h"
+#include "runset/RunModel.h"
 #include "views/ChooserRow.h"
-#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
-BlockScalesView::BlockScalesView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
+BlockScalesView::BlockScalesView(RunSet* set, QWidget* parent)
+    : RunPairView(set, RunChange::FormatQuant, parent) {
     setObjectName(QStringLiteral("blockScalesView"));
     pointBox_ = new QComboBox(this);
     pointBox_->setObjectName(QStringLiteral("blockScalesPoint"));
@@ -34,24 +34,15 @@ BlockScalesView::BlockScalesView(RunSet* set, QWidget* parent) : QWidget(parent)
     sliderRow->addWidget(slider_, 1);
     sliderRow->addWidget(stepLabel_);
 
-    auto* sidesRow = new QHBoxLayout;
-    for (int i = 0; i < 2; ++i) {
+    QHBoxLayout* sidesRow = makeSides(QStringLiteral("blockScales"), [this](int i, QWidget* box) {
         Side& side = sides_[i];
-        side.box = new QWidget(this);
-        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("blockScalesA") : QStringLiteral("blockScalesB"));
-        side.plot = new ExponentBarsPlot(side.box);
-        side.plot->setObjectName(i == 0 ? QStringLiteral("block-scales") : QStringLiteral("block-scales-b"));
+        side.plot = new ExponentBarsPlot(box);
+        side.plot->setObjectName(i == kA ? QStringLiteral("block-scales") : QStringLiteral("block-scales-b"));
         side.plot->setLabels(tr("block scale (powers of two; NVFP4: rounded down)"), tr("blocks"));
-        side.summary = makeDockNote(side.box, i == 0 ? QStringLiteral("blockScalesSummary")
-                                                    : QStringLiteral("blockScalesSummaryB"));
-        auto* sideLayout = new QVBoxLayout(side.box);
-        sideLayout->setContentsMargins(0, 0, 0, 0);
-        sideLayout->setSpacing(1);
-        sideLayout->addWidget(side.title);
-        sideLayout->addWidget(side.summary);
-        sideLayout->addWidget(side.plot, 1);
-        sidesRow->addWidget(side.box, 1);
-    }
+        side.summary = makeDockNote(box, i == kA ? QStringLiteral("blockScalesSummary")
+                                                 : QStringLiteral("blockScalesSummaryB"));
+        return QList<QWidget*>{side.summary, side.plot};
+    });
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
@@ -71,28 +62,17 @@ BlockScalesView::BlockScalesView(RunSet* set, QWidget* parent) : QWidget(parent)
         followLatest_ = index == slider_->maximum();
         redraw();
     });
-    connect(sides_[0].plot, &ExponentBarsPlot::exponentClicked, this, [this](int e) { choose(e, true); });
-    connect(set_, &RunSet::changed, this, &BlockScalesView::onChanged);
-    showRuns();
+    connect(sides_[kA].plot, &ExponentBarsPlot::exponentClicked, this, [this](int e) { choose(e, true); });
+    followRuns();
 }
 
-void BlockScalesView::onChanged(RunId run, RunChanges what) {
-    if (what & kShownRunsChange) {
-        showRuns();
-        return;
-    }
-    if (!(what & RunChange::FormatQuant)) return;
-    if (isShownRun(run, sides_[0].run, sides_[1].run)) {
-        updateChooser();
-        updateSlider();
-        redraw();
-    }
+void BlockScalesView::shownRunChanged() {
+    updateChooser();
+    updateSlider();
+    redraw();
 }
 
 void BlockScalesView::showRuns() {
-    sides_[0].run = set_->focused();
-    sides_[1].run = set_->partner();
-    showSideTitles(sides_[0].title, sides_[1].title, sides_[1].box, sides_[0].run, sides_[1].run);
     chosen_.reset();
     chosenByClick_ = false;
     followLatest_ = true;
@@ -116,17 +96,19 @@ void BlockScalesView::setStepIndex(int index) {
     slider_->setValue(index);
 }
 
-const FormatQuantHistory::Series* BlockScalesView::seriesOf(const Side& side) const {
-    return side.run ? side.run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
+const FormatQuantHistory::Series* BlockScalesView::seriesOf(int side) const {
+    const RunModel* run = sideRun(side);
+    return run ? run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
 }
 
 void BlockScalesView::updateChooser() {
     const QString current = pointBox_->currentData().toString();
     // Block formats' points first: they are what this dock is for.
     QStringList blockPoints, others;
-    for (const Side& side : sides_) {
-        if (!side.run) continue;
-        const FormatQuantHistory& history = side.run->formatQuant();
+    for (int side : {kA, kB}) {
+        const RunModel* run = sideRun(side);
+        if (!run) continue;
+        const FormatQuantHistory& history = run->formatQuant();
         for (const QString& key : history.points()) {
             if (blockPoints.contains(key) || others.contains(key)) continue;
             const auto* s = history.series(key);
@@ -146,7 +128,7 @@ void BlockScalesView::updateChooser() {
 }
 
 void BlockScalesView::updateSlider() {
-    const auto* s = seriesOf(sides_[0]);
+    const auto* s = seriesOf(kA);
     const int count = s ? static_cast<int>(s->size()) : 0;
     int index = slider_->value();
     if (s && !followLatest_ && shownStep_ >= 0)
@@ -158,8 +140,9 @@ void BlockScalesView::updateSlider() {
     updating_ = false;
 }
 
-const FormatQuantMeasurement* BlockScalesView::draw(Side& side) {
-    const auto* s = seriesOf(side);
+const FormatQuantMeasurement* BlockScalesView::draw(int i) {
+    Side& side = sides_[i];
+    const auto* s = seriesOf(i);
     const std::ptrdiff_t index = s && shownStep_ >= 0 ? s->indexAtOrBefore(shownStep_) : -1;
     if (index < 0) {
         side.plot->setBars({});
@@ -190,7 +173,7 @@ const FormatQuantMeasurement* BlockScalesView::draw(Side& side) {
 }
 
 void BlockScalesView::redraw() {
-    const auto* s = seriesOf(sides_[0]);
+    const auto* s = seriesOf(kA);
     shownStep_ = -1;
     if (s && !s->empty()) {
         const std::size_t index = std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), s->size() - 1);
@@ -199,8 +182,8 @@ void BlockScalesView::redraw() {
     } else {
         stepLabel_->setText(tr("no probe step yet"));
     }
-    const FormatQuantMeasurement* a = draw(sides_[0]);
-    const FormatQuantMeasurement* b = sides_[1].box->isVisibleTo(this) ? draw(sides_[1]) : nullptr;
+    const FormatQuantMeasurement* a = draw(kA);
+    const FormatQuantMeasurement* b = sideBox(kB)->isVisibleTo(this) ? draw(kB) : nullptr;
     // One scale for A and B: the exponents and counts of both.
     if (a && b && !a->blockScaleExponents.empty() && !b->blockScaleExponents.empty()) {
         int low = a->blockScaleExponents.begin()->first, high = a->blockScaleExponents.rbegin()->first;
@@ -232,7 +215,7 @@ void BlockScalesView::redraw() {
 
 void BlockScalesView::choose(std::optional<int> exponent, bool clicked) {
     chosenByClick_ = clicked;
-    sides_[0].plot->setSelectedExponent(exponent);
+    sides_[kA].plot->setSelectedExponent(exponent);
     const bool changed = clicked || exponent != chosen_ || element_ != lastEmittedElement_;
     chosen_ = exponent;
     if (exponent && changed) {

@@ -18,12 +18,11 @@
 //   format) changes, for the Format explorer's "under the current block scale".
 // - A per-tensor point (fp8) has no block scales: the plot says so.
 #include <QString>
-#include <QWidget>
 #include <cstdint>
 #include <optional>
 
 #include "runset/FormatQuantHistory.h"
-#include "runset/RunChanges.h"
+#include "views/RunPairView.h"
 
 class QComboBox;
 class QLabel;
@@ -35,7 +34,7 @@ class ExponentBarsPlot;
 class RunModel;
 class RunSet;
 
-class BlockScalesView : public QWidget {
+class BlockScalesView : public RunPairView {
     Q_OBJECT
 public:
     explicit BlockScalesView(RunSet* set, QWidget* parent = nullptr);
@@ -49,10 +48,10 @@ public:
     QString elementFormat() const { return element_; }
 
     // A's plot and summary, and B's (hidden while no run is compared with A).
-    ExponentBarsPlot* plot() const { return sides_[0].plot; }
-    ExponentBarsPlot* partnerPlot() const { return sides_[1].plot; }
-    QLabel* summary() const { return sides_[0].summary; }
-    QLabel* partnerSummary() const { return sides_[1].summary; }
+    ExponentBarsPlot* plot() const { return sides_[kA].plot; }
+    ExponentBarsPlot* partnerPlot() const { return sides_[kB].plot; }
+    QLabel* summary() const { return sides_[kA].summary; }
+    QLabel* partnerSummary() const { return sides_[kB].summary; }
     QComboBox* pointChooser() const { return pointBox_; }
     QSlider* stepSlider() const { return slider_; }
 
@@ -60,25 +59,22 @@ Q_SIGNALS:
     void blockScaleChosen(int exponent, const QString& elementFormat);
 
 private:
+    // What a side draws.
     struct Side {
-        QWidget* box = nullptr;
-        QLabel* title = nullptr;
         ExponentBarsPlot* plot = nullptr;
         QLabel* summary = nullptr;
-        const RunModel* run = nullptr;
     };
 
-    void onChanged(RunId run, RunChanges what);
-    void showRuns();
-    const FormatQuantHistory::Series* seriesOf(const Side& side) const;
+    void showRuns() override;
+    void shownRunChanged() override;
+    const FormatQuantHistory::Series* seriesOf(int side) const;
     void updateChooser();
     void updateSlider();
     void redraw();
     // Draws a side at A's step; returns the measurement drawn (null: none).
-    const FormatQuantMeasurement* draw(Side& side);
+    const FormatQuantMeasurement* draw(int side);
     void choose(std::optional<int> exponent, bool clicked);
 
-    RunSet* set_;
     Side sides_[2];
     QComboBox* pointBox_ = nullptr;
     QSlider* slider_ = nullptr;

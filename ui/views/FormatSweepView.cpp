@@ -11,9 +11,8 @@
 
 #include "plots/CategoryHeatmapPlot.h"
 #include "probes/ProbeRecords.h"
-#include "runset/RunSet.h"
+#include "runset/RunModel.h"
 #include "views/ChooserRow.h"
-#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
@@ -27,7 +26,8 @@ QString qs(std::string_view text) {
 
 }  // namespace
 
-FormatSweepView::FormatSweepView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
+FormatSweepView::FormatSweepView(RunSet* set, QWidget* parent)
+    : RunPairView(set, RunChange::FormatSweep, parent) {
     setObjectName(QStringLiteral("formatSweep"));
     metricBox_ = new QComboBox(this);
     metricBox_->setObjectName(QStringLiteral("formatSweepMetric"));
@@ -58,21 +58,13 @@ FormatSweepView::FormatSweepView(RunSet* set, QWidget* parent) : QWidget(parent)
     sliderRow->addWidget(slider_, 1);
     sliderRow->addWidget(stepLabel_);
 
-    auto* sidesRow = new QHBoxLayout;
-    for (int i = 0; i < 2; ++i) {
-        Side& side = sides_[i];
-        side.box = new QWidget(this);
-        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("formatSweepA") : QStringLiteral("formatSweepB"));
-        side.heatmap = new CategoryHeatmapPlot(side.box);
-        side.heatmap->setObjectName(i == 0 ? QStringLiteral("format-sweep-map") : QStringLiteral("format-sweep-map-b"));
-        side.heatmap->setAxisLabels(tr("layer"), tr("number format"));
-        auto* sideLayout = new QVBoxLayout(side.box);
-        sideLayout->setContentsMargins(0, 0, 0, 0);
-        sideLayout->setSpacing(1);
-        sideLayout->addWidget(side.title);
-        sideLayout->addWidget(side.heatmap, 1);
-        sidesRow->addWidget(side.box, 1);
-    }
+    QHBoxLayout* sidesRow = makeSides(QStringLiteral("formatSweep"), [this](int side, QWidget* box) {
+        auto* heatmap = new CategoryHeatmapPlot(box);
+        heatmap->setObjectName(side == kA ? QStringLiteral("format-sweep-map") : QStringLiteral("format-sweep-map-b"));
+        heatmap->setAxisLabels(tr("layer"), tr("number format"));
+        heatmaps_[side] = heatmap;
+        return QList<QWidget*>{heatmap};
+    });
 
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
@@ -91,26 +83,15 @@ FormatSweepView::FormatSweepView(RunSet* set, QWidget* parent) : QWidget(parent)
         followLatest_ = index == slider_->maximum();
         redraw();
     });
-    connect(set_, &RunSet::changed, this, &FormatSweepView::onChanged);
-    showRuns();
+    followRuns();
 }
 
-void FormatSweepView::onChanged(RunId run, RunChanges what) {
-    if (what & kShownRunsChange) {
-        showRuns();
-        return;
-    }
-    if (!(what & RunChange::FormatSweep)) return;
-    if (isShownRun(run, sides_[0].run, sides_[1].run)) {
-        updateSlider();
-        redraw();
-    }
+void FormatSweepView::shownRunChanged() {
+    updateSlider();
+    redraw();
 }
 
 void FormatSweepView::showRuns() {
-    sides_[0].run = set_->focused();
-    sides_[1].run = set_->partner();
-    showSideTitles(sides_[0].title, sides_[1].title, sides_[1].box, sides_[0].run, sides_[1].run);
     followLatest_ = true;
     updateSlider();
     redraw();
@@ -138,7 +119,7 @@ void FormatSweepView::setStepIndex(int index) {
 }
 
 std::vector<int64_t> FormatSweepView::keptSteps() const {
-    const FormatSweepSeries::TensorData* d = dataOf(sides_[0]);
+    const FormatSweepSeries::TensorData* d = dataOf(kA);
     return d ? d->steps() : std::vector<int64_t>{};
 }
 
@@ -151,12 +132,13 @@ double FormatSweepView::metricOf(const FormatSweepRecord& record, Metric metric)
     return kNaN;
 }
 
-const FormatSweepSeries::TensorData* FormatSweepView::dataOf(const Side& side) const {
-    return side.run ? side.run->formatSweep().data(tensor()) : nullptr;
+const FormatSweepSeries::TensorData* FormatSweepView::dataOf(int side) const {
+    const RunModel* run = sideRun(side);
+    return run ? run->formatSweep().data(tensor()) : nullptr;
 }
 
 void FormatSweepView::updateSlider() {
-    const FormatSweepSeries::TensorData* d = dataOf(sides_[0]);
+    const FormatSweepSeries::TensorData* d = dataOf(kA);
     const int count = d ? static_cast<int>(d->size()) : 0;
     // Keep the step the user chose across thinning: find it again among the kept steps.
     int index = slider_->value();
@@ -171,23 +153,24 @@ void FormatSweepView::updateSlider() {
 
 void FormatSweepView::redraw() {
     const Metric which = metric();
-    const FormatSweepSeries::TensorData* a = dataOf(sides_[0]);
+    const FormatSweepSeries::TensorData* a = dataOf(kA);
     shownStep_ = -1;
     if (a && !a->empty())
         shownStep_ = a->step(std::min<std::size_t>(static_cast<std::size_t>(slider_->value()), a->size() - 1));
     double low = std::numeric_limits<double>::infinity(), high = -low;
-    for (Side& side : sides_) {
+    for (int side : {kA, kB}) {
+        const RunModel* run = sideRun(side);
+        CategoryHeatmapPlot* heatmap = heatmaps_[side];
         const FormatSweepSeries::TensorData* d = dataOf(side);
-        const QStringList formats = side.run ? side.run->formatSweep().formats() : QStringList();
+        const QStringList formats = run ? run->formatSweep().formats() : QStringList();
         QStringList rows;
         if (d)
-            for (const QString& layer : side.run->formatSweep().layers().names()) {
+            for (const QString& layer : run->formatSweep().layers().names()) {
                 bool has = false;
                 for (std::size_t i = 0; i < d->size() && !has; ++i) has = d->entry(i).count(layer) > 0;
                 if (has) rows << layer;
             }
-        if (rows != side.heatmap->rows() || formats != side.heatmap->columns())
-            side.heatmap->setCategories(rows, formats);
+        if (rows != heatmap->rows() || formats != heatmap->columns()) heatmap->setCategories(rows, formats);
         std::vector<std::vector<double>> values(static_cast<std::size_t>(rows.size()),
                                                 std::vector<double>(static_cast<std::size_t>(formats.size()), kNaN));
         // A's chosen step; B's latest kept step at or before it.
@@ -209,23 +192,23 @@ void FormatSweepView::redraw() {
                 }
             }
         }
-        side.heatmap->setValues(values);
-        side.heatmap->setPlaceholder(
+        heatmap->setValues(values);
+        heatmap->setPlaceholder(
             rows.isEmpty() ? tr("No format sweep yet: a sweep measures every format on the same fp32 "
                                 "tensors every probes.format_sweep_every steps")
                            : QString());
     }
-    for (Side& side : sides_) {
+    for (CategoryHeatmapPlot* heatmap : heatmaps_) {
         // One colour scale for A and B.
         if (which == Metric::Snr) {
-            side.heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Decibels, tr("SNR (dB), higher is better"));
-            side.heatmap->setColourRange(std::isfinite(low) ? std::floor(low) : 0.0,
-                                         std::isfinite(high) ? std::ceil(high) : 1.0, false);
+            heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Decibels, tr("SNR (dB), higher is better"));
+            heatmap->setColourRange(std::isfinite(low) ? std::floor(low) : 0.0,
+                                    std::isfinite(high) ? std::ceil(high) : 1.0, false);
         } else {
-            side.heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Percent,
-                                        which == Metric::Underflow ? tr("fraction flushed to 0") : tr("fraction saturated"));
+            heatmap->setValueStyle(CategoryHeatmapPlot::ValueStyle::Percent,
+                                   which == Metric::Underflow ? tr("fraction flushed to 0") : tr("fraction saturated"));
             // From 0: a small loss is still light, whatever the largest.
-            side.heatmap->setColourRange(0.0, std::isfinite(high) && high > 0.0 ? high : 1.0, true);
+            heatmap->setColourRange(0.0, std::isfinite(high) && high > 0.0 ? high : 1.0, true);
         }
     }
     stepLabel_->setText(shownStep_ >= 0 ? tr("step %1 (%2 of %3)").arg(shownStep_).arg(slider_->value() + 1).arg(a ? a->size() : 0)

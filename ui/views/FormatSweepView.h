@@ -16,13 +16,12 @@
 // - The slider follows new steps while it is at the last one; moved back, it stays.
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <cstdint>
 #include <vector>
 
 #include "probes/FormatSweepRecord.h"
 #include "runset/FormatSweepSeries.h"
-#include "runset/RunChanges.h"
+#include "views/RunPairView.h"
 
 class QComboBox;
 class QLabel;
@@ -34,7 +33,7 @@ class CategoryHeatmapPlot;
 class RunModel;
 class RunSet;
 
-class FormatSweepView : public QWidget {
+class FormatSweepView : public RunPairView {
     Q_OBJECT
 public:
     enum class Metric { Underflow, Saturation, Snr };
@@ -54,29 +53,21 @@ public:
     static double metricOf(const FormatSweepRecord& record, Metric metric);
 
     // A's heatmap, and B's (hidden while no run is compared with A).
-    CategoryHeatmapPlot* heatmap() const { return sides_[0].heatmap; }
-    CategoryHeatmapPlot* partnerHeatmap() const { return sides_[1].heatmap; }
+    CategoryHeatmapPlot* heatmap() const { return heatmaps_[kA]; }
+    CategoryHeatmapPlot* partnerHeatmap() const { return heatmaps_[kB]; }
     QSlider* stepSlider() const { return slider_; }
     QLabel* stepLabel() const { return stepLabel_; }
     QComboBox* metricChooser() const { return metricBox_; }
     QComboBox* tensorChooser() const { return tensorBox_; }
 
 private:
-    struct Side {
-        QWidget* box = nullptr;
-        QLabel* title = nullptr;
-        CategoryHeatmapPlot* heatmap = nullptr;
-        const RunModel* run = nullptr;
-    };
-
-    void onChanged(RunId run, RunChanges what);
-    void showRuns();
-    const FormatSweepSeries::TensorData* dataOf(const Side& side) const;
+    void showRuns() override;
+    void shownRunChanged() override;
+    const FormatSweepSeries::TensorData* dataOf(int side) const;
     void updateSlider();
     void redraw();
 
-    RunSet* set_;
-    Side sides_[2];
+    CategoryHeatmapPlot* heatmaps_[2] = {};
     QComboBox* metricBox_ = nullptr;
     QComboBox* tensorBox_ = nullptr;
     QSlider* slider_ = nullptr;

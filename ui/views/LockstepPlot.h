@@ -10,7 +10,7 @@
 #include <map>
 #include <string>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 

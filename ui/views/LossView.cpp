@@ -4,7 +4,7 @@
 #include <QHBoxLayout>
 #include <QVBoxLayout>
 
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 
 namespace ampscope::ui {
 

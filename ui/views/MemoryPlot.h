@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 

@@ -30,16 +30,4 @@ void showRunTitle(QLabel* title, const RunModel* run, const QString& role) {
     title->setToolTip(run->directory());
 }
 
-void showSideTitles(QLabel* titleA, QLabel* titleB, QWidget* sideB, const RunModel* a, const RunModel* b) {
-    const bool both = b != nullptr;
-    showRunTitle(titleA, a, both ? QStringLiteral("A") : QString());
-    titleA->setVisible(both);
-    showRunTitle(titleB, b, QStringLiteral("B"));
-    sideB->setVisible(both);
-}
-
-bool isShownRun(RunId run, const RunModel* a, const RunModel* b) {
-    return (a && a->id() == run) || (b && b->id() == run);
-}
-
 }  // namespace ampscope::ui

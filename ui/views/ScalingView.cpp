@@ -7,13 +7,12 @@
 #include <cmath>
 
 #include "plots/ScalingPlot.h"
-#include "runset/RunSet.h"
+#include "runset/RunModel.h"
 #include "views/ChooserRow.h"
-#include "views/RunTitle.h"
 
 namespace ampscope::ui {
 
-ScalingView::ScalingView(RunSet* set, QWidget* parent) : QWidget(parent), set_(set) {
+ScalingView::ScalingView(RunSet* set, QWidget* parent) : RunPairView(set, RunChange::FormatQuant, parent) {
     setObjectName(QStringLiteral("scalingView"));
     pointBox_ = new QComboBox(this);
     pointBox_->setObjectName(QStringLiteral("scalingPoint"));
@@ -22,19 +21,10 @@ ScalingView::ScalingView(RunSet* set, QWidget* parent) : QWidget(parent), set_(s
                              "or the gradient arriving at its output (backward)"));
     noteLabel_ = makeDockNote(this, QStringLiteral("scalingNote"));
     QHBoxLayout* controls = makeChooserRow(this, {{tr("Tensor:"), pointBox_}}, noteLabel_);
-    auto* sidesRow = new QHBoxLayout;
-    for (int i = 0; i < 2; ++i) {
-        Side& side = sides_[i];
-        side.box = new QWidget(this);
-        side.title = makeRunTitle(side.box, i == 0 ? QStringLiteral("scalingA") : QStringLiteral("scalingB"));
-        side.plot = new ScalingPlot(side.box);
-        auto* sideLayout = new QVBoxLayout(side.box);
-        sideLayout->setContentsMargins(0, 0, 0, 0);
-        sideLayout->setSpacing(1);
-        sideLayout->addWidget(side.title);
-        sideLayout->addWidget(side.plot, 1);
-        sidesRow->addWidget(side.box, 1);
-    }
+    QHBoxLayout* sidesRow = makeSides(QStringLiteral("scaling"), [this](int side, QWidget* box) {
+        plots_[side] = new ScalingPlot(box);
+        return QList<QWidget*>{plots_[side]};
+    });
     auto* main = new QVBoxLayout(this);
     main->setContentsMargins(4, 4, 4, 4);
     main->addLayout(controls);
@@ -42,31 +32,20 @@ ScalingView::ScalingView(RunSet* set, QWidget* parent) : QWidget(parent), set_(s
     connect(pointBox_, &QComboBox::currentIndexChanged, this, [this] {
         if (updatingChooser_) return;
         rebuildPlots();
-        for (Side& side : sides_) side.plot->resetView();  // another tensor: its own ranges
+        for (ScalingPlot* plot : plots_) plot->resetView();  // another tensor: its own ranges
     });
-    connect(set_, &RunSet::changed, this, &ScalingView::onChanged);
-    showRuns();
+    followRuns();
 }
 
-void ScalingView::onChanged(RunId run, RunChanges what) {
-    if (what & kShownRunsChange) {
-        showRuns();
-        return;
-    }
-    if (!(what & RunChange::FormatQuant)) return;
-    if (isShownRun(run, sides_[0].run, sides_[1].run)) {
-        updateChooser();
-        rebuildPlots();
-    }
+void ScalingView::shownRunChanged() {
+    updateChooser();
+    rebuildPlots();
 }
 
 void ScalingView::showRuns() {
-    sides_[0].run = set_->focused();
-    sides_[1].run = set_->partner();
-    showSideTitles(sides_[0].title, sides_[1].title, sides_[1].box, sides_[0].run, sides_[1].run);
     updateChooser();
     rebuildPlots();
-    for (Side& side : sides_) side.plot->resetView();
+    for (ScalingPlot* plot : plots_) plot->resetView();
 }
 
 bool ScalingView::setPoint(const QString& label) {
@@ -88,7 +67,7 @@ QStringList ScalingView::pointLabels() const {
 
 std::vector<int64_t> ScalingView::overflowSteps() const {
     std::vector<int64_t> steps;
-    const RunModel* a = sides_[0].run;
+    const RunModel* a = sideRun(kA);
     if (const auto* s = a ? a->formatQuant().series(pointBox_->currentData().toString()) : nullptr)
         for (std::size_t i = 0; i < s->size(); ++i)
             if (s->entry(i).saturated > 0) steps.push_back(s->step(i));
@@ -98,9 +77,9 @@ std::vector<int64_t> ScalingView::overflowSteps() const {
 void ScalingView::updateChooser() {
     const QString current = pointBox_->currentData().toString();
     QStringList keys;
-    for (const Side& side : sides_)
-        if (side.run)
-            for (const QString& key : side.run->formatQuant().points())
+    for (int side : {kA, kB})
+        if (const RunModel* run = sideRun(side))
+            for (const QString& key : run->formatQuant().points())
                 if (!keys.contains(key)) keys << key;
     QStringList shown;
     for (int i = 0; i < pointBox_->count(); ++i) shown << pointBox_->itemData(i).toString();
@@ -114,15 +93,16 @@ void ScalingView::updateChooser() {
 }
 
 void ScalingView::rebuildPlots() {
-    const QString note = fill(sides_[0]);
-    fill(sides_[1]);
+    const QString note = fill(kA);
+    fill(kB);
     noteLabel_->setText(note);
 }
 
-QString ScalingView::fill(Side& side) {
-    ScalingPlot* plot = side.plot;
+QString ScalingView::fill(int side) {
+    ScalingPlot* plot = plots_[side];
     plot->clearPoints();
-    const auto* s = side.run ? side.run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
+    const RunModel* run = sideRun(side);
+    const auto* s = run ? run->formatQuant().series(pointBox_->currentData().toString()) : nullptr;
     if (!s || s->empty()) {
         plot->setPerTensorScale(true);
         plot->setEmptyText(tr("No format_quant records: they are written on probe steps by runs "

@@ -15,11 +15,10 @@
 //   and how many overflow steps its kept steps hold.
 #include <QString>
 #include <QStringList>
-#include <QWidget>
 #include <cstdint>
 #include <vector>
 
-#include "runset/RunChanges.h"
+#include "views/RunPairView.h"
 
 class QComboBox;
 class QLabel;
@@ -30,7 +29,7 @@ class RunModel;
 class RunSet;
 class ScalingPlot;
 
-class ScalingView : public QWidget {
+class ScalingView : public RunPairView {
     Q_OBJECT
 public:
     explicit ScalingView(RunSet* set, QWidget* parent = nullptr);
@@ -43,28 +42,20 @@ public:
     std::vector<int64_t> overflowSteps() const;
 
     // A's plot, and B's (hidden while no run is compared with A).
-    ScalingPlot* plot() const { return sides_[0].plot; }
-    ScalingPlot* partnerPlot() const { return sides_[1].plot; }
+    ScalingPlot* plot() const { return plots_[kA]; }
+    ScalingPlot* partnerPlot() const { return plots_[kB]; }
     QComboBox* pointChooser() const { return pointBox_; }
     QLabel* note() const { return noteLabel_; }
 
 private:
-    struct Side {
-        QWidget* box = nullptr;
-        QLabel* title = nullptr;
-        ScalingPlot* plot = nullptr;
-        const RunModel* run = nullptr;
-    };
-
-    void onChanged(RunId run, RunChanges what);
-    void showRuns();
+    void showRuns() override;
+    void shownRunChanged() override;
     void updateChooser();
     void rebuildPlots();
     // Fills a side's plot; returns A's note for side A.
-    QString fill(Side& side);
+    QString fill(int side);
 
-    RunSet* set_;
-    Side sides_[2];
+    ScalingPlot* plots_[2] = {};
     QComboBox* pointBox_ = nullptr;
     QLabel* noteLabel_ = nullptr;
     bool updatingChooser_ = false;

@@ -10,7 +10,7 @@
 // once several are shown.
 #include <vector>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 

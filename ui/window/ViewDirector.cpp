@@ -3,10 +3,10 @@
 #include <QComboBox>
 
 #include "window/DockLayout.h"
-#include "plots/LossPlot.h"
 #include "runset/RunSet.h"
 #include "views/BlockScalesView.h"
 #include "views/GradientHistogramView.h"
+#include "views/LossPlot.h"
 #include "views/ScalingView.h"
 #include "views/UnderflowView.h"
 

@@ -26,7 +26,7 @@
 #include "lessons/ScenarioBrowser.h"
 #include "runset/RunSet.h"
 #include "config/ConfigJson.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "runset/RunSet.h"
 #include "views/RunListView.h"
 #include "scenarios/ScenarioCatalogue.h"

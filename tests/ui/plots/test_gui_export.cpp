@@ -18,7 +18,7 @@
 #include "window/WindowActions.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "plots/PlotExport.h"
 #include "plots/QCustomPlotInclude.h"
 #include "report/ReportWriter.h"

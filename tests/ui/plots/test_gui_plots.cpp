@@ -20,9 +20,9 @@
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
 #include "plots/PowerOfTwoText.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
-#include "plots/ThroughputPlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
+#include "views/ThroughputPlot.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;

@@ -10,8 +10,8 @@
 
 #include "ExactCompare.h"
 #include "KnownRuns.h"
-#include "plots/LossPlot.h"
-#include "plots/ScalePlot.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/ReportSetViews.h"

@@ -16,7 +16,7 @@
 #include "plots/QCustomPlotInclude.h"
 #include "probes/ProbeRecords.h"
 #include "config/ConfigJson.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "report/HistogramContrast.h"
 #include "report/ReportSetViews.h"
 #include "run/StepRecordCodec.h"

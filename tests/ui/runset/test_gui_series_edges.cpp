@@ -14,7 +14,7 @@
 #include "runset/DecimatedSeries.h"
 #include "plots/HeatmapPlot.h"
 #include "plots/HistogramSlicePlot.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "plots/SeedBandGraphs.h"
 #include "plots/PowerOfTwoText.h"
 #include "probes/ComparisonRecords.h"

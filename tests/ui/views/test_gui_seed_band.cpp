@@ -16,7 +16,7 @@
 #include "ExactCompare.h"
 #include "window/MainWindow.h"
 #include "TestSupport.h"
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 #include "runset/RunSet.h"
 #include "views/RunListView.h"
 

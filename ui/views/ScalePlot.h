@@ -14,7 +14,7 @@
 //   line without explanation.
 #include <vector>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 #include "runset/StepSeries.h"
 
 namespace ampscope::ui {

@@ -22,7 +22,7 @@
 #include <memory>
 #include <vector>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 
@@ -82,6 +82,7 @@ private:
     void applyLogarithmic(bool logarithmic);
     void updateLegend();
     void addSeedBands();
+    bool bandHolds(std::size_t band, RunId run) const;
     bool isSeedOfBand(RunId run) const;
     const SeedBandGraphs* bandAt(int index) const;
 
@@ -93,7 +94,9 @@ private:
     SeriesGraph* skipped_ = nullptr;
     SeriesGraph* nonFinite_ = nullptr;
     std::vector<std::unique_ptr<SeedBandGraphs>> bands_;
-    std::vector<std::vector<RunId>> bandRuns_;  // each band's runs, to notice a new grouping
+    // Each band's runs (bands_' order): which band a run's new steps refill, and a new
+    // grouping noticed.
+    std::vector<std::vector<RunId>> bandRuns_;
     std::vector<QString> bandNames_;
 };
 

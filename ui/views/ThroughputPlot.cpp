@@ -1,4 +1,4 @@
-#include "plots/ThroughputPlot.h"
+#include "views/ThroughputPlot.h"
 
 #include <algorithm>
 

@@ -6,7 +6,7 @@
 // several are shown.
 #include <vector>
 
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 namespace ampscope::ui {
 

@@ -1,12 +1,12 @@
-#include "plots/LossPlot.h"
+#include "views/LossPlot.h"
 
 #include <QAction>
 #include <QMenu>
 #include <algorithm>
 #include <cmath>
 
-#include "runset/RunPalette.h"
 #include "plots/SeedBandGraphs.h"
+#include "runset/RunPalette.h"
 #include "runset/RunSeedGroups.h"
 #include "runset/RunSet.h"
 #include "stats/SeedBand.h"
@@ -88,8 +88,15 @@ QCPGraph* LossPlot::seedBandCentreGraph(int index) const {
     return band ? band->centre()->graph() : nullptr;
 }
 
+bool LossPlot::bandHolds(std::size_t band, RunId run) const {
+    const std::vector<RunId>& runs = bandRuns_[band];
+    return std::find(runs.begin(), runs.end(), run) != runs.end();
+}
+
 bool LossPlot::isSeedOfBand(RunId run) const {
-    return std::any_of(bands_.begin(), bands_.end(), [run](const auto& band) { return band->holds(run); });
+    for (std::size_t band = 0; band < bandRuns_.size(); ++band)
+        if (bandHolds(band, run)) return true;
+    return false;
 }
 
 // Made before any run's graphs, so the bands are drawn first: behind the runs.
@@ -110,7 +117,7 @@ void LossPlot::addSeedBands() {
         SeriesGraph* centre = addSeries(yAxis, tr("%1: seed mean").arg(group.name), QPen(colour, 2.0, Qt::DashLine));
         std::vector<const DecimatedSeries*> smoothed;
         for (const RunModel* run : group.runs) smoothed.push_back(&run->steps().smoothedLoss());
-        bands_.push_back(std::make_unique<SeedBandGraphs>(low, high, centre, std::move(smoothed), group.ids()));
+        bands_.push_back(std::make_unique<SeedBandGraphs>(low, high, centre, std::move(smoothed)));
         bandRuns_.push_back(group.ids());
         bandNames_.push_back(group.name);
     }
@@ -127,8 +134,8 @@ void LossPlot::runChanged(RunId run, RunChanges what) {
         }
     }
     if (what & RunChange::Steps)
-        for (auto& band : bands_)
-            if (band->holds(run)) band->refill();
+        for (std::size_t band = 0; band < bands_.size(); ++band)
+            if (bandHolds(band, run)) bands_[band]->refill();
 }
 
 void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {

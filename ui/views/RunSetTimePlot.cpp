@@ -1,4 +1,4 @@
-#include "plots/RunSetTimePlot.h"
+#include "views/RunSetTimePlot.h"
 
 #include "runset/RunSet.h"
 

@@ -1,4 +1,4 @@
-#include "plots/ScalePlot.h"
+#include "views/ScalePlot.h"
 
 #include <algorithm>
 #include <cmath>
