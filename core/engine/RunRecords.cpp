@@ -232,10 +232,27 @@ SummaryReading readSummaryChecked(const nlohmann::json& j) {
     }
     JsonReader reader(j, "summary", ReadRule::Lenient);
     reader.reportMistyped(&r.problems);
+    r.summary.mode.clear();  // stays empty when the file has no "precision" object
     visitSummary(reader, r.summary);
     const auto status = j.find("status");
     r.hasStatus = status != j.end() && status->is_string();
     r.statusMistyped = status != j.end() && !status->is_string();
+    // A result is stated when its key is there as a number, or as null with its
+    // non-finite tag (the codec's non-finite rule); the value is the one visitSummary read.
+    const auto stated = [&j](const std::string& key) {
+        const auto value = j.find(key);
+        if (value == j.end()) return false;
+        if (value->is_number()) return true;
+        const auto tag = j.find(key + "_nonfinite");
+        return value->is_null() && tag != j.end() && tag->is_string();
+    };
+    const auto keep = [&stated](const char* key, double value, std::optional<double>& out) {
+        if (stated(key)) out = value;
+    };
+    keep("final_train_loss", r.summary.finalTrainLoss, r.finalTrainLoss);
+    keep("val_loss", r.summary.valLoss, r.valLoss);
+    keep("val_accuracy", r.summary.valAccuracy, r.valAccuracy);
+    keep("final_scale", r.summary.finalScale, r.finalScale);
     return r;
 }
 

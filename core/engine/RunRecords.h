@@ -3,6 +3,7 @@
 // core/run/EventSchema.md). Plain JSON building; no torch. Non-finite numbers
 // are written as null (JSON has no NaN) with a *_nonfinite tag saying which.
 #include <nlohmann/json_fwd.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,11 +34,17 @@ RunSummary summaryFromJson(const nlohmann::json& json);
 // for being of another type than the schema's said in one phrase, `"status" must be a
 // string (got 5)`, nested fields by their path ("lockstep.mode"). Not a JSON object: the
 // defaults and the one problem "not a JSON object".
+// The results a summary may not state (a run stopped before its first epoch has no
+// validation; an older or hand-written file may lack any of them) are also given as
+// optionals, empty where the file does not state them: `summary` holds its defaults there,
+// which a reader must not show as measured (a missing loss is not a loss of 0). The mode
+// is empty when the file has no "precision" object.
 struct SummaryReading {
     RunSummary summary;
     std::vector<std::string> problems;
     bool hasStatus = false;       // "status" was there, a string (summary.status is its value)
     bool statusMistyped = false;  // "status" was there, of another type
+    std::optional<double> finalTrainLoss, valLoss, valAccuracy, finalScale;  // NaN: stated non-finite
 };
 SummaryReading readSummaryChecked(const nlohmann::json& json);
 // The keys of summary.json, {file name: keys} (run/RecordKeys.h).

@@ -112,6 +112,7 @@ void checkFirstRecord(const nlohmann::json& first, RunData& run,
         warnings.push_back(kEvents + ": run_start has no integer schema_version");
         return;
     }
+    run.start = start;
     run.events_schema_version = static_cast<int>(
         std::clamp<int64_t>(start->schemaVersion, INT_MIN, INT_MAX));
     if (start->schemaVersion > kEventsSchemaVersion) {

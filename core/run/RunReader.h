@@ -48,6 +48,8 @@
 #include <string_view>
 #include <vector>
 
+#include "run/RunLifecycleRecords.h"
+
 namespace ampscope {
 
 // readRunDirectory and RunFollower name this many unreadable lines one by one,
@@ -62,6 +64,7 @@ struct RunData {
     bool complete = false;                  // summary present: the run ended
     int schema_version = 0;                 // config.json's schema_version
     int events_schema_version = 0;          // run_start's (0: no run_start)
+    std::optional<RunStartRecord> start;    // the first record, when it is a run_start that reads
     int skipped_lines = 0;                  // unreadable lines of events.jsonl
     bool torn_last_line = false;            // a torn last line was ignored
     int skipped_unknown_records = 0;        // records of a type this build does not know

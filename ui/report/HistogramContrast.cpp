@@ -5,6 +5,7 @@
 
 #include "probes/ExponentDistance.h"
 #include "probes/ProbeRecords.h"
+#include "runset/HistogramSeries.h"
 
 namespace ampscope::ui {
 namespace {
@@ -19,21 +20,25 @@ int kindOrder(const std::string& kind) {
 
 }  // namespace
 
-void HistogramTotals::beginRun(const RunContext&) {
-    totals_.clear();
+HistogramTotals histogramTotals(const HistogramSeries& series) {
+    HistogramTotals totals;
+    for (const QString& kind : HistogramSeries::kinds())
+        for (const QString& layer : series.layers().names()) {
+            const HistogramSeries::Series* steps = series.series(kind, layer);
+            if (!steps || steps->size() == 0) continue;
+            ExponentHistogram& total = totals[{kind.toStdString(), layer.toStdString()}];
+            for (std::size_t i = 0; i < steps->size(); ++i) total += steps->entry(i);
+        }
+    return totals;
 }
 
-void HistogramTotals::takeHistogram(const HistogramRecord& record) {
-    totals_[{record.kind, record.layer}] += record.histogram;
-}
-
-std::vector<HistogramContrast> rankContrasts(const std::vector<const HistogramTotals*>& runs) {
+std::vector<HistogramContrast> rankContrasts(const std::vector<HistogramTotals>& runs) {
     std::map<std::pair<std::string, std::string>, HistogramContrast> best;
     for (std::size_t a = 0; a < runs.size(); ++a) {
         for (std::size_t b = a + 1; b < runs.size(); ++b) {
-            for (const auto& [key, histogram] : runs[a]->totals()) {
-                const auto other = runs[b]->totals().find(key);
-                if (other == runs[b]->totals().end()) continue;
+            for (const auto& [key, histogram] : runs[a]) {
+                const auto other = runs[b].find(key);
+                if (other == runs[b].end()) continue;
                 const double distance = exponentDistance(histogram, other->second);
                 if (std::isnan(distance)) continue;
                 auto [it, added] = best.try_emplace(key);

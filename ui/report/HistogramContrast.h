@@ -3,9 +3,9 @@
 // pages show those (same layer and kind in every run, one colour scale, one log2|g| axis).
 //
 // Contract:
-// - HistogramTotals is a RunObserver that adds up a run's histograms over its probe steps,
-//   per kind and layer (bounded: one histogram per kind and layer, whatever the run's
-//   length).
+// - histogramTotals(series): a run's histograms added up over the probe steps its
+//   HistogramSeries keeps (every step of a run of up to kMaxKeptProbeSteps probe steps,
+//   the thinning rule's choice beyond), per kind and layer.
 // - rankContrasts(runs): every kind and layer that at least two runs recorded, with the
 //   largest exponentDistance (probes/ExponentDistance.h: binades on the log2|g| axis)
 //   between two of them and which two, largest first; ties in the kind order of
@@ -13,27 +13,20 @@
 //   cannot be measured for (no mass on the axis) are left out.
 #include <QString>
 #include <map>
+#include <string>
 #include <utility>
 #include <vector>
 
-#include "runset/RunObserver.h"
 #include "probes/ExponentHistogram.h"
 
 namespace ampscope::ui {
 
-class HistogramTotals : public RunObserver {
-public:
-    void beginRun(const RunContext& context) override;
-    void appendSteps(const std::vector<StepMetrics>& steps) override { (void)steps; }
-    void takeHistogram(const HistogramRecord& record) override;
-    void endOfBatch() override {}
+class HistogramSeries;
 
-    // Keyed by (kind, layer), as the records name them.
-    const std::map<std::pair<std::string, std::string>, ExponentHistogram>& totals() const { return totals_; }
+// Keyed by (kind, layer), as the records name them.
+using HistogramTotals = std::map<std::pair<std::string, std::string>, ExponentHistogram>;
 
-private:
-    std::map<std::pair<std::string, std::string>, ExponentHistogram> totals_;
-};
+HistogramTotals histogramTotals(const HistogramSeries& series);
 
 struct HistogramContrast {
     QString kind;  // probe_kind's name
@@ -42,6 +35,6 @@ struct HistogramContrast {
     int runA = 0, runB = 0;  // indexes into the runs given, runA < runB
 };
 
-std::vector<HistogramContrast> rankContrasts(const std::vector<const HistogramTotals*>& runs);
+std::vector<HistogramContrast> rankContrasts(const std::vector<HistogramTotals>& runs);
 
 }  // namespace ampscope::ui

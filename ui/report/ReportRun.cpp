@@ -1,19 +1,12 @@
 #include "report/ReportRun.h"
 
-#include <QDir>
-#include <QFileInfo>
-#include <cmath>
+#include <algorithm>
 
-#include "engine/RunRecords.h"
-#include "probes/ProbeRecords.h"
 #include "run/EventSchema.h"
-#include "run/FlatRecordText.h"
-#include "run/ModelModulesRecord.h"
-#include "run/RecordCodec.h"
-#include "run/RunLifecycleRecords.h"
+#include "common/InputError.h"
 #include "run/RunReader.h"
-#include "run/StepRecordCodec.h"
-#include "runset/ParsedRecord.h"
+#include "runset/RunDirectoryLoading.h"
+#include "runset/RunSet.h"
 
 namespace ampscope::ui {
 namespace {
@@ -24,72 +17,6 @@ QString text(const nlohmann::json& object, const char* key) {
     return it != object.end() && it->is_string() ? QString::fromStdString(it->get<std::string>())
                                                  : QString();
 }
-
-// A number that may be written null with a "_nonfinite" tag (EventSchema.md).
-std::optional<double> number(const nlohmann::json& record, const std::string& key) {
-    auto it = record.find(key);
-    if (it == record.end()) return std::nullopt;
-    if (it->is_number()) return it->get<double>();
-    auto tag = record.find(key + "_nonfinite");
-    if (tag != record.end() && tag->is_string()) {
-        const std::string t = tag->get<std::string>();
-        return t == "nan" ? NAN : (t == "inf" ? INFINITY : -INFINITY);
-    }
-    return std::nullopt;
-}
-
-ReportResults resultsFromSummary(const nlohmann::json& j) {
-    const RunSummary s = summaryFromJson(j);
-    ReportResults r;
-    r.steps = s.steps;
-    r.wallSeconds = s.wallSeconds;
-    r.samplesPerSecond = s.samplesPerSecond;
-    r.peakMemoryBytes = s.peakMemoryBytes;
-    r.finalTrainLoss = number(j, "final_train_loss");
-    r.valLoss = number(j, "val_loss");
-    r.valAccuracy = number(j, "val_accuracy");
-    r.skippedSteps = s.skippedSteps;
-    r.finalScale = number(j, "final_scale");
-    r.scaleBackoffs = s.scaleBackoffs;
-    r.scaleGrowths = s.scaleGrowths;
-    return r;
-}
-
-// What the events say when there is no summary: steps done, the last finite loss,
-// skipped steps and scale changes counted, the last epoch's validation. Fed one record
-// at a time, so a long run is never held.
-class ResultsFromEvents {
-public:
-    void take(const StepMetrics& m) {
-        r_.steps = std::max(r_.steps, m.step);
-        if (std::isfinite(m.loss)) r_.finalTrainLoss = m.loss;
-        if (m.stepSkipped) ++r_.skippedSteps;
-        if (m.scaleChange == ScaleChange::Backoff) ++r_.scaleBackoffs;
-        if (m.scaleChange == ScaleChange::Growth) ++r_.scaleGrowths;
-        r_.finalScale = m.scaleAfter;
-        if (std::isfinite(m.stepSeconds) && std::isfinite(m.samplesPerSecond)) {
-            seconds_ += m.stepSeconds;
-            samples_ += m.stepSeconds * m.samplesPerSecond;
-        }
-    }
-    // An epoch's validation: NaN where it was not finite or not measured.
-    void take(const EpochMetrics& e) {
-        r_.valLoss = e.valLoss;
-        r_.valAccuracy = e.valAccuracy;
-    }
-    ReportResults results() const {
-        ReportResults r = r_;
-        if (seconds_ > 0) {
-            r.wallSeconds = seconds_;  // training-step time only: the wall clock is unknown
-            r.samplesPerSecond = samples_ / seconds_;
-        }
-        return r;
-    }
-
-private:
-    ReportResults r_;
-    double seconds_ = 0.0, samples_ = 0.0;
-};
 
 QString readNarrative(const QString& directory, const nlohmann::json& config) {
     // Under the reader's rule for a run directory's files: a link is refused (InputError).
@@ -103,11 +30,11 @@ QString readNarrative(const QString& directory, const nlohmann::json& config) {
 
 // config.json's model section says which file (it holds the absolute path, size and
 // SHA-256 the engine found); the record says what was in it.
-std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config,
-                                           const std::optional<ModelModulesRecord>& modules) {
+std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config, const NonFiniteFacts& facts) {
     const nlohmann::json model =
         config.is_object() && config.contains("model") ? config["model"] : nlohmann::json();
-    if (text(model, "name") != QLatin1String("torchscript") && !modules) return std::nullopt;
+    const bool hasRecord = facts.hasModulesRecord();
+    if (text(model, "name") != QLatin1String("torchscript") && !hasRecord) return std::nullopt;
     ReportModelFile file;
     file.path = text(model, "path");
     file.sha256 = text(model, "sha256");
@@ -115,22 +42,13 @@ std::optional<ReportModelFile> modelFileOf(const nlohmann::json& config,
         const auto bytes = model.find("file_bytes");
         if (bytes != model.end() && bytes->is_number_integer()) file.bytes = bytes->get<int64_t>();
     }
-    if (modules) {
-        if (file.path.isEmpty()) file.path = QString::fromStdString(modules->path);
-        if (file.sha256.isEmpty()) file.sha256 = QString::fromStdString(modules->sha256);
-        file.modules = modules->modules;
+    if (hasRecord) {
+        if (file.path.isEmpty()) file.path = facts.modulesFile();
+        if (file.sha256.isEmpty()) file.sha256 = facts.modulesFileSha256();
+        file.modules = facts.modules();
         file.hasModuleRecord = true;
     }
     return file;
-}
-
-// Keeps the records of the latest step only: a later step's first record replaces the
-// earlier step's.
-template <class Record>
-void keepLatestStep(std::vector<Record>& kept, std::optional<Record> record) {
-    if (!record) return;
-    if (!kept.empty() && record->step > kept.front().step) kept.clear();
-    if (kept.empty() || record->step == kept.front().step) kept.push_back(std::move(*record));
 }
 
 QString compactValue(const nlohmann::json& value) {
@@ -138,20 +56,79 @@ QString compactValue(const nlohmann::json& value) {
     return QString::fromStdString(value.dump());
 }
 
+QString q(const std::string& text) {
+    return QString::fromStdString(text);
+}
+
+// The format_sweep records of the run's last sweep step: layers in model order, then the
+// gradient before the activation, formats in the order the records first named them.
+std::vector<FormatSweepRecord> lastSweep(const FormatSweepSeries& sweep) {
+    std::vector<const FormatSweepSeries::TensorData*> tensors;
+    for (const std::string_view tensor : {format_sweep_tensor::kGradient, format_sweep_tensor::kActivation})
+        if (const auto* data = sweep.data(QString::fromUtf8(tensor.data(), static_cast<qsizetype>(tensor.size())));
+            data && data->size() > 0)
+            tensors.push_back(data);
+    int64_t last = -1;
+    for (const auto* data : tensors) last = std::max(last, data->steps().back());
+    std::vector<FormatSweepRecord> records;
+    for (const QString& layer : sweep.layers().names())
+        for (const auto* data : tensors) {
+            if (data->steps().back() != last) continue;
+            const auto& step = data->entry(data->size() - 1);
+            const auto byLayer = step.find(layer);
+            if (byLayer == step.end()) continue;
+            for (const QString& format : sweep.formats())
+                if (const auto record = byLayer->second.find(format); record != byLayer->second.end())
+                    records.push_back(record->second);
+        }
+    return records;
+}
+
+// The format_quant measurements of the run's last probe step, in the points' order.
+std::vector<FormatQuantRecord> lastQuantization(const FormatQuantHistory& history) {
+    int64_t last = -1;
+    const QStringList points = history.points();
+    for (const QString& key : points)
+        if (const auto* series = history.series(key); series && series->size() > 0)
+            last = std::max(last, series->steps().back());
+    std::vector<FormatQuantRecord> records;
+    for (const QString& key : points)
+        if (const auto* series = history.series(key); series && series->size() > 0 && series->steps().back() == last)
+            records.push_back({last, series->entry(series->size() - 1)});
+    return records;
+}
+
 void takeRunInfo(ReportRun& run, const RunInfoRecord& info) {
-    run.device = QString::fromStdString(info.device);
-    run.deviceName = QString::fromStdString(info.deviceName);
+    run.device = q(info.device);
+    run.deviceName = q(info.deviceName);
     run.threads = info.threads;
-    run.torchVersion = QString::fromStdString(info.torchVersion);
-    run.cudaVersion = QString::fromStdString(info.cudaVersion);
-    if (!info.source.empty()) run.source = QString::fromStdString(info.source);
-    run.model = QString::fromStdString(info.model);
+    run.torchVersion = q(info.torchVersion);
+    run.cudaVersion = q(info.cudaVersion);
+    if (!info.source.empty()) run.source = q(info.source);
+    run.model = q(info.model);
     run.parameters = info.parameters;
     if (!info.mode.empty()) {  // a run_info without its precision object says nothing of it
-        run.mode = QString::fromStdString(info.mode);
+        run.mode = q(info.mode);
         run.emulated = info.emulated;
-        run.execution = QString::fromStdString(info.execution);
+        run.execution = q(info.execution);
     }
+}
+
+// The summary is the later word on how the run went.
+void takeSummary(ReportRun& run, const RunSummary& s) {
+    if (!s.device.empty()) run.device = q(s.device);
+    if (!s.deviceName.empty()) run.deviceName = q(s.deviceName);
+    if (s.threads > 0) run.threads = s.threads;
+    if (!s.torchVersion.empty()) run.torchVersion = q(s.torchVersion);
+    if (!s.mode.empty() || !s.execution.empty()) {
+        run.mode = q(s.mode);
+        run.emulated = s.emulated;
+        run.execution = q(s.execution);
+    }
+    if (!s.model.empty()) run.model = q(s.model);
+    run.dataset = q(s.dataset);
+    if (!s.error.empty()) run.errorMessage = q(s.error);
+    run.underflow = s.underflow;
 }
 
 }  // namespace
@@ -161,102 +138,52 @@ bool ReportRun::recorded() const {
                                    static_cast<qsizetype>(record_source::kPyTorchRecorder.size()));
 }
 
-ReportRun loadReportRun(const QString& directory) {
-    const QString cleaned = QDir::cleanPath(directory);
-    // Streamed (RunRecordReader): of the records only what the text needs is kept.
-    RunRecordReader reader(cleaned.toStdString());  // throws InputError
+ReportRun reportRunOf(const RunModel& model, const LoadedRun& loaded) {
     ReportRun run;
-    run.directory = cleaned;
-    run.shownDirectory = cleaned;
-    run.title = QFileInfo(cleaned).fileName();
-    ResultsFromEvents fromEvents;
-    std::optional<ModelModulesRecord> modules;
-    bool first = true;
-    MalformedRecords malformed("report");
-    // With a summary the results come from it, and the step lines (nearly all of a run)
-    // only need recognising, not parsing into JSON; the histogram and underflow records
-    // are the plots' (ReportRunViews), not the text's.
-    const bool complete = reader.data().complete;
-    const auto skipStepLine = [complete](std::string_view line) {
-        record_text::FlatLine flat;
-        if (!flat.split(line)) return false;
-        const std::string_view type = flat.type();
-        if (type == probe_record_type::kHistogram || type == probe_record_type::kUnderflow) return true;
-        StepMetrics ignored;
-        return complete && type == event_type::kStep && parseStepRecordText(flat, ignored);
-    };
-    const auto onRecord = [&](const nlohmann::json& e) {
-        const std::string type = record_codec::typeOf(e);
-        if (const auto start = first ? runStartFromJson(e) : std::nullopt) {
-            run.startTime = QString::fromStdString(start->time);
-            run.ampscopeVersion = QString::fromStdString(start->ampscopeVersion);
-            run.source = QString::fromStdString(start->source);
-        }
-        first = false;
-        if (type == event_type::kStep) {
-            if (!complete)
-                if (const auto step = parsedRecord(e, stepFromJson, malformed)) fromEvents.take(*step);
-        } else if (type == event_type::kEpoch) {
-            if (!complete)
-                if (const auto epoch = parsedRecord(e, epochFromJson, malformed)) fromEvents.take(*epoch);
-        } else if (type == event_type::kRunInfo) {
-            if (const auto info = parsedRecord(e, runInfoFromJson, malformed)) takeRunInfo(run, *info);
-        } else if (type == probe_record_type::kNonFinite && !run.nonFinite) {
-            run.nonFinite = parsedRecord(e, nonFiniteRecordFromJson, malformed);
-        } else if (type == event_type::kModelModules && !modules) {
-            modules = parsedRecord(e, modelModulesFromJson, malformed);
-        } else if (type == probe_record_type::kFormatSweep) {
-            keepLatestStep(run.formatSweep, parsedRecord(e, formatSweepRecordFromJson, malformed));
-        } else if (type == probe_record_type::kFormatQuant) {
-            keepLatestStep(run.formatQuant, parsedRecord(e, formatQuantRecordFromJson, malformed));
-        } else if (type == probe_record_type::kPrecisionMap) {
-            auto map = parsedRecord(e, precisionMapRecordFromJson, malformed);
-            if (map && (!run.precisionMap || map->step >= run.precisionMap->step)) run.precisionMap = std::move(map);
-        } else if (type == event_type::kError) {
-            if (const auto error = parsedRecord(e, errorFromJson, malformed))
-                run.errorMessage = QString::fromStdString(error->message);
-        }
-    };
-    while (reader.visit(onRecord, skipStepLine, 16384)) {
+    run.directory = model.directory();
+    run.shownDirectory = model.directory();
+    run.title = model.name();
+    run.complete = loaded.complete;
+    run.config = loaded.configJson ? *loaded.configJson : nlohmann::json::object();
+    run.warnings = loaded.warnings;
+    if (!loaded.problem.isEmpty()) run.warnings << loaded.problem;  // summary fields of another type
+    if (!loaded.error.isEmpty()) run.warnings << loaded.error;      // a read error after the start
+    const RunOutcome& outcome = model.outcome();
+    if (const auto& start = outcome.start()) {
+        run.startTime = q(start->time);
+        run.ampscopeVersion = q(start->ampscopeVersion);
+        run.source = q(start->source);
     }
-    const RunData& data = reader.data();
-    run.complete = data.complete;
-    run.config = data.config;
-    QStringList readerWarnings;
-    for (const auto& w : data.warnings) readerWarnings << QString::fromStdString(w);
-    run.warnings = readerWarnings + malformed.warnings();  // the reader's first
-    if (data.summary && data.summary->is_object()) {
-        const nlohmann::json& s = *data.summary;
-        run.status = text(s, "status");
-        run.results = resultsFromSummary(s);
-        run.underflow = summaryFromJson(s).underflow;
-        // The summary is the later word on how the run went.
-        if (const QString v = text(s, "device"); !v.isEmpty()) run.device = v;
-        if (const QString v = text(s, "device_name"); !v.isEmpty()) run.deviceName = v;
-        if (s.value("threads", 0) > 0) run.threads = s.value("threads", 0);
-        if (const QString v = text(s, "torch_version"); !v.isEmpty()) run.torchVersion = v;
-        if (const QString v = text(s, "ampscope_version"); !v.isEmpty()) run.ampscopeVersion = v;
-        if (s.contains("precision") && s["precision"].is_object()) {
-            run.mode = text(s["precision"], "mode");
-            run.emulated = s["precision"].value("emulated", false);
-            run.execution = text(s["precision"], "execution");
-        }
-        if (const QString v = text(s, "model"); !v.isEmpty()) run.model = v;
-        run.dataset = text(s, "dataset");
-        if (const QString v = text(s, "error"); !v.isEmpty()) run.errorMessage = v;
+    if (const auto& info = outcome.info()) takeRunInfo(run, *info);
+    run.errorMessage = model.errorMessage();
+    if (const auto& summary = outcome.summary(); summary && run.complete) {
+        run.status = model.status();
+        takeSummary(run, summary->summary);
     } else {
         run.status = QStringLiteral("incomplete");
-        run.results = fromEvents.results();
     }
+    run.results = outcome.results();
+    run.nonFinite = model.nonFinite().record();
+    run.formatSweep = lastSweep(model.formatSweep());
+    run.formatQuant = lastQuantization(model.formatQuant());
+    if (const PrecisionMapRecord* map = model.precisionMap().map(model.precisionMap().latestStep()))
+        run.precisionMap = *map;
     if (run.mode.isEmpty() && run.config.contains("precision"))
         run.mode = text(run.config["precision"], "mode");
     if (run.dataset.isEmpty() && run.config.contains("data"))
         run.dataset = text(run.config["data"], "dataset");
     if (run.model.isEmpty() && run.config.contains("model"))
         run.model = text(run.config["model"], "name");
-    run.narrativeMarkdown = readNarrative(cleaned, run.config);
-    run.modelFile = modelFileOf(run.config, modules);
+    run.narrativeMarkdown = readNarrative(run.directory, run.config);
+    run.modelFile = modelFileOf(run.config, model.nonFinite());
     return run;
+}
+
+ReportRun loadReportRun(const QString& directory) {
+    RunSet set;
+    const LoadedRun loaded = loadRunDirectory(set, directory, {true, true});
+    if (!loaded.run) throw InputError(loaded.error.toStdString());
+    return reportRunOf(*loaded.run, loaded);
 }
 
 QStringList configSummaryLines(const nlohmann::json& config) {

@@ -1,15 +1,16 @@
 #pragma once
-// ReportRun: what a report says about one run directory, gathered from its files
-// (core/run/EventSchema.md): facts for the header, the results table, the NaN diagnosis
-// and the narrative. No drawing here (ReportPlots.h draws).
+// ReportRun: what a report says about one run of the set, for the header, the results
+// table, the NaN diagnosis and the narrative: taken from the run's stores (RunModel, which
+// read each record once through its codec) and from what loading it said (LoadedRun), never
+// decoded again here. No drawing here (ReportRunViews draws).
 //
 // Contract:
-// - loadReportRun reads events.jsonl streamed, keeping none of its records.
-// - loadReportRun refuses (InputError, one line naming the path) what readRunDirectory
-//   refuses: a missing path, a file, a directory without config.json.
-// - A run without summary.json (still being written, or its process died) loads and is
-//   marked incomplete; its results come from the events instead (steps done, last finite
-//   loss, skipped steps and scale changes counted), and the report says so.
+// - reportRunOf(run, loaded): the run's facts. A run without summary.json (still being
+//   written, or its process died) is marked incomplete; its results are the steps' own
+//   (RunOutcome), and the report says so. The summary is the later word on how the run
+//   went (device, mode, model, dataset, error); run_info's otherwise; config.json's last.
+// - loadReportRun(directory): one run read into a set of its own, as a report reads it;
+//   throws InputError (one line naming the path) for what the run set's loader refuses.
 // - Narrative hook: RUN_DIR/narrative.md (Markdown) when present, else a string
 //   "narrative" in config.json (top level, or under "scenario"). Empty when none.
 // - A user's TorchScript model: the file (path, size, SHA-256) from config.json's model
@@ -27,22 +28,12 @@
 #include "probes/FormatSweepRecord.h"
 #include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
+#include "runset/RunOutcome.h"
 
 namespace ampscope::ui {
 
-struct ReportResults {
-    int64_t steps = 0;
-    std::optional<double> wallSeconds;
-    std::optional<double> samplesPerSecond;
-    std::optional<int64_t> peakMemoryBytes;
-    std::optional<double> finalTrainLoss;  // NaN: the loss was not finite
-    std::optional<double> valLoss;
-    std::optional<double> valAccuracy;  // in [0, 1]
-    int64_t skippedSteps = 0;
-    std::optional<double> finalScale;
-    int64_t scaleBackoffs = 0;
-    int64_t scaleGrowths = 0;
-};
+// What the results table shows: the summary's, or the steps' own (RunOutcome).
+using ReportResults = RunResults;
 
 // The user's model file a TorchScript run trained, as the run recorded it.
 struct ReportModelFile {
@@ -77,7 +68,7 @@ struct ReportRun {
     QString dataset;
     int64_t parameters = 0;
     QString errorMessage;   // the run's error, if it ended with one
-    QStringList warnings;   // from reading the directory
+    QStringList warnings;   // from reading the directory, the reader's first
     nlohmann::json config;  // config.json as written
     ReportResults results;
     std::vector<LayerUnderflowSummary> underflow;  // summary.json's per-layer means
@@ -90,10 +81,12 @@ struct ReportRun {
     std::vector<FormatQuantRecord> formatQuant;
     // The run's last precision map (the one of the highest step); none when not taken.
     std::optional<PrecisionMapRecord> precisionMap;
-    // The records are not kept (a long run does not fit): the plots stream them again
-    // from `directory` (ReportRunViews.h).
 };
 
+class RunModel;
+struct LoadedRun;
+
+ReportRun reportRunOf(const RunModel& run, const LoadedRun& loaded);
 ReportRun loadReportRun(const QString& directory);
 
 // "key: value" lines of the config's main sections, for the config summary.

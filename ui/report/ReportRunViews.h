@@ -1,23 +1,28 @@
 #pragma once
-// ReportRunViews: the window's own views, built offscreen (never shown) over a run set of
-// one recorded run (RunReplay.h), so a report draws exactly what the window would: the
-// loss, the loss scale, the gradient-histogram heatmap of the most affected layers and
-// the underflow map.
+// ReportRunViews: the window's own views, built offscreen (never shown) over the report's
+// run set, so a report draws exactly what the window would, one run at a time: the loss,
+// the loss scale, the gradient-histogram heatmap of the most affected layers and the
+// underflow map.
 //
 // Contract:
+// - Built before the set is fed (as a window's docks are), so the views follow it as it
+//   loads; show(id, run) then points them at that run alone (focused, the only one
+//   compared) and reads what the run's stores keep.
 // - affectedLayers(): up to `count` layers, the first non-finite layer first, then by
 //   mean fraction of scaled parameter-gradient elements fp16 loses (flushed + subnormal
-//   + overflowed, from the run's underflow records), highest first, zero fractions left
-//   out. Empty when the run has no such records.
+//   + overflowed, over the probe steps the run's UnderflowSeries keeps), highest first,
+//   zero fractions left out. Empty when the run has no such counts.
 // - showHistogramOf(layer) switches the histogram heatmap to that layer's scaled
 //   parameter gradients (what fp16 holds), or its unscaled ones when the run recorded no
 //   scaled histogram for it; false when the layer has no histogram at all.
 #include <QString>
 #include <QStringList>
 #include <memory>
+#include <utility>
+#include <vector>
 
-#include "runset/RunObserver.h"
 #include "report/ReportRun.h"
+#include "runset/RunChanges.h"
 
 class QCustomPlot;
 class QWidget;
@@ -30,13 +35,12 @@ class RunSet;
 class ScalePlot;
 class UnderflowView;
 
-// The context a recorded run is replayed with (its config, title and directory; not live).
-RunContext reportRunContext(const ReportRun& run);
-
 class ReportRunViews {
 public:
-    explicit ReportRunViews(const ReportRun& run);
+    explicit ReportRunViews(RunSet& set);
     ~ReportRunViews();
+
+    void show(RunId id, const ReportRun& run);
 
     LossPlot* loss() const { return loss_; }
     ScalePlot* scale() const { return scale_; }
@@ -54,8 +58,7 @@ public:
     QString histogramKindText() const;
 
 private:
-    class LayerScan;
-    std::unique_ptr<RunSet> set_;    // the one run the views show
+    RunSet& set_;
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
     LossPlot* loss_ = nullptr;
     ScalePlot* scale_ = nullptr;

@@ -8,8 +8,6 @@
 #include "views/ScalePlot.h"
 #include "probes/ProbeRecords.h"
 #include "report/ReportOverlayPlot.h"
-#include "report/ReportRunViews.h"
-#include "report/RunReplay.h"
 #include "runset/RunSet.h"
 #include "views/GradientHistogramView.h"
 #include "views/HistogramMapPane.h"
@@ -23,23 +21,20 @@ constexpr double kLogDecades = 2.0;
 
 }  // namespace
 
-ReportSetViews::ReportSetViews(const std::vector<ReportRun>& runs)
-    : set_(std::make_unique<RunSet>()), host_(std::make_unique<QWidget>()) {
+ReportSetViews::ReportSetViews(RunSet& set) : set_(set), host_(std::make_unique<QWidget>()) {
     host_->setAttribute(Qt::WA_DontShowOnScreen);
-    loss_ = new LossPlot(set_.get(), host_.get());
-    scale_ = new ScalePlot(set_.get(), host_.get());
-    histograms_ = new GradientHistogramView(set_.get(), host_.get());
+    loss_ = new LossPlot(&set_, host_.get());
+    scale_ = new ScalePlot(&set_, host_.get());
+    histograms_ = new GradientHistogramView(&set_, host_.get());
+}
 
-    std::vector<HistogramTotals> totals(runs.size());
-    for (std::size_t i = 0; i < runs.size(); ++i) {
-        const RunContext context = reportRunContext(runs[i]);
-        RunModel* run = set_->addRun(context, {i == 0, true});
-        ids_.push_back(run->id());
-        replayRunDirectory(context, runs[i].directory.toStdString(), {run, &totals[i]});
-    }
-    std::vector<const HistogramTotals*> ranked;
-    for (const HistogramTotals& t : totals) ranked.push_back(&t);
-    contrasts_ = rankContrasts(ranked);
+void ReportSetViews::show(const std::vector<RunId>& ids) {
+    ids_ = ids;
+    for (RunId id : ids_) set_.setCompared(id, true);
+    if (!ids_.empty()) set_.focus(ids_.front());
+    std::vector<HistogramTotals> totals;
+    for (RunId id : ids_) totals.push_back(histogramTotals(set_.run(id)->histograms()));
+    contrasts_ = rankContrasts(totals);
     if (contrasts_.size() > kShownContrasts) contrasts_.resize(kShownContrasts);
     drawFlushed();
     drawAccuracy();
@@ -56,7 +51,7 @@ void ReportSetViews::drawFlushed() {
     double low = 0.0, high = 0.0;
     for (RunId id : ids_) {
         std::vector<std::pair<double, double>>& points = lines.emplace_back();
-        const UnderflowSeries::KindData* data = set_->run(id)->underflow().data(kind);
+        const UnderflowSeries::KindData* data = set_.run(id)->underflow().data(kind);
         if (!data) continue;
         for (std::size_t i = 0; i < data->size(); ++i) {
             Fp16ClassCounts all;
@@ -73,7 +68,7 @@ void ReportSetViews::drawFlushed() {
     }
     const bool logarithmic = low > 0.0 && std::log10(high / low) > kLogDecades;
     for (std::size_t r = 0; r < ids_.size(); ++r) {
-        const RunModel* run = set_->run(ids_[r]);
+        const RunModel* run = set_.run(ids_[r]);
         if (logarithmic)  // a fraction of 0 has no place on a log axis: a gap
             for (auto& point : lines[r])
                 if (point.second <= 0.0) point.second = std::nan("");
@@ -88,7 +83,7 @@ void ReportSetViews::drawAccuracy() {
                                        QStringLiteral("validation accuracy (%)"), host_.get());
     accuracy_ = plot;
     for (RunId id : ids_) {
-        const RunModel* run = set_->run(id);
+        const RunModel* run = set_.run(id);
         std::vector<std::pair<double, double>> points;
         for (const EpochMetrics& epoch : run->steps().epochs())
             if (std::isfinite(epoch.valAccuracy))
@@ -102,8 +97,8 @@ void ReportSetViews::drawAccuracy() {
 void ReportSetViews::showContrast(const HistogramContrast& contrast) {
     const RunId a = ids_[static_cast<std::size_t>(contrast.runA)];
     const RunId b = ids_[static_cast<std::size_t>(contrast.runB)];
-    for (RunId id : ids_) set_->setCompared(id, id == a || id == b);
-    set_->focus(a);
+    for (RunId id : ids_) set_.setCompared(id, id == a || id == b);
+    set_.focus(a);
     histograms_->setKind(contrast.kind);
     histograms_->setLayer(contrast.layer);
 }

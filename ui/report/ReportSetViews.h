@@ -9,8 +9,9 @@
 // differ most between the runs (HistogramContrast.h).
 //
 // Contract:
-// - Built from the run directories of ReportRun (streamed as ReportRunViews does); never
-//   shown. The first run is focused: the overlays list it first.
+// - Built over the report's run set before it is fed (as ReportRunViews), never shown;
+//   show(ids) then compares those runs and focuses the first (the overlays list it
+//   first), and reads what their stores keep.
 // - hasFlushed / hasAccuracy: some run recorded that; otherwise the plot is not drawn.
 //   anyFlushed: some run's fp16 flushed some scaled parameter-gradient element.
 // - showContrast(c) focuses run c.runA, compares it with c.runB only, and picks c's
@@ -20,7 +21,7 @@
 #include <vector>
 
 #include "report/HistogramContrast.h"
-#include "report/ReportRun.h"
+#include "runset/RunChanges.h"
 
 class QCustomPlot;
 class QWidget;
@@ -37,8 +38,10 @@ public:
     // At most this many contrasts are ranked for the side-by-side pages.
     static constexpr std::size_t kShownContrasts = 2;
 
-    explicit ReportSetViews(const std::vector<ReportRun>& runs);
+    explicit ReportSetViews(RunSet& set);
     ~ReportSetViews();
+
+    void show(const std::vector<RunId>& ids);
 
     LossPlot* loss() const { return loss_; }
     ScalePlot* scale() const { return scale_; }
@@ -58,9 +61,9 @@ private:
     void drawFlushed();
     void drawAccuracy();
 
-    std::unique_ptr<RunSet> set_;
+    RunSet& set_;
     std::unique_ptr<QWidget> host_;  // parent of the views; never shown
-    std::vector<int> ids_;           // the runs' ids in the set, in the report's order
+    std::vector<RunId> ids_;         // the runs' ids in the set, in the report's order
     LossPlot* loss_ = nullptr;
     ScalePlot* scale_ = nullptr;
     GradientHistogramView* histograms_ = nullptr;

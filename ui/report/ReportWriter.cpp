@@ -17,6 +17,8 @@
 #include "run/JobNonFiniteOrigin.h"
 #include "run/RunReader.h"
 #include "run/RunSetFolder.h"
+#include "runset/RunDirectoryLoading.h"
+#include "runset/RunSet.h"
 #include "views/GradientHistogramView.h"
 
 namespace ampscope::ui {
@@ -27,12 +29,12 @@ constexpr double kLossAspect = 0.5;   // the loss plot: room for its long y labe
 constexpr double kHeatmapAspect = 0.55;
 constexpr double kSideBySideAspect = 0.5;  // two heatmaps in one row
 
-void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
+void writeRunSection(ReportRunViews& views, RunId id, const ReportRun& run, bool comparison, ReportSink& sink) {
     using namespace report_text;
     sink.html(runFactsHtml(run, comparison) + resultsTableHtml(run));
     if (const QString narrative = narrativeHtml(run); !narrative.isEmpty()) sink.html(narrative);
 
-    ReportRunViews views(run);
+    views.show(id, run);
     const QString prefix = comparison ? run.title + QStringLiteral(": ") : QString();
     sink.plot(views.loss(), prefix + QStringLiteral("Loss"), kLossAspect);
     sink.plot(views.scale(), prefix + QStringLiteral("Loss scale"), kPlotAspect);
@@ -73,8 +75,9 @@ void writeRunSection(const ReportRun& run, bool comparison, ReportSink& sink) {
 }
 
 // A report of several runs opens with them together: overlaid, then side by side.
-void writeSetSection(const std::vector<ReportRun>& runs, ReportSink& sink) {
-    ReportSetViews views(runs);
+void writeSetSection(ReportSetViews& views, const std::vector<RunId>& ids, const std::vector<ReportRun>& runs,
+                     ReportSink& sink) {
+    views.show(ids);
     sink.html(QStringLiteral("<h2>The runs together</h2><p class=\"note\">Each run in its colour, "
                              "named in the legends; the loss axis turns logarithmic when the "
                              "curves span more than three decades.</p>"));
@@ -201,17 +204,36 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
         return !options.progress || options.progress(done++, total, what);
     };
 
+    // Every run is read once, into one set, as the window reads runs; the views follow the
+    // set as it loads (built first, as a window's docks are) and the text reads its stores.
+    RunSet set;
+    ReportSetViews setViews(set);
+    ReportRunViews runViews(set);
+    if (!step(QStringLiteral("Reading %1").arg(inputs.size() == 1 ? inputs.front().shown
+                                                                   : QStringLiteral("%1 runs").arg(inputs.size()))))
+        return QStringLiteral("cancelled");
+    QStringList directories;
+    for (const ReportInput& input : inputs) directories << input.directory;
+    const std::vector<LoadedRun> loaded = loadRunDirectories(set, directories, {false, false});
+    done += static_cast<int>(inputs.size()) - 1;
     std::vector<ReportRun> runs;
-    for (const ReportInput& input : inputs) {
-        if (!step(QStringLiteral("Reading %1").arg(input.shown))) return QStringLiteral("cancelled");
+    std::vector<RunId> ids;
+    for (std::size_t i = 0; i < inputs.size(); ++i) {
+        const ReportInput& input = inputs[i];
+        // A copy's problem, named as the user named the run.
+        const QString cleaned = QDir::cleanPath(input.directory);
+        if (!loaded[i].run) return QString(loaded[i].error).replace(cleaned, input.shown);
         try {
-            runs.push_back(loadReportRun(input.directory));
+            runs.push_back(reportRunOf(*loaded[i].run, loaded[i]));  // reads its narrative.md
         } catch (const std::exception& e) {
-            // A copy's problem, named as the user named the run.
-            return QString::fromUtf8(e.what()).replace(QDir::cleanPath(input.directory), input.shown);
+            return QString::fromUtf8(e.what()).replace(cleaned, input.shown);
         }
+        ids.push_back(loaded[i].run->id());
         runs.back().shownDirectory = input.shown;
-        if (!input.job.isEmpty()) runs.back().title = input.job + QLatin1Char('/') + runs.back().title;
+        if (!input.job.isEmpty()) {
+            runs.back().title = input.job + QLatin1Char('/') + runs.back().title;
+            set.setTitle(ids.back(), runs.back().title);
+        }
     }
     const QString jobs = jobOriginsHtml(inputs, runs);
 
@@ -237,7 +259,7 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
             QFile::remove(path);
             return QStringLiteral("cancelled");
         }
-        writeSetSection(runs, *sink);
+        writeSetSection(setViews, ids, runs, *sink);
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
         if (!step(QStringLiteral("Drawing %1").arg(runs[i].title))) {
@@ -246,7 +268,7 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
             return QStringLiteral("cancelled");
         }
         if (comparison) sink->pageBreak();
-        writeRunSection(runs[i], comparison, *sink);
+        writeRunSection(runViews, ids[i], runs[i], comparison, *sink);
     }
     step(QStringLiteral("Writing %1").arg(path));
     if (const QString error = sink->finish(); !error.isEmpty())

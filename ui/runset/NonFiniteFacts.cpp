@@ -19,12 +19,16 @@ void NonFiniteFacts::beginRun(const RunContext& context) {
     recordedRun_ = false;
     modules_.clear();
     modulesFile_.clear();
+    modulesSha256_.clear();
+    hasModulesRecord_ = false;
     noteChange(RunChange::NonFinite);
 }
 
 void NonFiniteFacts::takeModelModules(const ModelModulesRecord& record) {
     modules_ = record.modules;
     modulesFile_ = QString::fromStdString(record.path);
+    modulesSha256_ = QString::fromStdString(record.sha256);
+    hasModulesRecord_ = true;
     noteChange(RunChange::NonFinite);
 }
 

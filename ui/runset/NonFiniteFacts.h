@@ -42,6 +42,8 @@ public:
     const std::vector<ScriptModuleInfo>& modules() const { return modules_; }
     // The model file the module tree came from, as the record names it.
     const QString& modulesFile() const { return modulesFile_; }
+    const QString& modulesFileSha256() const { return modulesSha256_; }
+    bool hasModulesRecord() const { return hasModulesRecord_; }
 
 private:
     std::optional<NonFiniteRecord> record_;
@@ -51,6 +53,8 @@ private:
     bool recordedRun_ = false;
     std::vector<ScriptModuleInfo> modules_;
     QString modulesFile_;
+    QString modulesSha256_;
+    bool hasModulesRecord_ = false;
 };
 
 }  // namespace ampscope::ui

@@ -3,6 +3,7 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <nlohmann/json.hpp>
 
 #include "runset/RecordDispatcher.h"
 #include "config/ConfigJson.h"
@@ -37,7 +38,10 @@ RunContext contextFor(const QString& directory, const nlohmann::json& config, QS
 }  // namespace
 
 RecordedEnd recordedEnd(const nlohmann::json& summary, const QString& directory) {
-    const SummaryReading read = readSummaryChecked(summary);
+    return recordedEnd(readSummaryChecked(summary), directory);
+}
+
+RecordedEnd recordedEnd(const SummaryReading& read, const QString& directory) {
     RecordedEnd end;
     end.status = read.hasStatus ? QString::fromStdString(read.summary.status) : QStringLiteral("finished");
     if (read.statusMistyped) end.status = QObject::tr("ended, status unknown");
@@ -86,12 +90,15 @@ void finishRun(RunSet& set, RunBeingRead& read, LoadedRun& loaded, const QString
         return;
     }
     for (const std::string& w : data.warnings) loaded.warnings << QString::fromStdString(w);
+    if (data.start) loaded.run->takeRunStart(*data.start);
     const auto& summary = read.reader->startData().summary;
     QString status = QStringLiteral("incomplete");
     if (loaded.complete && summary) {
-        const RecordedEnd end = recordedEnd(*summary, directory);
+        const SummaryReading reading = readSummaryChecked(*summary);
+        const RecordedEnd end = recordedEnd(reading, directory);
         status = end.status;
         loaded.problem = end.problem;
+        loaded.run->takeSummary(reading);
     }
     set.setStatus(loaded.run->id(), status);
 }
@@ -115,6 +122,7 @@ std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& direct
             continue;
         }
         loaded[i].complete = read.reader->startData().complete;
+        loaded[i].configJson = std::make_shared<const nlohmann::json>(read.reader->startData().config);
         loaded[i].run = set.addRun(contextFor(dir, read.reader->startData().config, &loaded[i].note), options);
         read.observers = {loaded[i].run};
         RecordDispatcher::Hooks hooks;

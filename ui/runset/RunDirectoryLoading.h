@@ -17,7 +17,8 @@
 //   record (noRecordText: its run leaves the set again). A read error after the start
 //   keeps what was read (`error` set, the run stays). The run's status is its summary's
 //   ("finished", "stopped", "error"), or "incomplete" (recordedEnd; `problem` names the
-//   summary's fields of another type).
+//   summary's fields of another type). The summary, read once by its codec, goes to the
+//   run (RunModel::takeSummary).
 // - loadRunDirectories: loadRunDirectory for several directories at once, in their order:
 //   each is parsed on a thread of its own (ParsedRunReader) while the calling thread hands
 //   the batches of each in turn to its run, so the runs' parsing shares the cores with
@@ -28,16 +29,24 @@
 #include <QString>
 #include <QStringList>
 #include <functional>
+#include <memory>
 #include <nlohmann/json_fwd.hpp>
 #include <vector>
 
 #include "runset/RunSet.h"
+
+namespace ampscope {
+struct SummaryReading;
+}
 
 namespace ampscope::ui {
 
 struct LoadedRun {
     RunModel* run = nullptr;  // nullptr: refused (error says why)
     bool complete = false;    // summary.json present
+    // config.json as written (what the run's RunConfig does not hold: a narrative, the
+    // model file's facts, keys of another build), for a report; null when refused.
+    std::shared_ptr<const nlohmann::json> configJson;
     QString error;
     QString note;     // the config did not load here
     QString problem;  // summary.json has fields of another type (one line naming them)
@@ -56,6 +65,7 @@ struct RecordedEnd {
     QString problem;
 };
 RecordedEnd recordedEnd(const nlohmann::json& summary, const QString& directory);
+RecordedEnd recordedEnd(const SummaryReading& summary, const QString& directory);
 
 LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOptions options,
                            const std::function<void(double fraction)>& progress = {});

@@ -15,7 +15,8 @@ RunModel::RunModel(RunId id, const RunContext& context, int colourSlot, Notify n
 
 std::vector<RunStore*> RunModel::stores() {
     return {&info_,     &steps_,       &histograms_,  &underflow_, &nonFinite_,
-            &memory_,   &lockstep_,    &formatQuant_, &formatSweep_, &updates_, &precisionMap_};
+            &memory_,   &lockstep_,    &formatQuant_, &formatSweep_, &updates_, &precisionMap_,
+            &outcome_};
 }
 
 QColor RunModel::colour() const {
@@ -66,6 +67,15 @@ void RunModel::takeHistogram(const HistogramRecord& record) {
 
 void RunModel::takeUnderflow(const UnderflowRecord& record) {
     for (RunStore* store : stores()) store->takeUnderflow(record);
+}
+
+void RunModel::takeRunStart(const RunStartRecord& start) {
+    outcome_.takeRunStart(start);
+}
+
+void RunModel::takeSummary(const SummaryReading& summary) {
+    outcome_.takeSummary(summary);
+    pending_ |= outcome_.takeChanges();
 }
 
 void RunModel::endOfBatch() {

@@ -12,6 +12,7 @@
 //   (runInfoFromJson), goes to every store as takeRunInfo. endOfBatch() ends a batch: the set says what the
 //   stores noted (RunSet::changed(id, what)), once, if anything changed.
 // - beginRun(context) starts the run over under that context (its stores forget).
+// - takeRunStart, takeSummary: the run's run_start and summary.json, kept by outcome().
 // - firstNonFiniteStep(): the step of the run's nonfinite record, else of its first
 //   non-finite loss; -1 while it has none.
 #include <QColor>
@@ -29,6 +30,7 @@
 #include "runset/PrecisionMapHistory.h"
 #include "runset/RunChanges.h"
 #include "runset/RunInfoFacts.h"
+#include "runset/RunOutcome.h"
 #include "runset/StepSeries.h"
 #include "runset/UnderflowSeries.h"
 #include "runset/UpdateSeries.h"
@@ -72,6 +74,7 @@ public:
     const UpdateSeries& updates() const { return updates_; }
     const PrecisionMapHistory& precisionMap() const { return precisionMap_; }
     const RunInfoFacts& info() const { return info_; }
+    const RunOutcome& outcome() const { return outcome_; }
 
     // RunObserver: the run's records.
     void beginRun(const RunContext& context) override;
@@ -82,6 +85,10 @@ public:
     void takeHistogram(const HistogramRecord& record) override;
     void takeUnderflow(const UnderflowRecord& record) override;
     void endOfBatch() override;
+    // A recorded run's run_start (as its reader decoded it) and summary.json, once the
+    // run ended with one (as the summary's codec read it).
+    void takeRunStart(const RunStartRecord& start);
+    void takeSummary(const SummaryReading& summary);
 
 private:
     friend class RunSet;
@@ -107,6 +114,7 @@ private:
     UpdateSeries updates_;
     PrecisionMapHistory precisionMap_;
     RunInfoFacts info_;
+    RunOutcome outcome_;
 };
 
 }  // namespace ampscope::ui

@@ -64,6 +64,13 @@ void RunSet::setStatus(RunId id, const QString& status) {
     Q_EMIT changed(id, RunChange::Identity);
 }
 
+void RunSet::setTitle(RunId id, const QString& title) {
+    RunModel* model = run(id);
+    if (!model || model->context_.title == title) return;
+    model->context_.title = title;
+    Q_EMIT changed(id, RunChange::Identity);
+}
+
 void RunSet::setErrorMessage(RunId id, const QString& message) {
     RunModel* model = run(id);
     if (!model || model->errorMessage_ == message) return;

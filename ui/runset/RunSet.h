@@ -46,6 +46,8 @@ public:
     void focus(RunId id);
     void setCompared(RunId id, bool compared);
     void setStatus(RunId id, const QString& status);
+    // The run's name in legends and lists (a job's rank in a report: "job/rank-3").
+    void setTitle(RunId id, const QString& title);
     void setErrorMessage(RunId id, const QString& message);
     // Focuses the run of `among` that went non-finite at the earliest step; the first of
     // them when none did (an empty list changes nothing).

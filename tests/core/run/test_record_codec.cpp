@@ -588,6 +588,42 @@ private Q_SLOTS:
         QCOMPARE(clean.summary.status, std::string("stopped"));
     }
 
+    // What a summary does not state is absent, not 0: a run stopped before its first
+    // epoch has no validation; a loss the file states non-finite is NaN; a null without the
+    // non-finite tag (not measured) or a value of another type is not stated; a file
+    // without "precision" states no mode.
+    void summaryResultsItDoesNotStateAreAbsent() {
+        const SummaryReading bare = readSummaryChecked(json{{"status", "stopped"}, {"steps", 3}});
+        QVERIFY(!bare.finalTrainLoss && !bare.valLoss && !bare.valAccuracy && !bare.finalScale);
+        QCOMPARE(bare.summary.mode, std::string());
+        QCOMPARE(bare.summary.steps, int64_t{3});
+
+        const SummaryReading stated = readSummaryChecked(json::parse(R"({"final_train_loss": 0.25,
+            "val_loss": null, "val_loss_nonfinite": "nan", "val_accuracy": null, "final_scale": "big",
+            "precision": {"mode": "bf16", "emulated": false, "execution": "native"}})"));
+        QVERIFY(stated.finalTrainLoss);
+        QCOMPARE_BITS(*stated.finalTrainLoss, 0.25);
+        QVERIFY(stated.valLoss && std::isnan(*stated.valLoss));
+        QVERIFY(!stated.valAccuracy);  // null without a tag: not measured
+        QVERIFY(!stated.finalScale);   // of another type: named among the problems instead
+        QCOMPARE(stated.problems.size(), std::size_t{1});
+        QCOMPARE(stated.summary.mode, std::string("bf16"));
+
+        // As the engine writes it, every result is stated, with its value's bits.
+        RunSummary written;
+        written.finalTrainLoss = 0.125;
+        written.valLoss = std::numeric_limits<double>::infinity();
+        written.valAccuracy = 0.75;
+        written.finalScale = 65536.0;
+        const SummaryReading engine = readSummaryChecked(summaryToJson(written));
+        QVERIFY(engine.finalTrainLoss && engine.valLoss && engine.valAccuracy && engine.finalScale);
+        QCOMPARE_BITS(*engine.finalTrainLoss, 0.125);
+        QCOMPARE_BITS(*engine.valLoss, std::numeric_limits<double>::infinity());
+        QCOMPARE_BITS(*engine.valAccuracy, 0.75);
+        QCOMPARE_BITS(*engine.finalScale, 65536.0);
+        QCOMPARE(engine.summary.mode, written.mode);
+    }
+
     void runInfoErrorAndRunEnd() {
         RunSummary facts;
         facts.deviceName = "Some CPU";

@@ -16,7 +16,7 @@
 #include "ExactCompare.h"
 #include "feed/EngineBridge.h"
 #include "runset/RecordDispatcher.h"
-#include "report/RunReplay.h"
+#include "runset/RunReplay.h"
 #include "TestSupport.h"
 #include "run/EventSchema.h"
 

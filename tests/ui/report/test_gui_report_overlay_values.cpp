@@ -15,6 +15,8 @@
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/ReportSetViews.h"
+#include "runset/RunDirectoryLoading.h"
+#include "runset/RunSet.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -45,23 +47,35 @@ class GuiReportOverlayValuesTest : public QObject {
     Q_OBJECT
 
     QTemporaryDir tmp_;
-    std::vector<ReportRun> runs_;
+    QStringList directories_;
+
+    // The runs as writeReport reads them: once, into one set, with the views built first.
+    static std::vector<LoadedRun> load(RunSet& set, const QStringList& directories) {
+        std::vector<LoadedRun> loaded = loadRunDirectories(set, directories, {false, false});
+        for (std::size_t k = 0; k < loaded.size(); ++k) {
+            if (!loaded[k].run) qFatal("%s", qPrintable(loaded[k].error));
+            if (loaded[k].run->name() != QStringLiteral("run-%1").arg(k)) qFatal("run %zu misnamed", k);
+        }
+        return loaded;
+    }
 
 private Q_SLOTS:
     void initTestCase() {
         QVERIFY(tmp_.isValid());
         for (int k = 0; k < 3; ++k) {
-            const QString directory = tmp_.filePath(QStringLiteral("run-%1").arg(k));
-            writeKnownRun(directory, k, true);
-            runs_.push_back(loadReportRun(directory));  // as writeReport loads them
-            QCOMPARE(runs_.back().title, QStringLiteral("run-%1").arg(k));
+            directories_ << tmp_.filePath(QStringLiteral("run-%1").arg(k));
+            writeKnownRun(directories_.back(), k, true);
         }
     }
 
     // "The runs together": every line of every run, by its legend name, holds that run's
     // values; the first run listed first.
     void theRunsTogetherPagesDrawEachRunsOwnValues() {
-        ReportSetViews views(runs_);
+        RunSet set;
+        ReportSetViews views(set);
+        std::vector<RunId> ids;
+        for (const LoadedRun& loaded : load(set, directories_)) ids.push_back(loaded.run->id());
+        views.show(ids);
         LossPlot* lossPlot = views.loss();
         ScalePlot* scalePlot = views.scale();
         QCustomPlot* flushedPlot = views.flushed();
@@ -95,8 +109,12 @@ private Q_SLOTS:
     // Each run's own section of a comparison report: its Loss and Loss scale plots hold
     // that run's values (one run shown: the legend names the lines, not the run).
     void eachRunsSectionDrawsThatRun() {
+        RunSet set;
+        ReportRunViews views(set);
+        const std::vector<LoadedRun> loaded = load(set, directories_);
         for (int k = 0; k < 3; ++k) {
-            ReportRunViews views(runs_[static_cast<std::size_t>(k)]);
+            const LoadedRun& run = loaded[static_cast<std::size_t>(k)];
+            views.show(run.run->id(), reportRunOf(*run.run, run));
             const LossPlot* lossPlot = views.loss();
             QCOMPARE(lossPlot->shownRunCount(), 1);
             QVERIFY_GRAPH_POINTS(lossPlot->rawLossGraph(), perStep([k](int s) { return loss(k, s); }), 0.0);

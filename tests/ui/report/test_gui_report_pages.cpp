@@ -18,7 +18,10 @@
 #include "config/ConfigJson.h"
 #include "views/LossPlot.h"
 #include "report/HistogramContrast.h"
+#include "runset/HistogramSeries.h"
 #include "report/ReportSetViews.h"
+#include "runset/RunDirectoryLoading.h"
+#include "runset/RunSet.h"
 #include "run/StepRecordCodec.h"
 
 using namespace ampscope;
@@ -56,7 +59,7 @@ UnderflowRecord underflow(int64_t step, const std::string& layer, int64_t flushe
 
 // A run directory of four steps: its scaled fc1 gradients around 2^exponent, at step 2
 // the layers' fp16 classes given, one epoch with `accuracy`.
-ReportRun writeRun(const QString& directory, int exponent, std::pair<int64_t, int64_t> fc1,
+QString writeRun(const QString& directory, int exponent, std::pair<int64_t, int64_t> fc1,
                    std::pair<int64_t, int64_t> fc2, double accuracy) {
     QDir().mkpath(directory);
     const nlohmann::json config = configToJson(RunConfig{});
@@ -75,11 +78,7 @@ ReportRun writeRun(const QString& directory, int exponent, std::pair<int64_t, in
         events << toJson(underflow(step, "fc2", fc2.first, fc2.second)).dump() << "\n";
     }
     events << epochRecord(EpochMetrics{1, 4, 0.5, 0.5, accuracy, 1.0}).dump() << "\n";
-    ReportRun run;
-    run.directory = directory;
-    run.title = QFileInfo(directory).fileName();
-    run.config = config;
-    return run;
+    return directory;
 }
 
 }  // namespace
@@ -124,8 +123,8 @@ private Q_SLOTS:
     // compared. Each run's histograms add up over its probe steps.
     void theHistogramsThatDifferMostComeFirst() {
         const auto scaled = probe_kind::kParamGradScaled, unscaled = probe_kind::kParamGrad;
-        HistogramTotals noScaler, dynamic, third;
-        for (HistogramTotals* t : {&noScaler, &dynamic, &third}) t->beginRun({});
+        HistogramSeries noScaler, dynamic, third;  // what a run in the set keeps
+        for (HistogramSeries* s : {&noScaler, &dynamic, &third}) s->beginRun({});
         for (const int64_t step : {1, 51}) {
             noScaler.takeHistogram(histogram(step, "fc1", unscaled, {{-30, 4}, {-29, 4}}));
             noScaler.takeHistogram(histogram(step, "fc1", scaled, {{-30, 4}, {-29, 4}}));
@@ -134,8 +133,10 @@ private Q_SLOTS:
         }
         dynamic.takeHistogram(histogram(1, "out", scaled, {{-3, 1}}));
         third.takeHistogram(histogram(1, "fc1", unscaled, {{-26, 2}, {-25, 2}}));  // 4 binades up
-        QCOMPARE(noScaler.totals().at({std::string(scaled), "fc1"}).countAt(-30), int64_t{8});
-        const std::vector<HistogramContrast> ranked = rankContrasts({&noScaler, &dynamic, &third});
+        const std::vector<HistogramTotals> totals{histogramTotals(noScaler), histogramTotals(dynamic),
+                                                  histogramTotals(third)};
+        QCOMPARE(totals[0].at({std::string(scaled), "fc1"}).countAt(-30), int64_t{8});
+        const std::vector<HistogramContrast> ranked = rankContrasts(totals);
         QCOMPARE(ranked.size(), std::size_t{2});
         QCOMPARE(ranked[0].kind, QString::fromUtf8(scaled.data(), static_cast<qsizetype>(scaled.size())));
         QCOMPARE(ranked[0].layer, QStringLiteral("fc1"));
@@ -175,9 +176,16 @@ private Q_SLOTS:
     // apart, shown side by side.
     void severalRunsAreDrawnTogether() {
         QTemporaryDir tmp;
-        const std::vector<ReportRun> runs{writeRun(tmp.filePath(QStringLiteral("no-scaler")), -30, {1, 3}, {0, 4}, 0.5),
-                                          writeRun(tmp.filePath(QStringLiteral("dynamic")), -14, {4, 0}, {4, 4}, 0.75)};
-        ReportSetViews views(runs);
+        const QStringList directories{writeRun(tmp.filePath(QStringLiteral("no-scaler")), -30, {1, 3}, {0, 4}, 0.5),
+                                      writeRun(tmp.filePath(QStringLiteral("dynamic")), -14, {4, 0}, {4, 4}, 0.75)};
+        RunSet set;  // as writeReport reads them: once, into one set, the views built first
+        ReportSetViews views(set);
+        std::vector<RunId> ids;
+        for (const LoadedRun& loaded : loadRunDirectories(set, directories, {false, false})) {
+            QVERIFY(loaded.run);
+            ids.push_back(loaded.run->id());
+        }
+        views.show(ids);
         QCOMPARE(views.loss()->shownRunCount(), 2);
         QVERIFY(views.hasFlushed());
         QVERIFY(views.hasAccuracy());

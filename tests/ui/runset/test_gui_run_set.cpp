@@ -6,6 +6,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest/QtTest>
+#include <cmath>
 #include <nlohmann/json.hpp>
 #include <set>
 #include <thread>
@@ -328,6 +329,51 @@ private Q_SLOTS:
         QCOMPARE(loaded[0].run->status(), QString("finished"));
         QCOMPARE(loaded[2].run->status(), QString("finished"));
         QCOMPARE(set.size(), 2);
+    }
+
+    // What a run amounts to (RunOutcome), read once with the run: without a summary, the
+    // counts over every step, exact however far the series are thinned (20000 steps, a
+    // skipped step and a backoff every 7th, a growth every 1000th, counted here by the
+    // test's own loop); with one, the summary's results, and what it does not state absent.
+    void aRunsOutcomeCountsEveryStep() {
+        RunSet set;
+        RunModel* run = set.addRun(named("long"));
+        std::vector<StepMetrics> steps;
+        int64_t skipped = 0, backoffs = 0, growths = 0;
+        double lastFinite = 0.0;
+        for (int64_t s = 1; s <= 20000; ++s) {
+            StepMetrics m;
+            m.step = s;
+            m.loss = s % 7 == 0 ? std::nan("") : 1.0 / double(s);
+            m.stepSkipped = s % 7 == 0;
+            m.scaleChange = s % 7 == 0 ? ScaleChange::Backoff : (s % 1000 == 0 ? ScaleChange::Growth : ScaleChange::None);
+            m.scaleAfter = double(s);
+            skipped += m.stepSkipped;
+            backoffs += m.scaleChange == ScaleChange::Backoff;
+            growths += m.scaleChange == ScaleChange::Growth;
+            if (std::isfinite(m.loss)) lastFinite = m.loss;
+            steps.push_back(m);
+        }
+        run->appendSteps(steps);
+        run->endOfBatch();
+        RunResults r = run->outcome().results();
+        QCOMPARE(r.steps, int64_t{20000});
+        QCOMPARE(r.skippedSteps, skipped);
+        QCOMPARE(r.scaleBackoffs, backoffs);
+        QCOMPARE(r.scaleGrowths, growths);
+        QVERIFY(r.finalTrainLoss);
+        QCOMPARE_BITS(*r.finalTrainLoss, lastFinite);  // the last finite loss, here step 20000's
+        QCOMPARE_BITS(*r.finalScale, 20000.0);
+        QVERIFY(!r.valLoss && !r.valAccuracy);  // no epoch ended
+
+        nlohmann::json summary = summaryToJson(RunSummary{});
+        summary.erase("val_loss");
+        summary.erase("val_accuracy");
+        run->takeSummary(readSummaryChecked(summary));
+        r = run->outcome().results();
+        QCOMPARE(r.steps, int64_t{0});  // the summary's word now
+        QVERIFY(r.finalTrainLoss && r.finalScale);
+        QVERIFY(!r.valLoss && !r.valAccuracy);
     }
 };
 

@@ -1,4 +1,4 @@
-#include "report/RunReplay.h"
+#include "runset/RunReplay.h"
 
 #include <nlohmann/json.hpp>
 

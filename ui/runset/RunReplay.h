@@ -1,7 +1,7 @@
 #pragma once
-// Feeding a recorded run's records to views through the window's RecordDispatcher (the
-// same calls, order and rules as an opened run in the window). Used to build a report's
-// plots offscreen from the same views the window shows.
+// Feeding a recorded run's records to observers through the window's RecordDispatcher
+// (the same calls, order and rules as an opened run in the window), without a run set:
+// what a test compares a live run's calls against.
 #include <functional>
 #include <nlohmann/json_fwd.hpp>
 #include <string>
