@@ -144,6 +144,15 @@ struct ProbeConfig {
     // FashionMNIST run (938 steps) sweeps once. A run with no sweep step by its last
     // probe step sweeps there (a one-epoch run of 469 steps: at step 450).
     int64_t format_sweep_every = 500;
+    // Sensitivity cadence in steps; 0 = off (the default). On steps that are a multiple
+    // of this (whatever probes.every is), the sensitivity pass (engine/SensitivityPass.h)
+    // scores what quantizing each matmul/conv layer alone in each of sensitivity_formats
+    // costs the loss of that step's batch (the `sensitivity` record). It costs about one fp32 step
+    // plus one forward per format (docs/guide/sensitivity-and-prescription.md); the
+    // training itself is unchanged by it.
+    int64_t sensitivity_every = 0;
+    // The formats scored (precision modes among sensitivityFormats()), in this order.
+    std::vector<std::string> sensitivity_formats{"fp8", "mxfp8", "mxfp4", "nvfp4"};
     int64_t ring_steps = 16;   // frames kept before a non-finite event
     // Steps whose precision map is taken: the step run a second time from the same state
     // in the run's mode and once in the reference, every op's output compared (the
