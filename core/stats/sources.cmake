@@ -1,4 +1,6 @@
 list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/StudentT.cpp
   ${CMAKE_CURRENT_LIST_DIR}/SeedBand.cpp
-  ${CMAKE_CURRENT_LIST_DIR}/SeedGroups.cpp)
+  ${CMAKE_CURRENT_LIST_DIR}/SeedGroups.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ManyRuns.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/BandVerdicts.cpp)
