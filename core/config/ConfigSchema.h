@@ -102,6 +102,8 @@ void visitProbes(V& v, Probes& probes) {
     v.field("every", probes.every);
     v.field("shadow_every", probes.shadow_every);
     v.field("format_sweep_every", probes.format_sweep_every);
+    v.field("sensitivity_every", probes.sensitivity_every);
+    v.field("sensitivity_formats", probes.sensitivity_formats);
     v.field("ring_steps", probes.ring_steps);
     v.field("precision_map_steps", probes.precision_map_steps);
     v.field("precision_map_reference", probes.precision_map_reference);

@@ -10,6 +10,7 @@
 #include "config/ActivationEstimate.h"
 #include "config/ConfigFieldRules.h"
 #include "config/ConfigText.h"
+#include "probes/SensitivityRecord.h"
 
 namespace ampscope {
 
@@ -359,10 +360,28 @@ void checkTrain(Checker& check, const TrainConfig& train) {
     check.oneOf("train.loss", train.loss, allowedLosses());
 }
 
+// The sensitivity pass's formats: each one it can score (fp32 too, the pass's own check:
+// it scores 0), none twice, and at least one while the pass is on.
+void checkSensitivityFormats(Checker& check, const ProbeConfig& probes) {
+    std::vector<std::string> allowed = sensitivityFormats();
+    allowed.push_back("fp32");
+    const auto& formats = probes.sensitivity_formats;
+    for (std::size_t i = 0; i < formats.size(); ++i) {
+        check.oneOf(indexed("probes.sensitivity_formats", i), formats[i], allowed);
+        if (std::find(formats.begin(), formats.begin() + static_cast<std::ptrdiff_t>(i), formats[i]) !=
+            formats.begin() + static_cast<std::ptrdiff_t>(i))
+            check.add(indexed("probes.sensitivity_formats", i), "is listed twice (got " + quoted(formats[i]) + ")");
+    }
+    if (formats.empty() && probes.sensitivity_every > 0)
+        check.add("probes.sensitivity_formats", "must name at least one format while probes.sensitivity_every is on");
+}
+
 void checkProbes(Checker& check, const ProbeConfig& probes) {
     check.withinLimits("probes.every", probes.every);
     check.withinLimits("probes.shadow_every", probes.shadow_every);
     check.withinLimits("probes.format_sweep_every", probes.format_sweep_every);
+    check.withinLimits("probes.sensitivity_every", probes.sensitivity_every);
+    checkSensitivityFormats(check, probes);
     check.withinLimits("probes.ring_steps", probes.ring_steps);
     check.oneOf("probes.locate_nonfinite", probes.locate_nonfinite, allowedLocateModes());
     for (std::size_t i = 0; i < probes.precision_map_steps.size(); ++i)

@@ -26,6 +26,7 @@
 #include "engine/ProbeSession.h"
 #include "engine/RunAccounting.h"
 #include "engine/RunRecords.h"
+#include "engine/SensitivityPass.h"
 #include "engine/StepTrace.h"
 #include "engine/SystemInfo.h"
 #include "engine/Trainer.h"
@@ -330,6 +331,7 @@ struct Engine::Impl::Training {
     FaultInjector& faults;
     std::optional<ProbeSession>& probes;
     std::optional<LockstepRun>& lockstep;
+    std::optional<SensitivityPass>& sensitivity;  // on probes.sensitivity_every's steps
     RunAccounting& accounting;
     int64_t totalSteps;
     std::string stepText;  // the per-step record, formatted into a reused buffer
@@ -362,8 +364,11 @@ void Engine::Impl::train(RunSummary& s) {
     std::optional<LockstepRun> lockstep;
     if (!config.lockstep.mode.empty()) lockstep.emplace(trainer, initialRng);
 
+    std::optional<SensitivityPass> sensitivity;
+    if (config.probes.sensitivity_every > 0) sensitivity.emplace(config.probes.sensitivity_formats);
+
     RunAccounting accounting;
-    Training run{data, trainer, batches, faults, probes, lockstep, accounting, total, {}};
+    Training run{data, trainer, batches, faults, probes, lockstep, sensitivity, accounting, total, {}};
     runEpochs(run, s);
 
     accounting.finish(trainer.model().layerNames(), s);
@@ -440,6 +445,11 @@ void Engine::Impl::runStep(Training& run, RunSummary& s, int64_t epoch, int64_t 
         writer->appendText(run.stepText);
     }
     if (lockstepRecord) record(toJson(*lockstepRecord));
+    // After the step is timed and trained: the pass only reads the trainer (its weights
+    // after this step, the step's batch) and puts the CPU generator back, so the run
+    // trains as it would without it.
+    if (run.sensitivity && step % config.probes.sensitivity_every == 0)
+        record(toJson(run.sensitivity->measure(trainer, step)));
     const NonFiniteEvent* newFirst = nullptr;
     if (probes) {
         if (probes->newFirstNonFinite()) newFirst = &*probes->newFirstNonFinite();

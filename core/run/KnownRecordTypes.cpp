@@ -6,6 +6,7 @@
 #include "probes/FormatSweepRecord.h"
 #include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
+#include "probes/SensitivityRecord.h"
 #include "run/EventSchema.h"
 
 namespace ampscope {
@@ -18,7 +19,7 @@ const std::vector<std::string_view>& knownRecordTypes() {
         probe_record_type::kNonFinite, probe_record_type::kUpdateRatio, probe_record_type::kShadow,
         probe_record_type::kLockstep,  probe_record_type::kOpDtypes,  probe_record_type::kMemory,
         probe_record_type::kFormatQuant, probe_record_type::kFormatSweep,
-        probe_record_type::kPrecisionMap};
+        probe_record_type::kPrecisionMap, probe_record_type::kSensitivity};
     return types;
 }
 

@@ -127,6 +127,8 @@ void compareConfigs(const RunConfig& a, const RunConfig& b) {
     QCOMPARE(a.probes.every, b.probes.every);
     QCOMPARE(a.probes.shadow_every, b.probes.shadow_every);
     QCOMPARE(a.probes.format_sweep_every, b.probes.format_sweep_every);
+    QCOMPARE(a.probes.sensitivity_every, b.probes.sensitivity_every);
+    QCOMPARE(a.probes.sensitivity_formats, b.probes.sensitivity_formats);
     QCOMPARE(a.probes.ring_steps, b.probes.ring_steps);
 
     QCOMPARE(a.faults.size(), b.faults.size());
@@ -195,6 +197,8 @@ RunConfig nonDefaultConfig() {
     c.probes.every = 10;
     c.probes.shadow_every = 20;
     c.probes.format_sweep_every = 40;
+    c.probes.sensitivity_every = 25;
+    c.probes.sensitivity_formats = {"nvfp4", "fp8"};
     c.probes.ring_steps = 32;
     c.faults = {{120, "inf_grad", "fc2", 1.0}, {200, "scale_loss", "", 1e6}};
     return c;
@@ -276,7 +280,7 @@ private Q_SLOTS:
                          "clip_norm", "clip_after_unscale"}));
         QCOMPARE(keysOf(document["train"]),
                  sorted({"epochs", "max_steps", "batch_size", "eval_batch_size", "loss"}));
-        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "format_sweep_every", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
+        QCOMPARE(keysOf(document["probes"]), sorted({"every", "shadow_every", "format_sweep_every", "sensitivity_every", "sensitivity_formats", "ring_steps", "locate_nonfinite", "pause_on_nonfinite", "pause_overflow_above",
                          "pause_scale_below", "precision_map_steps", "precision_map_reference"}));
 
         // Lists in their documented shapes.
@@ -502,6 +506,17 @@ private Q_SLOTS:
             {">= 0"});
         row("format_sweep_every", R"({"probes": {"format_sweep_every": -5}})",
             "probes.format_sweep_every", {">= 0", "(got -5)"});
+        row("sensitivity_every", R"({"probes": {"sensitivity_every": -1}})",
+            "probes.sensitivity_every", {">= 0", "(got -1)"});
+        row("sensitivity_formats unknown", R"({"probes": {"sensitivity_formats": ["fp8", "fp6"]}})",
+            "probes.sensitivity_formats[1]", {"must be one of fp8, mxfp8, mxfp4, nvfp4, fp32", "(got \"fp6\")"});
+        row("sensitivity_formats twice", R"({"probes": {"sensitivity_formats": ["mxfp4", "mxfp4"]}})",
+            "probes.sensitivity_formats[1]", {"is listed twice", "(got \"mxfp4\")"});
+        row("sensitivity_formats empty while on",
+            R"({"probes": {"sensitivity_every": 10, "sensitivity_formats": []}})", "probes.sensitivity_formats",
+            {"must name at least one format while probes.sensitivity_every is on"});
+        row("sensitivity_formats not a list", R"({"probes": {"sensitivity_formats": "fp8"}})",
+            "probes.sensitivity_formats", {"expected an array of strings", "(got \"fp8\")"});
         row("ring_steps low", R"({"probes": {"ring_steps": 0}})", "probes.ring_steps",
             {"[1, 4096]"});
         row("ring_steps high", R"({"probes": {"ring_steps": 4097}})", "probes.ring_steps",

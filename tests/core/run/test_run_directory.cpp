@@ -409,7 +409,7 @@ void TestRunDirectory::everyTypeTheEngineWritesIsKnown() {
     // The probe and lock-step records of this build must not be skipped as "unknown".
     for (const char* type : {"run_start", "run_info", "step", "epoch", "fault", "error", "run_end", "histogram",
                              "underflow", "nonfinite", "update_ratio", "shadow", "lockstep", "op_dtypes",
-                             "memory"})
+                             "memory", "sensitivity"})
         QVERIFY2(ampscope::isKnownRecordType(type), type);
     QVERIFY(!ampscope::isKnownRecordType("hologram"));
     QVERIFY(!ampscope::isKnownRecordType(""));
