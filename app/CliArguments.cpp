@@ -9,6 +9,7 @@
 #include "OptionReader.h"
 #include "common/InputError.h"
 #include "precision/formats/FormatTable.h"
+#include "probes/Prescription.h"
 #include "probes/SensitivityRecord.h"
 #include "run/RemoteRunAddress.h"
 #include "stats/SeedBand.h"
@@ -42,14 +43,15 @@ const char* cliUsage() {
            "      Prints each format's layers ranked; DIR/sensitivity.txt the same,\n"
            "      DIR/sensitivity.json the mean over the passes, DIR/sensitivity.jsonl each pass\n"
            "  ampscope-cli prescribe CONFIG.json --format FORMAT --out DIR [--budget 0.9] [--seeds 3]\n"
-           "                               [--steps N] [--set key.path=value ...] [--quiet]\n"
+           "                               [--steps N] [--set key.path=value ...] [--quiet] [--progress]\n"
            "      which layers must stay in fp32 for the model to train in FORMAT (fp8, mxfp8,\n"
            "      mxfp4, nvfp4): ranks the layers by sensitivity, keeps the most sensitive while\n"
            "      at least --budget of the matmul/conv FLOPs stay in FORMAT, and verifies by\n"
            "      training the fp32 reference, all in FORMAT and the prescription with the\n"
            "      seeds (DIR/<arm>-seed-K/, one set). DIR/prescription.txt and .json: the kept\n"
            "      layers, each arm inside or outside the reference's band with p-values, and\n"
-           "      the names as torchao / torchtitan / Transformer Engine settings\n"
+           "      the names as torchao / torchtitan / Transformer Engine settings; --progress adds\n"
+           "      one JSON line per phase ({\"prescribe_progress\": ...}) for a program that runs it\n"
            "  ampscope-cli scenarios          list the built-in scenarios\n"
            "  ampscope-cli check-lesson PATH  check a lesson (a folder: scenario.json, a config per run,\n"
            "      narrative.md; or a .ampscope-lesson file): every problem as FILE:LINE: what,\n"
@@ -227,7 +229,7 @@ double parseBudget(const std::string& text) {
     char* end = nullptr;
     errno = 0;
     const double value = std::strtod(text.c_str(), &end);
-    if (text.empty() || *end != '\0' || errno == ERANGE || !(value > 0.0 && value <= 1.0))
+    if (text.empty() || *end != '\0' || errno == ERANGE || !isPrescriptionBudget(value))
         throw InputError("--budget: \"" + text +
                          "\" is not a share of FLOPs in (0, 1] (e.g. --budget 0.9: at least 90% stay in the format)");
     return value;
@@ -258,10 +260,12 @@ CliRequest parsePrescribeCommand(const std::vector<std::string>& args) {
             request.prescribeSteps = steps.front();
         } else if (options.isFlag({"--quiet", "-q"})) {
             request.quiet = true;
+        } else if (options.isFlag({"--progress"})) {
+            request.prescribeProgress = true;
         } else if (a.rfind("-", 0) == 0) {
             throw InputError("prescribe: unknown option '" + a +
                              "' (options: --format FORMAT, --out DIR, --budget B, --seeds N, --steps N, "
-                             "--set key.path=value, --quiet)");
+                             "--set key.path=value, --quiet, --progress)");
         } else if (request.configPath.empty()) {
             request.configPath = a;
         } else {

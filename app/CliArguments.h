@@ -31,6 +31,7 @@ struct CliRequest {
     double prescribeBudget = 0.9;
     int prescribeSeeds = 3;
     int64_t prescribeSteps = 0;  // 0: the config's own length
+    bool prescribeProgress = false;  // --progress: one JSON line per phase (the window reads them)
     // cast FORMAT VALUE... [--no-saturate]: the format's name, each value as typed
     // and as parsed (a double: what the cast rounds, once).
     std::string castFormat;

@@ -75,6 +75,16 @@ std::string armLine(const PrescriptionArm& arm) {
     return line;
 }
 
+// --progress: one line of JSON per phase, flushed at once, for a program that runs this
+// command and shows how far it got (the window's Prescribe…). The runs themselves are
+// in DIR as they are written; these lines say which arm is training and how many runs
+// the whole prescription has at most.
+void announce(std::FILE* out, bool enabled, nlohmann::json fields) {
+    if (!enabled) return;
+    std::fprintf(out, "%s\n", nlohmann::json{{"prescribe_progress", std::move(fields)}}.dump().c_str());
+    std::fflush(out);
+}
+
 std::string joined(const std::vector<std::string>& names) {
     std::string text;
     for (const auto& n : names) text += (text.empty() ? "" : ", ") + n;
@@ -96,11 +106,15 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
     reference.precision.mode = "fp32";
     reference.precision.keep_fp32.clear();
 
+    const bool progress = request.prescribeProgress;
+    const int seeds = request.prescribeSeeds;
+
     // 1. Sensitivity, from the reference's own short training.
     if (!request.quiet) std::fprintf(out, "== sensitivity of every matmul/conv layer in %s ==\n", format.c_str());
     SensitivityScanRequest scanRequest{{format}, 0, 0};
     int64_t total = config.train.max_steps > 0 ? config.train.max_steps : kSensitivitySteps;
     scanRequest.steps = std::min(total, kSensitivitySteps);
+    announce(out, progress, {{"phase", "sensitivity"}, {"steps", scanRequest.steps}, {"runs", 3 * seeds}});
     const SensitivityScan scan = scanSensitivity(reference, scanRequest);
     std::filesystem::create_directories(dir);
     writeText(dir + "/sensitivity.json", toJson(scan.combined).dump(1) + "\n");
@@ -109,7 +123,9 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
 
     // 2. The reference and the model all in the format, with the seeds.
     const auto trainArm = [&](PrescriptionArm& arm, const RunConfig& armConfig, const std::string& prefix,
-                              std::vector<SeedRunResult>& results) {
+                              std::vector<SeedRunResult>& results, int runsBefore, int runs) {
+        announce(out, progress, {{"phase", "arm"}, {"arm", arm.name}, {"prefix", prefix}, {"seeds", seeds},
+                                 {"runs_before", runsBefore}, {"runs", runs}});
         const SeedSetLayout layout{dir, prefix, name + " " + arm.name, request.prescribeSeeds, {}};
         if (const int code = trainSeeds(armConfig, layout, out, err, request.quiet, results); code != 0) return code;
         for (const auto& r : results) arm.runs.push_back(r.directory);
@@ -124,8 +140,9 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
     RunConfig allFormat = reference;
     allFormat.precision.mode = format;
     std::vector<SeedRunResult> referenceRuns, formatRuns, prescribedRuns;
-    if (const int code = trainArm(arms[0], reference, "reference-", referenceRuns); code != 0) return code;
-    if (const int code = trainArm(arms[1], allFormat, format + "-", formatRuns); code != 0) return code;
+    if (const int code = trainArm(arms[0], reference, "reference-", referenceRuns, 0, 3 * seeds); code != 0) return code;
+    if (const int code = trainArm(arms[1], allFormat, format + "-", formatRuns, seeds, 3 * seeds);
+        code != 0) return code;
     labelAgainst(arms[1].valLoss, arms[0].valLoss, stats::Alternative::Greater);
     labelAgainst(arms[1].valAccuracy, arms[0].valAccuracy, stats::Alternative::Less);
 
@@ -137,11 +154,13 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
     prescribed.precision.keep_fp32 = prescription.kept();
     arms[2] = {"prescribed", format, prescribed.precision.keep_fp32, {}, {}, {}, !formatSuffices};
     if (!formatSuffices && !prescribed.precision.keep_fp32.empty()) {
-        if (const int code = trainArm(arms[2], prescribed, "prescribed-", prescribedRuns); code != 0) return code;
+        if (const int code = trainArm(arms[2], prescribed, "prescribed-", prescribedRuns, 2 * seeds, 3 * seeds);
+            code != 0) return code;
         labelAgainst(arms[2].valLoss, arms[0].valLoss, stats::Alternative::Greater);
         labelAgainst(arms[2].valAccuracy, arms[0].valAccuracy, stats::Alternative::Less);
-    } else if (!formatSuffices) {
+    } else {
         arms[2].trained = false;
+        announce(out, progress, {{"phase", "arm skipped"}, {"arm", arms[2].name}, {"runs", 2 * seeds}});
     }
 
     // 4. The verdict.
@@ -184,6 +203,7 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
     text.push_back("");
     for (const auto& line : prescriptionSnippets(prescription.kept())) text.push_back(line);
     writeText(dir + "/prescription.txt", lines(text));
+    announce(out, progress, {{"phase", "done"}, {"runs", arms[2].trained ? 3 * seeds : 2 * seeds}});
     if (!request.quiet) std::fprintf(out, "\n%s\nwritten: %s/prescription.{txt,json}\n", lines(text).c_str(), dir.c_str());
     return 0;
 }

@@ -32,7 +32,7 @@ double Prescription::formatFlopsShare() const {
 }
 
 Prescription choosePrescription(const SensitivityRecord& sensitivity, const std::string& format, double budget) {
-    if (!(budget > 0.0 && budget <= 1.0))
+    if (!isPrescriptionBudget(budget))
         throw InputError("--budget: " + std::to_string(budget) +
                          " is not a share of FLOPs in (0, 1] (e.g. --budget 0.9: at least 90% stay in the format)");
     Prescription prescription;
@@ -109,6 +109,52 @@ nlohmann::json prescriptionJson(const Prescription& prescription, const std::vec
             {"ranking", ranking},
             {"arms", armList},
             {"verdict", verdict}};
+}
+
+namespace {
+
+// A null number is a non-finite one (number() above writes NaN and infinities as null).
+double numberOf(const nlohmann::json& value) { return value.is_number() ? value.get<double>() : NAN; }
+
+ArmQuantity quantityFromJson(const nlohmann::json& j) {
+    ArmQuantity q;
+    q.seeds = j.at("seeds").get<int>();
+    q.mean = numberOf(j.at("mean"));
+    q.sd = numberOf(j.at("sd"));
+    if (j.contains("label")) {
+        q.label = j.at("label").get<std::string>();
+        q.p = numberOf(j.at("p"));
+    }
+    return q;
+}
+
+}  // namespace
+
+PrescriptionRecord prescriptionFromJson(const nlohmann::json& document) {
+    PrescriptionRecord record;
+    try {
+        record.prescription.format = document.at("format").get<std::string>();
+        record.prescription.budget = document.at("budget").get<double>();
+        for (const auto& layer : document.at("ranking"))
+            record.prescription.ranking.push_back({layer.at("layer").get<std::string>(), numberOf(layer.at("score")),
+                                                   layer.at("flops_share").get<double>(), layer.at("kept").get<bool>(),
+                                                   layer.at("over_budget").get<bool>()});
+        for (const auto& arm : document.at("arms")) {
+            PrescriptionArm entry;
+            entry.name = arm.at("name").get<std::string>();
+            entry.mode = arm.at("mode").get<std::string>();
+            entry.keptFp32 = arm.at("keep_fp32").get<std::vector<std::string>>();
+            entry.trained = arm.at("trained").get<bool>();
+            entry.runs = arm.at("runs").get<std::vector<std::string>>();
+            entry.valLoss = quantityFromJson(arm.at("val_loss"));
+            entry.valAccuracy = quantityFromJson(arm.at("val_accuracy"));
+            record.arms.push_back(std::move(entry));
+        }
+        record.verdict = document.at("verdict").get<std::string>();
+    } catch (const nlohmann::json::exception& e) {
+        throw InputError(std::string("prescription.json: not a prescription (") + e.what() + ")");
+    }
+    return record;
 }
 
 std::vector<std::string> prescriptionSnippets(const std::vector<std::string>& kept) {

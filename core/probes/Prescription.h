@@ -26,6 +26,10 @@ namespace ampscope {
 
 inline constexpr double kPrescriptionScoreShare = 0.9;
 
+// The budget's limits, for the CLI's --budget and the window's dialog alike: a share of
+// the FLOPs in (0, 1] (0 would keep every layer, above 1 is no share).
+inline bool isPrescriptionBudget(double budget) { return budget > 0.0 && budget <= 1.0; }
+
 struct PrescribedLayer {
     std::string layer;
     double score = 0.0;       // SensitivityRecord's, in the prescribed format
@@ -64,6 +68,15 @@ struct PrescriptionArm {
 
 nlohmann::json prescriptionJson(const Prescription& prescription, const std::vector<PrescriptionArm>& arms,
                                 const std::string& verdict);
+
+// prescription.json read back (prescriptionJson's inverse): what the window shows of a
+// finished prescription. InputError naming the field for a document that is not one.
+struct PrescriptionRecord {
+    Prescription prescription;
+    std::vector<PrescriptionArm> arms;
+    std::string verdict;
+};
+PrescriptionRecord prescriptionFromJson(const nlohmann::json& document);
 
 // The kept layers in the words of the tools users train with: torchao's module_filter_fn,
 // torchtitan's filter_fqns and a Transformer Engine / Megatron-LM note. The names are the

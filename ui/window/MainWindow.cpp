@@ -23,6 +23,7 @@
 #include "lessons/LessonDropTarget.h"
 #include "lessons/LessonSaving.h"
 #include "window/PresentMode.h"
+#include "prescribe/PrescribeAction.h"
 #include "lessons/ScenarioShelf.h"
 #include "config/ConfigJson.h"
 #include "plots/PlotExport.h"
@@ -95,6 +96,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
     present_ = new PresentMode({this, layout_, views_.scenarios, scenarios_, actions_->pauseAction(),
                                 [this](const ScenarioView& view) { return showScenarioView(view); }},
                                actions_->viewMenu());
+    new PrescribeAction(this);  // Run > Prescribe…
 
     layout_->startAtLaptopSize();
     // First start (no config saved yet): the default scenario is loaded, not started.
@@ -193,6 +195,7 @@ void MainWindow::connectOpener() {
 
 void MainWindow::connectViews() {
     connect(set_, &RunSet::changed, this, &MainWindow::onSetChanged);
+    connect(views_.runs, &RunListView::focusedBandLabelChanged, status_, &StatusPanel::showBandLabel);
     ConfigPanel* config = views_.config;
     connect(config, &ConfigPanel::configChanged, this, [this] {
         if (!control_->isActive() && !opener_->isFollowing()) status_->showConfig(views_.config->config());

@@ -5,6 +5,7 @@
 #include <QtTest/QtTest>
 
 #include <cmath>
+#include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
 #include "common/InputError.h"
@@ -114,6 +115,48 @@ private Q_SLOTS:
         const auto lines = prescriptionSnippets({"conv1", "fc"});
         QVERIFY(std::find(lines.begin(), lines.end(), "        return fqn not in {\"conv1\", \"fc\"}") != lines.end());
         QVERIFY(std::find(lines.begin(), lines.end(), "    filter_fqns = [\"conv1\", \"fc\"]") != lines.end());
+    }
+
+    // prescription.json read back: a hand-written document (the fields docs/guide's
+    // sensitivity-and-prescription page lists), a null score or p as NaN, and a document
+    // missing a field refused with a line that names prescription.json.
+    void prescriptionJsonReadsBack() {
+        const auto document = nlohmann::json::parse(
+            "{\"format\": \"mxfp4\", \"budget\": 0.75, \"verdict\": \"keep fc in fp32\","
+            " \"ranking\": [{\"layer\": \"fc\", \"score\": null, \"flops_share\": 0.25, \"kept\": true,"
+            " \"over_budget\": false}, {\"layer\": \"out\", \"score\": 0.5, \"flops_share\": 0.75,"
+            " \"kept\": false, \"over_budget\": true}],"
+            " \"arms\": [{\"name\": \"reference\", \"mode\": \"fp32\", \"keep_fp32\": [], \"trained\": true,"
+            " \"runs\": [\"reference-seed-1\", \"reference-seed-2\"], \"val_loss\": {\"seeds\": 2, \"mean\": 1.5,"
+            " \"sd\": 0.25}, \"val_accuracy\": {\"seeds\": 2, \"mean\": null, \"sd\": null}},"
+            " {\"name\": \"prescribed\", \"mode\": \"mxfp4\", \"keep_fp32\": [\"fc\"], \"trained\": false,"
+            " \"runs\": [], \"val_loss\": {\"seeds\": 0, \"mean\": null, \"sd\": null, \"label\": \"no band\","
+            " \"p\": null}, \"val_accuracy\": {\"seeds\": 0, \"mean\": null, \"sd\": null}}]}");
+        const PrescriptionRecord record = prescriptionFromJson(document);
+        QCOMPARE(record.prescription.format, std::string("mxfp4"));
+        QCOMPARE_BITS(record.prescription.budget, 0.75);
+        QCOMPARE(record.prescription.kept(), (std::vector<std::string>{"fc"}));
+        QVERIFY(std::isnan(record.prescription.ranking[0].score));
+        QVERIFY(record.prescription.ranking[1].overBudget);
+        QCOMPARE_BITS(record.prescription.ranking[1].flopsShare, 0.75);
+        QCOMPARE(record.verdict, std::string("keep fc in fp32"));
+        QCOMPARE(record.arms.size(), size_t(2));
+        QCOMPARE(record.arms[0].runs, (std::vector<std::string>{"reference-seed-1", "reference-seed-2"}));
+        QCOMPARE_BITS(record.arms[0].valLoss.sd, 0.25);
+        QVERIFY(record.arms[0].valLoss.label.empty());
+        QVERIFY(std::isnan(record.arms[0].valAccuracy.mean));
+        QCOMPARE(record.arms[1].keptFp32, (std::vector<std::string>{"fc"}));
+        QVERIFY(!record.arms[1].trained);
+        QCOMPARE(record.arms[1].valLoss.label, std::string("no band"));
+        QVERIFY(std::isnan(record.arms[1].valLoss.p));
+        nlohmann::json broken = document;
+        broken.erase("verdict");
+        try {
+            prescriptionFromJson(broken);
+            QFAIL("a document without its verdict was read");
+        } catch (const InputError& e) {
+            QVERIFY2(std::string(e.what()).rfind("prescription.json: not a prescription", 0) == 0, e.what());
+        }
     }
 };
 
