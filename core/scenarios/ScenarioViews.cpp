@@ -57,7 +57,7 @@ const std::vector<std::string>& scenarioDockIds() {
     static const std::vector<std::string> ids = {
         "configure", "loss",     "scale",       "throughput", "memory",      "updates",
         "histograms", "underflow", "nanInspector", "lockstep",  "formatSweep", "scaling",
-        "blockScales", "formatExplorer", "precisionMap", "scenarios", "runs"};
+        "blockScales", "formatExplorer", "precisionMap", "sensitivity", "scenarios", "runs"};
     return ids;
 }
 

@@ -98,6 +98,22 @@ void CategoryHeatmapPlot::setValueStyle(ValueStyle style, const QString& colourL
     if (style == style_ && colourLabel == colorScale_->axis()->label()) return;
     style_ = style;
     colorScale_->axis()->setLabel(colourLabel);
+    // Scores span decades (a layer ten thousand times another's): a log scale, its ticks
+    // powers of ten.
+    const bool log = style == ValueStyle::Score;
+    colorScale_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    map_->setDataScaleType(log ? QCPAxis::stLogarithmic : QCPAxis::stLinear);
+    if (log) {
+        auto ticker = QSharedPointer<QCPAxisTickerLog>::create();
+        ticker->setLogBase(10);
+        colorScale_->axis()->setTicker(ticker);
+        colorScale_->axis()->setNumberFormat(QStringLiteral("eb"));
+        colorScale_->axis()->setNumberPrecision(0);
+    } else {
+        colorScale_->axis()->setTicker(QSharedPointer<QCPAxisTicker>::create());
+        colorScale_->axis()->setNumberFormat(QStringLiteral("gb"));
+        colorScale_->axis()->setNumberPrecision(6);
+    }
     redraw();
 }
 
@@ -123,6 +139,11 @@ double CategoryHeatmapPlot::value(int row, int column) const {
 
 QString CategoryHeatmapPlot::cellText(double value) const {
     if (std::isnan(value)) return QStringLiteral("\u2013");
+    if (style_ == ValueStyle::Score) {
+        if (std::isinf(value)) return tr("non-finite");
+        if (value == 0.0) return QStringLiteral("0");
+        return QString::number(value, 'g', 2);
+    }
     if (style_ == ValueStyle::Decibels) {
         if (std::isinf(value)) return value > 0 ? tr("exact") : tr("\u2212\u221E dB");
         return QStringLiteral("%1 dB").arg(value, 0, 'f', 1);
@@ -147,15 +168,30 @@ void CategoryHeatmapPlot::redraw() {
     map_->data()->fill(kNaN);
     for (QCPItemText* label : cellLabels_) removeItem(label);
     cellLabels_.clear();
+    for (QCPItemRect* mark : zeroMarks_) removeItem(mark);
+    zeroMarks_.clear();
+    const bool score = style_ == ValueStyle::Score;
     QCPColorGradient gradient = lossGradient(higherIsWorse_);  // color() is not const
     const QCPRange range(low_, high_);
     for (int r = 0; r < nRows; ++r)
         for (int c = 0; c < nColumns; ++c) {
             const double v = value(r, c);
             // +Inf SNR: the format held the tensor exactly, the best end of the scale.
-            const double coloured = std::isinf(v) ? (v > 0 ? (higherIsWorse_ ? low_ : high_)
-                                                           : (higherIsWorse_ ? high_ : low_))
-                                                  : v;
+            double coloured = std::isinf(v) ? (v > 0 ? (higherIsWorse_ ? low_ : high_)
+                                                     : (higherIsWorse_ ? high_ : low_))
+                                            : v;
+            if (score && std::isinf(v)) coloured = high_;  // not finite: the worst there is
+            if (score && v == 0.0) {
+                // Exactly 0 is off the log scale: its own mark, not the scale's lightest colour.
+                coloured = kNaN;
+                auto* mark = new QCPItemRect(this);
+                mark->topLeft->setCoords(c - 0.5, rowY(r) + 0.5);
+                mark->bottomRight->setCoords(c + 0.5, rowY(r) - 0.5);
+                mark->setPen(Qt::NoPen);
+                mark->setBrush(QBrush(QColor(150, 150, 150), Qt::BDiagPattern));
+                mark->setClipToAxisRect(true);
+                zeroMarks_.push_back(mark);
+            }
             map_->data()->setCell(c, nRows - 1 - r, coloured);
             auto* label = new QCPItemText(this);
             label->position->setCoords(c, rowY(r));
@@ -178,7 +214,24 @@ QString CategoryHeatmapPlot::tooltipText(QPoint pixel) const {
     const int row = static_cast<int>(rows_.size()) - 1 -
                     static_cast<int>(std::lround(yAxis->pixelToCoord(pixel.y())));
     if (row < 0 || row >= rows_.size() || column < 0 || column >= columns_.size()) return {};
-    return tr("%1 in %2: %3").arg(rows_[row], columns_[column], cellText(value(row, column)));
+    const double v = value(row, column);
+    if (style_ == ValueStyle::Score && v == 0.0)
+        return tr("%1 in %2: 0 (the format rounds nothing here)").arg(rows_[row], columns_[column]);
+    return tr("%1 in %2: %3").arg(rows_[row], columns_[column], cellText(v));
+}
+
+std::pair<int, int> CategoryHeatmapPlot::cellAt(QPoint pixel) const {
+    if (!axisRect()->rect().contains(pixel) || rows_.isEmpty() || columns_.isEmpty()) return {-1, -1};
+    const int column = static_cast<int>(std::lround(xAxis->pixelToCoord(pixel.x())));
+    const int row = static_cast<int>(rows_.size()) - 1 -
+                    static_cast<int>(std::lround(yAxis->pixelToCoord(pixel.y())));
+    if (row < 0 || row >= rows_.size() || column < 0 || column >= columns_.size()) return {-1, -1};
+    return {row, column};
+}
+
+void CategoryHeatmapPlot::leftClicked(QPoint pixel) {
+    const auto [row, column] = cellAt(pixel);
+    if (row >= 0) Q_EMIT cellClicked(row, column);
 }
 
 void CategoryHeatmapPlot::resetView() {

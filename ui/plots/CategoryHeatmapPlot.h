@@ -1,6 +1,6 @@
 #pragma once
 // CategoryHeatmapPlot: a small colour map of named rows by named columns (layers x number
-// formats), each cell also written out as text, for the Format sweep dock.
+// formats), each cell also written out as text, for the Format sweep and Sensitivity docks.
 //
 // Contract:
 // - setCategories(rows, columns) fixes the grid: row 0 is drawn on top, column 0 on the
@@ -9,10 +9,17 @@
 // - Colours run linearly over [low, high] of setColourRange; `higherIsWorse` picks the
 //   direction (fractions lost: dark for many; SNR: dark for little). +Inf (a format that
 //   held the tensor exactly) takes the "best" end and reads "exact".
-// - The cell text is the value as cellText() writes it (setValueStyle: percent or dB).
+// - The cell text is the value as cellText() writes it (setValueStyle: percent, dB, or a
+//   score in two significant digits).
+// - ValueStyle::Score colours on a logarithmic scale over [low, high] (both > 0; the
+//   colour bar's axis is logarithmic too). A cell of exactly 0 (a format that rounds
+//   nothing there) has no place on it: it is drawn hatched grey, reading "0"; +Inf (a
+//   score that was not finite) takes the worst end and reads "non-finite".
+// - A left click on a cell emits cellClicked(row, column).
 // - The mouse as in every plot (InteractivePlot): the tooltip names row, column, value;
 //   double click resets the view to the whole grid.
 #include <QStringList>
+#include <utility>
 #include <vector>
 
 #include "plots/InteractivePlot.h"
@@ -22,7 +29,7 @@ namespace ampscope::ui {
 class CategoryHeatmapPlot : public InteractivePlot {
     Q_OBJECT
 public:
-    enum class ValueStyle { Percent, Decibels };
+    enum class ValueStyle { Percent, Decibels, Score };
 
     explicit CategoryHeatmapPlot(QWidget* parent = nullptr);
 
@@ -44,9 +51,19 @@ public:
     QCPColorScale* colorScale() const { return colorScale_; }
 
     QString tooltipText(QPoint pixel) const override;
+    // The cell under `pixel`: {row, column}, or {-1, -1} outside the grid.
+    std::pair<int, int> cellAt(QPoint pixel) const;
+    // The zero cells drawn hatched (Score style), row * columns + column.
+    int zeroMarkCount() const { return static_cast<int>(zeroMarks_.size()); }
 
 public Q_SLOTS:
     void resetView() override;
+
+Q_SIGNALS:
+    void cellClicked(int row, int column);
+
+protected:
+    void leftClicked(QPoint pixel) override;
 
 private:
     void redraw();
@@ -57,6 +74,7 @@ private:
     QCPColorScale* colorScale_ = nullptr;
     QCPItemText* placeholder_ = nullptr;
     std::vector<QCPItemText*> cellLabels_;
+    std::vector<QCPItemRect*> zeroMarks_;
     QStringList rows_;
     QStringList columns_;
     std::vector<std::vector<double>> values_;

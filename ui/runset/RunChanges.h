@@ -30,6 +30,7 @@ enum class RunChange : unsigned {
     FormatSweep = 1u << 12,
     Updates = 1u << 13,  // how far optimizer steps moved each layer
     PrecisionMap = 1u << 14,  // a step's ops against the reference
+    Sensitivity = 1u << 15,   // each layer's loss cost per format (sensitivity passes)
 };
 Q_DECLARE_FLAGS(RunChanges, RunChange)
 Q_DECLARE_OPERATORS_FOR_FLAGS(RunChanges)

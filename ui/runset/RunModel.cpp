@@ -15,7 +15,7 @@ RunModel::RunModel(RunId id, const RunContext& context, int colourSlot, Notify n
 
 std::vector<RunStore*> RunModel::stores() {
     return {&info_,     &steps_,       &histograms_,  &underflow_, &nonFinite_,
-            &memory_,   &lockstep_,    &formatQuant_, &formatSweep_, &updates_, &precisionMap_,
+            &memory_,   &lockstep_,    &formatQuant_, &formatSweep_, &updates_, &precisionMap_, &sensitivity_,
             &outcome_};
 }
 

@@ -30,6 +30,7 @@
 #include "runset/PrecisionMapHistory.h"
 #include "runset/RunChanges.h"
 #include "runset/RunInfoFacts.h"
+#include "runset/SensitivityHistory.h"
 #include "runset/RunOutcome.h"
 #include "runset/StepSeries.h"
 #include "runset/UnderflowSeries.h"
@@ -73,6 +74,7 @@ public:
     const FormatSweepSeries& formatSweep() const { return formatSweep_; }
     const UpdateSeries& updates() const { return updates_; }
     const PrecisionMapHistory& precisionMap() const { return precisionMap_; }
+    const SensitivityHistory& sensitivity() const { return sensitivity_; }
     const RunInfoFacts& info() const { return info_; }
     const RunOutcome& outcome() const { return outcome_; }
 
@@ -113,6 +115,7 @@ private:
     FormatSweepSeries formatSweep_;
     UpdateSeries updates_;
     PrecisionMapHistory precisionMap_;
+    SensitivityHistory sensitivity_;
     RunInfoFacts info_;
     RunOutcome outcome_;
 };

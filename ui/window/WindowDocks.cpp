@@ -19,9 +19,11 @@
 #include "views/RunListView.h"
 #include "views/ScalePlot.h"
 #include "views/ScalingView.h"
+#include "views/SensitivityView.h"
 #include "views/ThroughputPlot.h"
 #include "views/UnderflowView.h"
 #include "views/UpdatesView.h"
+#include "probes/PrecisionMapRecord.h"
 
 namespace ampscope::ui {
 
@@ -97,6 +99,24 @@ WindowViews buildWindowDocks(RunSet* set, ScenarioRunner* scenarios, DockLayout&
         layout.add(QStringLiteral("precisionMap"), tr("Precision map"), v.precisionMap, Qt::RightDockWidgetArea,
                    DockLayout::Shorter::Scrolls);
     window->tabifyDockWidget(explorer, precisionMap);
+    // What quantizing each layer alone costs the loss, per format (sensitivity records); a
+    // cell clicked shows its layer's gradient histograms and map, and its ops in the
+    // precision map.
+    v.sensitivity = new SensitivityView(set, parent);
+    QDockWidget* sensitivity =
+        layout.add(QStringLiteral("sensitivity"), tr("Sensitivity"), v.sensitivity, Qt::RightDockWidgetArea);
+    window->tabifyDockWidget(precisionMap, sensitivity);
+    QObject::connect(v.sensitivity, &SensitivityView::layerChosen, parent,
+                     [histograms = v.histograms, map = v.precisionMap, dockLayout = &layout](const QString& layer) {
+                         if (const PrecisionMapRecord* shown = map->shownMap())
+                             for (std::size_t k = 0; k < shown->ops.size(); ++k)
+                                 if (QString::fromStdString(shown->ops[k].module) == layer) {
+                                     map->setSelectedOp(static_cast<int>(k));
+                                     break;
+                                 }
+                         histograms->setLayer(layer);
+                         dockLayout->raise(QStringLiteral("histograms"));
+                     });
     loss->raise();
     throughput->raise();
     configure->raise();

@@ -18,6 +18,7 @@ class RunListView;
 class ScalePlot;
 class ScalingView;
 class ScenarioBrowser;
+class SensitivityView;
 class ThroughputPlot;
 class UnderflowView;
 class UpdatesView;
@@ -41,6 +42,7 @@ struct WindowViews {
     BlockScalesView* blockScales = nullptr;
     FormatExplorerView* formatExplorer = nullptr;
     PrecisionMapView* precisionMap = nullptr;
+    SensitivityView* sensitivity = nullptr;
 };
 
 }  // namespace ampscope::ui
