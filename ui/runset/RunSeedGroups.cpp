@@ -5,6 +5,7 @@
 #include <nlohmann/json.hpp>
 
 #include "config/ConfigJson.h"
+#include "runset/RunBands.h"
 #include "runset/RunSet.h"
 #include "stats/SeedGroups.h"
 
@@ -21,9 +22,13 @@ std::vector<RunId> RunSeedGroup::ids() const {
 }
 
 std::vector<RunSeedGroup> shownSeedGroups(const RunSet& set) {
+    // Runs drawn as a band of many (a job's ranks, 8 or more seeds) are no seed band's.
+    const std::vector<RunBand> many = shownBandMembers(set);
     std::vector<const RunModel*> shown;
     for (const RunModel* run : set.runs())
-        if (set.isShown(run->id())) shown.push_back(run);
+        if (set.isShown(run->id()) &&
+            std::none_of(many.begin(), many.end(), [run](const RunBand& b) { return b.contains(run->id()); }))
+            shown.push_back(run);
     std::vector<nlohmann::json> configs;
     configs.reserve(shown.size());
     for (const RunModel* run : shown) configs.push_back(configToJson(run->config()));

@@ -152,7 +152,7 @@ void LossPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
     lines.raw = addSeries(yAxis, lineName(run, several, tr("train loss")),
                           QPen(run_palette::faint(colour, several ? 70 : 110), 1.0), s.loss());
     lines.smoothed = addSeries(yAxis,
-                               several ? run.name() : tr("train loss, EMA %1").arg(StepSeries::kSmoothing),
+                               several ? runLabel(run) : tr("train loss, EMA %1").arg(StepSeries::kSmoothing),
                                QPen(colour, 2.0), s.smoothedLoss());
     const bool seed = isSeedOfBand(run.id());
     if (seed) {  // its band names it in the legend; its own line thin on the band
@@ -284,6 +284,10 @@ void LossPlot::applyAutoRanges() {
     }
 }
 
+std::vector<RunSetTimePlot::BandQuantity> LossPlot::bandQuantities() const {
+    return {{yAxis, &StepSeries::smoothedLoss, tr("smoothed train loss"), true, Qt::SolidLine}};
+}
+
 void LossPlot::addContextActions(QMenu& menu) {
     menu.addAction(logAction_);
 }
@@ -308,7 +312,7 @@ QString LossPlot::hoverText(double step, QPoint pixel) const {
     QString text;
     for (const RunModel* run : shownRuns()) {
         const DecimatedSeries& loss = run->steps().loss();
-        if (loss.empty()) continue;
+        if (loss.empty() || !isDrawn(*run)) continue;
         const std::size_t i = loss.nearestIndex(step);
         if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(loss.x(i)));
         text += tr("\n%1: train loss %2, smoothed %3")
@@ -331,7 +335,7 @@ QString LossPlot::hoverText(double step, QPoint pixel) const {
                     .arg(static_cast<qint64>(centre.x(i)));
     }
     if (!bands_.empty()) text += tr("\nseed band: %1").arg(QString::fromLatin1(stats::kSeedBandRule));
-    return text;
+    return text + bandHoverText(step);
 }
 
 }  // namespace ampscope::ui

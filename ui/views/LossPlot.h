@@ -19,6 +19,8 @@
 //   prediction interval of one more seed), named once in the legend; its runs stay drawn,
 //   thinner and out of the legend. The grouping is derived again whenever the shown runs
 //   or their identities change, the band whenever one of its runs has new steps.
+// - Many runs of one config (a job's ranks, 8 or more seeds: RunSetTimePlot's bands) are
+//   drawn as the band of their smoothed loss (median, 10-90%) with the outliers named.
 #include <memory>
 #include <vector>
 
@@ -71,6 +73,7 @@ protected:
     void runChanged(RunId run, RunChanges what) override;
     void applyAutoRanges() override;
     void addContextActions(QMenu& menu) override;
+    std::vector<BandQuantity> bandQuantities() const override;
 
 private:
     struct RunLines {

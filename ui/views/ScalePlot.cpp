@@ -40,7 +40,7 @@ void ScalePlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
         log2Scales_.clear();
         tracker_ = backoffMarks_ = growthMarks_ = nullptr;
     }
-    SeriesGraph* line = addSeries(yAxis, several ? run.name() : tr("log\u2082 scale"), QPen(run.colour(), 2.0),
+    SeriesGraph* line = addSeries(yAxis, several ? runLabel(run) : tr("log\u2082 scale"), QPen(run.colour(), 2.0),
                                   s.log2Scale());
     line->graph()->setLineStyle(QCPGraph::lsStepLeft);
     log2Scales_.push_back(line);
@@ -56,6 +56,10 @@ void ScalePlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
     growthMarks_->graph()->setLineStyle(QCPGraph::lsNone);
     growthMarks_->graph()->setScatterStyle(
         QCPScatterStyle(QCPScatterStyle::ssTriangle, QColor(30, 140, 50), QColor(30, 140, 50), 6));
+}
+
+std::vector<RunSetTimePlot::BandQuantity> ScalePlot::bandQuantities() const {
+    return {{yAxis, &StepSeries::log2Scale, tr("log\u2082 scale"), true, Qt::SolidLine}};
 }
 
 void ScalePlot::afterRebuild() {
@@ -145,7 +149,7 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
     for (const RunModel* run : shownRuns()) {
         const StepSeries& r = run->steps();
         const DecimatedSeries& s = r.log2Scale();
-        if (s.empty()) continue;
+        if (s.empty() || !isDrawn(*run)) continue;
         const std::size_t i = s.nearestIndex(step);
         if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(s.x(i)));
         text += tr("\n%1: scale %2").arg(run->name(), powerOfTwo(std::exp2(s.y(i))));
@@ -157,7 +161,7 @@ QString ScalePlot::hoverText(double step, QPoint pixel) const {
         if (const std::size_t k = skipped.lowerIndex(s.x(i)); k < skipped.size() && skipped.x(k) == s.x(i))
             text += tr(" (optimizer step skipped)");
     }
-    return text;
+    return text + bandHoverText(step);
 }
 
 }  // namespace ampscope::ui

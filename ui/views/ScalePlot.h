@@ -12,6 +12,8 @@
 //   non-finite first. Growths are green marks.
 // - When no shown run has a dynamic scaler the plot says so instead of showing a flat
 //   line without explanation.
+// - A job's ranks (or many seeds) as the band of their log2 scales (median, 10-90%), the
+//   outliers (first non-finite, stragglers, departing loss) as their own named lines.
 #include <vector>
 
 #include "views/RunSetTimePlot.h"
@@ -38,6 +40,7 @@ protected:
     void afterRebuild() override;
     QString emptyText() const override;
     void applyAutoRanges() override;
+    std::vector<BandQuantity> bandQuantities() const override;
 
 private:
     static const ScaleEvent* nearestChange(const std::vector<ScaleEvent>& changes, double step);

@@ -17,11 +17,17 @@ ThroughputPlot::ThroughputPlot(RunSet* set, QWidget* parent) : RunSetTimePlot(se
 void ThroughputPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
     if (focused) rates_.clear(), times_.clear();
     const StepSeries& s = run.steps();
-    rates_.push_back(addSeries(yAxis, several ? run.name() : tr("samples/s"), QPen(run.colour(), 1.5),
+    rates_.push_back(addSeries(yAxis, several ? runLabel(run) : tr("samples/s"), QPen(run.colour(), 1.5),
                                s.samplesPerSecond()));
     times_.push_back(addSeries(yAxis2, lineName(run, several, tr("step time (ms)")),
                                QPen(run.colour(), 1.0, Qt::DashLine), s.stepMilliseconds()));
     if (several) times_.back()->graph()->removeFromLegend();
+}
+
+std::vector<RunSetTimePlot::BandQuantity> ThroughputPlot::bandQuantities() const {
+    // Step time without a fill: two filled areas on one plot would hide each other.
+    return {{yAxis, &StepSeries::samplesPerSecond, tr("samples/s"), true, Qt::SolidLine},
+            {yAxis2, &StepSeries::stepMilliseconds, tr("step time (ms)"), false, Qt::DashLine}};
 }
 
 void ThroughputPlot::afterRebuild() {
@@ -54,14 +60,14 @@ QString ThroughputPlot::hoverText(double step, QPoint pixel) const {
     QString text;
     for (const RunModel* run : shownRuns()) {
         const DecimatedSeries& rate = run->steps().samplesPerSecond();
-        if (rate.empty()) continue;
+        if (rate.empty() || !isDrawn(*run)) continue;
         const std::size_t i = rate.nearestIndex(step);
         if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(rate.x(i)));
         text += tr("\n%1: %2 samples/s, step time %3 ms")
                     .arg(run->name(), formatValue(rate.y(i)),
                          formatValue(run->steps().stepMilliseconds().yNear(rate.x(i))));
     }
-    return text;
+    return text + bandHoverText(step);
 }
 
 }  // namespace ampscope::ui

@@ -3,7 +3,8 @@
 // (left axis, solid) and the wall time of each step in milliseconds (right axis, dashed),
 // both raw (a slow step is a fact worth seeing: evaluation, the first step's allocations,
 // another process on the cores), each run in its colour, the legend by run name once
-// several are shown.
+// several are shown. A job's ranks (or many seeds) as their bands: samples/s filled, step
+// time as dashed edges, the stragglers and other outliers as their own named lines.
 #include <vector>
 
 #include "views/RunSetTimePlot.h"
@@ -26,6 +27,7 @@ protected:
     void afterRebuild() override;
     QString emptyText() const override;
     void applyAutoRanges() override;
+    std::vector<BandQuantity> bandQuantities() const override;
 
 private:
     std::vector<SeriesGraph*> rates_, times_;  // per shown run, the focused one first

@@ -1,0 +1,184 @@
+// A job's ranks drawn as one band: 16 synthetic ranks (run directories job/rank-N, fed
+// their steps directly) with three planted outliers: rank 11 whose loss is NaN at step 50
+// (the first non-finite), rank 5 whose steps take twice as long (a straggler), rank 9
+// whose loss is 2 above the others from step 100 to 200 (departing). The Loss, Loss scale
+// and Throughput plots draw one band; its median and 10/90% quantiles at each step are
+// recomputed here by this suite's own loop over the members' smoothed losses; the three
+// outliers and the focused rank are drawn and named, no one else; the legend counts the
+// band and those lines. A job of 7 ranks (below the threshold) is drawn as before: a line
+// and a legend entry per rank. Focusing another rank draws it alone on the band.
+#include <QtTest/QtTest>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "ExactCompare.h"
+#include "runset/RunSet.h"
+#include "views/LossPlot.h"
+#include "views/ScalePlot.h"
+#include "views/ThroughputPlot.h"
+
+using namespace ampscope;
+using namespace ampscope::ui;
+
+namespace {
+
+constexpr int kSteps = 200;
+constexpr int kNanRank = 11, kSlowRank = 5, kDepartingRank = 9;
+
+StepMetrics stepOf(int rank, int step) {
+    StepMetrics m;
+    m.step = step;
+    m.epoch = 1;
+    // Ranks spread by 0.01 per rank around a falling loss, with rank-dependent wiggle.
+    m.loss = 2.0 * std::exp(-step / 80.0) + 0.01 * rank + 0.003 * std::sin(0.7 * step + rank);
+    if (rank == kNanRank && step == 50) m.loss = std::nan("");
+    if (rank == kDepartingRank && step >= 100) m.loss += 2.0;
+    m.stepSeconds = rank == kSlowRank ? 0.02 : 0.01 + 0.0001 * (rank % 3);
+    m.samplesPerSecond = 32.0 / m.stepSeconds;
+    m.scale = m.scaleAfter = 65536.0;
+    return m;
+}
+
+std::vector<RunId> addJob(RunSet& set, const QString& job, int ranks) {
+    std::vector<RunId> ids;
+    for (int r = 0; r < ranks; ++r) {
+        RunContext context;
+        context.title = QStringLiteral("rank-%1").arg(r);
+        context.runDirectory = QStringLiteral("/tmp/%1/rank-%2").arg(job).arg(r);
+        context.live = false;
+        RunModel* run = set.addRun(context, {false, true});
+        std::vector<StepMetrics> steps;
+        for (int s = 1; s <= kSteps; ++s) steps.push_back(stepOf(r, s));
+        run->appendSteps(steps);
+        run->endOfBatch();
+        ids.push_back(run->id());
+    }
+    return ids;
+}
+
+// numpy.quantile's default (linear): sort, h = q (n - 1), interpolate.
+double quantileOf(std::vector<double> v, double q) {
+    std::sort(v.begin(), v.end());
+    const double h = q * (static_cast<double>(v.size()) - 1.0);
+    const auto lo = static_cast<std::size_t>(h);
+    const std::size_t hi = std::min(lo + 1, v.size() - 1);
+    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
+}
+
+double graphY(const QCPGraph* graph, double step) {
+    const auto it = graph->data()->findBegin(step, false);
+    return it != graph->data()->constEnd() && it->key == step ? it->value : std::nan("");
+}
+
+QStringList legendNames(const QCustomPlot& plot) {
+    QStringList names;
+    for (int i = 0; i < plot.legend->itemCount(); ++i)
+        if (auto* item = qobject_cast<QCPPlottableLegendItem*>(plot.legend->item(i)))
+            names << item->plottable()->name();
+    return names;
+}
+
+}  // namespace
+
+class RunBandsTest : public QObject {
+    Q_OBJECT
+private Q_SLOTS:
+    void aJobIsOneBandWithItsOutliersNamed() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16);
+        set.focus(ids[0]);
+        LossPlot loss(&set);
+        ScalePlot scale(&set);
+        ThroughputPlot throughput(&set);
+        for (RunSetTimePlot* plot : std::initializer_list<RunSetTimePlot*>{&loss, &scale, &throughput}) {
+            plot->refreshBands();
+            QCOMPARE(plot->bands().size(), std::size_t{1});
+            const RunBand& band = plot->bands().front();
+            QCOMPARE(band.name, QStringLiteral("job"));
+            QCOMPARE(band.members.size(), std::size_t{16});
+            // Exactly the planted outliers, in the rule's order: non-finite, slow, departing.
+            QCOMPARE(band.outliers.size(), std::size_t{3});
+            QCOMPARE(band.outliers[0].run->id(), ids[kNanRank]);
+            QVERIFY2(band.outliers[0].why.contains(QStringLiteral("first non-finite, at step 50")),
+                     qPrintable(band.outliers[0].why));
+            QCOMPARE(band.outliers[1].run->id(), ids[kSlowRank]);
+            QVERIFY(band.outliers[1].why.contains(QStringLiteral("straggler")));
+            QCOMPARE(band.outliers[2].run->id(), ids[kDepartingRank]);
+            QVERIFY2(band.outliers[2].why.contains(QStringLiteral("loss above the band")),
+                     qPrintable(band.outliers[2].why));
+            // Drawn: the focused rank and the three outliers, not the other 12.
+            QCOMPARE(plot->drawnRunCount(), 4);
+        }
+        // Legends: the band (Throughput: its two quantities) and the four lines.
+        const QStringList lossLegend = legendNames(loss);
+        QCOMPARE(lossLegend.size(), 5);
+        QVERIFY(lossLegend.contains(QStringLiteral("job: median smoothed train loss of 16 ranks, 10-90% shaded")));
+        QVERIFY(lossLegend.contains(QStringLiteral("rank-0")));
+        QVERIFY(std::any_of(lossLegend.begin(), lossLegend.end(),
+                            [](const QString& n) { return n.startsWith(QStringLiteral("rank-11 (first non-finite")); }));
+        QCOMPARE(legendNames(scale).size(), 5);
+        QCOMPARE(legendNames(throughput).size(), 6);
+    }
+
+    // The band's points recomputed from the members' smoothed losses by this suite's loop.
+    void theBandIsTheMembersQuantilesAtEachStep() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16);
+        LossPlot loss(&set);
+        loss.refreshBands();
+        const QCPGraph* median = loss.bandMedianGraph(0);
+        const QCPGraph* low = loss.bandLowGraph(0);
+        const QCPGraph* high = loss.bandHighGraph(0);
+        QVERIFY(median && low && high);
+        int checked = 0;
+        for (int step = 1; step <= kSteps; ++step) {
+            std::vector<double> values;
+            for (RunId id : ids) {
+                const DecimatedSeries& s = set.run(id)->steps().smoothedLoss();
+                for (std::size_t i = 0; i < s.size(); ++i)
+                    if (s.x(i) == step && std::isfinite(s.y(i))) values.push_back(s.y(i));
+            }
+            QCOMPARE(values.size(), std::size_t{16});
+            // The same interpolation between the same two order statistics: rounding only.
+            constexpr double kTolerance = 1e-12;
+            QVERIFY(std::abs(graphY(median, step) - quantileOf(values, 0.5)) < kTolerance);
+            QVERIFY(std::abs(graphY(low, step) - quantileOf(values, 0.1)) < kTolerance);
+            QVERIFY(std::abs(graphY(high, step) - quantileOf(values, 0.9)) < kTolerance);
+            ++checked;
+        }
+        QCOMPARE(checked, kSteps);
+    }
+
+    void aSmallJobIsDrawnRunByRun() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("small"), 7);
+        set.focus(ids[0]);
+        LossPlot loss(&set);
+        ThroughputPlot throughput(&set);
+        loss.refreshBands();
+        QVERIFY(loss.bands().empty());
+        QCOMPARE(loss.drawnRunCount(), 7);
+        QCOMPARE(legendNames(loss).size(), 7);
+        QCOMPARE(legendNames(throughput).size(), 7);
+        QVERIFY(!loss.bandMedianGraph(0));
+    }
+
+    void aFocusedMemberIsDrawnAloneOnTheBand() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16);
+        set.focus(ids[0]);
+        LossPlot loss(&set);
+        QCOMPARE(loss.drawnRunCount(), 4);
+        set.focus(ids[3]);  // as a click in the Runs list does
+        QCOMPARE(loss.drawnRunCount(), 4);  // rank 3 in, rank 0 out
+        const QStringList names = legendNames(loss);
+        QVERIFY(names.contains(QStringLiteral("rank-3")));
+        QVERIFY(!names.contains(QStringLiteral("rank-0")));
+        QCOMPARE(names.size(), 5);
+    }
+};
+
+QTEST_MAIN(RunBandsTest)
+#include "test_gui_run_bands.moc"
