@@ -42,6 +42,9 @@ PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64
     const bool fp64 = reference_ == precision_map_reference::kFp64;
     const auto dtype = fp64 ? std::optional<c10::ScalarType>(torch::kDouble) : std::nullopt;
 
+    // The reference's ops are compared as its capture keeps them and dropped: no reference
+    // output is held past its comparison.
+    PrecisionMapStream compare(std::move(runOps), mapFormatsOf(main.policy()));
     std::vector<CapturedOp> referenceOps;
     {
         twin_->copyStateFrom(main);
@@ -54,7 +57,7 @@ PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64
             for (size_t k = 0; k < buffers.size() && k < start.size(); ++k) buffers[k].copy_(start[k]);
         }
         ReferenceFraming framing;
-        OpCapture capture(std::nullopt, false);
+        OpCapture capture(std::nullopt, false, &compare);
         framing.framing.capture = &capture;
         twin_->setStepProbe(&framing);
         struct Detach {
@@ -75,7 +78,7 @@ PrecisionMapRecord PrecisionMapRun::map(Trainer& main, StepReplay& replay, int64
         }
         referenceOps = capture.takeOps();
     }
-    PrecisionMapRecord record = comparePrecisionMaps(runOps, referenceOps, mapFormatsOf(main.policy()));
+    PrecisionMapRecord record = compare.finish(referenceOps);
     record.step = step;
     record.mode = main.config().precision.mode;
     record.reference = reference_;

@@ -155,6 +155,7 @@ thread_local int outsideCapture = 0;
 
 struct OpCapture::State {
     std::optional<c10::ScalarType> rerunIn;
+    CaptureSink* sink = nullptr;
     bool watching = true;
     bool backward = false;
     bool busy = false;  // the capture's own work is not watched
@@ -312,6 +313,18 @@ struct OpCapture::State {
         }
         out.value = hold(output, where.op, where.output);
         keepMade(output, where.op, where.output);
+        if (sink) toSink([&] { sink->valueReplaced(ops, where.op, where.output); });
+    }
+
+    // The sink's work (a comparison's torch ops) is the capture's own, not the model's.
+    template <class F>
+    void toSink(F&& f) {
+        busy = true;
+        struct NotBusy {
+            bool& busy;
+            ~NotBusy() { busy = false; }
+        } notBusy{busy};
+        f();
     }
 
     std::vector<torch::Tensor> rerun(const at::RecordFunction& fn, const Frame& frame);
@@ -431,6 +444,7 @@ void OpCapture::State::entry(const at::RecordFunction& fn, Frame& frame) {
         op.outputs.push_back(std::move(out));
     }
     ops.push_back(std::move(op));
+    if (sink) toSink([&] { sink->opKept(ops, index); });
 }
 
 std::vector<torch::Tensor> OpCapture::State::rerun(const at::RecordFunction& fn, const Frame& frame) {
@@ -488,8 +502,10 @@ std::vector<torch::Tensor> OpCapture::State::rerun(const at::RecordFunction& fn,
     return results;
 }
 
-OpCapture::OpCapture(std::optional<c10::ScalarType> rerunIn, bool watching) : state_(std::make_unique<State>()) {
+OpCapture::OpCapture(std::optional<c10::ScalarType> rerunIn, bool watching, CaptureSink* sink)
+    : state_(std::make_unique<State>()) {
     state_->rerunIn = rerunIn;
+    state_->sink = sink;
     state_->watching = watching;
     active = state_.get();
     handle_ = at::addThreadLocalCallback(

@@ -63,6 +63,17 @@ struct CapturedOp {
     std::vector<std::pair<size_t, int>> inputsFrom;
 };
 
+// Told of each op as a capture keeps it, and of a kept value that a later rounding of
+// the result replaced (the value as the run holds it from then on): a comparison that
+// runs while the reference is captured (PrecisionMapStream) and may drop what it has
+// compared. Its own torch work is not watched.
+class CaptureSink {
+public:
+    virtual ~CaptureSink() = default;
+    virtual void opKept(std::vector<CapturedOp>& ops, size_t index) = 0;
+    virtual void valueReplaced(std::vector<CapturedOp>& ops, size_t index, size_t output) = 0;
+};
+
 // While one is alive on a thread, no capture there keeps an op (probe work inside a
 // captured step: histograms, non-finite checks, the format sweep).
 class OutsideCapture {
@@ -78,8 +89,10 @@ inline constexpr const char* kOutsideModelModule = "loss";
 
 class OpCapture {
 public:
-    // Starts watching this thread (with watching false: from watch(true) on).
-    explicit OpCapture(std::optional<c10::ScalarType> rerunIn = std::nullopt, bool watching = true);
+    // Starts watching this thread (with watching false: from watch(true) on). A sink is
+    // told of each op kept (and outlives the capture's watching).
+    explicit OpCapture(std::optional<c10::ScalarType> rerunIn = std::nullopt, bool watching = true,
+                       CaptureSink* sink = nullptr);
     ~OpCapture();
     OpCapture(const OpCapture&) = delete;
     OpCapture& operator=(const OpCapture&) = delete;

@@ -7,8 +7,10 @@
 // longest common subsequence of their names (an op one side ran and the other did not
 // is listed in `unmatched`, the rest stay matched); outputs of matched ops by their
 // index. An output whose element count differs is listed too.
+#include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <torch/torch.h>
@@ -51,5 +53,50 @@ void measureOutputWithTorchOps(const torch::Tensor& run, const torch::Tensor& re
 // The record's ops, modules and unmatched list (step, mode and reference are the caller's).
 PrecisionMapRecord comparePrecisionMaps(const std::vector<CapturedOp>& run,
                                         const std::vector<CapturedOp>& reference, const MapFormats& formats);
+
+// The same comparison while the reference is captured (the sink of its OpCapture): each
+// reference op is compared as soon as it is kept, against the run's op it is matched
+// with, and its values are dropped, so a mapped step does not hold every reference
+// output to the end. Within a module and phase the ops pair by position while both
+// sides' names agree, which is where the longest common subsequence pairs them too;
+// from the first disagreement on, that group's reference ops are kept and aligned at
+// finish(). A reference value a later rounding replaces is compared again (the run's
+// values are kept until finish()). The record is comparePrecisionMaps's, bit for bit.
+class PrecisionMapStream final : public CaptureSink {
+public:
+    PrecisionMapStream(std::vector<CapturedOp> run, MapFormats formats);
+    void opKept(std::vector<CapturedOp>& reference, size_t index) override;
+    void valueReplaced(std::vector<CapturedOp>& reference, size_t index, size_t output) override;
+    // The reference's ops as its capture kept them (the values compared already dropped).
+    PrecisionMapRecord finish(const std::vector<CapturedOp>& reference);
+
+private:
+    using Group = std::pair<bool, std::string>;  // (backward, module)
+    struct GroupState {
+        std::vector<size_t> run;        // the run's ops of the group, in order
+        std::vector<size_t> reference;  // the reference's, in order, as they come
+        size_t paired = 0;              // the leading positions paired while the names agreed
+        bool diverged = false;
+    };
+    void pair(size_t runIndex, std::vector<CapturedOp>& reference, size_t referenceIndex);
+    void measure(size_t runIndex, size_t position, const CapturedOp& reference);
+
+    std::vector<CapturedOp> run_;
+    MapFormats formats_;
+    std::map<Group, GroupState> groups_;
+    std::vector<long> partner_;           // run op -> its reference op, -1 while none
+    std::vector<long> referencePartner_;  // reference op -> its run op, -1 while none
+    // Per run op and output (its position in outputs): the measured row, or none where the
+    // reference has no output of that index and size.
+    std::vector<std::vector<std::optional<PrecisionMapOp>>> rows_;
+    // What each compared reference output was (its tensor and that tensor's version): a
+    // rounding that hands the same tensor back unchanged (the reference rounds nothing)
+    // needs no second comparison. The capture's weak references keep the addresses.
+    struct Compared {
+        const c10::TensorImpl* impl = nullptr;
+        int64_t version = 0;
+    };
+    std::map<std::pair<size_t, size_t>, Compared> compared_;  // (reference op, output position)
+};
 
 }  // namespace ampscope
