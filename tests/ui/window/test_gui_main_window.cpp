@@ -106,7 +106,7 @@ private Q_SLOTS:
         QCOMPARE(titles, (QStringList{"Configure", "Scenarios", "Runs", "Loss", "Loss scale", "Throughput",
                                       "Gradient histograms", "Underflow", "NaN inspector", "Memory", "Updates",
                                       "Lock-step A/B", "Format sweep", "Scaling", "Block scales",
-                                      "Format explorer", "Precision map"}));
+                                      "Format explorer", "Precision map", "Sensitivity"}));
         // The View menu can bring back a closed dock.
         QMenu* view = nullptr;
         for (QAction* a : window.menuBar()->actions())
