@@ -15,37 +15,11 @@ namespace slot = histogram_slot;
 using probe_input::bitsOf;
 using probe_input::kInfBits;
 using probe_input::kMagnitudeMask;
-
-
-// fp32 biased exponent of the lowest and highest exponent bin.
-constexpr uint32_t kLowestBiased = 127 + kMinExponent;   // 63
-constexpr uint32_t kHighestBiased = 127 + kMaxExponent;  // 159
+using probe_rules::kLowestBiased;
 
 struct Counts {
     std::array<int64_t, slot::kCount> c{};
 };
-
-// a where c holds, else b, as bit logic: a data-dependent branch would mispredict on
-// activation gradients, half zeros in no pattern (ReLU, max pooling), and GCC turned
-// the ?: of an earlier version into exactly that branch (6x slower on such a tensor).
-inline uint32_t choose(bool c, uint32_t a, uint32_t b) {
-    const uint32_t mask = 0u - static_cast<uint32_t>(c);
-    return (a & mask) | (b & ~mask);
-}
-
-// A value's slot from its fp32 bits: the exponent bins, `below` past the lowest (fp32
-// subnormals included), `above` past the highest, zero, NaN, and the infinity of its sign.
-inline uint32_t slotOf(uint32_t bits) {
-    const uint32_t magnitude = bits & kMagnitudeMask;
-    const uint32_t e = magnitude >> 23;
-    uint32_t s = e - kLowestBiased;
-    s = choose(e < kLowestBiased, static_cast<uint32_t>(slot::kBelow), s);
-    s = choose(e > kHighestBiased, static_cast<uint32_t>(slot::kAbove), s);
-    static_assert(slot::kNegInf == slot::kPosInf + 1);
-    s = choose(magnitude == kInfBits, static_cast<uint32_t>(slot::kPosInf) + (bits >> 31), s);
-    s = choose(magnitude == 0, static_cast<uint32_t>(slot::kZero), s);
-    return choose(magnitude > kInfBits, static_cast<uint32_t>(slot::kNan), s);
-}
 
 template <class T>
 Counts countChunk(const T* data, int64_t begin, int64_t end) {
@@ -57,7 +31,7 @@ Counts countChunk(const T* data, int64_t begin, int64_t end) {
     std::array<std::array<int64_t, slot::kCount>, 4> sub{};
     for (int64_t first = begin; first < end; first += kRun) {
         const int64_t n = std::min(kRun, end - first);
-        for (int64_t i = 0; i < n; ++i) slots[i] = slotOf(bitsOf(static_cast<float>(data[first + i])));
+        for (int64_t i = 0; i < n; ++i) slots[i] = slot::ofBits(bitsOf(static_cast<float>(data[first + i])));
         int64_t i = 0;
         for (; i + 4 <= n; i += 4) {
             ++sub[0][slots[i]];

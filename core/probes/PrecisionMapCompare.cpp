@@ -94,42 +94,82 @@ inline double inUlps(double absError, double magnitude, const MapFormat& format)
     return absError * inversePowerOfTwo(e - (format.bits - 1));
 }
 
-// One chunk's sums, the values read in their own dtypes (no converted copies: a copy of an
-// op's size costs more than the arithmetic). Saturation is counted against the chunk's
-// own running largest magnitude; merging keeps the counts of the chunks that hold the
-// overall largest.
+// Histogram counts of one chunk's values, into four interleaved sub-histograms (as the
+// histogram probe counts: gradients crowd into a few bins, and incrementing one counter
+// back to back stalls on its own store).
+struct SlotCounts {
+    std::array<std::array<int64_t, histogram_slot::kCount>, 4> sub{};
+
+    void add(const uint32_t* slots, int64_t n) {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            ++sub[0][slots[i]];
+            ++sub[1][slots[i + 1]];
+            ++sub[2][slots[i + 2]];
+            ++sub[3][slots[i + 3]];
+        }
+        for (; i < n; ++i) ++sub[0][slots[i]];
+    }
+    int64_t count(size_t k) const { return sub[0][k] + sub[1][k] + sub[2][k] + sub[3][k]; }
+};
+
+template <class T>
+uint32_t slotOfValue(T value) {
+    const float f = static_cast<float>(value);  // a double rounded to fp32, as the histogram probe does
+    uint32_t bits;
+    std::memcpy(&bits, &f, sizeof bits);
+    return histogram_slot::ofBits(bits);
+}
+
+// One chunk's sums and both histograms in one pass, the values read in their own dtypes
+// (no converted copies: a copy of an op's size costs more than the arithmetic).
+// Saturation is counted against the chunk's own running largest magnitude; merging keeps
+// the counts of the chunks that hold the overall largest. The counts are added as 0 or 1
+// rather than under a branch: on ReLU outputs and their gradients (half zeros in no
+// pattern) such branches mispredict.
 template <class M, class R, class A>
 void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, const MapFormat& format,
-              ErrorSums& s, double& top, double& saturated) {
+              ErrorSums& s, double& top, double& saturated, SlotCounts& runCounts, SlotCounts& referenceCounts) {
     const double above = 1.0 + std::ldexp(2.0, -format.bits);
-    for (int64_t i = begin; i < end; ++i) {
-        const double mi = static_cast<double>(m[i]), ri = static_cast<double>(r[i]);
-        const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
-        if (std::isnan(mi) && !std::isnan(ri)) s.newNan += 1;
-        if (std::isinf(mi) && rf) s.newInf += 1;
-        if constexpr (!std::is_same_v<A, void>) {
-            const double ai = static_cast<double>(a[i]);
-            if (mf && std::isfinite(ai)) {
-                s.addSq += (mi - ai) * (mi - ai);
-                s.rerunSq += ai * ai;
+    constexpr int64_t kRun = 256;
+    alignas(64) uint32_t slots[kRun];
+    for (int64_t first = begin; first < end; first += kRun) {
+        const int64_t stop = std::min(end, first + kRun);
+        for (int64_t i = first; i < stop; ++i) {
+            const double mi = static_cast<double>(m[i]), ri = static_cast<double>(r[i]);
+            const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
+            s.newNan += static_cast<double>(std::isnan(mi) & !std::isnan(ri));
+            s.newInf += static_cast<double>(std::isinf(mi) & rf);
+            if constexpr (!std::is_same_v<A, void>) {
+                const double ai = static_cast<double>(a[i]);
+                if (mf && std::isfinite(ai)) {
+                    s.addSq += (mi - ai) * (mi - ai);
+                    s.rerunSq += ai * ai;
+                }
             }
+            if (!(mf && rf)) continue;
+            s.finite += 1;
+            const double d = mi - ri;
+            s.errSq += d * d;
+            s.refSq += ri * ri;
+            const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
+            // A zero magnitude is mi = ri = 0: no error, 0 ulps (0 times any spacing).
+            const double ulps = inUlps(std::abs(d), magnitude > 0.0 ? magnitude : 1.0, format);
+            s.ulpsMax = std::max(s.ulpsMax, ulps);
+            s.ulpsSq += ulps * ulps;
+            s.flushed += static_cast<double>((mi == 0.0) & (ri != 0.0));
+            const double am = std::abs(mi);
+            if (am > top) {
+                top = am;
+                saturated = 0;
+            }
+            saturated += static_cast<double>((am == top) & (top > 0.0) & (std::abs(ri) > top * above));
         }
-        if (!(mf && rf)) continue;
-        s.finite += 1;
-        const double d = mi - ri;
-        s.errSq += d * d;
-        s.refSq += ri * ri;
-        const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
-        const double ulps = magnitude > 0.0 ? inUlps(std::abs(d), magnitude, format) : 0.0;
-        s.ulpsMax = std::max(s.ulpsMax, ulps);
-        s.ulpsSq += ulps * ulps;
-        if (mi == 0.0 && ri != 0.0) s.flushed += 1;
-        const double am = std::abs(mi);
-        if (am > top) {
-            top = am;
-            saturated = 0;
-        }
-        if (am == top && top > 0.0 && std::abs(ri) > top * above) saturated += 1;
+        const int64_t n = stop - first;
+        for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(m[first + i]);
+        runCounts.add(slots, n);
+        for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(r[first + i]);
+        referenceCounts.add(slots, n);
     }
 }
 
@@ -165,6 +205,7 @@ ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referen
     const size_t chunks = static_cast<size_t>(std::max<int64_t>(1, (n + kGrain - 1) / kGrain));
     std::vector<ErrorSums> parts(chunks);
     std::vector<double> tops(chunks, 0.0), saturated(chunks, 0.0);
+    std::vector<SlotCounts> runCounts(chunks), referenceCounts(chunks);
     // Each chunk of kGrain elements is one task, so a chunk's sums have one writer.
     at::parallel_for(0, static_cast<int64_t>(chunks), 1, [&](int64_t firstChunk, int64_t lastChunk) {
         for (int64_t c = firstChunk; c < lastChunk; ++c) {
@@ -178,10 +219,14 @@ ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referen
                     if (!at.defined()) {
                         sumChunk<std::remove_cv_t<std::remove_pointer_t<decltype(m)>>,
                                  std::remove_cv_t<std::remove_pointer_t<decltype(r)>>, void>(
-                            m, r, nullptr, chunk, stop, format, s, tops[k], saturated[k]);
+                            m, r, nullptr, chunk, stop, format, s, tops[k], saturated[k], runCounts[k],
+                            referenceCounts[k]);
                         return;
                     }
-                    withFloating(at, [&](const auto* a) { sumChunk(m, r, a, chunk, stop, format, s, tops[k], saturated[k]); });
+                    withFloating(at, [&](const auto* a) {
+                        sumChunk(m, r, a, chunk, stop, format, s, tops[k], saturated[k], runCounts[k],
+                                 referenceCounts[k]);
+                    });
                 });
             });
         }
@@ -189,11 +234,16 @@ ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referen
     ErrorSums total;
     total.addSq = total.rerunSq = 0.0;
     for (const auto& part : parts) total.add(part);
-    // The histograms by the histogram probe's own single pass (HistogramProbe.h).
-    const auto runSlots = histogramSlots(mt), referenceSlots = histogramSlots(rt);
-    std::memcpy(total.runSlots.data(), runSlots.data_ptr<double>(), sizeof(double) * total.runSlots.size());
-    std::memcpy(total.referenceSlots.data(), referenceSlots.data_ptr<double>(),
-                sizeof(double) * total.referenceSlots.size());
+    // The histograms: the histogram probe's slots (HistogramProbe.h), counted in the same pass.
+    for (size_t slot = 0; slot < total.runSlots.size(); ++slot) {
+        int64_t run = 0, reference = 0;
+        for (size_t k = 0; k < chunks; ++k) {
+            run += runCounts[k].count(slot);
+            reference += referenceCounts[k].count(slot);
+        }
+        total.runSlots[slot] = static_cast<double>(run);
+        total.referenceSlots[slot] = static_cast<double>(reference);
+    }
     const double top = *std::max_element(tops.begin(), tops.end());
     for (size_t k = 0; k < chunks; ++k)
         if (top > 0.0 && tops[k] == top) total.saturated += saturated[k];
