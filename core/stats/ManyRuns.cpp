@@ -68,6 +68,24 @@ double sortedQuantile(const std::vector<double>& sorted, double q) {
     return sorted[below] + (h - static_cast<double>(below)) * (sorted[below + 1] - sorted[below]);
 }
 
+namespace {
+
+// sortedQuantile without the sort: the two order statistics it interpolates between, by
+// selection (512 ranks a step, 10^4 steps, three quantiles: a sort each step would be
+// most of a band's cost). Reorders `values`.
+double selectedQuantile(std::vector<double>& values, double q) {
+    const double h = q * static_cast<double>(values.size() - 1);
+    const std::size_t below = static_cast<std::size_t>(std::floor(h));
+    const auto at = values.begin() + static_cast<std::ptrdiff_t>(below);
+    std::nth_element(values.begin(), at, values.end());
+    const double v = *at;
+    if (below + 1 >= values.size()) return v;
+    const double next = *std::min_element(at + 1, values.end());
+    return v + (h - static_cast<double>(below)) * (next - v);
+}
+
+}  // namespace
+
 std::vector<QuantileBandPoint> quantileBandSeries(const std::vector<MemberSeries>& members, double lowQuantile,
                                                   double highQuantile) {
     std::vector<QuantileBandPoint> band;
@@ -96,13 +114,12 @@ std::vector<QuantileBandPoint> quantileBandSeries(const std::vector<MemberSeries
             }
         }
         if (values.size() < needed) continue;
-        std::sort(values.begin(), values.end());
         QuantileBandPoint point;
         point.step = static_cast<int64_t>(std::llround(step));
         point.members = static_cast<int>(values.size());
-        point.low = sortedQuantile(values, lowQuantile);
-        point.median = sortedQuantile(values, 0.5);
-        point.high = sortedQuantile(values, highQuantile);
+        point.low = selectedQuantile(values, lowQuantile);
+        point.median = selectedQuantile(values, 0.5);
+        point.high = selectedQuantile(values, highQuantile);
         band.push_back(point);
     }
     return band;

@@ -2,7 +2,7 @@
 """Every AmpScope benchmark in one run, one table: engine vs a plain PyTorch
 loop, the cost of each precision mode, probe cadence, the emulated formats' cost and memory, the 10^6-step long run,
 the GUI's replot and stall times, a run set of recorded runs opened and drawn beside a live one,
-and following a run over SSH. Prints the machine, then the table.
+a job of 512 ranks opened and drawn as one band, and following a run over SSH. Prints the machine, then the table.
 
   tests/bench/run_benchmarks.py [--build build] [--quick] [--smoke]
                                 [--long-run-steps 1000000] [--skip long-run,gui,...]
@@ -29,7 +29,7 @@ from bench_common import HERE, ROOT, fail, print_table, row
 
 SCRIPT = "run_benchmarks.py"
 SECTIONS = ["engine-vs-peer", "mode-cost", "own-model", "probe-cadence", "replay-cost", "map-cost", "sensitivity-cost",
-            "emulation-cost", "long-run", "gui", "run-set", "remote-follow"]
+            "emulation-cost", "long-run", "gui", "run-set", "job-band", "remote-follow"]
 
 # The rows each section must print, as regular expressions on "benchmark | measurement":
 # a section that ran without one of them, or a row without a number, fails the run (exit 1),
@@ -57,6 +57,9 @@ EXPECTED_ROWS = {
                 r"^run set \| (memory per run at \d+ steps|run_set_bench)",
                 r"^run set \| (frame with a live run, median|run_set_bench)",
                 r"^run set \| (frame with a live run, worst|run_set_bench)"],
+    "job-band": [r"^job band \| (open a job of \d+ ranks|job_band_bench)",
+                 r"^job band \| (frame: Loss, Loss scale, Throughput replot, median|job_band_bench)",
+                 r"^job band \| (peak memory|job_band_bench)"],
     "remote-follow": [r"^remote follow \| finished run", r"^remote follow \| delay from write to view, local",
                       r"^remote follow \| delay from write to view, SSH"],
 }
@@ -150,6 +153,33 @@ def run_set_rows(binary, size):
     return rows
 
 
+# job_band_bench's goals (docs/guide/performance.md, "A job of many ranks"), for its full
+# size only: 512 ranks x 10^4 steps.
+JOB_BAND_GOALS = {"open a job": ("wall < 10 s", lambda v: v < 10.0),
+                  "frame: Loss, Loss scale, Throughput replot, median": ("< 16 ms", lambda v: v < 16.0),
+                  "peak memory": ("< 2048 MiB", lambda v: v < 2048.0)}
+
+
+def job_band_rows(binary, size):
+    """job_band_bench prints a Markdown table: | what | value |, and checks it itself."""
+    env = dict(os.environ)
+    env.setdefault("QT_QPA_PLATFORM", "offscreen")
+    done = subprocess.run([binary, *size], capture_output=True, text=True, env=env)
+    if done.returncode != 0:
+        fail(SCRIPT, f"job_band_bench: exit {done.returncode}: {(done.stderr or done.stdout).strip()[-2000:]}")
+    rows = []
+    for line in done.stdout.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")]
+        if not line.startswith("|") or len(cells) != 2 or cells[0] == "what":
+            continue
+        goal = None if size else next((g for key, g in JOB_BAND_GOALS.items() if cells[0].startswith(key)), None)
+        rows.append(row("job band", cells[0], cells[1], "", goal[0] if goal else "",
+                        goal[1](float(cells[1])) if goal else None))
+    if not rows:
+        fail(SCRIPT, "job_band_bench: printed no table rows")
+    return rows
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"), help="the build folder")
@@ -224,6 +254,16 @@ def main():
             fail(SCRIPT, f"{run_set_bench}: not built, in a build with the window")
         else:
             rows.append(row("run set", "run_set_bench", "not built (GUI off)"))
+
+    if "job-band" not in skip:
+        job_band_bench = os.path.join(args.build, "tests", "bench", "job_band_bench")
+        if os.access(job_band_bench, os.X_OK):
+            job_band_size = ["--smoke"] if args.smoke else (["--ranks", "128"] if args.quick else [])
+            rows += job_band_rows(job_band_bench, job_band_size)
+        elif args.expect_gui:
+            fail(SCRIPT, f"{job_band_bench}: not built, in a build with the window")
+        else:
+            rows.append(row("job band", "job_band_bench", "not built (GUI off)"))
 
     if "remote-follow" not in skip:
         follow_bench = os.path.join(args.build, "tests", "bench", "remote_follow_bench")

@@ -8,7 +8,9 @@
 #include "views/ScalePlot.h"
 #include "probes/ProbeRecords.h"
 #include "report/ReportOverlayPlot.h"
+#include "runset/RunBands.h"
 #include "runset/RunSet.h"
+#include "stats/ManyRuns.h"
 #include "views/GradientHistogramView.h"
 #include "views/HistogramMapPane.h"
 
@@ -18,6 +20,53 @@ namespace {
 // Positive values spanning more than this many decades put the flushed fraction on a
 // log axis (the Underflow dock's rule): 40% beside 0.01% is then still seen.
 constexpr double kLogDecades = 2.0;
+
+using Points = std::vector<std::pair<double, double>>;
+
+// The runs' lines of an overlay, a band of many (RunBands.h) as its median and 10% and 90%
+// quantiles (three lines, named once each) and only its outliers and `focused` as lines of
+// their own, as the window's per-step plots draw it.
+void addLines(ReportOverlayPlot* plot, const RunSet& set, const std::vector<RunId>& ids,
+              const std::vector<Points>& lines, bool markers) {
+    const std::vector<RunBand> bands = shownRunBands(set);
+    const RunId focused = set.focusedId();
+    for (const RunBand& band : bands) {
+        std::vector<std::vector<double>> steps, values;
+        for (std::size_t r = 0; r < ids.size(); ++r) {
+            if (!band.contains(ids[r])) continue;
+            std::vector<double>& x = steps.emplace_back();
+            std::vector<double>& y = values.emplace_back();
+            for (const auto& [step, value] : lines[r]) x.push_back(step), y.push_back(value);
+        }
+        std::vector<stats::MemberSeries> members;
+        for (std::size_t m = 0; m < steps.size(); ++m) members.push_back({steps[m].data(), values[m].data(), steps[m].size()});
+        Points low, median, high;
+        for (const stats::QuantileBandPoint& p : stats::quantileBandSeries(members)) {
+            low.emplace_back(static_cast<double>(p.step), p.low);
+            median.emplace_back(static_cast<double>(p.step), p.median);
+            high.emplace_back(static_cast<double>(p.step), p.high);
+        }
+        const QColor colour = band.members.front()->colour();
+        QColor edge = colour;
+        edge.setAlpha(140);
+        const QString of = QStringLiteral("%1 %2").arg(band.members.size()).arg(band.memberNoun());
+        plot->addLine(QStringLiteral("%1: median of %2").arg(band.name, of), colour, median, markers);
+        plot->addLine(QStringLiteral("%1: 10% quantile").arg(band.name), edge, low, false);
+        plot->addLine(QStringLiteral("%1: 90% quantile").arg(band.name), edge, high, false);
+    }
+    for (std::size_t r = 0; r < ids.size(); ++r) {
+        const RunModel* run = set.run(ids[r]);
+        QString name = run->name();
+        bool hidden = false;
+        for (const RunBand& band : bands) {
+            if (!band.contains(ids[r])) continue;
+            const BandOutlier* outlier = band.outlier(ids[r]);
+            hidden = !outlier && ids[r] != focused;
+            if (outlier) name += QStringLiteral(" (%1)").arg(outlier->why);
+        }
+        if (!hidden) plot->addLine(name, run->colour(), lines[r], markers);
+    }
+}
 
 }  // namespace
 
@@ -32,6 +81,10 @@ void ReportSetViews::show(const std::vector<RunId>& ids) {
     ids_ = ids;
     for (RunId id : ids_) set_.setCompared(id, true);
     if (!ids_.empty()) set_.focus(ids_.front());
+    // The runs were fed after the views were made, with no event loop since: a band of many
+    // is derived now, not at its next coalesced refresh.
+    loss_->refreshBands();
+    scale_->refreshBands();
     std::vector<HistogramTotals> totals;
     for (RunId id : ids_) totals.push_back(histogramTotals(set_.run(id)->histograms()));
     contrasts_ = rankContrasts(totals);
@@ -67,13 +120,11 @@ void ReportSetViews::drawFlushed() {
         }
     }
     const bool logarithmic = low > 0.0 && std::log10(high / low) > kLogDecades;
-    for (std::size_t r = 0; r < ids_.size(); ++r) {
-        const RunModel* run = set_.run(ids_[r]);
-        if (logarithmic)  // a fraction of 0 has no place on a log axis: a gap
-            for (auto& point : lines[r])
+    if (logarithmic)  // a fraction of 0 has no place on a log axis: a gap
+        for (auto& points : lines)
+            for (auto& point : points)
                 if (point.second <= 0.0) point.second = std::nan("");
-        plot->addLine(run->name(), run->colour(), lines[r], false);
-    }
+    addLines(plot, set_, ids_, lines, false);
     plot->setLogarithmic(logarithmic);
     plot->fit();
 }
@@ -82,15 +133,15 @@ void ReportSetViews::drawAccuracy() {
     auto* plot = new ReportOverlayPlot(QStringLiteral("training step (end of epoch)"),
                                        QStringLiteral("validation accuracy (%)"), host_.get());
     accuracy_ = plot;
+    std::vector<Points> lines;
     for (RunId id : ids_) {
-        const RunModel* run = set_.run(id);
-        std::vector<std::pair<double, double>> points;
-        for (const EpochMetrics& epoch : run->steps().epochs())
+        Points& points = lines.emplace_back();
+        for (const EpochMetrics& epoch : set_.run(id)->steps().epochs())
             if (std::isfinite(epoch.valAccuracy))
                 points.emplace_back(static_cast<double>(epoch.step), 100.0 * epoch.valAccuracy);
         hasAccuracy_ = hasAccuracy_ || !points.empty();
-        plot->addLine(run->name(), run->colour(), points, true);
     }
+    addLines(plot, set_, ids_, lines, true);
     plot->fit();
 }
 

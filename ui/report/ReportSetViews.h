@@ -14,6 +14,11 @@
 //   first), and reads what their stores keep.
 // - hasFlushed / hasAccuracy: some run recorded that; otherwise the plot is not drawn.
 //   anyFlushed: some run's fp16 flushed some scaled parameter-gradient element.
+// - Many runs of one config (RunBands.h: a job's ranks, 8 or more seeds) are drawn as the
+//   window draws them: the Loss and Loss scale plots' bands (derived in show(), the set
+//   having been fed with no event loop), and in the two overlays the members' median and
+//   10% and 90% quantiles per step, with only the outliers (named with why) and the
+//   focused run as lines of their own.
 // - showContrast(c) focuses run c.runA, compares it with c.runB only, and picks c's
 //   layer and kind; histogramPanes() are then the two runs' heatmaps, in that order.
 #include <QString>
