@@ -21,8 +21,6 @@ std::string cell(double value) { return std::isfinite(value) ? formatNumber(valu
 
 }  // namespace
 
-std::string seedRunDirectoryName(int k) { return "seed-" + std::to_string(k); }
-
 // Refused before anything is created: a folder holding anything else would mix that
 // into the set (or be read as one run, if it holds a config.json).
 void requireNewOrEmptyFolder(const std::string& directory) {
@@ -71,12 +69,8 @@ std::string formatSeedBand(const std::string& runName, const std::vector<SeedRun
 int trainSeeds(const RunConfig& config, const SeedSetLayout& layout, std::FILE* out, std::FILE* err, bool quiet,
                std::vector<SeedRunResult>& results) {
     for (int k = 1; k <= layout.seeds; ++k) {
-        RunConfig run = config;
-        // Consecutive seeds are fine: each run fans its seed out through SplitMix64
-        // (core/data/SeedStreams.h), so seed S and S + 1 draw unrelated streams.
-        run.seed = config.seed + static_cast<uint64_t>(k - 1);
-        run.name = layout.runName + " seed " + std::to_string(run.seed);
-        const std::string folder = layout.prefix + seedRunDirectoryName(k);
+        const RunConfig run = seedRunConfig(config, layout.runName, k);
+        const std::string folder = seedRunFolder(layout.prefix, k);
         const std::string directory = layout.outDirectory + "/" + folder;
         if (!quiet)
             std::fprintf(out, "%s== %sseed %d/%d: seed %llu -> %s ==\n", results.empty() ? "" : "\n",

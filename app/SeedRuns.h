@@ -33,9 +33,6 @@ struct SeedRunResult {
     RunSummary summary;
 };
 
-// The name of run K's folder in DIR.
-std::string seedRunDirectoryName(int k);
-
 // The text of seed-band.txt.
 std::string formatSeedBand(const std::string& runName, const std::vector<SeedRunResult>& runs);
 

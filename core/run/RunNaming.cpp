@@ -8,6 +8,15 @@ std::string defaultRunName(const RunConfig& config) {
     return config.model.name + "-" + config.precision.mode;
 }
 
+RunConfig seedRunConfig(const RunConfig& config, const std::string& baseName, int k) {
+    RunConfig run = config;
+    run.seed = config.seed + static_cast<uint64_t>(k - 1);
+    run.name = baseName + " seed " + std::to_string(run.seed);
+    return run;
+}
+
+std::string seedRunFolder(const std::string& prefix, int k) { return prefix + "seed-" + std::to_string(k); }
+
 std::string runName(const RunConfig& config) {
     return config.name.empty() ? defaultRunName(config) : config.name;
 }

@@ -20,6 +20,15 @@ std::string defaultRunName(const RunConfig& config);
 // config.name, or defaultRunName(config) when it is empty.
 std::string runName(const RunConfig& config);
 
+// Seed K (1-based) of a config trained with several seeds (`run --seeds`, `prescribe`, a
+// scenario's "seeds", the window's Seeds field): seed = config.seed + K - 1 (consecutive
+// seeds are fine: each run fans its seed out through SplitMix64, core/data/SeedStreams.h,
+// so seed S and S + 1 draw unrelated streams), named "<baseName> seed S", which is what
+// the seed groups' names take off again (stats::seedGroupName).
+RunConfig seedRunConfig(const RunConfig& config, const std::string& baseName, int k);
+// Its folder beside the other seeds: prefix + "seed-K" ("seed-2", "fp32-seed-2").
+std::string seedRunFolder(const std::string& prefix, int k);
+
 // ASCII letters, digits, '-', '_' and '.' are kept; every other character (one per
 // UTF-8 code point) becomes '-'. An empty name becomes "run".
 std::string fileSafeRunName(const std::string& name);

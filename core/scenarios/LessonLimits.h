@@ -15,6 +15,7 @@ inline constexpr std::uintmax_t kMaxScenarioJsonBytes = 1024 * 1024;  // scenari
 inline constexpr std::uintmax_t kMaxNarrativeBytes = 1024 * 1024;     // narrative.md
 inline constexpr std::uintmax_t kMaxRunConfigBytes = 1024 * 1024;     // each RUN.json
 inline constexpr std::size_t kMaxRuns = 64;    // a lesson compares a few runs, not a sweep
+inline constexpr int kMaxSeedsPerRun = 16;     // a band of seeds; more is a benchmark, not a lesson
 inline constexpr std::size_t kMaxViews = 256;  // a narrative links a few dozen views at most
 inline constexpr std::size_t kMaxDocks = 64;   // more than the window has docks
 

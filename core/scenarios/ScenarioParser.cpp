@@ -10,6 +10,7 @@
 #include "config/ConfigUnvalidated.h"
 #include "config/ConfigValidation.h"
 #include "scenarios/LessonLimits.h"
+#include "scenarios/ScenarioSeeds.h"
 #include "scenarios/ScenarioViews.h"
 
 namespace ampscope {
@@ -141,7 +142,7 @@ std::optional<Scenario> parseScenario(ScenarioFileSource& source, const std::str
         sink.add(metaFile, lines.lineOf(""), "must be a JSON object {\"name\", \"summary\", \"runs\", ...}");
         return std::nullopt;
     }
-    static const std::vector<std::string> kKeys = {"name", "summary", "runs", "views", "docks"};
+    static const std::vector<std::string> kKeys = {"name", "summary", "runs", "seeds", "views", "docks"};
     for (const auto& [key, value] : meta->items())
         if (std::find(kKeys.begin(), kKeys.end(), key) == kKeys.end())
             sink.add(metaFile, lines.lineOf(JsonLineIndex::child("", key)),
@@ -176,6 +177,7 @@ std::optional<Scenario> parseScenario(ScenarioFileSource& source, const std::str
             scenario.runs.push_back(readRun(source, name, prefix + name + ".json", sink));
         }
     }
+    expandScenarioSeeds(*meta, scenario, lines, metaFile, sink);
     const std::string narrativeFile = prefix + "narrative.md";
     if (std::optional<std::string> narrative = source.read(narrativeFile, lesson_limits::kMaxNarrativeBytes, sink))
         scenario.narrative = std::move(*narrative);

@@ -15,6 +15,7 @@ list(APPEND CORE_PLAIN_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioCatalogue.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioViews.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioParser.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/ScenarioSeeds.cpp
   ${CMAKE_CURRENT_LIST_DIR}/ScenarioProblems.cpp
   ${CMAKE_CURRENT_LIST_DIR}/JsonLineIndex.cpp
   ${CMAKE_CURRENT_LIST_DIR}/NarrativeLinks.cpp

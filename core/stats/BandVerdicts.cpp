@@ -33,9 +33,10 @@ GapLabel singleLabel(double value, const SampleSummary& band) {
 }
 
 std::string nameOf(const std::vector<BandCandidate>& runs, const std::vector<std::size_t>& members, bool welch) {
-    std::string name = runs[members.front()].name;
-    if (welch) name += " (" + std::to_string(members.size()) + " seeds)";
-    return name;
+    const BandCandidate& first = runs[members.front()];
+    if (!welch) return first.name;
+    const std::string configName = first.config.is_object() ? first.config.value("name", std::string()) : "";
+    return seedGroupName(configName, first.name) + " (" + std::to_string(members.size()) + " seeds)";
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "stats/SeedGroups.h"
 
 #include <algorithm>
+#include <string_view>
 
 #include "stats/SeedBand.h"
 
@@ -16,7 +17,31 @@ nlohmann::json withoutSeedAndName(const nlohmann::json& config) {
     return rest;
 }
 
+bool isSeparator(char c) { return c == ' ' || c == '\t' || c == '-' || c == '_'; }
+
+// `name` without a trailing "seed" + digits (and the separators around them).
+std::string withoutSeedSuffix(std::string name) {
+    std::size_t end = name.size();
+    while (end > 0 && name[end - 1] >= '0' && name[end - 1] <= '9') --end;
+    if (end == name.size()) return name;  // no digits: no seed suffix
+    while (end > 0 && isSeparator(name[end - 1])) --end;
+    constexpr std::string_view kSeed = "seed";
+    if (end < kSeed.size() || name.compare(end - kSeed.size(), kSeed.size(), kSeed) != 0) return name;
+    end -= kSeed.size();
+    while (end > 0 && isSeparator(name[end - 1])) --end;
+    name.resize(end);
+    return name;
+}
+
 }  // namespace
+
+std::string seedGroupName(const std::string& configName, const std::string& title) {
+    for (const std::string& name : {configName, title}) {
+        std::string stripped = withoutSeedSuffix(name);
+        if (!stripped.empty()) return stripped;
+    }
+    return title;
+}
 
 std::vector<std::vector<std::size_t>> seedGroups(const std::vector<nlohmann::json>& configs) {
     struct Candidate {

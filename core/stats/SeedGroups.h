@@ -17,6 +17,7 @@
 //   model's or the optimizer's "name") is part of the config.
 // No torch, no Qt.
 #include <cstddef>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -24,5 +25,12 @@
 namespace ampscope::stats {
 
 std::vector<std::vector<std::size_t>> seedGroups(const std::vector<nlohmann::json>& configs);
+
+// A group's name: the first run's config name ("mlp-fp32 seed 7": a run opened from disk is
+// titled by its folder, and a set's folders, "seed-1", say nothing of the config), else its
+// title ("reference-seed-1" from `prescribe`), without the seed that `run --seeds`,
+// `prescribe` and a scenario's seeds end a seed run's name with ("seed" and digits, with
+// spaces, '-' or '_' around). The title itself when both are only a seed.
+std::string seedGroupName(const std::string& configName, const std::string& title);
 
 }  // namespace ampscope::stats

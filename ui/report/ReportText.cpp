@@ -211,6 +211,19 @@ QString comparisonHtml(const std::vector<ReportRun>& runs) {
                "hardware.</p>");
 }
 
+QString seedBandHtml(const std::vector<std::string>& verdictLines) {
+    if (verdictLines.empty()) return {};
+    QString html = QStringLiteral("<h2>Against the seed band</h2><p>%1</p><ul>")
+                       .arg(esc(QString::fromStdString(verdictLines.front())));
+    for (std::size_t i = 1; i < verdictLines.size(); ++i)
+        html += QStringLiteral("<li>%1</li>").arg(esc(QString::fromStdString(verdictLines[i]).trimmed()));
+    return html + QStringLiteral(
+                      "</ul><p class=\"note\">Final validation loss and accuracy: another config's seeds by "
+                      "Welch's t-test, one-sided toward the worse side; a single run by the band itself "
+                      "(outside exactly when outside the band drawn). Along the run: where the smoothed "
+                      "training loss leaves the band of the reference's smoothed losses.</p>");
+}
+
 QString runFactsHtml(const ReportRun& run, bool comparison) {
     QString html = comparison ? QStringLiteral("<h2>%1</h2>").arg(esc(run.title)) : QString();
     if (!run.complete)

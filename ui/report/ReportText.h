@@ -11,6 +11,7 @@
 #include <QDateTime>
 #include <QString>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "report/ReportRun.h"
@@ -34,6 +35,9 @@ QString headerHtml(const std::vector<ReportRun>& runs, const QDateTime& generate
 // Side by side, the first run as the baseline: samples/s and memory as ratios,
 // accuracy as a difference in points with the "within 0.5 pt" check.
 QString comparisonHtml(const std::vector<ReportRun>& runs);
+// "Against the seed band": core's verdict lines (stats::bandVerdictLines) as the first page
+// shows them; empty when the runs hold no seeds of one config.
+QString seedBandHtml(const std::vector<std::string>& verdictLines);
 QString runFactsHtml(const ReportRun& run, bool comparison);
 QString resultsTableHtml(const ReportRun& run);
 // A TorchScript run's probed modules (part of runFactsHtml); empty for other runs.

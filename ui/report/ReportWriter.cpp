@@ -12,6 +12,7 @@
 #include "report/ReportRunViews.h"
 #include "report/PrecisionMapReport.h"
 #include "report/ReportSetViews.h"
+#include "runset/RunBandCandidates.h"
 #include "report/ReportSink.h"
 #include "report/ReportText.h"
 #include "run/JobNonFiniteOrigin.h"
@@ -251,8 +252,11 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
     } else {
         sink = htmlReportSink(path, title);
     }
-    sink->html(report_text::headerHtml(runs, options.generated) + jobs +
-               report_text::comparisonHtml(runs));
+    std::vector<const RunModel*> models;
+    for (const RunId id : ids) models.push_back(set.run(id));
+    const std::vector<stats::BandCandidate> candidates = bandCandidatesOf(models);
+    sink->html(report_text::headerHtml(runs, options.generated) + jobs + report_text::comparisonHtml(runs) +
+               report_text::seedBandHtml(stats::bandVerdictLines(stats::bandVerdicts(candidates), candidates)));
     if (comparison) {
         if (!step(QStringLiteral("Drawing the runs together"))) {
             sink->finish();

@@ -1,6 +1,5 @@
 #include "runset/RunSeedGroups.h"
 
-#include <QRegularExpression>
 #include <algorithm>
 #include <nlohmann/json.hpp>
 
@@ -42,16 +41,8 @@ std::vector<RunSeedGroup> shownSeedGroups(const RunSet& set) {
     return groups;
 }
 
-// The config's name first ("mlp-fp32 seed 7"): a run opened from disk is titled by its
-// folder, and a set's folders ("seed-1") say nothing of the config; then the title
-// ("reference-seed-1" from `prescribe`).
 QString seedGroupName(const RunModel& firstRun) {
-    static const QRegularExpression seedSuffix(QStringLiteral("[\\s_-]*seed[\\s_-]*\\d+$"));
-    for (QString name : {QString::fromStdString(firstRun.config().name), firstRun.name()}) {
-        name.remove(seedSuffix);
-        if (!name.isEmpty()) return name;
-    }
-    return firstRun.name();
+    return QString::fromStdString(stats::seedGroupName(firstRun.config().name, firstRun.name().toStdString()));
 }
 
 }  // namespace ampscope::ui

@@ -8,8 +8,8 @@
 //   groups in the set's list order (not focus order: the first group stays the first
 //   while the focus moves). Derived each call from the set; nothing is kept. Runs drawn
 //   as a band of many (RunBands.h: a job's ranks, 8 or more seeds) are in no seed group.
-// - A group's name is its first run's config name (else its title) without the " seed S"
-//   that `ampscope-cli run --seeds` and `prescribe` end a seed run's name with.
+// - A group's name is core's rule, stats::seedGroupName: its first run's config name (else
+//   its title) without the seed a seed run's name ends with.
 #include <QString>
 #include <vector>
 

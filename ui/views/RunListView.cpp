@@ -124,8 +124,10 @@ void RunListView::onChanged(RunId run, RunChanges what) {
         for (int row = 0; row < list_->count(); ++row)
             if (const RunModel* model = set_->run(list_->item(row)->data(kIdRole).toInt()))
                 updateRow(list_->item(row), *model);
+        announceFocusedLabel();
     }
     if (what & RunChange::Focus) {
+        announceFocusedLabel();
         for (int row = 0; row < list_->count(); ++row)
             if (const RunModel* model = set_->run(list_->item(row)->data(kIdRole).toInt()))
                 updateRow(list_->item(row), *model);
@@ -151,6 +153,15 @@ void RunListView::rebuild() {
     }
     list_->setCurrentRow(rowOf(set_->focusedId()));
     updateRemoveButton();
+    announceFocusedLabel();
+}
+
+void RunListView::announceFocusedLabel() {
+    const auto label = bandLabels_.find(set_->focusedId());
+    if (label == bandLabels_.end())
+        Q_EMIT focusedBandLabelChanged(QString(), QString());
+    else
+        Q_EMIT focusedBandLabelChanged(label->second.text, label->second.toolTip);
 }
 
 void RunListView::updateRemoveButton() {

@@ -47,6 +47,8 @@ public:
 
 Q_SIGNALS:
     void addRunRequested();
+    // The focused run's seed band label (empty: none), whenever it may have changed.
+    void focusedBandLabelChanged(const QString& text, const QString& toolTip);
 
 private:
     void onChanged(RunId run, RunChanges what);
@@ -55,6 +57,7 @@ private:
     void updateRemoveButton();
     // Labels the rows against the seed band again; true when a label changed.
     bool relabel();
+    void announceFocusedLabel();
 
     std::map<RunId, SeedBandLabel> bandLabels_;
     std::map<RunId, std::size_t> epochsLabelled_;  // each run's epochs when last labelled

@@ -1,13 +1,12 @@
 #include "views/SeedBandLabels.h"
 
 #include <QCoreApplication>
-#include <algorithm>
-#include <cmath>
 #include <vector>
 
-#include "runset/RunSeedGroups.h"
+#include "runset/RunBandCandidates.h"
 #include "runset/RunSet.h"
-#include "stats/SeedBand.h"
+#include "stats/BandVerdicts.h"
+#include "stats/SeedGroups.h"
 
 namespace ampscope::ui {
 
@@ -15,61 +14,43 @@ namespace {
 
 QString tr(const char* text) { return QCoreApplication::translate("SeedBandLabels", text); }
 
-// NaN until the run's first epoch ended.
-double finalValidationLoss(const RunModel& run) {
-    const std::vector<EpochMetrics>& epochs = run.steps().epochs();
-    return epochs.empty() ? NAN : epochs.back().valLoss;
-}
-
-stats::SampleSummary finalValidationLosses(const std::vector<const RunModel*>& runs) {
-    std::vector<double> values;
-    for (const RunModel* run : runs) values.push_back(finalValidationLoss(*run));
-    return stats::summarize(values);  // non-finite values left out
-}
-
-QString pValue(double p) { return QString::number(p, 'g', 2); }
-
-QString toolTipOf(const QString& bandName, int seeds) {
-    return tr("Against the seed band of %1 (%2 seeds' final validation loss): %3")
-        .arg(bandName)
-        .arg(seeds)
-        .arg(QString::fromLatin1(stats::kSeedBandRule));
-}
+QString words(const std::string& text) { return QString::fromStdString(text); }
 
 }  // namespace
 
 std::map<RunId, SeedBandLabel> seedBandLabels(const RunSet& set) {
     std::map<RunId, SeedBandLabel> labels;
-    const std::vector<RunSeedGroup> groups = shownSeedGroups(set);
-    if (groups.empty()) return labels;
-    const RunSeedGroup& band = groups.front();
-    const stats::SampleSummary seeds = finalValidationLosses(band.runs);
-    if (seeds.count < stats::kMinimumSeeds) return labels;
+    // In the set's order, not focus order: the reference stays put while the focus moves.
+    std::vector<const RunModel*> shown;
+    for (const RunModel* run : set.runs())
+        if (set.isShown(run->id())) shown.push_back(run);
+    const std::vector<stats::BandCandidate> candidates = bandCandidatesOf(shown);
+    const stats::BandVerdicts verdicts = stats::bandVerdicts(candidates);
+    if (verdicts.reference.empty() || verdicts.valLoss.count < stats::kMinimumSeeds) return labels;
 
-    for (std::size_t g = 1; g < groups.size(); ++g) {
-        const stats::SampleSummary compared = finalValidationLosses(groups[g].runs);
-        const stats::GapLabel label = stats::labelSeedsAgainstBand(compared, seeds, stats::Alternative::Greater);
-        if (label.label == stats::Label::NoBand) continue;
-        const SeedBandLabel text{
-            tr("val loss %1 the seed band (Welch p = %2)")
-                .arg(QString::fromLatin1(stats::labelName(label.label)), pValue(label.p)),
-            toolTipOf(band.name, seeds.count) +
-                tr("\nThis run's config, %1 seeds, against it: Welch's t-test, one-sided (higher loss)")
-                    .arg(compared.count)};
-        for (const RunModel* run : groups[g].runs) labels[run->id()] = text;
-    }
-    for (const RunModel* run : set.shownRuns()) {
-        const bool grouped = std::any_of(groups.begin(), groups.end(),
-                                         [run](const RunSeedGroup& group) { return group.contains(run->id()); });
-        if (grouped) continue;
-        const double value = finalValidationLoss(*run);
-        if (!std::isfinite(value)) continue;
-        const stats::GapLabel label = stats::labelRunAgainstBand(value, seeds);
-        if (label.label == stats::Label::NoBand) continue;
-        labels[run->id()] = {tr("val loss %1 the seed band (p = %2)")
-                                 .arg(QString::fromLatin1(stats::labelName(label.label)), pValue(label.p)),
-                             toolTipOf(band.name, seeds.count) +
-                                 tr("\nThis run against it: two-sided, outside exactly when outside the band")};
+    const std::string referenceName =
+        stats::seedGroupName(candidates[verdicts.reference.front()].config.value("name", std::string()),
+                             candidates[verdicts.reference.front()].name);
+    const QString reference = tr("Against the seed band of %1 (%2 seeds' final validation loss and accuracy): %3")
+                                  .arg(words(referenceName))
+                                  .arg(verdicts.valLoss.count)
+                                  .arg(QString::fromLatin1(stats::kSeedBandRule));
+    for (const stats::ComparedVerdict& verdict : verdicts.compared) {
+        if (verdict.valLoss.label == stats::Label::NoBand) continue;
+        QString text = tr("val loss %1").arg(words(stats::gapWords(verdict.valLoss, verdict.welch)));
+        if (verdict.valAccuracy.label != stats::Label::NoBand)
+            text += tr(", accuracy %1").arg(words(stats::gapWords(verdict.valAccuracy, verdict.welch)));
+        const QString test =
+            verdict.welch
+                ? tr("This run's config, %1 seeds, against it: Welch's t-test, one-sided (higher loss, lower accuracy)")
+                      .arg(verdict.runs.size())
+                : tr("This run against it: two-sided, outside exactly when outside the band");
+        for (std::size_t k = 0; k < verdict.runs.size(); ++k) {
+            QString tip = reference + QLatin1Char('\n') + test;
+            const std::string along = stats::outsideWords(verdict.outside[k]);
+            if (!along.empty()) tip += tr("\nAlong the run: %1").arg(words(along));
+            labels[shown[verdict.runs[k]]->id()] = {tr("seed band of %1: %2").arg(words(referenceName), text), tip};
+        }
     }
     return labels;
 }

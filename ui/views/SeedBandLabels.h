@@ -1,19 +1,18 @@
 #pragma once
-// SeedBandLabels: how each shown run that is not a seed of the first seed group
-// (RunSeedGroups.h) stands against that group's band of final validation losses, as the
-// Runs list writes it beneath the run's name.
+// SeedBandLabels: how each shown run stands against the reference seed band, as the Runs
+// list writes it beneath the run's name and the status bar for the focused run. The rule
+// is core's (stats/BandVerdicts.h), the same a scenario's comparison.txt and a report's
+// first page print: the reference is the shown fp32 seeds, else the first shown seeds (in
+// the set's order); final validation loss and accuracy each inside/outside with the test's
+// p-value (Welch one-sided for another config's seeds, the band itself for a lone run).
 //
 // Contract:
-// - A run of no group: stats::labelRunAgainstBand of its final validation loss (two-sided
-//   prediction-interval test: "inside" exactly when the value lies inside the band).
-// - A run of another group: that group's final validation losses against the band's,
-//   stats::labelSeedsAgainstBand, one-sided Greater (the question asked before looking:
-//   is the other config's loss higher than seed noise explains?); each of its runs shows
-//   the group's label.
 // - No label while the band has fewer than two seeds with a finite final validation loss,
-//   or the run (or its group) has none; none for the band's own seeds.
+//   or the run (or its group) has none; none for the band's own seeds. The accuracy part is
+//   left out where either side has no accuracy (regression).
 // - The label is short (a row of the Runs list is narrow); its tool tip names the band's
-//   config, its seeds and the band's rule.
+//   config, its seeds, the band's rule, the test, and where along the run its smoothed loss
+//   left the band.
 // Derived from the set at each call; nothing is kept.
 #include <QString>
 #include <map>
@@ -25,7 +24,7 @@ namespace ampscope::ui {
 class RunSet;
 
 struct SeedBandLabel {
-    QString text;     // "val loss outside the seed band (p = 0.0012)"
+    QString text;     // "seed band of mlp-fp32: val loss outside (p = 0.0012), accuracy inside (p = 0.2)"
     QString toolTip;  // which band, and its rule
     bool operator==(const SeedBandLabel& other) const = default;
 };

@@ -195,6 +195,7 @@ void MainWindow::connectOpener() {
 
 void MainWindow::connectViews() {
     connect(set_, &RunSet::changed, this, &MainWindow::onSetChanged);
+    connect(views_.runs, &RunListView::focusedBandLabelChanged, status_, &StatusPanel::showBandLabel);
     ConfigPanel* config = views_.config;
     connect(config, &ConfigPanel::configChanged, this, [this] {
         if (!control_->isActive() && !opener_->isFollowing()) status_->showConfig(views_.config->config());

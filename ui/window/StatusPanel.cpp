@@ -37,7 +37,11 @@ StatusPanel::StatusPanel(QStatusBar* bar, QWidget* window) : QObject(window), wi
     errorLabel_->setObjectName(QStringLiteral("errorLabel"));
     errorLabel_->setStyleSheet(QStringLiteral("color: #b71c1c; font-weight: bold;"));
     errorLabel_->hide();
+    bandLabel_ = new ElidingLabel(bar, Qt::ElideRight);
+    bandLabel_->setObjectName(QStringLiteral("bandLabel"));
+    bandLabel_->hide();
     bar->addWidget(runLabel_, 1);
+    bar->addWidget(bandLabel_, 1);
     bar->addWidget(errorLabel_, 1);
 
     deviceLabel_ = new ElidingLabel(bar, Qt::ElideRight);
@@ -69,6 +73,14 @@ StatusPanel::StatusPanel(QStatusBar* bar, QWidget* window) : QObject(window), wi
     bar->addPermanentWidget(progressBar_);
     bar->addPermanentWidget(etaLabel_);
 }
+
+void StatusPanel::showBandLabel(const QString& text, const QString& toolTip) {
+    bandLabel_->setFullText(text);
+    bandLabel_->setToolTip(toolTip);
+    bandLabel_->setVisible(!text.isEmpty());
+}
+
+QString StatusPanel::bandText() const { return bandLabel_->isHidden() ? QString() : bandLabel_->fullText(); }
 
 void StatusPanel::showConfig(const RunConfig& config) {
     deviceLabel_->setFullText(

@@ -47,6 +47,9 @@ public:
     void setRunText(const QString& text, const QString& toolTip = QString());
     QString runText() const;
     void showError(const QString& message);
+    // The focused run against the reference seed band (SeedBandLabels.h); empty hides it.
+    void showBandLabel(const QString& text, const QString& toolTip);
+    QString bandText() const;
     // The same line in red, without the message box: for what the caller says itself.
     void showProblem(const QString& message);
     void clearError();
@@ -71,6 +74,7 @@ private:
     QWidget* window_;
     ElidingLabel* runLabel_ = nullptr;
     ElidingLabel* errorLabel_ = nullptr;
+    ElidingLabel* bandLabel_ = nullptr;
     ElidingLabel* deviceLabel_ = nullptr;
     QLabel* modeLabel_ = nullptr;
     ExecutionBadge* badge_ = nullptr;

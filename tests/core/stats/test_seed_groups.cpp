@@ -32,6 +32,18 @@ private Q_SLOTS:
         QCOMPARE(seedGroups({config("fp32", 7), config("fp32", 8), config("fp32", 9)}), (Groups{{0, 1, 2}}));
     }
 
+    void aGroupIsNamedAfterItsConfigWithoutTheSeed() {
+        using ampscope::stats::seedGroupName;
+        QCOMPARE(seedGroupName("mlp-fp32 seed 7", "seed-1"), std::string("mlp-fp32"));
+        QCOMPARE(seedGroupName("", "reference-seed-12"), std::string("reference"));
+        QCOMPARE(seedGroupName("fp16_seed_3", "x"), std::string("fp16"));
+        QCOMPARE(seedGroupName("seed 3", "mxfp4 - seed - 2"), std::string("mxfp4"));
+        // Digits that do not follow "seed" are part of the name.
+        QCOMPARE(seedGroupName("resnet50", "x"), std::string("resnet50"));
+        QCOMPARE(seedGroupName("run-3", "x"), std::string("run-3"));
+        QCOMPARE(seedGroupName("seed 3", "seed-4"), std::string("seed-4"));
+    }
+
     void aDifferentModeIsAGroupOfItsOwn() {
         const Groups groups = seedGroups(
             {config("fp32", 7), config("mxfp4", 7), config("fp32", 8), config("mxfp4", 8), config("mxfp4", 9)});

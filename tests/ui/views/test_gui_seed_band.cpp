@@ -19,6 +19,8 @@
 #include "views/LossPlot.h"
 #include "runset/RunSet.h"
 #include "views/RunListView.h"
+#include "report/ReportWriter.h"
+#include "window/StatusPanel.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -176,24 +178,39 @@ private Q_SLOTS:
         QString error;
         QVERIFY2(window.openRun(set_, &error), qPrintable(error));
         RunSet* set = window.runSet();
-        std::vector<double> seedLosses;
-        double other = NAN;
+        std::vector<double> seedLosses, seedAccuracies;
+        double other = NAN, otherAccuracy = NAN;
+        RunId otherId = -1, seedId = -1;
         for (const RunModel* run : set->runs()) {
-            const double value = run->steps().epochs().back().valLoss;
-            if (run->name().startsWith("seed-"))
-                seedLosses.push_back(value);
-            else
-                other = value;
+            const EpochMetrics& last = run->steps().epochs().back();
+            if (run->name().startsWith("seed-")) {
+                seedLosses.push_back(last.valLoss);
+                seedAccuracies.push_back(last.valAccuracy);
+                seedId = run->id();
+            } else {
+                other = last.valLoss;
+                otherAccuracy = last.valAccuracy;
+                otherId = run->id();
+            }
         }
         QCOMPARE(seedLosses.size(), std::size_t(3));
         const Interval band = bandOfThree(seedLosses[0], seedLosses[1], seedLosses[2]);
         const QString expected = other >= band.low && other <= band.high ? "inside" : "outside";
+        // Accuracy: the same interval, unclipped (an accuracy is drawn on no log axis).
+        const double accuracyMean = (seedAccuracies[0] + seedAccuracies[1] + seedAccuracies[2]) / 3.0;
+        const double accuracyHalf = bandOfThree(seedAccuracies[0], seedAccuracies[1], seedAccuracies[2]).high - accuracyMean;
+        const QString expectedAccuracy =
+            std::abs(otherAccuracy - accuracyMean) <= accuracyHalf ? "inside" : "outside";
 
         RunListView* list = window.views().runs;
+        QString otherLabel;
         for (int row = 0; row < list->list()->count(); ++row) {
             const QString text = list->list()->item(row)->text();
             if (text.startsWith("lr-0.1")) {
-                QVERIFY2(text.contains("val loss " + expected + " the seed band (p = "), qPrintable(text));
+                otherLabel = text.section('\n', 2);
+                QVERIFY2(otherLabel.startsWith("seed band of mlp-fp32: val loss " + expected + " (p = "),
+                         qPrintable(text));
+                QVERIFY2(otherLabel.contains(", accuracy " + expectedAccuracy + " (p = "), qPrintable(text));
                 const QString tip = list->list()->item(row)->toolTip();
                 QVERIFY2(tip.contains("seed band of mlp-fp32 (3 seeds") && tip.contains("prediction interval"),
                          qPrintable(tip));
@@ -201,6 +218,24 @@ private Q_SLOTS:
                 QVERIFY2(!text.contains("seed band"), qPrintable(text));  // the band's own seeds
             }
         }
+
+        // The status bar says the focused run's label, and nothing for a seed of the band.
+        set->focus(otherId);
+        QCOMPARE(window.statusPanel()->bandText(), otherLabel);
+        set->focus(seedId);
+        QCOMPARE(window.statusPanel()->bandText(), QString());
+
+        // A report of the same folder says it on its first page, by the same rule.
+        const QString html = tmp_.filePath("report.html");
+        ReportOptions options;
+        options.outputPath = html;
+        QCOMPARE(writeReport({set_}, options), QString());
+        QFile file(html);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QString page = QString::fromUtf8(file.readAll());
+        QVERIFY(page.contains("Against the seed band"));
+        QVERIFY2(page.contains("reference: the seed band of mlp-fp32 (3 seeds)"), qPrintable(page.left(4000)));
+        QVERIFY2(page.contains("<li>lr-0.1: val loss " + expected + " (p = "), qPrintable(page.left(4000)));
     }
 
     // One run of a config: nothing changes.
