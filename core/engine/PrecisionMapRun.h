@@ -11,7 +11,8 @@
 // step's own forward and backward, before its optimizer step; the twin changes nothing
 // of the run's. The run's side is the step itself, watched by an OpCapture
 // (rerunDtype(): each op run again in the reference's dtype for the error it adds
-// itself), which only observes: training goes on as without the map.
+// itself), which only observes: training goes on as without the map. The reference's
+// ops are compared as its capture keeps them (PrecisionMapStream) and dropped.
 #include <memory>
 #include <string>
 

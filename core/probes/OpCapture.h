@@ -6,7 +6,9 @@
 // the floating outputs of the ops the model's code calls itself (the top level: an
 // op's inner ops, autocast's casts among them, belong to it). They are kept without a
 // copy; a value that something then writes over (an op in place or into an out=
-// argument, watched or not: the scaler's unscale, clipping) is copied first.
+// argument, watched or not: the scaler's unscale, clipping) is copied first. With a
+// sink (CaptureSink, below) each op is handed over as it is kept, and the sink may drop
+// its values: the reference side of a map is compared op by op and held no longer.
 //
 // What one side of a comparison has and the other not is folded, never listed as an op:
 // - the lab's roundings and module-boundary casts (precision/InsertedOps.h: the graph
