@@ -168,6 +168,10 @@ ReportRun reportRunOf(const RunModel& model, const LoadedRun& loaded) {
     run.formatQuant = lastQuantization(model.formatQuant());
     if (const PrecisionMapRecord* map = model.precisionMap().map(model.precisionMap().latestStep()))
         run.precisionMap = *map;
+    if (const SensitivityRecord* mean = model.sensitivity().mean()) {
+        run.sensitivity = *mean;
+        run.sensitivityPasses = static_cast<int64_t>(model.sensitivity().passes().size());
+    }
     if (run.mode.isEmpty() && run.config.contains("precision"))
         run.mode = text(run.config["precision"], "mode");
     if (run.dataset.isEmpty() && run.config.contains("data"))

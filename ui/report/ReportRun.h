@@ -28,6 +28,7 @@
 #include "probes/FormatSweepRecord.h"
 #include "probes/PrecisionMapRecord.h"
 #include "probes/ProbeRecords.h"
+#include "probes/SensitivityRecord.h"
 #include "runset/RunOutcome.h"
 
 namespace ampscope::ui {
@@ -81,6 +82,9 @@ struct ReportRun {
     std::vector<FormatQuantRecord> formatQuant;
     // The run's last precision map (the one of the highest step); none when not taken.
     std::optional<PrecisionMapRecord> precisionMap;
+    // The mean of the run's sensitivity passes (probes.sensitivity_every), and how many.
+    std::optional<SensitivityRecord> sensitivity;
+    int64_t sensitivityPasses = 0;
 };
 
 class RunModel;

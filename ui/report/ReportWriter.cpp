@@ -11,6 +11,7 @@
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/PrecisionMapReport.h"
+#include "report/SensitivityReport.h"
 #include "report/ReportSetViews.h"
 #include "runset/RunBandCandidates.h"
 #include "report/ReportSink.h"
@@ -71,6 +72,7 @@ void writeRunSection(ReportRunViews& views, RunId id, const ReportRun& run, bool
     }
     sink.html(numberFormatsHtml(run));
     sink.html(precisionMapHtml(run));
+    if (const QString sensitivity = sensitivityHtml(run); !sensitivity.isEmpty()) sink.html(sensitivity);
     sink.html(nanDiagnosisHtml(run));
     if (const QString warnings = warningsHtml(run); !warnings.isEmpty()) sink.html(warnings);
 }

@@ -135,8 +135,8 @@ void SensitivityView::redraw() {
     const RunModel* run = set_->focused();
     const std::size_t passCount = run ? run->sensitivity().passes().size() : 0;
     note_->setText(passes() == Passes::Mean
-                       ? tr("Mean of %n pass(es), the last at step %1; loss of the batch %2", nullptr,
-                            static_cast<int>(passCount))
+                       ? tr("Mean of %1, the last at step %2; the batches' mean loss %3")
+                             .arg(passCount == 1 ? tr("one pass") : tr("%1 passes").arg(passCount))
                              .arg(record->step)
                              .arg(record->loss, 0, 'g', 4)
                        : tr("Pass at step %1 (of %2 kept); loss of the batch %3")

@@ -5,7 +5,8 @@
 // in the order this suite sorts them itself (largest score over the formats, highest
 // first, a non-finite score first of all), each cell the score; 0 is drawn hatched, not
 // coloured; the colour bar is logarithmic and labelled; a click on a cell names its layer,
-// and in the window shows that layer in the gradient histograms.
+// and in the window shows that layer in the gradient histograms; the report's section
+// lists the layers in the same order.
 #include <QComboBox>
 #include <QDockWidget>
 #include <QSignalSpy>
@@ -18,6 +19,8 @@
 #include "ExactCompare.h"
 #include "plots/CategoryHeatmapPlot.h"
 #include "probes/SensitivityRecord.h"
+#include "report/ReportRun.h"
+#include "report/SensitivityReport.h"
 #include "runset/RunModel.h"
 #include "runset/RunSet.h"
 #include "views/GradientHistogramView.h"
@@ -179,6 +182,26 @@ private Q_SLOTS:
         QTest::mouseClick(map, Qt::LeftButton, Qt::NoModifier, cellCentre(map, 1, 0));
         QCOMPARE(chosen.count(), 1);
         QCOMPARE(chosen.at(0).at(0).toString(), QStringLiteral("conv2"));
+    }
+
+    // The report's section: the rows in the same order, 0 marked, nothing for a run
+    // without passes.
+    void theReportSectionListsTheLayersInOrder() {
+        ReportRun run;
+        QVERIFY(report_text::sensitivityHtml(run).isEmpty());
+        run.sensitivity = pass(5, 1.0);
+        run.sensitivityPasses = 1;
+        const QString html = report_text::sensitivityHtml(run);
+        QVERIFY2(html.contains(QStringLiteral("one pass up to step 5")), qPrintable(html));
+        int at = 0;
+        for (const QString& layer : ownOrder(*run.sensitivity)) {
+            const int found = html.indexOf(QStringLiteral("<td class=\"key\">%1</td>").arg(layer), at);
+            QVERIFY2(found > at, qPrintable(layer));
+            at = found;
+        }
+        QCOMPARE(html.count(QStringLiteral("0 (exact)")), 1);
+        QCOMPARE(html.count(QStringLiteral("non-finite")), 1);
+        QVERIFY(html.contains(QStringLiteral(">0.0004<")));
     }
 
     void theWindowShowsTheChosenLayersHistograms() {
