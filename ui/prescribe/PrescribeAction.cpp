@@ -151,6 +151,7 @@ void PrescribeAction::buildPanel() {
     panel_->setObjectName(QStringLiteral("prescribeProgress"));
     panel_->setWindowTitle(tr("Prescribing"));
     auto* layout = new QVBoxLayout(panel_);
+    layout->setSizeConstraint(QLayout::SetMinimumSize);  // a wrapped note is never cut
     panelText_ = new QLabel(panel_);
     panelBar_ = new QProgressBar(panel_);
     panelBar_->setRange(0, 1000);
@@ -169,7 +170,7 @@ void PrescribeAction::buildPanel() {
     row->addStretch();
     row->addWidget(panelStop_);
     layout->addLayout(row);
-    panel_->resize(520, panel_->sizeHint().height());
+    panel_->setMinimumWidth(560);
 }
 
 void PrescribeAction::onFinished(int exitCode, const QString& line, bool stopped) {

@@ -24,10 +24,10 @@ PrescriptionPage::PrescriptionPage(QWidget* parent) : QDialog(parent) {
     layout->addWidget(summary_);
     text_ = new QPlainTextEdit(this);
     text_->setReadOnly(true);
-    text_->setLineWrapMode(QPlainTextEdit::NoWrap);
+    text_->setLineWrapMode(QPlainTextEdit::WidgetWidth);  // the snippets' long lines, whole
     text_->setFont(QFontDatabase::systemFont(QFontDatabase::FixedFont));
     layout->addWidget(text_, 1);
-    resize(900, 560);
+    resize(1100, 620);
 }
 
 bool PrescriptionPage::load(const QString& directory, QString* error) {
@@ -39,7 +39,10 @@ bool PrescriptionPage::load(const QString& directory, QString* error) {
         if (!file) throw std::runtime_error("cannot be read");
         record = prescriptionFromJson(nlohmann::json::parse(file));
     } catch (const std::exception& e) {
-        if (error) *error = tr("%1: %2").arg(jsonPath, QString::fromUtf8(e.what()));
+        // The decoder names the file by its name; the page names it by its path.
+        QString why = QString::fromUtf8(e.what());
+        if (why.startsWith(QStringLiteral("prescription.json: "))) why = why.mid(19);
+        if (error) *error = tr("%1: %2").arg(jsonPath, why);
         return false;
     }
     QFile text(textPath);
