@@ -70,18 +70,53 @@ double sortedQuantile(const std::vector<double>& sorted, double q) {
 
 namespace {
 
-// sortedQuantile without the sort: the two order statistics it interpolates between, by
-// selection (512 ranks a step, 10^4 steps, three quantiles: a sort each step would be
-// most of a band's cost). Reorders `values`.
-double selectedQuantile(std::vector<double>& values, double q) {
-    const double h = q * static_cast<double>(values.size() - 1);
-    const std::size_t below = static_cast<std::size_t>(std::floor(h));
-    const auto at = values.begin() + static_cast<std::ptrdiff_t>(below);
-    std::nth_element(values.begin(), at, values.end());
-    const double v = *at;
-    if (below + 1 >= values.size()) return v;
-    const double next = *std::min_element(at + 1, values.end());
-    return v + (h - static_cast<double>(below)) * (next - v);
+// sortedQuantile's three quantiles without a sort: the order statistics each interpolates
+// between, by selection, the median's first (512 ranks a step, 10^4 steps: a sort each
+// step would be most of a band's cost). The low quantile's statistics are then left of the
+// median's and the high one's right of it, so each is selected within its side only.
+// Reorders `values`; the quantiles must satisfy low <= 0.5 <= high.
+void selectQuantiles(std::vector<double>& values, double low, double high, QuantileBandPoint& point) {
+    const auto begin = values.begin();
+    const std::size_t n = values.size();
+    const auto split = [n](double q, std::size_t* index, double* fraction) {
+        const double h = q * static_cast<double>(n - 1);
+        *index = static_cast<std::size_t>(std::floor(h));
+        *fraction = h - static_cast<double>(*index);
+    };
+    const auto at = [begin](std::size_t i) { return begin + static_cast<std::ptrdiff_t>(i); };
+    std::size_t mid = 0, lo = 0, hi = 0;
+    double midFraction = 0, loFraction = 0, hiFraction = 0;
+    split(0.5, &mid, &midFraction);
+    split(low, &lo, &loFraction);
+    split(high, &hi, &hiFraction);
+    std::nth_element(begin, at(mid), values.end());
+    const double midValue = *at(mid);
+    const double midNext = mid + 1 < n ? *std::min_element(at(mid + 1), values.end()) : midValue;
+    point.median = midValue + midFraction * (midNext - midValue);
+    double loValue = midValue, loNext = midNext;
+    if (lo < mid) {
+        std::nth_element(begin, at(lo), at(mid));
+        loValue = *at(lo);
+        loNext = *std::min_element(at(lo + 1), at(mid + 1));  // the median's statistic included
+    }
+    point.low = loValue + loFraction * (loNext - loValue);
+    double hiValue = midValue, hiNext = midNext;
+    if (hi > mid) {
+        std::nth_element(at(mid + 1), at(hi), values.end());
+        hiValue = *at(hi);
+        hiNext = hi + 1 < n ? *std::min_element(at(hi + 1), values.end()) : hiValue;
+    }
+    point.high = hiValue + hiFraction * (hiNext - hiValue);
+}
+
+bool sameSteps(const std::vector<MemberSeries>& members) {
+    if (members.empty()) return false;
+    const MemberSeries& first = members.front();
+    for (const MemberSeries& m : members)
+        if (m.size != first.size ||
+            (m.steps != first.steps && !std::equal(m.steps, m.steps + m.size, first.steps)))
+            return false;
+    return true;
 }
 
 }  // namespace
@@ -90,6 +125,39 @@ std::vector<QuantileBandPoint> quantileBandSeries(const std::vector<MemberSeries
                                                   double highQuantile) {
     std::vector<QuantileBandPoint> band;
     const std::size_t needed = std::max<std::size_t>(2, (members.size() + 1) / 2);
+    const auto addPoint = [&](double step, std::vector<double>& values) {
+        if (values.size() < needed) return;
+        QuantileBandPoint point;
+        point.step = static_cast<int64_t>(std::llround(step));
+        point.members = static_cast<int>(values.size());
+        selectQuantiles(values, lowQuantile, highQuantile, point);
+        band.push_back(point);
+    };
+    if (sameSteps(members)) {
+        // The usual case (a job's ranks all record every step): the members' values are
+        // read a block of steps at a time, so each member's array is read in runs of
+        // cache lines rather than one value per member per step (512 streams at once
+        // defeat the prefetcher and made this walk most of a band's cost).
+        constexpr std::size_t kBlock = 64;
+        const std::size_t count = members.front().size, width = members.size();
+        const double* steps = members.front().steps;
+        std::vector<double> block(kBlock * width), values;
+        values.reserve(width);
+        for (std::size_t start = 0; start < count; start += kBlock) {
+            const std::size_t length = std::min(kBlock, count - start);
+            for (std::size_t m = 0; m < width; ++m)
+                for (std::size_t k = 0; k < length; ++k) block[k * width + m] = members[m].values[start + k];
+            for (std::size_t k = 0; k < length; ++k) {
+                const std::size_t i = start + k;
+                if (i > 0 && steps[i] == steps[i - 1]) continue;  // a thinned series' second point at a step
+                values.clear();
+                for (std::size_t m = 0; m < width; ++m)
+                    if (const double v = block[k * width + m]; std::isfinite(v)) values.push_back(v);
+                addPoint(steps[i], values);
+            }
+        }
+        return band;
+    }
     std::vector<std::size_t> cursor(members.size(), 0);
     std::vector<double> values;
     values.reserve(members.size());
@@ -113,14 +181,7 @@ std::vector<QuantileBandPoint> quantileBandSeries(const std::vector<MemberSeries
                 ++cursor[m];
             }
         }
-        if (values.size() < needed) continue;
-        QuantileBandPoint point;
-        point.step = static_cast<int64_t>(std::llround(step));
-        point.members = static_cast<int>(values.size());
-        point.low = selectedQuantile(values, lowQuantile);
-        point.median = selectedQuantile(values, 0.5);
-        point.high = selectedQuantile(values, highQuantile);
-        band.push_back(point);
+        addPoint(step, values);
     }
     return band;
 }

@@ -6,9 +6,10 @@
 //      a step line per step in the recorder's text; summary.json), every rank's loss a
 //      little apart, rank 19's loss NaN at step 1000 (the first non-finite), rank 7's steps
 //      twice as long (a straggler).
-//   2. Opening it (loadRunFolder, as File > Open of a job folder does) with the Loss, Loss
-//      scale and Throughput plots of the window at 1280x800 in place, until their bands
-//      are derived and drawn: wall time.
+//   2. Opening it as File > Open of a job folder does (every rank read at once, the event
+//      loop run at each progress report, so band refreshes run meanwhile; then the focus on
+//      the first non-finite rank) with the Loss, Loss scale and Throughput plots of the
+//      window at 1280x800 in place, until their bands are derived and drawn: wall time.
 //   3. Frames: a full replot of the three plots (the band and its outliers, what a resize,
 //      zoom or pan redraws); and a band refresh (what a live job's new steps cost at most
 //      every kBandRefreshMs: the bands and outliers derived again from every rank).
@@ -32,6 +33,7 @@
 
 #include "BenchRows.h"
 #include "config/ConfigJson.h"
+#include "run/RunSetFolder.h"
 #include "run/StepRecordCodec.h"
 #include "runset/RunDirectoryLoading.h"
 #include "runset/RunSet.h"
@@ -163,8 +165,17 @@ int main(int argc, char** argv) {
 
     QElapsedTimer opening;
     opening.start();
-    QStringList errors;
-    const std::vector<RunId> ids = loadRunFolder(set, job, {false, true}, &errors);
+    // As the window's RunOpener opens a job folder: the ranks read at once, the event loop
+    // run at each progress report (every 100 ms), so the plots' band refreshes run meanwhile
+    // as they do in the window; then the focus on the first non-finite rank.
+    QStringList directories;
+    for (const std::string& dir : runSetDirectories(job.toStdString())) directories << QString::fromStdString(dir);
+    std::vector<RunId> ids;
+    for (const LoadedRun& loaded : loadRunDirectories(set, directories, {false, true}, [](double) {
+             QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
+         }))
+        if (loaded.run) ids.push_back(loaded.run->id());
+    set.focusFirstNonFinite(ids);
     const double readSeconds = ms(opening) / 1000.0;
     const double residentAfterRead = statusMiB("VmRSS:");
     // The focus moved to the first non-finite rank: the plots made their graphs and bands
