@@ -79,14 +79,12 @@ void PrescribeFollowing::update() {
         const double now = static_cast<double>(clock_.elapsed()) / 1000.0;
         const int64_t done = static_cast<int64_t>(next.run - 1) * next.steps + next.step;
         const int64_t total = static_cast<int64_t>(next.runs) * next.steps;
-        // A new total (the prescribed arm skipped) starts the estimate over.
-        if (!estimating_ || estimator_.totalSteps() != total) {
-            estimator_.start(total, now, done);
-            estimating_ = true;
-        } else {
-            estimator_.update(done, now);
-        }
-        next.etaSeconds = estimator_.etaSeconds();
+        // The mean rate since the first run began: each run also pays for its start and its
+        // validation between the steps, and a rate over the last seconds alone would read
+        // that pause as the pace of all that is left.
+        if (firstRunAt_ < 0.0) firstRunAt_ = now;
+        const double elapsed = now - firstRunAt_;
+        next.etaSeconds = done > 0 && elapsed >= 0.5 ? elapsed * double(total - done) / double(done) : -1.0;
     } else if (next.phase == QLatin1String("done")) {
         next.etaSeconds = -1.0;
     }

@@ -11,8 +11,8 @@
 //   has started writing records (a non-empty events.jsonl) is opened through the window's
 //   RunOpener: it joins the set, followed live. runs() lists them in the order they began.
 // - progress(): run k = the runs begun so far, the latest run's last step of its total
-//   (run_info's), and the ETA of all M runs from the step rate (ProgressEstimator: steps
-//   per second over the last ~20 s), negative until there is a rate. progressChanged()
+//   (run_info's), and the ETA of all M runs from the mean step rate since the first run
+//   began (the pauses between runs included), negative until there is a rate. progressChanged()
 //   whenever one of those changed.
 #include <QElapsedTimer>
 #include <QJsonObject>
@@ -22,7 +22,6 @@
 #include <vector>
 
 #include "runset/RunChanges.h"
-#include "window/ProgressEstimator.h"
 
 namespace ampscope::ui {
 
@@ -69,8 +68,7 @@ private:
     std::vector<RunId> runs_;
     PrescribeProgress progress_;
     PrescribeProgress shown_;  // as progressChanged last said it
-    ProgressEstimator estimator_;
-    bool estimating_ = false;
+    double firstRunAt_ = -1.0;  // seconds on clock_; negative: no run yet
     QElapsedTimer clock_;
     QTimer poll_;
 };

@@ -238,6 +238,9 @@ private Q_SLOTS:
         QVERIFY2(prescribe->start({config, "mxfp4", "0.9", "2", "20000", out}, &error), qPrintable(error));
         QTRY_VERIFY_WITH_TIMEOUT(seen.run >= 1 && seen.step >= 1, 120000);
         QVERIFY2(seen.steps == 20000, qPrintable(prescribe->progressText()));
+        // The time left, once a rate is known: the runs left at the pace so far.
+        QTRY_VERIFY_WITH_TIMEOUT(seen.etaSeconds >= 0.0, 60000);
+        QVERIFY2(prescribe->progressText().contains(" left"), qPrintable(prescribe->progressText()));
         QVERIFY(prescribe->progressText().startsWith(QString("Run 1 of 6 (reference) · step ")));
         prescribe->stop();
         QVERIFY(ended.wait(30000));
