@@ -10,7 +10,6 @@
 #include "engine/SystemInfo.h"
 #include "config/ConfigJson.h"
 #include "scenarios/ComparisonTable.h"
-#include "stats/BandVerdicts.h"
 
 namespace ampscope::app {
 
@@ -41,7 +40,6 @@ int runScenarioHeadless(const Scenario& scenario, const std::vector<NamedRunConf
         std::filesystem::create_directories(outDirectory, ignored);
     }
     std::vector<ComparisonRow> rows;
-    std::vector<stats::BandCandidate> bandRuns;  // the runs as the seed band judges them
     for (size_t i = 0; i < runs.size(); ++i) {
         const auto& run = runs[i];
         const std::string directory = scenario.comparesRuns() ? outDirectory + "/" + run.name : outDirectory;
@@ -58,16 +56,10 @@ int runScenarioHeadless(const Scenario& scenario, const std::vector<NamedRunConf
         }
         if (!quiet) printSummary(result.summary, directory, out);
         if (result.interrupted) return exitCodeFor(result);
-        rows.push_back({run.name, result.summary});
-        bandRuns.push_back({run.name, configToJson(run.config), result.summary.valLoss, result.summary.valAccuracy, {}});
+        rows.push_back({run.name, result.summary, configToJson(run.config)});
     }
     if (scenario.comparesRuns()) {
-        std::string table = formatComparisonTable(rows);
-        // A scenario that trains seeds says which runs lie outside their band (no step
-        // ranges: the window and the report, which keep the losses, show those).
-        const std::vector<std::string> verdicts = stats::bandVerdictLines(stats::bandVerdicts(bandRuns), bandRuns);
-        if (!verdicts.empty()) table += "\nagainst the seed band:\n";
-        for (const std::string& line : verdicts) table += line + "\n";
+        const std::string table = formatComparisonTable(rows);
         std::fprintf(out, "\n%s %s, side by side:\n%s", kind, scenario.name.c_str(), table.c_str());
         std::ofstream(outDirectory + "/comparison.txt") << table;
     }

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "common/Text.h"
+#include "stats/BandVerdicts.h"
 
 namespace ampscope {
 namespace {
@@ -66,7 +67,17 @@ std::string formatComparisonTable(const std::vector<ComparisonRow>& rows) {
     };
     std::string text = lineOf(headers);
     for (const auto& line : cells) text += lineOf(line);
+    const std::vector<std::string> band = comparisonBandLines(rows);
+    if (!band.empty()) text += "\nagainst the seed band:\n";
+    for (const std::string& line : band) text += line + "\n";
     return text;
+}
+
+std::vector<std::string> comparisonBandLines(const std::vector<ComparisonRow>& rows) {
+    std::vector<stats::BandCandidate> runs;
+    for (const ComparisonRow& row : rows)
+        runs.push_back({row.name, row.config, row.summary.valLoss, row.summary.valAccuracy, {}});
+    return stats::bandVerdictLines(stats::bandVerdicts(runs), runs);
 }
 
 }  // namespace ampscope

@@ -178,6 +178,44 @@ private Q_SLOTS:
             QCOMPARE(titles, (QStringList{"seed-1", "seed-2", "seed-3"}));
         }
     }
+
+    // A lesson's "seeds": the run trained with three seeds beside another config, and
+    // comparison.txt judging the other config against their band, as the band's formula
+    // (mean +- t(0.975, 2) s sqrt(1 + 1/3), t from a table) says from the runs' summaries.
+    void aLessonsSeedsAreJudgedInComparisonTxt() {
+        QTemporaryDir dir;
+        const QString lesson = dir.filePath("band");
+        QDir().mkpath(lesson);
+        ampscope::test::writeTextFile(lesson + "/scenario.json",
+                                      "{\"name\": \"band\", \"summary\": \"is the gap real\",\n"
+                                      " \"runs\": [\"base\", \"lr01\"], \"seeds\": {\"base\": 3}}\n");
+        ampscope::test::writeTextFile(lesson + "/base.json", kTinyRun);
+        nlohmann::json other = nlohmann::json::parse(kTinyRun);
+        other["optim"]["lr"] = 0.1;
+        ampscope::test::writeTextFile(lesson + "/lr01.json", other.dump().c_str());
+        ampscope::test::writeTextFile(lesson + "/narrative.md", "Seeds and a gap.\n");
+        const QString out = dir.filePath("out");
+        const auto r = runCli({"run", "--lesson", lesson, "--out", out, "--quiet"});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+
+        std::vector<double> losses;
+        for (int k = 1; k <= 3; ++k) {
+            const QString run = out + QStringLiteral("/base-seed-%1").arg(k);
+            QCOMPARE(ampscope::test::readJsonFile(run + "/config.json").at("seed").get<int>(), 7 + k - 1);
+            losses.push_back(ampscope::test::readJsonFile(run + "/summary.json").at("val_loss").get<double>());
+        }
+        const double x = ampscope::test::readJsonFile(out + "/lr01/summary.json").at("val_loss").get<double>();
+        const double mean = (losses[0] + losses[1] + losses[2]) / 3.0;
+        double ss = 0.0;
+        for (double v : losses) ss += (v - mean) * (v - mean);
+        const double half = 4.302652729911275 * std::sqrt(ss / 2.0) * std::sqrt(1.0 + 1.0 / 3.0);
+        const QString expected = std::abs(x - mean) <= half ? "inside" : "outside";
+
+        const QString table = ampscope::test::readTextFile(out + "/comparison.txt");
+        QVERIFY2(table.contains("\nagainst the seed band:\nreference: the seed band of "), qPrintable(table));
+        QVERIFY2(table.contains("(3 seeds), mean +- t(0.975, N-1)"), qPrintable(table));
+        QVERIFY2(table.contains("\nlr01: val loss " + expected + " (p = "), qPrintable(table));
+    }
 };
 
 QTEST_GUILESS_MAIN(CliSeedsTest)

@@ -268,6 +268,14 @@ bool ScenarioBrowser::runScenario(const QString& key, QString* error) {
 
 void ScenarioBrowser::onFinished(const QString& name, const QString& table) {
     if (!table.isEmpty()) narrative_->append(sideBySideHtml(comparisonTableCells(runner_->comparisonRows())));
+    // Seeds among the runs: how each other run stands against their band, as comparison.txt says.
+    const std::vector<std::string> band = comparisonBandLines(runner_->comparisonRows());
+    if (!band.empty()) {
+        QString list = tr("<p><b>Against the seed band</b>: %1</p><ul>").arg(QString::fromStdString(band.front()).toHtmlEscaped());
+        for (std::size_t i = 1; i < band.size(); ++i)
+            list += QStringLiteral("<li>%1</li>").arg(QString::fromStdString(band[i]).toHtmlEscaped());
+        narrative_->append(list + QStringLiteral("</ul>"));
+    }
     Q_EMIT scenarioFinished(name);
 }
 

@@ -2,6 +2,7 @@
 
 #include <QTimer>
 
+#include "config/ConfigJson.h"
 #include "feed/RunControl.h"
 #include "engine/RunRecords.h"
 #include "engine/SystemInfo.h"
@@ -59,7 +60,7 @@ void ScenarioRunner::startRun(std::size_t index) {
 
 void ScenarioRunner::onRunEnded(const RunSummary& summary) {
     if (!running_) return;
-    rows_.push_back({configs_[index_].name, summary});
+    rows_.push_back({configs_[index_].name, summary, configToJson(configs_[index_].config)});
     if (summary.status != run_status::kFinished) {
         running_ = false;  // stopped or failed: the rest of the scenario is not run
         return;
