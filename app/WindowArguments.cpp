@@ -38,7 +38,7 @@ const char* windowUsage() {
            "  --show-dock ID      bring that dock to the front for the screenshot: configure, loss,\n"
             "                      scale, throughput, memory, updates, histograms, underflow,\n"
             "                      nanInspector, lockstep, formatSweep, scaling, blockScales,\n"
-            "                      formatExplorer, precisionMap, scenarios, runs\n"
+            "                      formatExplorer, precisionMap, sensitivity, scenarios, runs\n"
            "  --present           full screen for a projector (View > Present, F11): larger text,\n"
            "                      the narrative beside its view; Space pauses, Right and Left walk\n"
            "                      the narrative's views, Esc leaves\n"
