@@ -330,8 +330,12 @@ void measureBy(bool torchOps, const torch::Tensor& runValues, const torch::Tenso
                const torch::Tensor& rerun, const MapFormat& format, PrecisionMapOp& into) {
     torch::NoGradGuard noGrad;
     const torch::Tensor again = rerun.defined() && rerun.numel() == runValues.numel() ? rerun : torch::Tensor();
-    const ErrorSums s = torchOps ? sumsWithTorchOps(runValues, referenceValues, again, format)
-                                 : sumsOnCpu(runValues, referenceValues, again, format);
+    // An op that ran as the reference would stands for its own rerun: every element's
+    // difference from itself is 0, so the added error is 0 without a pass over them.
+    const bool againIsRun = again.defined() && again.is_same(runValues);
+    ErrorSums s = torchOps ? sumsWithTorchOps(runValues, referenceValues, againIsRun ? torch::Tensor() : again, format)
+                           : sumsOnCpu(runValues, referenceValues, againIsRun ? torch::Tensor() : again, format);
+    if (againIsRun) s.addSq = s.rerunSq = 0.0;
     const auto relative = [](double errSq, double refSq) {
         if (std::isnan(errSq)) return errSq;
         if (errSq == 0.0) return 0.0;
@@ -405,6 +409,11 @@ std::string phaseOf(const CapturedOp& op) {
 
 }  // namespace
 
+PrecisionMapStream::Compared PrecisionMapStream::Compared::of(const torch::Tensor& t) {
+    if (!t.defined()) return {};
+    return {t.data_ptr(), t.sizes().vec(), t.strides().vec(), t.scalar_type(), static_cast<int64_t>(t._version())};
+}
+
 PrecisionMapStream::PrecisionMapStream(std::vector<CapturedOp> run, MapFormats formats)
     : run_(std::move(run)), formats_(std::move(formats)), partner_(run_.size(), -1), rows_(run_.size()) {
     for (size_t k = 0; k < run_.size(); ++k) groups_[{run_[k].backward, run_[k].module}].run.push_back(k);
@@ -437,8 +446,7 @@ void PrecisionMapStream::pair(size_t runIndex, std::vector<CapturedOp>& referenc
     for (size_t p = 0; p < run_[runIndex].outputs.size(); ++p) measure(runIndex, p, ref);
     for (size_t p = 0; p < ref.outputs.size(); ++p) {
         auto& value = ref.outputs[p].value;
-        if (value.defined())
-            compared_[{referenceIndex, p}] = {value.unsafeGetTensorImpl(), static_cast<int64_t>(value._version())};
+        if (value.defined()) compared_[{referenceIndex, p}] = Compared::of(value);
         value = torch::Tensor();  // compared: dropped
     }
 }
@@ -465,9 +473,9 @@ void PrecisionMapStream::valueReplaced(std::vector<CapturedOp>& reference, size_
     const auto runIndex = static_cast<size_t>(referencePartner_[index]);
     CapturedOp& ref = reference[index];
     auto& value = ref.outputs[output].value;
-    const Compared now{value.unsafeGetTensorImpl(), static_cast<int64_t>(value._version())};
+    const Compared now = Compared::of(value);
     auto& before = compared_[{index, output}];
-    if (now.impl != before.impl || now.version != before.version) {
+    if (!(now == before)) {
         const int replacedIndex = ref.outputs[output].index;
         for (size_t p = 0; p < run_[runIndex].outputs.size(); ++p)
             if (run_[runIndex].outputs[p].index == replacedIndex) measure(runIndex, p, ref);

@@ -89,12 +89,22 @@ private:
     // Per run op and output (its position in outputs): the measured row, or none where the
     // reference has no output of that index and size.
     std::vector<std::vector<std::optional<PrecisionMapOp>>> rows_;
-    // What each compared reference output was (its tensor and that tensor's version): a
-    // rounding that hands the same tensor back unchanged (the reference rounds nothing)
-    // needs no second comparison. The capture's weak references keep the addresses.
+    // What each compared reference output was (its memory, layout and version): a rounding
+    // that hands the same values back unchanged (the reference rounds nothing) needs no
+    // second comparison. The capture holds each value as a detached alias, so the memory
+    // says whether two are one tensor; the version (shared with every alias) whether it
+    // was written since. The rounded tensor is alive then, so its memory is not reused.
     struct Compared {
-        const c10::TensorImpl* impl = nullptr;
-        int64_t version = 0;
+        const void* data = nullptr;
+        std::vector<int64_t> sizes, strides;
+        c10::ScalarType dtype = c10::ScalarType::Undefined;
+        int64_t version = -1;
+
+        static Compared of(const torch::Tensor& t);
+        bool operator==(const Compared& o) const {
+            return data == o.data && sizes == o.sizes && strides == o.strides && dtype == o.dtype &&
+                   version == o.version;
+        }
     };
     std::map<std::pair<size_t, size_t>, Compared> compared_;  // (reference op, output position)
 };
