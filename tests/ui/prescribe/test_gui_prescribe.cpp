@@ -11,6 +11,7 @@
 #include <QDir>
 #include <QLineEdit>
 #include <QComboBox>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QScreen>
@@ -117,6 +118,27 @@ private Q_SLOTS:
         QVERIFY(dialog->isVisible());
         QVERIFY(!prescribe->isRunning());
         QVERIFY(!QFileInfo::exists(runs.filePath("rx")));
+    }
+
+    // With an ended run focused, the dialog offers its config.json beside the Configure
+    // panel's.
+    void dialogOffersTheFocusedEndedRunsConfig() {
+        QTemporaryDir runs;
+        const QString config = runs.filePath("tiny.json");
+        test::writeTextFile(config, kTinyRun);
+        const QString run = runs.filePath("one-run");
+        const auto made = test::runCli({"run", config, "--out", run, "--set", "train.max_steps=4", "--quiet"});
+        QVERIFY2(made.exitCode == 0, qPrintable(made.err));
+        MainWindow window(windowOptions(runs.path()));
+        QString error;
+        QVERIFY2(window.openRun(run, &error), qPrintable(error));
+        QTRY_VERIFY(window.runSet()->focused() != nullptr);
+        PrescribeAction* prescribe = prescribeOf(window);
+        prescribe->action()->trigger();
+        QComboBox* configs = prescribe->dialog()->configField();
+        QCOMPARE(configs->count(), 2);
+        QVERIFY(configs->itemData(0).toString().endsWith("/CONFIG.json"));
+        QCOMPARE(QDir::cleanPath(configs->itemData(1).toString()), QDir::cleanPath(run + "/config.json"));
     }
 
     // A folder that holds something: refused (the CLI would not overwrite it either).
@@ -242,7 +264,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(seen.etaSeconds >= 0.0, 60000);
         QVERIFY2(prescribe->progressText().contains(" left"), qPrintable(prescribe->progressText()));
         QVERIFY(prescribe->progressText().startsWith(QString("Run 1 of 6 (reference) · step ")));
-        prescribe->stop();
+        // The panel's own Stop button, as a user presses it.
+        QPushButton* stopButton = nullptr;
+        for (auto* button : prescribe->progressPanel()->findChildren<QPushButton*>())
+            if (button->text() == "Stop") stopButton = button;
+        QVERIFY(stopButton);
+        stopButton->click();
         QVERIFY(ended.wait(30000));
         QCOMPARE(ended.first().first().toBool(), false);
         QVERIFY(!prescribe->isRunning());
