@@ -6,7 +6,8 @@
 // recomputed here by this suite's own loop over the members' smoothed losses; the three
 // outliers and the focused rank are drawn and named, no one else; the legend counts the
 // band and those lines. A job of 7 ranks (below the threshold) is drawn as before: a line
-// and a legend entry per rank. Focusing another rank draws it alone on the band.
+// and a legend entry per rank. Focusing another rank draws it alone on the band. A
+// report's set pages draw the job the same way.
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "ExactCompare.h"
+#include "report/ReportSetViews.h"
 #include "runset/RunSet.h"
 #include "views/LossPlot.h"
 #include "views/ScalePlot.h"
@@ -41,19 +43,23 @@ StepMetrics stepOf(int rank, int step) {
     return m;
 }
 
-std::vector<RunId> addJob(RunSet& set, const QString& job, int ranks) {
+void feed(RunSet& set, RunId id, int rank) {
+    std::vector<StepMetrics> steps;
+    for (int s = 1; s <= kSteps; ++s) steps.push_back(stepOf(rank, s));
+    set.run(id)->appendSteps(steps);
+    set.run(id)->endOfBatch();
+}
+
+// The job's ranks, each fed its steps as it joins (or, feedNow false, none yet).
+std::vector<RunId> addJob(RunSet& set, const QString& job, int ranks, bool feedNow = true) {
     std::vector<RunId> ids;
     for (int r = 0; r < ranks; ++r) {
         RunContext context;
         context.title = QStringLiteral("rank-%1").arg(r);
         context.runDirectory = QStringLiteral("/tmp/%1/rank-%2").arg(job).arg(r);
         context.live = false;
-        RunModel* run = set.addRun(context, {false, true});
-        std::vector<StepMetrics> steps;
-        for (int s = 1; s <= kSteps; ++s) steps.push_back(stepOf(r, s));
-        run->appendSteps(steps);
-        run->endOfBatch();
-        ids.push_back(run->id());
+        ids.push_back(set.addRun(context, {false, true})->id());
+        if (feedNow) feed(set, ids.back(), r);
     }
     return ids;
 }
@@ -177,6 +183,25 @@ private Q_SLOTS:
         QVERIFY(names.contains(QStringLiteral("rank-3")));
         QVERIFY(!names.contains(QStringLiteral("rank-0")));
         QCOMPARE(names.size(), 5);
+    }
+
+    // A report's set pages: its views are made before the runs are fed and no event loop
+    // runs; show() still draws the job as one band with its outliers named.
+    void aReportDrawsTheJobAsOneBand() {
+        RunSet set;
+        ReportSetViews views(set);
+        // As a report reads its runs: every run in the set first, then their records, the
+        // focus already where show() puts it (so show() itself changes no shown run).
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16, false);
+        set.focus(ids[0]);
+        for (int r = 0; r < 16; ++r) feed(set, ids[static_cast<std::size_t>(r)], r);
+        views.show(ids);
+        for (RunSetTimePlot* plot : std::initializer_list<RunSetTimePlot*>{views.loss(), views.scale()}) {
+            QCOMPARE(plot->bands().size(), std::size_t{1});
+            QCOMPARE(plot->bands().front().outliers.size(), std::size_t{3});
+            QCOMPARE(plot->drawnRunCount(), 4);  // the first rank (focused) and the three outliers
+        }
+        QCOMPARE(legendNames(*views.loss()).size(), 5);
     }
 };
 
