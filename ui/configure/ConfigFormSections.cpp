@@ -9,12 +9,14 @@
 #include <QLineEdit>
 #include <QPushButton>
 #include <QScrollArea>
+#include <QSpinBox>
 #include <QVBoxLayout>
 
 #include "configure/ConfigPanel.h"
 #include "configure/ConfigFieldBinder.h"
 #include "configure/ModelFileRow.h"
 #include "precision/PrecisionMode.h"
+#include "scenarios/LessonLimits.h"
 
 namespace ampscope::ui {
 
@@ -82,6 +84,13 @@ void ConfigPanel::buildRunAndDataSections() {
                       c.seed = value;
                       return QString();
                   }});
+    // Not a config field: how many times Start trains the config (one seed group).
+    seedsBox_ = new QSpinBox(formHost_);
+    seedsBox_->setObjectName(QStringLiteral("seedsBox"));
+    seedsBox_->setRange(1, lesson_limits::kMaxSeedsPerRun);
+    seedsBox_->setToolTip(tr("Train this config with N seeds, one after another (seed, seed + 1, ...): "
+                             "the Loss view draws their band, and other runs are judged against it. 1: one run."));
+    run->addRow(tr("Seeds"), seedsBox_);
     fields_->addChoice(run, tr("Device"), QStringLiteral("device"), allowedDevices(),
                        [](RunConfig& c) -> std::string& { return c.device; });
     QLineEdit* threads = fields_->addLineEdit(run, tr("Threads"));

@@ -4,6 +4,8 @@
 // configure/ModelFileRow.
 #include "configure/ConfigPanel.h"
 
+#include <QSpinBox>
+
 #include <QFileDialog>
 #include <QLabel>
 #include <QLineEdit>
@@ -161,7 +163,11 @@ void ConfigPanel::setEditable(bool editable) {
     browseData_->setEnabled(editable);
     modelFile_->setEditable(editable);
     reset_->setEnabled(editable);
+    seedsBox_->setEnabled(editable);
 }
+
+int ConfigPanel::seeds() const { return seedsBox_->value(); }
+void ConfigPanel::setSeeds(int seeds) { seedsBox_->setValue(seeds); }
 
 void ConfigPanel::setFashionMnistDirectory(const QString& directory) {
     fashionMnistDirectory_ = directory;

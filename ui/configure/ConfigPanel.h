@@ -43,6 +43,7 @@ class QFormLayout;
 class QLabel;
 class QLineEdit;
 class QPushButton;
+class QSpinBox;
 
 namespace ampscope::ui {
 
@@ -89,6 +90,10 @@ public:
 
     // While a run trains, its config is fixed: the form is read-only.
     void setEditable(bool editable);
+    // How many seeds Start trains the config with (the Seeds field; not part of the config:
+    // 1 is one run, N >= 2 the seeds one after another, SeedRunSequence.h).
+    int seeds() const;
+    void setSeeds(int seeds);
     // For tests: where to look for FashionMNIST (default kDefaultFashionMnistDirectory).
     void setFashionMnistDirectory(const QString& directory);
 
@@ -122,6 +127,7 @@ private:
 
     QWidget* formHost_ = nullptr;
     QLineEdit* nameEdit_ = nullptr;
+    QSpinBox* seedsBox_ = nullptr;
     QLineEdit* dataPathEdit_ = nullptr;
     QPushButton* browseData_ = nullptr;
     QPushButton* reset_ = nullptr;

@@ -21,6 +21,8 @@
 #include "views/RunListView.h"
 #include "report/ReportWriter.h"
 #include "window/StatusPanel.h"
+#include "configure/ConfigPanel.h"
+#include "config/ConfigJson.h"
 
 using namespace ampscope;
 using namespace ampscope::ui;
@@ -236,6 +238,31 @@ private Q_SLOTS:
         QVERIFY(page.contains("Against the seed band"));
         QVERIFY2(page.contains("reference: the seed band of mlp-fp32 (3 seeds)"), qPrintable(page.left(4000)));
         QVERIFY2(page.contains("<li>lr-0.1: val loss " + expected + " (p = "), qPrintable(page.left(4000)));
+    }
+
+    // The Seeds field: Start trains the config with three seeds, one after another, named
+    // and seeded as `run --seeds` does (the config's seed, +1, +2), drawn as one band.
+    void startWithThreeSeedsTrainsTheSeeds() {
+        MainWindow window(windowOptions(tmp_.filePath("window-runs")));
+        window.show();
+        RunConfig config = configFromJson(nlohmann::json::parse(kTinyRun));
+        config.name = "tiny";
+        window.setConfig(config);
+        window.views().config->setSeeds(3);
+        QSignalSpy ended(&window, &MainWindow::runEnded);
+        QVERIFY(window.startRun());
+        QTRY_COMPARE_WITH_TIMEOUT(ended.count(), 3, 60000);
+        QTest::qWait(50);  // the last run's end reaches the set
+        RunSet* set = window.runSet();
+        QCOMPARE(set->size(), 3);
+        for (int k = 0; k < 3; ++k) {
+            QCOMPARE(ended.at(k).at(0).toString(), QString("finished"));
+            const RunModel* run = set->runs()[static_cast<std::size_t>(k)];
+            QCOMPARE(run->config().seed, std::uint64_t(7 + k));
+            QCOMPARE(QString::fromStdString(run->config().name), QString("tiny seed %1").arg(7 + k));
+            QVERIFY(set->isShown(run->id()));
+        }
+        QCOMPARE(window.views().loss->seedBandCount(), 1);
     }
 
     // One run of a config: nothing changes.
