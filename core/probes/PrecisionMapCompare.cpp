@@ -131,6 +131,13 @@ template <class M, class R, class A>
 void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, const MapFormat& format,
               ErrorSums& s, double& top, double& saturated, SlotCounts& runCounts, SlotCounts& referenceCounts) {
     const double above = 1.0 + std::ldexp(2.0, -format.bits);
+    // The sums in locals, each added to in the same order as before: through the
+    // references the compiler must assume the pointers may alias them and stores and
+    // reloads every one of them per element.
+    const MapFormat f = format;
+    double newNan = s.newNan, newInf = s.newInf, addSq = s.addSq, rerunSq = s.rerunSq, finite = s.finite;
+    double errSq = s.errSq, refSq = s.refSq, ulpsMax = s.ulpsMax, ulpsSq = s.ulpsSq, flushed = s.flushed;
+    double chunkTop = top, chunkSaturated = saturated;
     constexpr int64_t kRun = 256;
     alignas(64) uint32_t slots[kRun];
     for (int64_t first = begin; first < end; first += kRun) {
@@ -138,32 +145,32 @@ void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, co
         for (int64_t i = first; i < stop; ++i) {
             const double mi = static_cast<double>(m[i]), ri = static_cast<double>(r[i]);
             const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
-            s.newNan += static_cast<double>(std::isnan(mi) & !std::isnan(ri));
-            s.newInf += static_cast<double>(std::isinf(mi) & rf);
+            newNan += static_cast<double>(std::isnan(mi) & !std::isnan(ri));
+            newInf += static_cast<double>(std::isinf(mi) & rf);
             if constexpr (!std::is_same_v<A, void>) {
                 const double ai = static_cast<double>(a[i]);
                 if (mf && std::isfinite(ai)) {
-                    s.addSq += (mi - ai) * (mi - ai);
-                    s.rerunSq += ai * ai;
+                    addSq += (mi - ai) * (mi - ai);
+                    rerunSq += ai * ai;
                 }
             }
             if (!(mf && rf)) continue;
-            s.finite += 1;
+            finite += 1;
             const double d = mi - ri;
-            s.errSq += d * d;
-            s.refSq += ri * ri;
+            errSq += d * d;
+            refSq += ri * ri;
             const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
             // A zero magnitude is mi = ri = 0: no error, 0 ulps (0 times any spacing).
-            const double ulps = inUlps(std::abs(d), magnitude > 0.0 ? magnitude : 1.0, format);
-            s.ulpsMax = std::max(s.ulpsMax, ulps);
-            s.ulpsSq += ulps * ulps;
-            s.flushed += static_cast<double>((mi == 0.0) & (ri != 0.0));
+            const double ulps = inUlps(std::abs(d), magnitude > 0.0 ? magnitude : 1.0, f);
+            ulpsMax = std::max(ulpsMax, ulps);
+            ulpsSq += ulps * ulps;
+            flushed += static_cast<double>((mi == 0.0) & (ri != 0.0));
             const double am = std::abs(mi);
-            if (am > top) {
-                top = am;
-                saturated = 0;
+            if (am > chunkTop) {
+                chunkTop = am;
+                chunkSaturated = 0;
             }
-            saturated += static_cast<double>((am == top) & (top > 0.0) & (std::abs(ri) > top * above));
+            chunkSaturated += static_cast<double>((am == chunkTop) & (chunkTop > 0.0) & (std::abs(ri) > chunkTop * above));
         }
         const int64_t n = stop - first;
         for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(m[first + i]);
@@ -171,6 +178,18 @@ void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, co
         for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(r[first + i]);
         referenceCounts.add(slots, n);
     }
+    s.newNan = newNan;
+    s.newInf = newInf;
+    s.addSq = addSq;
+    s.rerunSq = rerunSq;
+    s.finite = finite;
+    s.errSq = errSq;
+    s.refSq = refSq;
+    s.ulpsMax = ulpsMax;
+    s.ulpsSq = ulpsSq;
+    s.flushed = flushed;
+    top = chunkTop;
+    saturated = chunkSaturated;
 }
 
 template <class T>
