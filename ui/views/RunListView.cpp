@@ -161,7 +161,7 @@ void RunListView::announceFocusedLabel() {
     if (label == bandLabels_.end())
         Q_EMIT focusedBandLabelChanged(QString(), QString());
     else
-        Q_EMIT focusedBandLabelChanged(label->second.text, label->second.toolTip);
+        Q_EMIT focusedBandLabelChanged(label->second.statusText, label->second.toolTip);
 }
 
 void RunListView::updateRemoveButton() {

@@ -39,7 +39,9 @@ std::map<RunId, SeedBandLabel> seedBandLabels(const RunSet& set) {
         if (verdict.valLoss.label == stats::Label::NoBand) continue;
         QString text = tr("val loss %1").arg(words(stats::gapWords(verdict.valLoss, verdict.welch)));
         if (verdict.valAccuracy.label != stats::Label::NoBand)
-            text += tr(", accuracy %1").arg(words(stats::gapWords(verdict.valAccuracy, verdict.welch)));
+            text += tr("\naccuracy %1").arg(words(stats::gapWords(verdict.valAccuracy, verdict.welch)));
+        const QString statusText =
+            tr("seed band of %1: %2").arg(words(referenceName), QString(text).replace(QLatin1Char('\n'), QStringLiteral(", ")));
         const QString test =
             verdict.welch
                 ? tr("This run's config, %1 seeds, against it: Welch's t-test, one-sided (higher loss, lower accuracy)")
@@ -49,7 +51,7 @@ std::map<RunId, SeedBandLabel> seedBandLabels(const RunSet& set) {
             QString tip = reference + QLatin1Char('\n') + test;
             const std::string along = stats::outsideWords(verdict.outside[k]);
             if (!along.empty()) tip += tr("\nAlong the run: %1").arg(words(along));
-            labels[shown[verdict.runs[k]]->id()] = {tr("seed band of %1: %2").arg(words(referenceName), text), tip};
+            labels[shown[verdict.runs[k]]->id()] = {text, statusText, tip};
         }
     }
     return labels;

@@ -10,7 +10,8 @@
 // - No label while the band has fewer than two seeds with a finite final validation loss,
 //   or the run (or its group) has none; none for the band's own seeds. The accuracy part is
 //   left out where either side has no accuracy (regression).
-// - The label is short (a row of the Runs list is narrow); its tool tip names the band's
+// - The row's label is short, a line per quantity (a row of the Runs list is narrow); the
+//   status bar's names the band; the tool tip names the band's
 //   config, its seeds, the band's rule, the test, and where along the run its smoothed loss
 //   left the band.
 // Derived from the set at each call; nothing is kept.
@@ -24,7 +25,11 @@ namespace ampscope::ui {
 class RunSet;
 
 struct SeedBandLabel {
-    QString text;     // "seed band of mlp-fp32: val loss outside (p = 0.0012), accuracy inside (p = 0.2)"
+    // The row's lines (narrow: one quantity a line): "val loss outside (p = 0.0012)\naccuracy inside (p = 0.2)".
+    QString text;
+    // One line for the status bar, with the band's name: "seed band of mlp-fp32: val loss outside (p = 0.0012),
+    // accuracy inside (p = 0.2)".
+    QString statusText;
     QString toolTip;  // which band, and its rule
     bool operator==(const SeedBandLabel& other) const = default;
 };

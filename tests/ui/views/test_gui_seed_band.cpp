@@ -209,10 +209,10 @@ private Q_SLOTS:
         for (int row = 0; row < list->list()->count(); ++row) {
             const QString text = list->list()->item(row)->text();
             if (text.startsWith("lr-0.1")) {
-                otherLabel = text.section('\n', 2);
-                QVERIFY2(otherLabel.startsWith("seed band of mlp-fp32: val loss " + expected + " (p = "),
-                         qPrintable(text));
-                QVERIFY2(otherLabel.contains(", accuracy " + expectedAccuracy + " (p = "), qPrintable(text));
+                // Beneath the name and facts, a line per quantity (the row is narrow).
+                QVERIFY2(text.section('\n', 2, 2).startsWith("val loss " + expected + " (p = "), qPrintable(text));
+                QVERIFY2(text.section('\n', 3, 3).startsWith("accuracy " + expectedAccuracy + " (p = "), qPrintable(text));
+                otherLabel = "seed band of mlp-fp32: " + text.section('\n', 2, 2) + ", " + text.section('\n', 3, 3);
                 const QString tip = list->list()->item(row)->toolTip();
                 QVERIFY2(tip.contains("seed band of mlp-fp32 (3 seeds") && tip.contains("prediction interval"),
                          qPrintable(tip));
