@@ -7,6 +7,7 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "scenarios/LessonFolder.h"
 
 using namespace ampscope;

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <nlohmann/json.hpp>
 
+#include "ExactCompare.h"
 #include "stats/BandVerdicts.h"
 
 using namespace ampscope::stats;
