@@ -128,6 +128,10 @@ void SensitivityView::redraw() {
         }
     if (!(high > 0.0)) low = 1e-12, high = 1e-11;      // every score 0 or non-finite
     if (!(high > low)) low = high / 10.0;                 // one value: a decade below it
+    // The colour bar's ticks are powers of ten: its ends on whole decades, so a tick
+    // labels each end and every score lies between two labelled ticks.
+    low = std::pow(10.0, std::floor(std::log10(low)));
+    high = std::pow(10.0, std::ceil(std::log10(high)));
     if (columns != heatmap_->columns() || rows != heatmap_->rows()) heatmap_->setCategories(rows, columns);
     heatmap_->setColourRange(low, high, true);
     heatmap_->setValues(values);

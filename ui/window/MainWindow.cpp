@@ -122,7 +122,7 @@ MainWindow::MainWindow(MainWindowOptions options, QWidget* parent)
 MainWindow::~MainWindow() { delete director_; }
 
 void MainWindow::connectRunControl() {
-    new SeedRunSequence(control_, set_, this);  // Start with Seeds above 1
+    seedRuns_ = new SeedRunSequence(control_, set_, this);
     EngineBridge* bridge = control_->bridge();
     bridge->setStepsPerSecond(actions_->paceControl()->stepsPerSecond());
     connect(actions_->paceControl(), &RunPaceControl::paceChanged, bridge, &EngineBridge::setStepsPerSecond);
@@ -334,7 +334,7 @@ bool MainWindow::startRun() {
     views_.config->settleModelFile();  // a model path typed but not yet confirmed
     if (control_->isActive() || !views_.config->isValid()) return false;
     if (const int seeds = views_.config->seeds(); seeds > 1)
-        return findChild<SeedRunSequence*>()->start(views_.config->config(), seeds);
+        return seedRuns_->start(views_.config->config(), seeds);
     return control_->start(views_.config->config());
 }
 

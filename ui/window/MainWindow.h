@@ -42,6 +42,7 @@ class RunOpener;
 class RunSet;
 class ScenarioRunner;
 class ScenarioShelf;
+class SeedRunSequence;
 class StatusPanel;
 class ViewDirector;
 class WindowActions;
@@ -133,6 +134,7 @@ private:
     RunOpener* opener_ = nullptr;
     ScenarioShelf* shelf_ = nullptr;
     ScenarioRunner* scenarios_ = nullptr;
+    SeedRunSequence* seedRuns_ = nullptr;  // Start with Seeds above 1
     StatusPanel* status_ = nullptr;
     WindowActions* actions_ = nullptr;
     DockLayout* layout_ = nullptr;

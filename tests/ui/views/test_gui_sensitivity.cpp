@@ -154,11 +154,14 @@ private Q_SLOTS:
         QCOMPARE(map->drawnText(1, 1), QStringLiteral("0.0004"));
         QCOMPARE(map->drawnText(2, 0), QStringLiteral("0"));
         QCOMPARE(map->zeroMarkCount(), 1);  // conv1 in fp8 only
-        // The colour bar: logarithmic, labelled, from the smallest non-zero score to the largest.
+        // The colour bar: logarithmic, labelled, from the decade below the smallest non-zero
+        // score (5e-9: 1e-9) to the decade above the largest (4e-4: 1e-3), so that a
+        // power-of-ten tick labels each end. Within a part in 10^12 of those decades.
         QCOMPARE(map->colorScale()->dataScaleType(), QCPAxis::stLogarithmic);
         QVERIFY(map->colorScale()->axis()->label().contains(QStringLiteral("log")));
-        QCOMPARE_BITS(map->colorScale()->dataRange().lower, 5e-9);
-        QCOMPARE_BITS(map->colorScale()->dataRange().upper, 4e-4);
+        const QCPRange bar = map->colorScale()->dataRange();
+        QVERIFY2(std::abs(bar.lower / 1e-9 - 1.0) < 1e-12, qPrintable(QString::number(bar.lower)));
+        QVERIFY2(std::abs(bar.upper / 1e-3 - 1.0) < 1e-12, qPrintable(QString::number(bar.upper)));
 
         // The latest pass instead of the mean: a second pass, three times the first.
         run->takeRecord(toJson(pass(10, 3.0)));
