@@ -1,13 +1,20 @@
 // `ampscope-cli report` on folders of runs: a scenario's output folder (what
 // `run --scenario NAME --out DIR` writes) and a job's folder of ranks (rank-N, as the
 // recorder writes under torch.distributed) report every run they hold, in the order the
-// window opens them; a folder with no run in it is one clear line.
+// window opens them; a folder with no run in it is one clear line. A job of many ranks
+// (8 or more: core's ManyRuns rule) gets pages for its first rank and its outliers only,
+// and one table on the first page for the rest: a 12-rank job written here as the recorder
+// writes it, rank 7's loss NaN at step 30 and rank 4's steps twice as long, reports three
+// sections, and the table's count and final-loss range are those of the other nine ranks'
+// summary.json, read here; a 7-rank job keeps a section per rank.
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QFileInfo>
 #include <QtTest/QtTest>
+#include <cmath>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
@@ -57,6 +64,61 @@ QStringList sectionTitles(const QString& html) {
         if (title != QLatin1String("Side by side") && title != QLatin1String("The runs together")) titles << title;
     }
     return titles;
+}
+
+// A synthetic job of `ranks` ranks as the recorder writes one (JOB/rank-N: config.json,
+// events.jsonl with run_start, run_info and a step line per step, summary.json): every
+// rank's loss a little apart; rank kNanRank's loss NaN at step kNanStep (the first
+// non-finite), rank kSlowRank's steps twice as long (a straggler).
+constexpr int kJobSteps = 60, kNanRank = 7, kNanStep = 30, kSlowRank = 4;
+
+double rankLoss(int rank, int step) {
+    return 2.0 * std::exp(-step / 20.0) + 0.3 + 0.002 * rank + 0.001 * std::sin(step + rank);
+}
+
+bool writeSyntheticJob(const QString& job, int ranks) {
+    for (int rank = 0; rank < ranks; ++rank) {
+        const QString dir = QStringLiteral("%1/rank-%2").arg(job).arg(rank);
+        if (!QDir().mkpath(dir)) return false;
+        json config = smallRun("fp16");
+        config["name"] = "rank-" + std::to_string(rank);
+        std::ofstream(QFile::encodeName(dir + "/config.json").toStdString()) << config.dump();
+        std::ofstream events(QFile::encodeName(dir + "/events.jsonl").toStdString());
+        events << json{{"type", "run_start"}, {"schema_version", 1}, {"device", "cpu"}, {"threads", 1},
+                       {"time", "2026-01-01T00:00:00Z"}}.dump()
+               << '\n';
+        events << json{{"type", "run_info"}, {"layers", {"fc1", "out"}}, {"model", "mlp"}, {"parameters", 100},
+                       {"device", "cpu"}}.dump()
+               << '\n';
+        for (int step = 1; step <= kJobSteps; ++step) {
+            const double seconds = (rank == kSlowRank ? 0.02 : 0.01) * (1.0 + 0.01 * std::sin(step + rank));
+            json line{{"type", "step"}, {"step", step}, {"epoch", 1}, {"loss", rankLoss(rank, step)},
+                      {"step_seconds", seconds}, {"samples_per_second", 32.0 / seconds}, {"scale", 65536.0}};
+            if (rank == kNanRank && step == kNanStep) line["loss"] = nullptr, line["loss_nonfinite"] = "nan";
+            events << line.dump() << '\n';
+        }
+        events << json{{"type", "run_end"}, {"status", "finished"}}.dump() << '\n';
+        std::ofstream(QFile::encodeName(dir + "/summary.json").toStdString())
+            << json{{"status", "finished"}, {"steps", kJobSteps}, {"final_train_loss", rankLoss(rank, kJobSteps)},
+                    {"val_accuracy", 0.8 + 0.005 * rank}}.dump();
+    }
+    return true;
+}
+
+json summaryOf(const QString& dir) {
+    return json::parse(readText(dir + QStringLiteral("/summary.json")).toStdString());
+}
+
+// The two numbers of a digest row "KEY | LO to HI", as the report printed them.
+bool rangeRow(const QString& html, const QString& key, double& lo, double& hi) {
+    const QRegularExpression row(QStringLiteral("<td class=\"key\">%1</td><td>([-+0-9.e]+)(?: %)? to ([-+0-9.e]+)")
+                                     .arg(QRegularExpression::escape(key)));
+    const QRegularExpressionMatch m = row.match(html);
+    if (!m.hasMatch()) return false;
+    bool ok1 = false, ok2 = false;
+    lo = m.captured(1).toDouble(&ok1);
+    hi = m.captured(2).toDouble(&ok2);
+    return ok1 && ok2;
 }
 
 }  // namespace
@@ -127,6 +189,68 @@ private Q_SLOTS:
                  0);
         QCOMPARE(sectionTitles(readText(html)), (QStringList{QStringLiteral("rank-2"), QStringLiteral("no-scaler"),
                                                              QStringLiteral("dynamic-scaler")}));
+    }
+
+    // 12 ranks: pages for rank 0 (standing for the band), rank 4 (straggler) and rank 7
+    // (first non-finite) only; the other nine accounted for in one table on the first page.
+    void aManyRankJobHasPagesForItsFirstRankAndOutliersOnly() {
+        const QString job = tmp_.filePath(QStringLiteral("job12"));
+        QVERIFY(writeSyntheticJob(job, 12));
+        const QString out = tmp_.filePath(QStringLiteral("job12.html"));
+        const auto r = test::runCli({QStringLiteral("report"), job, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString html = readText(out);
+        QCOMPARE(sectionTitles(html), (QStringList{QStringLiteral("job12/rank-0"), QStringLiteral("job12/rank-4"),
+                                                   QStringLiteral("job12/rank-7")}));
+        // The job's sentence stays, naming the rank the NaN came from.
+        QVERIFY2(html.contains(QStringLiteral("<b>Job %1</b> (12 ranks):").arg(job)), qPrintable(html.left(3000)));
+        QVERIFY(html.contains(QStringLiteral("job12/rank-7 (first non-finite, at step %1)").arg(kNanStep)));
+        QVERIFY(html.contains(QStringLiteral("job12/rank-4 (straggler")));
+        // 12 - 3 with pages = 9 accounted for, by rank number.
+        QVERIFY(html.contains(QStringLiteral("The other 9 ranks are accounted for here: every one of them is within "
+                                             "the band")));
+        QVERIFY(html.contains(QStringLiteral("9 ranks: ranks 1-3, 5-6, 8-11")));
+        QVERIFY(html.contains(QStringLiteral("in their run folders in %1").arg(job)));
+        // The range of the nine's final train loss and accuracy, from their summary.json.
+        double lossLo = INFINITY, lossHi = -INFINITY, accLo = INFINITY, accHi = -INFINITY;
+        for (const int rank : {1, 2, 3, 5, 6, 8, 9, 10, 11}) {
+            const json summary = summaryOf(QStringLiteral("%1/rank-%2").arg(job).arg(rank));
+            lossLo = std::min(lossLo, summary["final_train_loss"].get<double>());
+            lossHi = std::max(lossHi, summary["final_train_loss"].get<double>());
+            accLo = std::min(accLo, 100.0 * summary["val_accuracy"].get<double>());
+            accHi = std::max(accHi, 100.0 * summary["val_accuracy"].get<double>());
+        }
+        double lo = 0, hi = 0;
+        QVERIFY(rangeRow(html, QStringLiteral("Final train loss"), lo, hi));
+        // Printed to 5 significant digits: within half a unit of the fifth digit.
+        QVERIFY2(std::abs(lo - lossLo) <= 5e-5 * lossLo && std::abs(hi - lossHi) <= 5e-5 * lossHi,
+                 qPrintable(QStringLiteral("%1 to %2, expected %3 to %4").arg(lo).arg(hi).arg(lossLo).arg(lossHi)));
+        QVERIFY(rangeRow(html, QStringLiteral("Val accuracy"), lo, hi));
+        QVERIFY(std::abs(lo - accLo) <= 5e-4 * accLo && std::abs(hi - accHi) <= 5e-4 * accHi);
+        // The side-by-side table holds the three runs with pages (and its key column).
+        const qsizetype side = html.indexOf(QStringLiteral("<h2>Side by side</h2>"));
+        QVERIFY(side > 0);
+        const QString sideTable = html.mid(side, html.indexOf(QStringLiteral("</table>"), side) - side);
+        QCOMPARE(sideTable.count(QStringLiteral("<th>")), 4);
+        // The PDF of the same job is written too.
+        const QString pdf = tmp_.filePath(QStringLiteral("job12.pdf"));
+        QCOMPARE(test::runCli({QStringLiteral("report"), job, QStringLiteral("--out"), pdf}).exitCode, 0);
+        QVERIFY(readText(pdf).startsWith(QStringLiteral("%PDF-")));
+    }
+
+    // Below the band's 8 ranks, every rank keeps its pages and no rank is accounted for.
+    void aSmallJobKeepsASectionPerRank() {
+        const QString job = tmp_.filePath(QStringLiteral("job7"));
+        QVERIFY(writeSyntheticJob(job, 7));
+        const QString out = tmp_.filePath(QStringLiteral("job7.html"));
+        const auto r = test::runCli({QStringLiteral("report"), job, QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString html = readText(out);
+        QStringList expected;
+        for (int rank = 0; rank < 7; ++rank) expected << QStringLiteral("job7/rank-%1").arg(rank);
+        QCOMPARE(sectionTitles(html), expected);
+        QVERIFY(!html.contains(QStringLiteral("as one band</h3>")));
+        QVERIFY(html.contains(QStringLiteral("(7 ranks):")));
     }
 
     void aFolderWithoutRunsIsOneLine() {

@@ -8,6 +8,7 @@
 
 #include "views/LossPlot.h"
 #include "views/ScalePlot.h"
+#include "report/ReportBandDigest.h"
 #include "report/ReportRun.h"
 #include "report/ReportRunViews.h"
 #include "report/PrecisionMapReport.h"
@@ -187,6 +188,20 @@ QString jobOriginsHtml(const std::vector<ReportInput>& inputs, const std::vector
     return html;
 }
 
+// The bands' digests (ReportBandDigest.h), after the job paragraphs they follow from.
+QString bandDigestsHtml(const ReportSections& sections, const std::vector<ReportRun>& runs) {
+    QString html;
+    bool accounted = false;
+    for (const ReportBandDigest& digest : sections.digests) {
+        html += report_text::bandDigestHtml(digest, runs);
+        accounted = accounted || !digest.rest.empty();
+    }
+    if (accounted)
+        html += QStringLiteral("<p class=\"note\">The table side by side and each run's pages hold the runs "
+                               "with pages of their own; the plots of the runs together draw every run.</p>");
+    return html;
+}
+
 }  // namespace
 
 QString writeReport(const QStringList& folders, const ReportOptions& options) {
@@ -201,7 +216,8 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
     const std::vector<ReportInput> inputs = reportInputs(folders, options.shownDirectories, folderError);
     if (inputs.empty()) return folderError;
     const bool comparison = inputs.size() > 1;
-    const int total = 2 * static_cast<int>(inputs.size()) + (comparison ? 2 : 1);
+    // One step per run read, then per run with pages (counted once they are known).
+    int total = 2 * static_cast<int>(inputs.size()) + (comparison ? 2 : 1);
     int done = 0;
     const auto step = [&](const QString& what) {
         return !options.progress || options.progress(done++, total, what);
@@ -239,6 +255,14 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
         }
     }
     const QString jobs = jobOriginsHtml(inputs, runs);
+    // A band of many gets pages for its first member and its named outliers only; the
+    // rest are accounted for on the first page (ReportBandDigest.h). Decided over the runs
+    // as read, before any view shows them.
+    const ReportSections sections = reportSections(set, ids);
+    std::vector<ReportRun> paged;
+    for (std::size_t i = 0; i < runs.size(); ++i)
+        if (sections.ownSection[i]) paged.push_back(runs[i]);
+    total -= static_cast<int>(runs.size() - paged.size());
 
     const QString title = runs.size() == 1
                               ? QStringLiteral("AmpScope report: %1").arg(runs[0].title)
@@ -257,7 +281,8 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
     std::vector<const RunModel*> models;
     for (const RunId id : ids) models.push_back(set.run(id));
     const std::vector<stats::BandCandidate> candidates = bandCandidatesOf(models);
-    sink->html(report_text::headerHtml(runs, options.generated) + jobs + report_text::comparisonHtml(runs) +
+    sink->html(report_text::headerHtml(runs, options.generated) + jobs + bandDigestsHtml(sections, runs) +
+               report_text::comparisonHtml(paged) +
                report_text::seedBandHtml(stats::bandVerdictLines(stats::bandVerdicts(candidates), candidates)));
     if (comparison) {
         if (!step(QStringLiteral("Drawing the runs together"))) {
@@ -268,6 +293,7 @@ QString writeReport(const QStringList& folders, const ReportOptions& options) {
         writeSetSection(setViews, ids, runs, *sink);
     }
     for (std::size_t i = 0; i < runs.size(); ++i) {
+        if (!sections.ownSection[i]) continue;
         if (!step(QStringLiteral("Drawing %1").arg(runs[i].title))) {
             sink->finish();
             QFile::remove(path);

@@ -33,10 +33,9 @@ bool RunBand::sameDrawing(const RunBand& other) const {
     return true;
 }
 
-std::vector<RunBand> shownBandMembers(const RunSet& set) {
-    std::vector<const RunModel*> shown;
-    for (const RunModel* run : set.runs())
-        if (set.isShown(run->id())) shown.push_back(run);
+namespace {
+
+std::vector<RunBand> bandMembersOf(const std::vector<const RunModel*>& shown) {
     std::vector<stats::RunIdentity> identities;
     identities.reserve(shown.size());
     for (const RunModel* run : shown) {
@@ -57,6 +56,15 @@ std::vector<RunBand> shownBandMembers(const RunSet& set) {
         bands.push_back(std::move(band));
     }
     return bands;
+}
+
+}  // namespace
+
+std::vector<RunBand> shownBandMembers(const RunSet& set) {
+    std::vector<const RunModel*> shown;
+    for (const RunModel* run : set.runs())
+        if (set.isShown(run->id())) shown.push_back(run);
+    return bandMembersOf(shown);
 }
 
 namespace {
@@ -111,6 +119,15 @@ void findOutliers(const RunSet& set, RunBand& band) {
 
 std::vector<RunBand> shownRunBands(const RunSet& set) {
     std::vector<RunBand> bands = shownBandMembers(set);
+    for (RunBand& band : bands) findOutliers(set, band);
+    return bands;
+}
+
+std::vector<RunBand> runBandsOf(const RunSet& set, const std::vector<RunId>& runs) {
+    std::vector<const RunModel*> models;
+    for (const RunId id : runs)
+        if (const RunModel* run = set.run(id)) models.push_back(run);
+    std::vector<RunBand> bands = bandMembersOf(models);
     for (RunBand& band : bands) findOutliers(set, band);
     return bands;
 }

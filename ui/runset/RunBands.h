@@ -7,6 +7,9 @@
 // - shownRunBands(set): the groups among RunSet::shownRuns(), in the set's list order,
 //   members in list order. Derived each call from the set's stores; nothing is kept.
 //   shownBandMembers(set) is the cheap half: who is in a band, without the outliers.
+// - runBandsOf(set, runs): the same groups and outliers among the runs given, in that
+//   order, shown or not (a report decides which runs get pages of their own before it
+//   shows any).
 // - A band's name: a job's folder name ("job"), a seed group's name (seedGroupName).
 // - Its outliers (ManyRuns.h's rules), each named once with every reason it has, in this
 //   order: the member that went non-finite first (RunSet::firstNonFinite, at its step),
@@ -47,5 +50,6 @@ struct RunBand {
 
 std::vector<RunBand> shownBandMembers(const RunSet& set);
 std::vector<RunBand> shownRunBands(const RunSet& set);
+std::vector<RunBand> runBandsOf(const RunSet& set, const std::vector<RunId>& runs);
 
 }  // namespace ampscope::ui
