@@ -28,11 +28,15 @@ bool parseCommonRecordLine(std::string_view line, ParsedRecord& out) {
 }
 
 ParsedRunReader::ParsedRunReader(const std::string& dir, std::size_t batchRecords,
-                                 std::vector<std::string> skippedTypes)
+                                 std::vector<std::string> skippedTypes, Start when)
     : reader_(dir), start_(reader_.data()), batchRecords_(batchRecords > 0 ? batchRecords : 1),
       totalBytes_(reader_.totalBytes()) {
     for (const std::string& type : skippedTypes) skippedEndings_.push_back("\"type\":\"" + type + "\"}");
-    worker_ = std::thread([this] { work(); });
+    if (when == Start::AtOnce) start();
+}
+
+void ParsedRunReader::start() {
+    if (!worker_.joinable()) worker_ = std::thread([this] { work(); });
 }
 
 ParsedRunReader::~ParsedRunReader() {
@@ -41,7 +45,7 @@ ParsedRunReader::~ParsedRunReader() {
         stop_ = true;
     }
     room_.notify_all();
-    worker_.join();
+    if (worker_.joinable()) worker_.join();
 }
 
 void ParsedRunReader::work() {
@@ -90,6 +94,7 @@ void ParsedRunReader::work() {
 }
 
 bool ParsedRunReader::next(std::vector<ParsedRecord>& batch) {
+    start();
     std::unique_lock<std::mutex> lock(mutex_);
     ready_.wait(lock, [&] { return !queue_.empty() || workerDone_; });
     if (!queue_.empty()) {

@@ -11,7 +11,9 @@
 // ParsedRunReader contract:
 // - The constructor opens the run as RunRecordReader does and refuses what it refuses
 //   (InputError, on the caller's thread); startData() is its data() at that point
-//   (config, summary, complete). Then a worker thread reads events.jsonl in batches of
+//   (config, summary, complete). Then (at once, or with Start::Later at start() or the
+//   first next(): a caller opening many runs starts a few at a time, since each worker
+//   holds batches in flight) a worker thread reads events.jsonl in batches of
 //   up to batchRecords records, keeping at most kQueuedBatches of them waiting, so memory
 //   is bounded by a few batches whatever the run's length.
 // - next(batch) replaces batch's contents with the next records in file order (what the
@@ -51,17 +53,20 @@ bool parseCommonRecordLine(std::string_view line, ParsedRecord& out);
 class ParsedRunReader {
 public:
     static constexpr std::size_t kQueuedBatches = 2;
+    enum class Start { AtOnce, Later };
 
     // skippedTypes: record types the consumer reads none of; their lines are passed over
     // unparsed where the line's end names the type (`"type":"NAME"}`, as this program's
     // writers end every line of a type that sorts last), and handed over as JSON otherwise.
     explicit ParsedRunReader(const std::string& dir, std::size_t batchRecords = 16384,
-                             std::vector<std::string> skippedTypes = {});
+                             std::vector<std::string> skippedTypes = {}, Start when = Start::AtOnce);
     ~ParsedRunReader();
     ParsedRunReader(const ParsedRunReader&) = delete;
     ParsedRunReader& operator=(const ParsedRunReader&) = delete;
 
     const RunData& startData() const { return start_; }
+    // Starts the worker (once; next() calls it).
+    void start();
     bool next(std::vector<ParsedRecord>& batch);
     const RunData& data() const { return final_; }
 

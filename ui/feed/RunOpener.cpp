@@ -14,6 +14,8 @@
 #include "run/RunFollower.h"
 #include "run/RunReader.h"
 #include "run/RunSetFolder.h"
+#include "config/ConfigJson.h"
+#include "runset/OpenedBandMembers.h"
 #include "runset/RunDirectoryLoading.h"
 #include "runset/RunSet.h"
 
@@ -151,14 +153,17 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
     bool following = false;
     const bool focus = !asSet;
     QStringList complete;
-    for (const std::string& dir : directories) {
-        const QString directory = QString::fromStdString(dir);
+    std::vector<bool> completeInBand;
+    const std::vector<bool> inBand = bandMembersAmong(directories);
+    for (std::size_t d = 0; d < directories.size(); ++d) {
+        const QString directory = QString::fromStdString(directories[d]);
         if (QFileInfo::exists(directory + QStringLiteral("/summary.json"))) {
             complete << directory;
+            completeInBand.push_back(inBand[d]);
             continue;
         }
         QString failure;
-        const RunId id = followDirectory(directory, focus, &failure);
+        const RunId id = followDirectory(directory, focus, inBand[d], &failure);
         if (id == kNoRun) {
             refused << failure;
             continue;
@@ -173,7 +178,7 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
         loadRunDirectories(*set_, complete, {focus, true}, [&](double fraction) {
             Q_EMIT progress(tr("Opening %1\u2026 %2%").arg(shown(cleaned)).arg(100.0 * fraction, 0, 'f', 0));
             QCoreApplication::processEvents(QEventLoop::ExcludeUserInputEvents);
-        });
+        }, completeInBand);
     for (const LoadedRun& loaded : loadedRuns) {
         if (!loaded.run) {
             refused << loaded.error;
@@ -214,12 +219,13 @@ bool RunOpener::openLocal(const QString& path, QString* error) {
     return true;
 }
 
-RunId RunOpener::followDirectory(const QString& directory, bool focus, QString* failure) {
+RunId RunOpener::followDirectory(const QString& directory, bool focus, bool bandMember, QString* failure) {
     QString note;
     RunContext context;
     std::unique_ptr<RunFollower> follower;
     try {
         context = recordedRunContext(directory, &note);
+        context.bandMember = bandMember;
         follower = std::make_unique<RunFollower>(directory.toStdString());
     } catch (const std::exception& e) {
         *failure = QString::fromUtf8(e.what()).replace(directory, shown(directory));
@@ -228,6 +234,30 @@ RunId RunOpener::followDirectory(const QString& directory, bool focus, QString* 
     const RunId id = addFollowed(std::move(follower), context, focus, failure);
     if (failure && !failure->isEmpty()) failure->replace(directory, shown(directory));
     return id;
+}
+
+std::vector<bool> RunOpener::bandMembersAmong(const std::vector<std::string>& directories) {
+    // Decided among every run of the folder, those followed and those read whole alike, so
+    // a job whose ranks are partly finished is thin throughout. A rank is grouped by its
+    // job folder; another run by its config (one that is not a run is in no band).
+    std::vector<stats::RunIdentity> identities;
+    std::vector<std::size_t> runs;
+    for (std::size_t d = 0; d < directories.size(); ++d) {
+        nlohmann::json config;
+        if (stats::jobOfDirectory(directories[d]).empty()) {
+            try {
+                config = configToJson(recordedRunContext(QString::fromStdString(directories[d]), nullptr).config);
+            } catch (const std::exception&) {
+                continue;  // refused below, with its line
+            }
+        }
+        identities.push_back({directories[d], std::move(config)});
+        runs.push_back(d);
+    }
+    const std::vector<bool> among = openedBandMembers(identities);
+    std::vector<bool> member(directories.size(), false);
+    for (std::size_t k = 0; k < runs.size(); ++k) member[runs[k]] = among[k];
+    return member;
 }
 
 RunId RunOpener::follow(std::unique_ptr<RunFollower> follower, const RunContext& context) {

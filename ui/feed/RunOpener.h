@@ -36,6 +36,7 @@
 #include <map>
 #include <memory>
 #include <set>
+#include <string>
 #include <vector>
 
 #include "runset/RunObserver.h"
@@ -92,7 +93,9 @@ private:
     QString shown(const QString& directory) const;  // as people read it: ~/..., host:path
     void endRemote();
     // kNoRun with `failure` set when the directory is refused or fails on its first poll.
-    RunId followDirectory(const QString& directory, bool focus, QString* failure);
+    RunId followDirectory(const QString& directory, bool focus, bool bandMember, QString* failure);
+    // Which of the folder's runs a band will draw (OpenedBandMembers.h), one flag each.
+    static std::vector<bool> bandMembersAmong(const std::vector<std::string>& directories);
     // failedAtOnce: a failure of the first poll removes the run and is said there, not signalled.
     RunId addFollowed(std::unique_ptr<RunFollower> follower, const RunContext& context, bool focus,
                       QString* failedAtOnce);

@@ -10,9 +10,12 @@
 //   handed) and which outlive the graphs; refill() derives it again.
 // - The median's graph carries the legend entry (its name is the caller's); the edges
 //   stay out of the legend, the high edge carries the fill down to the low edge.
-// - refill() costs one pass over every member's kept points (a k-way walk by step) and a
-//   sort of the values at each step: about 0.1 s for 512 members of 10^4 points, so the
-//   caller coalesces refills, never one per record.
+// - The band is taken over each member's bucket firsts (DecimatedSeries::bucketFirsts:
+//   every point of a short member, a thinned one's value every pointsPerBucket() steps),
+//   never over the extremes a thinned member keeps at steps of its own.
+// - refill() costs one pass over every member's bucket firsts and a selection of the
+//   values at each step: about 0.1 s for 512 members of 10^4 points, so the caller
+//   coalesces refills, never one per record.
 #include <vector>
 
 #include "plots/SeriesGraph.h"

@@ -103,6 +103,17 @@ double DecimatedSeries::yNear(double x) const {
     return ys_[nearestIndex(x)];
 }
 
+void DecimatedSeries::bucketFirsts(std::vector<double>& xs, std::vector<double>& ys) const {
+    // A bucket's first kept point is its first appended point: keepRepresentatives keeps
+    // it first, and a merged bucket starts with its first half's first point.
+    xs.resize(bucketStarts_.size());
+    ys.resize(bucketStarts_.size());
+    for (std::size_t b = 0; b < bucketStarts_.size(); ++b) {
+        xs[b] = xs_[bucketStarts_[b]];
+        ys[b] = ys_[bucketStarts_[b]];
+    }
+}
+
 DecimatedSeries::Extremes DecimatedSeries::scan(std::size_t begin, std::size_t end) const {
     Extremes e;
     for (std::size_t i = begin; i < end; ++i) e.take(i, ys_);

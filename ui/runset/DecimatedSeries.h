@@ -17,6 +17,9 @@
 //   every appended point, and are O(1) to read, so plots set their axis ranges without
 //   scanning data per frame. appendedCount() counts every appended point.
 // - x(i)/y(i)/nearestIndex/lowerIndex address the kept points.
+// - bucketFirsts(xs, ys): each bucket's first point, in order: the series sampled every
+//   pointsPerBucket() appended points, so series appended at the same x's (a job's ranks)
+//   are sampled at the same x's; below bucketLimit() points, every point.
 // - view(xLow, xHigh, buckets) returns what to draw for that x range at that many pixel
 //   columns: the kept points when they are few (<= 2 per column), else per column the
 //   minimum and the maximum in the order they occurred, both at the column's middle x
@@ -41,6 +44,13 @@ public:
     // 16384 buckets: a full view at 4096 pixel columns still has 4 buckets per column,
     // and a series costs at most 64 Ki points (1 MiB) whatever the run's length.
     static constexpr std::size_t kDefaultBucketLimit = 16384;
+    // A member of a band of many runs (StepSeries, RunContext::bandMember): the band is
+    // drawn from the members' bucket firsts, at least 1024 of them once the series is thinned
+    // (bucket counts lie between half the limit and the limit): about one per pixel column of
+    // a full-width plot at 1280x800, and a member drawn alone still gets a bucket's first
+    // point, extremes and first non-finite value per column. A job of 512 ranks x 10^4 steps
+    // then keeps about 3 points in 8 of each series instead of every one.
+    static constexpr std::size_t kBandMemberBucketLimit = 2048;
 
     // bucketLimit is rounded up to an even number >= 2.
     explicit DecimatedSeries(std::size_t bucketLimit = kDefaultBucketLimit);
@@ -77,6 +87,9 @@ public:
     double yNear(double x) const;
 
     void view(double xLow, double xHigh, int buckets, std::vector<Point>& out) const;
+
+    // Replaces xs and ys with each bucket's first point (see the contract).
+    void bucketFirsts(std::vector<double>& xs, std::vector<double>& ys) const;
 
 private:
     static constexpr std::size_t kNone = std::numeric_limits<std::size_t>::max();

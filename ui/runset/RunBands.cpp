@@ -69,9 +69,13 @@ std::vector<RunBand> shownBandMembers(const RunSet& set) {
 
 namespace {
 
-stats::MemberSeries memberSeries(const DecimatedSeries& s) {
-    return {s.xs().data(), s.ys().data(), s.size()};
-}
+// A member's points as its band is taken (QuantileBandGraphs): its bucket firsts, the same
+// steps in every member, never the extremes a thinned member keeps at steps of its own.
+struct MemberPoints {
+    std::vector<double> steps, values;
+    explicit MemberPoints(const DecimatedSeries& s) { s.bucketFirsts(steps, values); }
+    stats::MemberSeries series() const { return {steps.data(), values.data(), steps.size()}; }
+};
 
 void addReason(RunBand& band, const RunModel* run, const QString& why) {
     for (BandOutlier& o : band.outliers)
@@ -90,7 +94,8 @@ void findOutliers(const RunSet& set, RunBand& band) {
         addReason(band, run, QObject::tr("first non-finite, at step %1").arg(run->firstNonFiniteStep()));
     }
     std::vector<double> typicalStepMs;
-    for (const RunModel* run : band.members) typicalStepMs.push_back(stats::medianOf(run->steps().stepMilliseconds().ys()));
+    for (const RunModel* run : band.members)
+        typicalStepMs.push_back(stats::medianOf(MemberPoints(run->steps().stepMilliseconds()).values));
     const double groupTypical = stats::medianOf(typicalStepMs);
     std::vector<std::size_t> slow = stats::stragglers(typicalStepMs);
     std::sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return typicalStepMs[a] > typicalStepMs[b]; });
@@ -99,8 +104,10 @@ void findOutliers(const RunSet& set, RunBand& band) {
                   QObject::tr("straggler: step time %1x the typical %2 ms")
                       .arg(typicalStepMs[m] / groupTypical, 0, 'f', 1)
                       .arg(groupTypical, 0, 'g', 3));
+    std::vector<MemberPoints> smoothed;
+    smoothed.reserve(band.members.size());
     std::vector<stats::MemberSeries> losses;
-    for (const RunModel* run : band.members) losses.push_back(memberSeries(run->steps().smoothedLoss()));
+    for (const RunModel* run : band.members) losses.push_back(smoothed.emplace_back(run->steps().smoothedLoss()).series());
     const std::vector<stats::QuantileBandPoint> lossBand = stats::quantileBandSeries(losses);
     for (std::size_t m = 0; m < band.members.size(); ++m)
         if (const std::optional<stats::StepRange> away = stats::departure(lossBand, losses[m]))

@@ -3,8 +3,11 @@
 #include <QDir>
 #include <QElapsedTimer>
 #include <QFileInfo>
+#include <algorithm>
 #include <nlohmann/json.hpp>
+#include <thread>
 
+#include "runset/OpenedBandMembers.h"
 #include "runset/RecordDispatcher.h"
 #include "config/ConfigJson.h"
 #include "engine/RunRecords.h"
@@ -21,6 +24,17 @@ namespace {
 // keep a few batches each waiting.
 constexpr std::size_t kBatchRecords = 8192;
 constexpr qint64 kProgressMilliseconds = 100;
+
+// How many runs parse at once; the others wait their turn, opened but not started. Parsing
+// is most of the work and each reader's thread keeps one core busy, so one reader per core
+// (at least 2: one run's parsing overlaps the stores taking another's) reads as fast as
+// any number; each reader beyond them only adds its batches in flight (up to
+// ParsedRunReader::kQueuedBatches + 2 of kBatchRecords records, a few MiB), and a job of
+// 512 ranks read all at once held 0.8 GiB of them at its peak. At most 8: past that the
+// calling thread, which hands every record to its run's stores, is what takes the time.
+std::size_t runsReadAtOnce() {
+    return std::clamp<std::size_t>(std::thread::hardware_concurrency(), 2, 8);
+}
 
 RunContext contextFor(const QString& directory, const nlohmann::json& config, QString* note) {
     RunContext context;
@@ -107,23 +121,49 @@ void finishRun(RunSet& set, RunBeingRead& read, LoadedRun& loaded, const QString
 
 std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& directories,
                                           RunSet::AddOptions options,
-                                          const std::function<void(double)>& progress) {
+                                          const std::function<void(double)>& progress,
+                                          const std::vector<bool>& bandMembers) {
     std::vector<LoadedRun> loaded(static_cast<std::size_t>(directories.size()));
     std::vector<RunBeingRead> reads(loaded.size());
+    std::vector<RunContext> contexts(loaded.size());
     for (std::size_t i = 0; i < loaded.size(); ++i) {
         const QString dir = QDir::cleanPath(directories[static_cast<qsizetype>(i)]);
         RunBeingRead& read = reads[i];
         try {
-            // Every run parses on a thread of its own from now on, while this one feeds them.
+            // Opened now (refusals, config, summary); parsed later, a few runs at a time.
             read.reader = std::make_unique<ParsedRunReader>(dir.toStdString(), kBatchRecords,
-                                                            recordTypesNoViewReads());
+                                                            recordTypesNoViewReads(), ParsedRunReader::Start::Later);
         } catch (const std::exception& e) {
             loaded[i].error = QString::fromUtf8(e.what());
             continue;
         }
         loaded[i].complete = read.reader->startData().complete;
         loaded[i].configJson = std::make_shared<const nlohmann::json>(read.reader->startData().config);
-        loaded[i].run = set.addRun(contextFor(dir, read.reader->startData().config, &loaded[i].note), options);
+        contexts[i] = contextFor(dir, read.reader->startData().config, &loaded[i].note);
+    }
+    // Which runs a band will draw, by the plots' own rule, among the runs opened here
+    // (unless the caller decided among more), before any store takes a step.
+    std::vector<bool> members = bandMembers;
+    if (members.size() != loaded.size()) {
+        std::vector<stats::RunIdentity> identities;
+        std::vector<std::size_t> readable;
+        for (std::size_t i = 0; i < loaded.size(); ++i) {
+            if (!reads[i].reader) continue;
+            const std::string directory = contexts[i].runDirectory.toStdString();
+            identities.push_back({directory, stats::jobOfDirectory(directory).empty()
+                                                 ? configToJson(contexts[i].config)
+                                                 : nlohmann::json()});
+            readable.push_back(i);
+        }
+        const std::vector<bool> among = openedBandMembers(identities);
+        members.assign(loaded.size(), false);
+        for (std::size_t k = 0; k < readable.size(); ++k) members[readable[k]] = among[k];
+    }
+    for (std::size_t i = 0; i < loaded.size(); ++i) {
+        RunBeingRead& read = reads[i];
+        if (!read.reader) continue;
+        contexts[i].bandMember = members[i];
+        loaded[i].run = set.addRun(contexts[i], options);
         read.observers = {loaded[i].run};
         RecordDispatcher::Hooks hooks;
         RunSet* owner = &set;
@@ -134,35 +174,51 @@ std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& direct
         read.dispatcher = std::make_unique<RecordDispatcher>(read.observers, hooks);
         read.reading = true;
     }
+    // The runs in their order, at most runsReadAtOnce() of them parsing at a time.
+    const std::size_t atOnce = runsReadAtOnce();
+    std::int64_t totalBytes = 0, finishedBytes = 0;
+    for (const RunBeingRead& read : reads)
+        if (read.reader) totalBytes += read.reader->totalBytes();
+    std::vector<std::size_t> active;
+    std::size_t nextToStart = 0;
+    const auto startMore = [&] {
+        while (active.size() < atOnce && nextToStart < reads.size()) {
+            const std::size_t i = nextToStart++;
+            if (!reads[i].reading) continue;
+            reads[i].reader->start();
+            active.push_back(i);
+        }
+    };
+    startMore();
     QElapsedTimer sinceProgress;
     sinceProgress.start();
     std::vector<ParsedRecord> batch;
-    for (bool anyReading = true; anyReading;) {
-        anyReading = false;
-        // A batch of each run in turn: each reader has parsed ahead meanwhile.
-        for (std::size_t i = 0; i < reads.size(); ++i) {
+    while (!active.empty()) {
+        // A batch of each run being read in turn: each reader has parsed ahead meanwhile.
+        for (std::size_t k = 0; k < active.size();) {
+            const std::size_t i = active[k];
             RunBeingRead& read = reads[i];
-            if (!read.reading) continue;
             try {
                 if (read.reader->next(batch)) {
                     for (ParsedRecord& record : batch) read.dispatcher->take(std::move(record));
                     read.dispatcher->flushSteps();
-                    anyReading = true;
+                    ++k;
                     continue;
                 }
             } catch (const std::exception& e) {
                 loaded[i].error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
             }
             finishRun(set, read, loaded[i], QDir::cleanPath(directories[static_cast<qsizetype>(i)]));
+            finishedBytes += read.reader->bytesRead();
+            read.reader.reset();  // its worker and buffers go now, not after every run
+            read.dispatcher.reset();
+            active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
         }
+        startMore();
         if (progress && sinceProgress.elapsed() >= kProgressMilliseconds) {
-            double done = 0.0, total = 0.0;
-            for (const RunBeingRead& read : reads)
-                if (read.reader) {
-                    done += static_cast<double>(read.reader->bytesRead());
-                    total += static_cast<double>(read.reader->totalBytes());
-                }
-            progress(total > 0 ? std::min(1.0, done / total) : 1.0);
+            std::int64_t done = finishedBytes;
+            for (const std::size_t i : active) done += reads[i].reader->bytesRead();
+            progress(totalBytes > 0 ? std::min(1.0, static_cast<double>(done) / static_cast<double>(totalBytes)) : 1.0);
             sinceProgress.restart();
         }
     }

@@ -20,9 +20,13 @@
 //   summary's fields of another type). The summary, read once by its codec, goes to the
 //   run (RunModel::takeSummary).
 // - loadRunDirectories: loadRunDirectory for several directories at once, in their order:
-//   each is parsed on a thread of its own (ParsedRunReader) while the calling thread hands
-//   the batches of each in turn to its run, so the runs' parsing shares the cores with
-//   the stores taking them. progress gets the fraction of all their events read.
+//   every run joins the set at once (refusals at the start found then), and a few at a
+//   time (about one per core) are parsed, each on a thread of its own (ParsedRunReader),
+//   while the calling thread hands the batches of each in turn to its run, so the runs'
+//   parsing shares the cores with the stores taking them; the next run starts as one
+//   ends. progress gets the fraction of all their events read. The runs that a band will
+//   draw (OpenedBandMembers.h: among those given, or bandMembers, one flag per directory,
+//   when the caller decided among more) join as band members (RunContext::bandMember).
 // - loadRunFolder: every run of the folder, in runSetDirectories' order; a run that does
 //   not read is skipped with its line in `error`s. No run at all: one line naming the
 //   folder.
@@ -72,7 +76,8 @@ LoadedRun loadRunDirectory(RunSet& set, const QString& directory, RunSet::AddOpt
 
 std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& directories,
                                           RunSet::AddOptions options,
-                                          const std::function<void(double fraction)>& progress = {});
+                                          const std::function<void(double fraction)>& progress = {},
+                                          const std::vector<bool>& bandMembers = {});
 
 // The folder's runs (each as loadRunDirectory with `options`, the focus aside: none
 // takes it), then the focus goes to the run that went non-finite first (the first run

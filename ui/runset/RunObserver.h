@@ -38,6 +38,9 @@ struct RunContext {
     QString title;         // the run's name, for legends and captions
     QString runDirectory;  // where it is recorded; empty when it is not
     bool live = false;     // trained by this window (false: read from a run directory)
+    // Opened among many runs of one config that are drawn as one band (a job's ranks, 8 or
+    // more seeds: OpenedBandMembers.h): its step series keep less (StepSeries).
+    bool bandMember = false;
 };
 
 class RunObserver {

@@ -7,10 +7,17 @@
 namespace ampscope::ui {
 
 void StepSeries::beginRun(const RunContext& context) {
+    // A member of a band (a job's ranks, many seeds) keeps a smaller bucket limit: hundreds
+    // of such runs are open at once, and the band drawn from them needs only their bucket
+    // firsts at about pixel resolution (DecimatedSeries::kBandMemberBucketLimit); what any
+    // thinned series keeps (each bucket's extremes and first non-finite point, so the first
+    // non-finite step exactly) still draws a member alone. A run of its own keeps the default.
+    const std::size_t limit =
+        context.bandMember ? DecimatedSeries::kBandMemberBucketLimit : DecimatedSeries::kDefaultBucketLimit;
     for (DecimatedSeries* s : {&loss_, &smoothed_, &skipped_, &nonFinite_, &valLoss_, &valAccuracy_,
                                &log2Scale_, &tracker_, &backoffMarks_, &growthMarks_,
                                &samplesPerSecond_, &stepMilliseconds_, &gradNorm_, &gradNormClipped_})
-        s->clear();
+        *s = DecimatedSeries(limit);
     epochs_.clear();
     backoffs_.clear();
     growths_.clear();

@@ -18,6 +18,8 @@
 // - samplesPerSecond and stepMilliseconds: raw per step; gradNorm and gradNormClipped:
 //   the global norm of the unscaled gradients before and after clipping.
 // - firstNonFiniteLossStep: the first step whose loss was not finite (-1: none).
+// - Every series keeps DecimatedSeries' default bucket limit, or for a run opened as a
+//   member of a band (RunContext::bandMember) kBandMemberBucketLimit.
 #include <optional>
 #include <string>
 #include <vector>
