@@ -115,7 +115,11 @@ int runPrescribeCommand(const CliRequest& request, std::FILE* out, std::FILE* er
     int64_t total = config.train.max_steps > 0 ? config.train.max_steps : kSensitivitySteps;
     scanRequest.steps = std::min(total, kSensitivitySteps);
     announce(out, progress, {{"phase", "sensitivity"}, {"steps", scanRequest.steps}, {"runs", 3 * seeds}});
-    const SensitivityScan scan = scanSensitivity(reference, scanRequest);
+    // Each pass says how far the scan is (a window following this shows the step).
+    const SensitivityScan scan = scanSensitivity(reference, scanRequest, [&](const SensitivityRecord& pass) {
+        announce(out, progress, {{"phase", "sensitivity"}, {"step", pass.step}, {"steps", scanRequest.steps},
+                                 {"runs", 3 * seeds}});
+    });
     std::filesystem::create_directories(dir);
     writeText(dir + "/sensitivity.json", toJson(scan.combined).dump(1) + "\n");
     writeText(dir + "/sensitivity.txt", lines(sensitivityTable(scan.combined, scan.passes.size())));

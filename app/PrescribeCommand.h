@@ -16,7 +16,7 @@
 //    and the kept names as torchao / torchtitan / Transformer Engine settings.
 // DIR opens as one set of runs in the window and in `report`. --set applies to every run.
 // --progress: one JSON line per phase on stdout, {"prescribe_progress": {"phase": ...}}:
-// "sensitivity" (its steps), "arm" (name, prefix of its run folders, seeds, runs_before,
+// "sensitivity" (its steps; again with "step" as each of its passes ends), "arm" (name, prefix of its run folders, seeds, runs_before,
 // runs: the most runs the prescription trains), "arm skipped" (runs: the new total) and
 // "done"; with --quiet they are all stdout holds. The window's Prescribe… reads them.
 // Bad input (an unknown format, a budget outside (0, 1], fewer than 2 seeds, a model with

@@ -13,7 +13,11 @@ namespace ampscope::ui {
 
 QString PrescribeProgress::text() const {
     if (phase == QLatin1String("sensitivity"))
-        return QObject::tr("Measuring each layer's sensitivity (a short fp32 run)…");
+        return steps > 0 && step > 0
+                   ? QObject::tr("Measuring each layer's sensitivity (a short fp32 run) · step %1 of %2…")
+                         .arg(step)
+                         .arg(steps)
+                   : QObject::tr("Measuring each layer's sensitivity (a short fp32 run)…");
     if (phase == QLatin1String("done")) return QObject::tr("Done: %1 runs").arg(runs);
     QString text = run > 0 ? QObject::tr("Run %1 of %2 (%3)").arg(run).arg(runs).arg(phase)
                            : QObject::tr("Starting %1…").arg(phase);
@@ -42,6 +46,13 @@ void PrescribeFollowing::takePhase(const QJsonObject& fields) {
         progress_.phase = fields.value(QStringLiteral("arm")).toString();
     } else if (phase != QLatin1String("arm skipped")) {
         progress_.phase = phase;
+    }
+    if (phase == QLatin1String("sensitivity")) {
+        // The scan is not a run folder to follow: its step comes with each pass it ends.
+        progress_.step = fields.value(QStringLiteral("step")).toInteger(0);
+        progress_.steps = fields.value(QStringLiteral("steps")).toInteger(0);
+    } else if (phase == QLatin1String("arm")) {
+        progress_.step = progress_.steps = 0;  // until the arm's first run is read
     }
     update();
 }

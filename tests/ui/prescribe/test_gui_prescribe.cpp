@@ -167,8 +167,14 @@ private Q_SLOTS:
         PrescribeAction* prescribe = prescribeOf(window);
         QSignalSpy ended(prescribe, &PrescribeAction::ended);
         std::vector<std::pair<int, int>> reported;  // (k, M)
+        std::vector<std::pair<qint64, qint64>> scanned;  // (step, steps) of the sensitivity scan
+        QStringList scanTexts;
         connect(prescribe, &PrescribeAction::progressChanged, this, [&](const PrescribeProgress& p) {
             if (p.run > 0) reported.push_back({p.run, p.runs});
+            if (p.phase == "sensitivity" && p.step > 0) {
+                scanned.push_back({p.step, p.steps});
+                scanTexts << p.text();
+            }
         });
         prescribe->action()->trigger();
         PrescribeDialog* dialog = prescribe->dialog();
@@ -204,6 +210,10 @@ private Q_SLOTS:
             last = k;
         }
         QCOMPARE(last, int(expected.size()));
+        // The sensitivity scan before the first run: 24 steps (the steps asked for, under
+        // the scan's own cap), four passes, so its step is said at 6, 12, 18 and 24.
+        QCOMPARE(scanned, (std::vector<std::pair<qint64, qint64>>{{6, 24}, {12, 24}, {18, 24}, {24, 24}}));
+        QVERIFY2(scanTexts.last().contains(QString::fromUtf8("step 24 of 24")), qPrintable(scanTexts.last()));
         // The page: prescription.json's kept layers, prescription.txt's text.
         QStringList kept;
         for (const auto& name : rx["kept"]) kept << QString::fromStdString(name.get<std::string>());
