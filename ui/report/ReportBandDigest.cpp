@@ -153,7 +153,7 @@ QString bandDigestHtml(const ReportBandDigest& digest, const std::vector<ReportR
                     folder.isEmpty() ? QStringLiteral("in each one's run directory")
                                      : QStringLiteral("in their run folders in %1 (report one alone for its pages)")
                                            .arg(folder)});
-    return html + table({QStringLiteral("The rest of the band"), QString()}, rows);
+    return html + table({QStringLiteral("The rest of the band"), QStringLiteral("Value")}, rows);
 }
 
 }  // namespace report_text

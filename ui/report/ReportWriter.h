@@ -11,7 +11,9 @@
 // any warnings from reading the run. With several runs a side-by-side table comes first
 // and each run starts a new page. A job folder of torch.distributed ranks (rank-0,
 // rank-1, ...) is reported as its ranks, after a sentence naming the rank the first
-// NaN came from and the ranks that received it (run/JobNonFiniteOrigin.h).
+// NaN came from and the ranks that received it (run/JobNonFiniteOrigin.h). A band of many
+// (a job of 8 or more ranks, 8 or more seeds of one config) has pages only for its first
+// member and its named outliers; the first page accounts for the rest (ReportBandDigest.h).
 //
 // Contract:
 // - Each folder given is a run directory, a job's folder of ranks or a scenario's output
