@@ -6,7 +6,8 @@
 // and one table on the first page for the rest: a 12-rank job written here as the recorder
 // writes it, rank 7's loss NaN at step 30 and rank 4's steps twice as long, reports three
 // sections, and the table's count and final-loss range are those of the other nine ranks'
-// summary.json, read here; a 7-rank job keeps a section per rank.
+// summary.json, read here; a 7-rank job keeps a section per rank; nine seeds of one config
+// are reported the same way.
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
@@ -61,7 +62,9 @@ QStringList sectionTitles(const QString& html) {
     const QRegularExpression heading(QStringLiteral("<h2>([^<]*)</h2>"));
     for (auto it = heading.globalMatch(html); it.hasNext();) {
         const QString title = it.next().captured(1);
-        if (title != QLatin1String("Side by side") && title != QLatin1String("The runs together")) titles << title;
+        if (title != QLatin1String("Side by side") && title != QLatin1String("The runs together") &&
+            title != QLatin1String("Against the seed band"))
+            titles << title;
     }
     return titles;
 }
@@ -76,32 +79,37 @@ double rankLoss(int rank, int step) {
     return 2.0 * std::exp(-step / 20.0) + 0.3 + 0.002 * rank + 0.001 * std::sin(step + rank);
 }
 
-bool writeSyntheticJob(const QString& job, int ranks) {
-    for (int rank = 0; rank < ranks; ++rank) {
-        const QString dir = QStringLiteral("%1/rank-%2").arg(job).arg(rank);
-        if (!QDir().mkpath(dir)) return false;
-        json config = smallRun("fp16");
-        config["name"] = "rank-" + std::to_string(rank);
-        std::ofstream(QFile::encodeName(dir + "/config.json").toStdString()) << config.dump();
-        std::ofstream events(QFile::encodeName(dir + "/events.jsonl").toStdString());
-        events << json{{"type", "run_start"}, {"schema_version", 1}, {"device", "cpu"}, {"threads", 1},
-                       {"time", "2026-01-01T00:00:00Z"}}.dump()
-               << '\n';
-        events << json{{"type", "run_info"}, {"layers", {"fc1", "out"}}, {"model", "mlp"}, {"parameters", 100},
-                       {"device", "cpu"}}.dump()
-               << '\n';
-        for (int step = 1; step <= kJobSteps; ++step) {
-            const double seconds = (rank == kSlowRank ? 0.02 : 0.01) * (1.0 + 0.01 * std::sin(step + rank));
-            json line{{"type", "step"}, {"step", step}, {"epoch", 1}, {"loss", rankLoss(rank, step)},
-                      {"step_seconds", seconds}, {"samples_per_second", 32.0 / seconds}, {"scale", 65536.0}};
-            if (rank == kNanRank && step == kNanStep) line["loss"] = nullptr, line["loss_nonfinite"] = "nan";
-            events << line.dump() << '\n';
-        }
-        events << json{{"type", "run_end"}, {"status", "finished"}}.dump() << '\n';
-        std::ofstream(QFile::encodeName(dir + "/summary.json").toStdString())
-            << json{{"status", "finished"}, {"steps", kJobSteps}, {"final_train_loss", rankLoss(rank, kJobSteps)},
-                    {"val_accuracy", 0.8 + 0.005 * rank}}.dump();
+// One member: a job's rank, or (seeded) one seed of a config.
+bool writeSyntheticRun(const QString& dir, int rank, int seed = 5) {
+    if (!QDir().mkpath(dir)) return false;
+    json config = smallRun("fp16");
+    config["name"] = QFileInfo(dir).fileName().toStdString();
+    config["seed"] = seed;
+    std::ofstream(QFile::encodeName(dir + "/config.json").toStdString()) << config.dump();
+    std::ofstream events(QFile::encodeName(dir + "/events.jsonl").toStdString());
+    events << json{{"type", "run_start"}, {"schema_version", 1}, {"device", "cpu"}, {"threads", 1},
+                   {"time", "2026-01-01T00:00:00Z"}}.dump()
+           << '\n';
+    events << json{{"type", "run_info"}, {"layers", {"fc1", "out"}}, {"model", "mlp"}, {"parameters", 100},
+                   {"device", "cpu"}}.dump()
+           << '\n';
+    for (int step = 1; step <= kJobSteps; ++step) {
+        const double seconds = (rank == kSlowRank ? 0.02 : 0.01) * (1.0 + 0.01 * std::sin(step + rank));
+        json line{{"type", "step"}, {"step", step}, {"epoch", 1}, {"loss", rankLoss(rank, step)},
+                  {"step_seconds", seconds}, {"samples_per_second", 32.0 / seconds}, {"scale", 65536.0}};
+        if (rank == kNanRank && step == kNanStep) line["loss"] = nullptr, line["loss_nonfinite"] = "nan";
+        events << line.dump() << '\n';
     }
+    events << json{{"type", "run_end"}, {"status", "finished"}}.dump() << '\n';
+    std::ofstream(QFile::encodeName(dir + "/summary.json").toStdString())
+        << json{{"status", "finished"}, {"steps", kJobSteps}, {"final_train_loss", rankLoss(rank, kJobSteps)},
+                {"val_accuracy", 0.8 + 0.005 * rank}}.dump();
+    return true;
+}
+
+bool writeSyntheticJob(const QString& job, int ranks) {
+    for (int rank = 0; rank < ranks; ++rank)
+        if (!writeSyntheticRun(QStringLiteral("%1/rank-%2").arg(job).arg(rank), rank)) return false;
     return true;
 }
 
@@ -251,6 +259,27 @@ private Q_SLOTS:
         QCOMPARE(sectionTitles(html), expected);
         QVERIFY(!html.contains(QStringLiteral("as one band</h3>")));
         QVERIFY(html.contains(QStringLiteral("(7 ranks):")));
+    }
+
+    // Nine seeds of one config (no job folder) are a band too: pages for seed-0, standing
+    // for it, and seed-4 (straggler) and seed-7 (NaN), planted as the job's ranks 4 and 7;
+    // the six others named in the table, with the folder they are in.
+    void nineSeedsOfOneConfigAreABand() {
+        QStringList dirs;
+        for (int i = 0; i < 9; ++i) {
+            dirs << tmp_.filePath(QStringLiteral("seeds/seed-%1").arg(i));
+            QVERIFY(writeSyntheticRun(dirs.back(), i, 100 + i));
+        }
+        const QString out = tmp_.filePath(QStringLiteral("seeds.html"));
+        const auto r = test::runCli(QStringList{QStringLiteral("report")} + dirs +
+                                    QStringList{QStringLiteral("--out"), out});
+        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
+        const QString html = readText(out);
+        QCOMPARE(sectionTitles(html),
+                 (QStringList{QStringLiteral("seed-0"), QStringLiteral("seed-4"), QStringLiteral("seed-7")}));
+        QVERIFY(html.contains(QStringLiteral("9 seeds as one band</h3>")));
+        QVERIFY(html.contains(QStringLiteral("6 seeds: seed-1, seed-2, seed-3, seed-5, seed-6, seed-8")));
+        QVERIFY(html.contains(QStringLiteral("in their run folders in %1").arg(tmp_.filePath(QStringLiteral("seeds")))));
     }
 
     void aFolderWithoutRunsIsOneLine() {
