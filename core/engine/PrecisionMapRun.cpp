@@ -5,7 +5,7 @@
 
 #include "common/InputError.h"
 #include "engine/ShadowRun.h"
-#include "probes/PrecisionMapCompare.h"
+#include "probes/PrecisionMapStream.h"
 
 namespace ampscope {
 

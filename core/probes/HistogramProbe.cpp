@@ -23,27 +23,17 @@ struct Counts {
 
 template <class T>
 Counts countChunk(const T* data, int64_t begin, int64_t end) {
-    // The slots of a run of values first (vectorised, no branch on the value), then the
-    // counts, into four interleaved sub-histograms: gradients crowd into a few bins, and
-    // incrementing one counter back to back stalls on its own store.
+    // The slots of a run of values first (vectorised, no branch on the value), then the counts.
     constexpr int64_t kRun = 256;
     alignas(64) uint32_t slots[kRun];
-    std::array<std::array<int64_t, slot::kCount>, 4> sub{};
+    slot::SlotCounts counts;
     for (int64_t first = begin; first < end; first += kRun) {
         const int64_t n = std::min(kRun, end - first);
         for (int64_t i = 0; i < n; ++i) slots[i] = slot::ofBits(bitsOf(static_cast<float>(data[first + i])));
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-            ++sub[0][slots[i]];
-            ++sub[1][slots[i + 1]];
-            ++sub[2][slots[i + 2]];
-            ++sub[3][slots[i + 3]];
-        }
-        for (; i < n; ++i) ++sub[0][slots[i]];
+        counts.add(slots, n);
     }
     Counts out;
-    for (const auto& part : sub)
-        for (int64_t k = 0; k < slot::kCount; ++k) out.c[k] += part[k];
+    for (int64_t k = 0; k < slot::kCount; ++k) out.c[k] = counts.count(static_cast<size_t>(k));
     return out;
 }
 

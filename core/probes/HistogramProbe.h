@@ -17,6 +17,8 @@
 // other devices torch ops do it without a host synchronisation.
 #include <torch/torch.h>
 
+#include <array>
+#include <cstdint>
 #include <vector>
 
 #include "probes/ExponentHistogram.h"
@@ -58,6 +60,25 @@ inline uint32_t ofBits(uint32_t bits) {
     s = choose(magnitude == 0, static_cast<uint32_t>(kZero), s);
     return choose(magnitude > probe_rules::kInfBits, static_cast<uint32_t>(kNan), s);
 }
+
+// Counts of slots, into four interleaved sub-histograms: gradients crowd into a few
+// bins, and incrementing one counter back to back stalls on its own store. The CPU
+// passes' one way of counting (the histogram probe's, the precision map's).
+struct SlotCounts {
+    std::array<std::array<int64_t, kCount>, 4> sub{};
+
+    void add(const uint32_t* slots, int64_t n) {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            ++sub[0][slots[i]];
+            ++sub[1][slots[i + 1]];
+            ++sub[2][slots[i + 2]];
+            ++sub[3][slots[i + 3]];
+        }
+        for (; i < n; ++i) ++sub[0][slots[i]];
+    }
+    int64_t count(size_t k) const { return sub[0][k] + sub[1][k] + sub[2][k] + sub[3][k]; }
+};
 }  // namespace histogram_slot
 
 // Histogram slots of one tensor, or of several as one histogram (a layer's

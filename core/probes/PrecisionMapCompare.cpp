@@ -3,13 +3,25 @@
 #include <algorithm>
 #include <type_traits>
 #include <array>
+#include <atomic>
 #include <cstring>
+#include <limits>
 
 #include <ATen/Parallel.h>
 #include <cmath>
 #include <map>
 #include <utility>
 
+#include "common/CpuClones.h"
+
+// The comparison's per-element arithmetic in AVX-512 where the CPU has it (GCC and Clang
+// on x86-64; chosen at run time, the build itself targets x86-64 without AVX).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define AMPSCOPE_MAP_AVX512 1
+#include <immintrin.h>
+#else
+#define AMPSCOPE_MAP_AVX512 0
+#endif
 #include "precision/formats/FormatTable.h"
 #include "probes/HistogramProbe.h"
 #include "probes/NonFiniteEvent.h"
@@ -94,118 +106,312 @@ inline double inUlps(double absError, double magnitude, const MapFormat& format)
     return absError * inversePowerOfTwo(e - (format.bits - 1));
 }
 
-// Histogram counts of one chunk's values, into four interleaved sub-histograms (as the
-// histogram probe counts: gradients crowd into a few bins, and incrementing one counter
-// back to back stalls on its own store).
-struct SlotCounts {
-    std::array<std::array<int64_t, histogram_slot::kCount>, 4> sub{};
+using histogram_slot::SlotCounts;
 
-    void add(const uint32_t* slots, int64_t n) {
-        int64_t i = 0;
-        for (; i + 4 <= n; i += 4) {
-            ++sub[0][slots[i]];
-            ++sub[1][slots[i + 1]];
-            ++sub[2][slots[i + 2]];
-            ++sub[3][slots[i + 3]];
-        }
-        for (; i < n; ++i) ++sub[0][slots[i]];
-    }
-    int64_t count(size_t k) const { return sub[0][k] + sub[1][k] + sub[2][k] + sub[3][k]; }
+// The comparison's pass over a chunk, a block of kBlock elements at a time, in three
+// steps: the block's values widened to double (exact from every floating dtype); each
+// element's terms (squared errors, ulps) and counts, element by element with no
+// dependence between elements, so the compiler vectorises them (AVX-512/AVX2 clones,
+// CpuClones.h); then the sums, each added to in element order, one addition per element
+// as the scalar loop did before (the sums are the record's: a different order would
+// round differently). An element that does not count towards a sum adds +0.0 to it,
+// which leaves every sum (a sum of non-negative terms, never -0) as it was.
+constexpr int64_t kBlock = 256;
+
+struct BlockTerms {
+    alignas(64) double err[kBlock];    // (m - r)^2, elements finite on both sides
+    alignas(64) double ref[kBlock];    // r^2, the same elements
+    alignas(64) double ulps[kBlock];   // |m - r| in ulps
+    alignas(64) double ulpsSq[kBlock];
+    alignas(64) double add[kBlock];    // (m - a)^2, elements with m and a finite
+    alignas(64) double rerun[kBlock];  // a^2, the same elements
+    alignas(64) double runMagnitude[kBlock];  // |m| where m and r are finite, else 0
+    alignas(64) uint32_t runSlots[kBlock], referenceSlots[kBlock];
+};
+
+struct BlockCounts {
+    int64_t finite = 0, flushed = 0, newNan = 0, newInf = 0;
+    double ulpsMax = 0.0, top = 0.0;
+    bool slowUlps = false;  // an element whose ulps need inUlps's rare paths
 };
 
 template <class T>
-uint32_t slotOfValue(T value) {
-    const float f = static_cast<float>(value);  // a double rounded to fp32, as the histogram probe does
+void widen(const T* in, int64_t n, double* out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(in[i]);
+}
+
+AMPSCOPE_CPU_CLONES void widenFloat(const float* in, int64_t n, double* out) {
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<double>(in[i]);
+}
+
+AMPSCOPE_CPU_CLONES void widenBFloat16(const uint16_t* in, int64_t n, double* out) {
+    for (int64_t i = 0; i < n; ++i) {
+        const uint32_t bits = static_cast<uint32_t>(in[i]) << 16;
+        float f;
+        std::memcpy(&f, &bits, sizeof f);
+        out[i] = static_cast<double>(f);
+    }
+}
+
+void widenAny(const torch::Tensor& t, int64_t first, int64_t n, double* out) {
+    switch (t.scalar_type()) {
+        case torch::kHalf: return widen(reinterpret_cast<const c10::Half*>(t.data_ptr()) + first, n, out);
+        case torch::kBFloat16: return widenBFloat16(reinterpret_cast<const uint16_t*>(t.data_ptr()) + first, n, out);
+        case torch::kDouble: std::memcpy(out, reinterpret_cast<const double*>(t.data_ptr()) + first, n * sizeof(double)); return;
+        default: return widenFloat(reinterpret_cast<const float*>(t.data_ptr()) + first, n, out);
+    }
+}
+
+// A value's histogram slot, from the value rounded to fp32 as the histogram probe does
+// (exact for fp32, fp16 and bf16 values; a double's fp32 rounding).
+inline uint32_t slotOfDouble(double value) {
+    const float f = static_cast<float>(value);
     uint32_t bits;
     std::memcpy(&bits, &f, sizeof bits);
     return histogram_slot::ofBits(bits);
 }
 
-// One chunk's sums and both histograms in one pass, the values read in their own dtypes
-// (no converted copies: a copy of an op's size costs more than the arithmetic).
-// Saturation is counted against the chunk's own running largest magnitude; merging keeps
-// the counts of the chunks that hold the overall largest. The counts are added as 0 or 1
-// rather than under a branch: on ReLU outputs and their gradients (half zeros in no
-// pattern) such branches mispredict.
-template <class M, class R, class A>
-void sumChunk(const M* m, const R* r, const A* a, int64_t begin, int64_t end, const MapFormat& format,
-              ErrorSums& s, double& top, double& saturated, SlotCounts& runCounts, SlotCounts& referenceCounts) {
-    const double above = 1.0 + std::ldexp(2.0, -format.bits);
-    // The sums in locals, each added to in the same order as before: through the
-    // references the compiler must assume the pointers may alias them and stores and
-    // reloads every one of them per element.
-    const MapFormat f = format;
-    double newNan = s.newNan, newInf = s.newInf, addSq = s.addSq, rerunSq = s.rerunSq, finite = s.finite;
-    double errSq = s.errSq, refSq = s.refSq, ulpsMax = s.ulpsMax, ulpsSq = s.ulpsSq, flushed = s.flushed;
-    double chunkTop = top, chunkSaturated = saturated;
-    constexpr int64_t kRun = 256;
-    alignas(64) uint32_t slots[kRun];
-    for (int64_t first = begin; first < end; first += kRun) {
-        const int64_t stop = std::min(end, first + kRun);
-        for (int64_t i = first; i < stop; ++i) {
-            const double mi = static_cast<double>(m[i]), ri = static_cast<double>(r[i]);
-            const bool mf = std::isfinite(mi), rf = std::isfinite(ri);
-            newNan += static_cast<double>(std::isnan(mi) & !std::isnan(ri));
-            newInf += static_cast<double>(std::isinf(mi) & rf);
-            if constexpr (!std::is_same_v<A, void>) {
-                const double ai = static_cast<double>(a[i]);
-                if (mf && std::isfinite(ai)) {
-                    addSq += (mi - ai) * (mi - ai);
-                    rerunSq += ai * ai;
-                }
-            }
-            if (!(mf && rf)) continue;
-            finite += 1;
-            const double d = mi - ri;
-            errSq += d * d;
-            refSq += ri * ri;
-            const double magnitude = ri != 0.0 ? std::abs(ri) : std::abs(mi);
-            // A zero magnitude is mi = ri = 0: no error, 0 ulps (0 times any spacing).
-            const double ulps = inUlps(std::abs(d), magnitude > 0.0 ? magnitude : 1.0, f);
-            ulpsMax = std::max(ulpsMax, ulps);
-            ulpsSq += ulps * ulps;
-            flushed += static_cast<double>((mi == 0.0) & (ri != 0.0));
-            const double am = std::abs(mi);
-            if (am > chunkTop) {
-                chunkTop = am;
-                chunkSaturated = 0;
-            }
-            chunkSaturated += static_cast<double>((am == chunkTop) & (chunkTop > 0.0) & (std::abs(ri) > chunkTop * above));
-        }
-        const int64_t n = stop - first;
-        for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(m[first + i]);
-        runCounts.add(slots, n);
-        for (int64_t i = 0; i < n; ++i) slots[i] = slotOfValue(r[first + i]);
-        referenceCounts.add(slots, n);
+// Each element's terms and the block's counts. inUlps's arithmetic without its branches:
+// the spacing's exponent from the magnitude's bits and the power of two built from bits;
+// a subnormal magnitude or a power of two past the normal doubles (a reference in fp64)
+// is flagged for inUlps itself. The CPUs without AVX-512 take this loop; the others
+// blockTermsAvx512 below, the same arithmetic eight elements at a time.
+void blockTermsScalar(const double* m, const double* r, const double* a, int64_t n, int formatBits,
+                                    int minExponent, bool clampExponent, BlockTerms& t, BlockCounts& c) {
+    int64_t finite = 0, flushed = 0, newNan = 0, newInf = 0, slow = 0;
+    double ulpsMax = c.ulpsMax, top = 0.0;
+    for (int64_t i = 0; i < n; ++i) {
+        const double mi = m[i], ri = r[i];
+        const bool mf = std::isfinite(mi), rf = std::isfinite(ri), both = mf & rf;
+        newNan += std::isnan(mi) & !std::isnan(ri);
+        newInf += std::isinf(mi) & rf;
+        const double d = mi - ri;
+        t.err[i] = both ? d * d : 0.0;
+        t.ref[i] = both ? ri * ri : 0.0;
+        finite += both;
+        const double magnitude0 = ri != 0.0 ? std::abs(ri) : std::abs(mi);
+        const double magnitude = both && magnitude0 > 0.0 ? magnitude0 : 1.0;
+        uint64_t bits;
+        std::memcpy(&bits, &magnitude, sizeof bits);
+        const int biased = static_cast<int>((bits >> 52) & 0x7FF);
+        int e = biased - 1023;
+        if (clampExponent) e = std::max(e, minExponent);
+        const int scaleBiased = 1023 - (e - (formatBits - 1));
+        slow += both & ((biased == 0) | (scaleBiased < 1) | (scaleBiased > 2046));
+        const uint64_t scaleBits = static_cast<uint64_t>(std::clamp(scaleBiased, 1, 2046)) << 52;
+        double scale;
+        std::memcpy(&scale, &scaleBits, sizeof scale);
+        const double ulps = both ? std::abs(d) * scale : 0.0;
+        t.ulps[i] = ulps;
+        t.ulpsSq[i] = ulps * ulps;
+        ulpsMax = std::max(ulpsMax, ulps);
+        flushed += both & (mi == 0.0) & (ri != 0.0);
+        const double am = both ? std::abs(mi) : 0.0;
+        t.runMagnitude[i] = am;
+        top = std::max(top, am);
+        t.runSlots[i] = slotOfDouble(mi);
+        t.referenceSlots[i] = slotOfDouble(ri);
     }
-    s.newNan = newNan;
-    s.newInf = newInf;
-    s.addSq = addSq;
-    s.rerunSq = rerunSq;
-    s.finite = finite;
+    if (a) {
+        for (int64_t i = 0; i < n; ++i) {
+            const double mi = m[i], ai = a[i];
+            const bool both = std::isfinite(mi) & std::isfinite(ai);
+            const double d = mi - ai;
+            t.add[i] = both ? d * d : 0.0;
+            t.rerun[i] = both ? ai * ai : 0.0;
+        }
+    }
+    c.finite += finite;
+    c.flushed += flushed;
+    c.newNan += newNan;
+    c.newInf += newInf;
+    c.ulpsMax = ulpsMax;
+    c.top = top;
+    c.slowUlps = slow > 0;
+}
+
+#if AMPSCOPE_MAP_AVX512
+#define AMPSCOPE_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512vl,popcnt")))
+
+AMPSCOPE_AVX512 void blockTermsAvx512(const double* m, const double* r, const double* a, int64_t n, int formatBits,
+                                       int minExponent, bool clampExponent, BlockTerms& t, BlockCounts& c) {
+    const __m512d zero = _mm512_setzero_pd(), one = _mm512_set1_pd(1.0);
+    const __m512d largest = _mm512_set1_pd(std::numeric_limits<double>::max());
+    const __m512d infinity = _mm512_set1_pd(std::numeric_limits<double>::infinity());
+    const __m512i exponentMask = _mm512_set1_epi64(0x7FF), bias = _mm512_set1_epi64(1023);
+    const __m512i lowest = _mm512_set1_epi64(minExponent);
+    const __m512i scaleBase = _mm512_set1_epi64(1023 + formatBits - 1);
+    const __m512i scaleLow = _mm512_set1_epi64(1), scaleHigh = _mm512_set1_epi64(2046), zeroI = _mm512_setzero_si512();
+    int64_t finite = 0, flushed = 0, newNan = 0, newInf = 0;
+    __mmask8 slow = 0;
+    __m512d ulpsMax = _mm512_set1_pd(c.ulpsMax), top = zero;
+    for (int64_t i = 0; i < n; i += 8) {
+        const __mmask8 valid = n - i >= 8 ? __mmask8(0xFF) : static_cast<__mmask8>((1u << (n - i)) - 1u);
+        const __m512d mi = _mm512_load_pd(m + i), ri = _mm512_load_pd(r + i);
+        const __m512d am = _mm512_abs_pd(mi), ar = _mm512_abs_pd(ri);
+        const __mmask8 mf = _mm512_cmp_pd_mask(am, largest, _CMP_LE_OQ) & valid;
+        const __mmask8 rf = _mm512_cmp_pd_mask(ar, largest, _CMP_LE_OQ) & valid;
+        const __mmask8 both = mf & rf;
+        const __mmask8 mNan = _mm512_cmp_pd_mask(mi, mi, _CMP_UNORD_Q) & valid;
+        const __mmask8 rNan = _mm512_cmp_pd_mask(ri, ri, _CMP_UNORD_Q);
+        const __mmask8 mInf = _mm512_cmp_pd_mask(am, infinity, _CMP_EQ_OQ);
+        newNan += _mm_popcnt_u32(mNan & ~rNan);
+        newInf += _mm_popcnt_u32(mInf & rf);
+        finite += _mm_popcnt_u32(both);
+        const __m512d d = _mm512_sub_pd(mi, ri);
+        _mm512_store_pd(t.err + i, _mm512_maskz_mul_pd(both, d, d));
+        _mm512_store_pd(t.ref + i, _mm512_maskz_mul_pd(both, ri, ri));
+        const __mmask8 rNonZero = _mm512_cmp_pd_mask(ri, zero, _CMP_NEQ_UQ);
+        const __m512d magnitude0 = _mm512_mask_blend_pd(rNonZero, am, ar);
+        const __mmask8 positive = both & _mm512_cmp_pd_mask(magnitude0, zero, _CMP_GT_OQ);
+        const __m512d magnitude = _mm512_mask_blend_pd(positive, one, magnitude0);
+        const __m512i biased = _mm512_and_si512(_mm512_srli_epi64(_mm512_castpd_si512(magnitude), 52), exponentMask);
+        __m512i e = _mm512_sub_epi64(biased, bias);
+        if (clampExponent) e = _mm512_max_epi64(e, lowest);
+        const __m512i scaleBiased = _mm512_sub_epi64(scaleBase, e);
+        slow |= both & (_mm512_cmpeq_epi64_mask(biased, zeroI) | _mm512_cmplt_epi64_mask(scaleBiased, scaleLow) |
+                        _mm512_cmpgt_epi64_mask(scaleBiased, scaleHigh));
+        const __m512i clamped = _mm512_min_epi64(_mm512_max_epi64(scaleBiased, scaleLow), scaleHigh);
+        const __m512d scale = _mm512_castsi512_pd(_mm512_slli_epi64(clamped, 52));
+        const __m512d ulps = _mm512_maskz_mul_pd(both, _mm512_abs_pd(d), scale);
+        _mm512_store_pd(t.ulps + i, ulps);
+        _mm512_store_pd(t.ulpsSq + i, _mm512_mul_pd(ulps, ulps));
+        ulpsMax = _mm512_max_pd(ulpsMax, ulps);
+        flushed += _mm_popcnt_u32(both & _mm512_cmp_pd_mask(mi, zero, _CMP_EQ_OQ) & rNonZero);
+        const __m512d runMagnitude = _mm512_maskz_mov_pd(both, am);
+        _mm512_store_pd(t.runMagnitude + i, runMagnitude);
+        top = _mm512_max_pd(top, runMagnitude);
+        // The values rounded to fp32 (as the scalar cast rounds: to nearest), their slots below.
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.runSlots + i), _mm256_castps_si256(_mm512_cvtpd_ps(mi)));
+        _mm256_store_si256(reinterpret_cast<__m256i*>(t.referenceSlots + i),
+                           _mm256_castps_si256(_mm512_cvtpd_ps(ri)));
+        if (a) {
+            const __m512d ai = _mm512_load_pd(a + i);
+            const __mmask8 af = _mm512_cmp_pd_mask(_mm512_abs_pd(ai), largest, _CMP_LE_OQ);
+            const __mmask8 counted = mf & af;
+            const __m512d da = _mm512_sub_pd(mi, ai);
+            _mm512_store_pd(t.add + i, _mm512_maskz_mul_pd(counted, da, da));
+            _mm512_store_pd(t.rerun + i, _mm512_maskz_mul_pd(counted, ai, ai));
+        }
+    }
+    for (int64_t i = 0; i < n; ++i) t.runSlots[i] = histogram_slot::ofBits(t.runSlots[i]);
+    for (int64_t i = 0; i < n; ++i) t.referenceSlots[i] = histogram_slot::ofBits(t.referenceSlots[i]);
+    c.finite += finite;
+    c.flushed += flushed;
+    c.newNan += newNan;
+    c.newInf += newInf;
+    c.ulpsMax = _mm512_reduce_max_pd(ulpsMax);
+    c.top = _mm512_reduce_max_pd(top);
+    c.slowUlps = slow != 0;
+}
+
+bool hasAvx512() {
+    static const bool has = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
+                            __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512vl");
+    return has;
+}
+#endif
+
+std::atomic<bool> vectorPassAllowed{true};
+
+void blockTerms(const double* m, const double* r, const double* a, int64_t n, int formatBits, int minExponent,
+                bool clampExponent, BlockTerms& t, BlockCounts& c) {
+#if AMPSCOPE_MAP_AVX512
+    if (vectorPassAllowed.load(std::memory_order_relaxed) && hasAvx512()) return blockTermsAvx512(m, r, a, n, formatBits, minExponent, clampExponent, t, c);
+#endif
+    blockTermsScalar(m, r, a, n, formatBits, minExponent, clampExponent, t, c);
+}
+
+// How many of the block's elements hold the largest run magnitude `top` where the
+// reference lies beyond it by more than the format's spacing (saturated).
+AMPSCOPE_CPU_CLONES int64_t saturatedAt(const double* runMagnitude, const double* r, int64_t n, double top,
+                                        double above) {
+    int64_t count = 0;
+    const double limit = top * above;
+    for (int64_t i = 0; i < n; ++i) count += (runMagnitude[i] == top) & (std::abs(r[i]) > limit);
+    return count;
+}
+
+// One chunk's sums and both histograms. Saturation is counted against the chunk's
+// largest finite run magnitude; merging keeps the counts of the chunks that hold the
+// overall largest (the running count of the scalar loop before, which restarted at each
+// new largest, counts the same elements).
+void sumChunk(const torch::Tensor& mt, const torch::Tensor& rt, const torch::Tensor& at, int64_t begin, int64_t end,
+              const MapFormat& format, ErrorSums& s, double& top, double& saturated, SlotCounts& runCounts,
+              SlotCounts& referenceCounts) {
+    const double above = 1.0 + std::ldexp(2.0, -format.bits);
+    const bool rerun = at.defined();
+    double errSq = s.errSq, refSq = s.refSq, ulpsSq = s.ulpsSq, addSq = s.addSq, rerunSq = s.rerunSq;
+    double chunkTop = top, chunkSaturated = saturated;
+    BlockCounts counts;
+    counts.ulpsMax = s.ulpsMax;
+    alignas(64) double m[kBlock], r[kBlock], a[kBlock];
+    BlockTerms t;
+    for (int64_t first = begin; first < end; first += kBlock) {
+        const int64_t n = std::min(end, first + kBlock) - first;
+        widenAny(mt, first, n, m);
+        widenAny(rt, first, n, r);
+        if (rerun) widenAny(at, first, n, a);
+        if (n < kBlock) {
+            // The last block's tail: read by the vector loop a whole vector at a time, counted by none.
+            std::fill(m + n, m + kBlock, 0.0);
+            std::fill(r + n, r + kBlock, 0.0);
+            std::fill(a + n, a + kBlock, 0.0);
+        }
+        const double maxBefore = counts.ulpsMax;
+        blockTerms(m, r, rerun ? a : nullptr, n, format.bits, format.minExponent.value_or(0),
+                   format.minExponent.has_value(), t, counts);
+        if (counts.slowUlps) {
+            // inUlps itself for the whole block (rare: subnormal doubles, fp64 extremes).
+            double ulpsMax = maxBefore;
+            for (int64_t i = 0; i < n; ++i) {
+                if (!(std::isfinite(m[i]) && std::isfinite(r[i]))) continue;
+                const double magnitude = r[i] != 0.0 ? std::abs(r[i]) : std::abs(m[i]);
+                const double ulps = inUlps(std::abs(m[i] - r[i]), magnitude > 0.0 ? magnitude : 1.0, format);
+                t.ulps[i] = ulps;
+                t.ulpsSq[i] = ulps * ulps;
+                ulpsMax = std::max(ulpsMax, ulps);
+            }
+            counts.ulpsMax = ulpsMax;
+        }
+        if (counts.top > chunkTop) {
+            chunkTop = counts.top;
+            chunkSaturated = static_cast<double>(saturatedAt(t.runMagnitude, r, n, chunkTop, above));
+        } else if (counts.top == chunkTop && chunkTop > 0.0) {
+            chunkSaturated += static_cast<double>(saturatedAt(t.runMagnitude, r, n, chunkTop, above));
+        }
+        // The sums, in element order (latency-bound: the additions of one sum wait on
+        // each other, the sums' chains run side by side).
+        if (rerun) {
+            for (int64_t i = 0; i < n; ++i) {
+                errSq += t.err[i];
+                refSq += t.ref[i];
+                ulpsSq += t.ulpsSq[i];
+                addSq += t.add[i];
+                rerunSq += t.rerun[i];
+            }
+        } else {
+            for (int64_t i = 0; i < n; ++i) {
+                errSq += t.err[i];
+                refSq += t.ref[i];
+                ulpsSq += t.ulpsSq[i];
+            }
+        }
+        runCounts.add(t.runSlots, n);
+        referenceCounts.add(t.referenceSlots, n);
+    }
     s.errSq = errSq;
     s.refSq = refSq;
-    s.ulpsMax = ulpsMax;
     s.ulpsSq = ulpsSq;
-    s.flushed = flushed;
+    s.addSq = addSq;
+    s.rerunSq = rerunSq;
+    s.ulpsMax = counts.ulpsMax;
+    s.finite += static_cast<double>(counts.finite);
+    s.flushed += static_cast<double>(counts.flushed);
+    s.newNan += static_cast<double>(counts.newNan);
+    s.newInf += static_cast<double>(counts.newInf);
     top = chunkTop;
     saturated = chunkSaturated;
-}
-
-template <class T>
-const T* dataOf(const torch::Tensor& t) {
-    return reinterpret_cast<const T*>(t.data_ptr());
-}
-
-// Calls f with typed pointers of a tensor of a floating dtype (half, bfloat16, float, double).
-template <class F>
-void withFloating(const torch::Tensor& t, F&& f) {
-    switch (t.scalar_type()) {
-        case torch::kHalf: return f(dataOf<c10::Half>(t));
-        case torch::kBFloat16: return f(dataOf<c10::BFloat16>(t));
-        case torch::kDouble: return f(dataOf<double>(t));
-        default: return f(dataOf<float>(t));
-    }
 }
 
 // On the CPU: one pass over the elements, in parallel chunks, no temporaries.
@@ -233,21 +439,7 @@ ErrorSums sumsOnCpu(const torch::Tensor& runValues, const torch::Tensor& referen
             const int64_t stop = std::min(n, chunk + kGrain);
             ErrorSums& s = parts[k];
             s.addSq = s.rerunSq = 0.0;
-            withFloating(mt, [&](const auto* m) {
-                withFloating(rt, [&](const auto* r) {
-                    if (!at.defined()) {
-                        sumChunk<std::remove_cv_t<std::remove_pointer_t<decltype(m)>>,
-                                 std::remove_cv_t<std::remove_pointer_t<decltype(r)>>, void>(
-                            m, r, nullptr, chunk, stop, format, s, tops[k], saturated[k], runCounts[k],
-                            referenceCounts[k]);
-                        return;
-                    }
-                    withFloating(at, [&](const auto* a) {
-                        sumChunk(m, r, a, chunk, stop, format, s, tops[k], saturated[k], runCounts[k],
-                                 referenceCounts[k]);
-                    });
-                });
-            });
+            sumChunk(mt, rt, at, chunk, stop, format, s, tops[k], saturated[k], runCounts[k], referenceCounts[k]);
         }
     });
     ErrorSums total;
@@ -389,205 +581,15 @@ void measureOutputWithTorchOps(const torch::Tensor& runValues, const torch::Tens
     measureBy(true, runValues, referenceValues, rerun, format, into);
 }
 
+bool useVectorMapPass(bool allowed) {
+    vectorPassAllowed.store(allowed);
+#if AMPSCOPE_MAP_AVX512
+    return allowed && hasAvx512();
+#else
+    return false;
+#endif
+}
+
 }  // namespace probe_detail
-
-namespace {
-
-constexpr size_t kMaxAlignCells = size_t{1} << 24;  // past this, position alone pairs a group's ops
-
-// Pairs of positions in a and b: their longest common subsequence of op names.
-std::vector<std::pair<size_t, size_t>> alignByName(const std::vector<const CapturedOp*>& a,
-                                                   const std::vector<const CapturedOp*>& b) {
-    const size_t n = a.size(), m = b.size();
-    std::vector<std::pair<size_t, size_t>> pairs;
-    if (n * m > kMaxAlignCells) {
-        for (size_t k = 0; k < std::min(n, m); ++k)
-            if (a[k]->op == b[k]->op) pairs.emplace_back(k, k);
-        return pairs;
-    }
-    std::vector<uint32_t> length((n + 1) * (m + 1), 0);
-    const auto at = [&](size_t i, size_t j) -> uint32_t& { return length[i * (m + 1) + j]; };
-    for (size_t i = n; i-- > 0;)
-        for (size_t j = m; j-- > 0;)
-            at(i, j) = a[i]->op == b[j]->op ? at(i + 1, j + 1) + 1 : std::max(at(i + 1, j), at(i, j + 1));
-    for (size_t i = 0, j = 0; i < n && j < m;) {
-        if (a[i]->op == b[j]->op) {
-            pairs.emplace_back(i++, j++);
-        } else if (at(i + 1, j) >= at(i, j + 1)) {
-            ++i;
-        } else {
-            ++j;
-        }
-    }
-    return pairs;
-}
-
-std::string phaseOf(const CapturedOp& op) {
-    return std::string(op.backward ? nonfinite_phase::kBackward : nonfinite_phase::kForward);
-}
-
-}  // namespace
-
-PrecisionMapStream::Compared PrecisionMapStream::Compared::of(const torch::Tensor& t) {
-    if (!t.defined()) return {};
-    return {t.data_ptr(), t.sizes().vec(), t.strides().vec(), t.scalar_type(), static_cast<int64_t>(t._version())};
-}
-
-PrecisionMapStream::PrecisionMapStream(std::vector<CapturedOp> run, MapFormats formats)
-    : run_(std::move(run)), formats_(std::move(formats)), partner_(run_.size(), -1), rows_(run_.size()) {
-    for (size_t k = 0; k < run_.size(); ++k) groups_[{run_[k].backward, run_[k].module}].run.push_back(k);
-}
-
-void PrecisionMapStream::measure(size_t runIndex, size_t position, const CapturedOp& ref) {
-    const CapturedOp& op = run_[runIndex];
-    const CapturedOutput& out = op.outputs[position];
-    auto& slot = rows_[runIndex][position];
-    slot.reset();
-    const auto match = std::find_if(ref.outputs.begin(), ref.outputs.end(),
-                                    [&](const CapturedOutput& o) { return o.index == out.index; });
-    if (match == ref.outputs.end() || match->value.numel() != out.value.numel()) return;
-    PrecisionMapOp row;
-    row.op = op.op;
-    row.module = op.module;
-    row.phase = phaseOf(op);
-    row.node = op.node;
-    row.output = out.index;
-    measureOutput(out.value, match->value, out.rerunIsValue ? out.value : out.rerun,
-                  op.backward ? formats_.backward : formats_.forward, row);
-    slot = std::move(row);
-}
-
-void PrecisionMapStream::pair(size_t runIndex, std::vector<CapturedOp>& reference, size_t referenceIndex) {
-    partner_[runIndex] = static_cast<long>(referenceIndex);
-    referencePartner_[referenceIndex] = static_cast<long>(runIndex);
-    CapturedOp& ref = reference[referenceIndex];
-    rows_[runIndex].assign(run_[runIndex].outputs.size(), std::nullopt);
-    for (size_t p = 0; p < run_[runIndex].outputs.size(); ++p) measure(runIndex, p, ref);
-    for (size_t p = 0; p < ref.outputs.size(); ++p) {
-        auto& value = ref.outputs[p].value;
-        if (value.defined()) compared_[{referenceIndex, p}] = Compared::of(value);
-        value = torch::Tensor();  // compared: dropped
-    }
-}
-
-void PrecisionMapStream::opKept(std::vector<CapturedOp>& reference, size_t index) {
-    if (referencePartner_.size() < reference.size()) referencePartner_.resize(reference.size(), -1);
-    const CapturedOp& ref = reference[index];
-    GroupState& group = groups_[{ref.backward, ref.module}];
-    const size_t position = group.reference.size();
-    group.reference.push_back(index);
-    if (group.diverged) return;
-    // The traceback of the longest common subsequence pairs the heads of both sequences
-    // whenever their names agree, and so does pairing by position: the same pairs.
-    if (position < group.run.size() && run_[group.run[position]].op == ref.op) {
-        pair(group.run[position], reference, index);
-        group.paired = position + 1;
-        return;
-    }
-    group.diverged = true;  // kept whole from here on, aligned at finish()
-}
-
-void PrecisionMapStream::valueReplaced(std::vector<CapturedOp>& reference, size_t index, size_t output) {
-    if (index >= referencePartner_.size() || referencePartner_[index] < 0) return;  // not compared yet
-    const auto runIndex = static_cast<size_t>(referencePartner_[index]);
-    CapturedOp& ref = reference[index];
-    auto& value = ref.outputs[output].value;
-    const Compared now = Compared::of(value);
-    auto& before = compared_[{index, output}];
-    if (!(now == before)) {
-        const int replacedIndex = ref.outputs[output].index;
-        for (size_t p = 0; p < run_[runIndex].outputs.size(); ++p)
-            if (run_[runIndex].outputs[p].index == replacedIndex) measure(runIndex, p, ref);
-        before = now;
-    }
-    value = torch::Tensor();
-}
-
-PrecisionMapRecord PrecisionMapStream::finish(const std::vector<CapturedOp>& reference) {
-    if (referencePartner_.size() < reference.size()) referencePartner_.resize(reference.size(), -1);
-    // The groups where the names disagreed: the rest of them aligned whole, as
-    // comparePrecisionMaps's alignment (the longest common subsequence of the names) would
-    // continue from the first disagreement.
-    for (auto& [group, state] : groups_) {
-        if (!state.diverged) continue;
-        const size_t n = state.run.size(), m = state.reference.size(), from = state.paired;
-        std::vector<const CapturedOp*> a, b;
-        for (size_t k = from; k < n; ++k) a.push_back(&run_[state.run[k]]);
-        for (size_t k = from; k < m; ++k) b.push_back(&reference[state.reference[k]]);
-        std::vector<std::pair<size_t, size_t>> pairs;
-        if (n * m > kMaxAlignCells) {
-            for (size_t k = 0; k < std::min(a.size(), b.size()); ++k)
-                if (a[k]->op == b[k]->op) pairs.emplace_back(k, k);
-        } else {
-            pairs = alignByName(a, b);
-        }
-        for (const auto& [i, j] : pairs) {
-            const size_t runIndex = state.run[from + i], referenceIndex = state.reference[from + j];
-            partner_[runIndex] = static_cast<long>(referenceIndex);
-            referencePartner_[referenceIndex] = static_cast<long>(runIndex);
-            rows_[runIndex].assign(run_[runIndex].outputs.size(), std::nullopt);
-            for (size_t p = 0; p < run_[runIndex].outputs.size(); ++p) measure(runIndex, p, reference[referenceIndex]);
-        }
-    }
-
-    PrecisionMapRecord record;
-    record.formatForward = formats_.forward.name;
-    record.formatBackward = formats_.backward.name;
-    record.bitsForward = formats_.forward.bits;
-    record.bitsBackward = formats_.backward.bits;
-    const auto unmatched = [&](const char* side, const CapturedOp& op) {
-        record.unmatched.push_back({side, op.op, op.module, phaseOf(op)});
-    };
-    std::map<std::pair<size_t, int>, size_t> rowOf;  // (run op, output index) -> row
-    for (size_t k = 0; k < run_.size(); ++k) {
-        const CapturedOp& op = run_[k];
-        if (partner_[k] < 0) {
-            unmatched("run", op);
-            continue;
-        }
-        for (size_t p = 0; p < op.outputs.size(); ++p) {
-            if (!rows_[k][p]) {
-                unmatched("run", op);
-                continue;
-            }
-            PrecisionMapOp row = std::move(*rows_[k][p]);
-            for (const auto& from : op.inputsFrom)
-                if (auto it = rowOf.find(from); it != rowOf.end())
-                    row.inputError = std::max(row.inputError, record.ops[it->second].relError);
-            rowOf[{k, op.outputs[p].index}] = record.ops.size();
-            record.ops.push_back(std::move(row));
-        }
-    }
-    for (size_t k = 0; k < reference.size(); ++k)
-        if (referencePartner_[k] < 0) unmatched("reference", reference[k]);
-
-    std::map<std::pair<std::string, std::string>, size_t> moduleIndex;
-    for (size_t k = 0; k < record.ops.size(); ++k) {
-        const auto& row = record.ops[k];
-        auto [it, created] = moduleIndex.try_emplace({row.phase, row.module}, record.modules.size());
-        if (created) {
-            PrecisionMapModule m;
-            m.module = row.module;
-            m.phase = row.phase;
-            m.firstOp = static_cast<int64_t>(k);
-            m.inputError = row.inputError;
-            record.modules.push_back(std::move(m));
-        }
-        auto& m = record.modules[it->second];
-        m.ops += 1;
-        m.outputError = row.relError;
-    }
-    return record;
-}
-
-PrecisionMapRecord comparePrecisionMaps(const std::vector<CapturedOp>& run, const std::vector<CapturedOp>& reference,
-                                        const MapFormats& formats) {
-    // The stream on the finished captures: its values are dropped as they are compared,
-    // from copies of the handles.
-    PrecisionMapStream stream(run, formats);
-    std::vector<CapturedOp> kept = reference;
-    for (size_t k = 0; k < kept.size(); ++k) stream.opKept(kept, k);
-    return stream.finish(kept);
-}
 
 }  // namespace ampscope

@@ -31,4 +31,5 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/GradientComparisonProbe.cpp
   ${CMAKE_CURRENT_LIST_DIR}/OpCapture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapCompare.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapStream.cpp
   ${CMAKE_CURRENT_LIST_DIR}/OpDtypeAudit.cpp)

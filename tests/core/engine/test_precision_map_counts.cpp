@@ -109,6 +109,50 @@ bool sameHistogram(const ExponentHistogram& a, const ExponentHistogram& b) {
            a.posInf == b.posInf && a.negInf == b.negInf;
 }
 
+// One output's numbers by their definitions (PrecisionMapRecord.h), with the sums taken as
+// the record takes them: each chunk of kChunk elements summed in element order from 0,
+// the chunks' sums added in order. Spacing by std::ilogb/std::ldexp, not by bits.
+struct DefinedNumbers {
+    double relError, snrDb, ulpsMax, ulpsRms, addedError;
+};
+DefinedNumbers byDefinition(const torch::Tensor& run, const torch::Tensor& reference, const torch::Tensor& rerun,
+                            const MapFormat& format) {
+    const auto m = run.to(torch::kDouble).contiguous(), r = reference.to(torch::kDouble).contiguous();
+    const auto a = rerun.defined() ? rerun.to(torch::kDouble).contiguous() : torch::Tensor();
+    const double* mp = m.data_ptr<double>();
+    const double* rp = r.data_ptr<double>();
+    const double* ap = a.defined() ? a.data_ptr<double>() : nullptr;
+    const int64_t n = m.numel();
+    double errSq = 0, refSq = 0, ulpsSq = 0, addSq = 0, rerunSq = 0, ulpsMax = 0, finite = 0;
+    for (int64_t first = 0; first < n; first += kChunk) {
+        double e = 0, q = 0, u = 0, ad = 0, re = 0;
+        for (int64_t i = first; i < std::min(n, first + kChunk); ++i) {
+            if (ap && std::isfinite(mp[i]) && std::isfinite(ap[i])) {
+                ad += (mp[i] - ap[i]) * (mp[i] - ap[i]);
+                re += ap[i] * ap[i];
+            }
+            if (!std::isfinite(mp[i]) || !std::isfinite(rp[i])) continue;
+            finite += 1;
+            const double d = mp[i] - rp[i];
+            e += d * d;
+            q += rp[i] * rp[i];
+            const double magnitude = rp[i] != 0.0 ? std::abs(rp[i]) : std::abs(mp[i]);
+            int exponent = magnitude > 0.0 ? std::ilogb(magnitude) : 0;
+            if (format.minExponent) exponent = std::max(exponent, *format.minExponent);
+            const double ulps = std::ldexp(std::abs(d), -(exponent - (format.bits - 1)));
+            ulpsMax = std::max(ulpsMax, ulps);
+            u += ulps * ulps;
+        }
+        errSq += e;
+        refSq += q;
+        ulpsSq += u;
+        addSq += ad;
+        rerunSq += re;
+    }
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    return {std::sqrt(errSq / refSq), 10.0 * std::log10(refSq / errSq), ulpsMax, std::sqrt(ulpsSq / finite),
+            ap ? std::sqrt(addSq / rerunSq) : nan};
+}
 }  // namespace
 
 class PrecisionMapCountsTest : public QObject {
@@ -308,6 +352,69 @@ private Q_SLOTS:
         QVERIFY(first.has_value());
         QCOMPARE(map.ops[*first].op, op.toStdString());
         QVERIFY(&map.ops[*first] == flagged);
+    }
+
+    // The CPU pass's sums are the record's numbers bit for bit: each sum taken in element
+    // order within its chunk (the order the record has always had), here against the
+    // definitions computed by a plain loop, on tensors of three chunks and a tail that is
+    // no whole vector, for bf16, fp16, fp32 and fp64 values with and without a rerun; the
+    // AVX-512 loop (where the CPU has it) and the scalar loop alike. The rare values whose
+    // spacing the fast path cannot build (fp64 magnitudes near 2^-1022 in a scaled format)
+    // give both loops the same bits.
+    void sumsInElementOrderBitForBit_data() {
+        QTest::addColumn<QString>("dtype");
+        QTest::newRow("bf16 run, fp32 reference and rerun") << "bf16";
+        QTest::newRow("fp16 run, fp32 reference, no rerun") << "fp16";
+        QTest::newRow("fp32 run, fp32 reference and rerun") << "fp32";
+        QTest::newRow("fp32 run, fp64 reference and rerun") << "fp64";
+    }
+    void sumsInElementOrderBitForBit() {
+        QFETCH(QString, dtype);
+        auto reference = plainValues(11) * 6.0 - 3.0;
+        reference[3] = 0.0f;
+        reference[kChunk + 1] = std::nanf("");
+        auto rerun = reference * (1.0 + 0x1p-18);
+        torch::Tensor run = dtype == "bf16"   ? reference.to(torch::kBFloat16)
+                            : dtype == "fp16" ? reference.to(torch::kHalf)
+                                              : (reference * (1.0 + 0x1p-20)).to(torch::kFloat);
+        if (dtype == "fp64") {
+            reference = reference.to(torch::kDouble) * (1.0 + 0x1p-40);
+            rerun = rerun.to(torch::kDouble);
+        }
+        run[kElements - 2] = std::numeric_limits<float>::infinity();
+        if (dtype == "fp16") rerun = torch::Tensor();
+        const MapFormat format = dtype == "bf16" ? bf16Format() : dtype == "fp16" ? fp16Format() : MapFormat{};
+        const auto truth = byDefinition(run, reference, rerun, format);
+        const auto show = [](const char* name, double got, double want) {
+            return QString("%1: %2, by definition %3").arg(name).arg(got, 0, 'g', 17).arg(want, 0, 'g', 17);
+        };
+        for (const bool vector : {true, false}) {
+            const bool used = probe_detail::useVectorMapPass(vector);
+            if (vector && !used) qInfo("no AVX-512 on this CPU: the scalar loop twice");
+            PrecisionMapOp op;
+            measureOutput(run, reference, rerun, format, op);
+            QVERIFY2(sameBits(op.relError, truth.relError), qPrintable(show("rel_error", op.relError, truth.relError)));
+            QVERIFY2(sameBits(op.snrDb, truth.snrDb), qPrintable(show("snr_db", op.snrDb, truth.snrDb)));
+            QVERIFY2(sameBits(op.ulpsMax, truth.ulpsMax), qPrintable(show("ulps_max", op.ulpsMax, truth.ulpsMax)));
+            QVERIFY2(sameBits(op.ulpsRms, truth.ulpsRms), qPrintable(show("ulps_rms", op.ulpsRms, truth.ulpsRms)));
+            QVERIFY2(sameBits(op.addedError, truth.addedError) || (std::isnan(op.addedError) && std::isnan(truth.addedError)),
+                     qPrintable(show("added_error", op.addedError, truth.addedError)));
+        }
+        probe_detail::useVectorMapPass(true);
+
+        // Magnitudes whose spacing is past the normal doubles, in a scaled format: both loops.
+        auto tiny = torch::full({37}, 0x1p-1021, torch::kDouble);
+        tiny[4] = 1e-310;  // subnormal
+        tiny[9] = 1.0;
+        const auto tinyRun = tiny * 1.5;
+        PrecisionMapOp vectorOp, scalarOp;
+        probe_detail::useVectorMapPass(true);
+        measureOutput(tinyRun, tiny, torch::Tensor(), e4m3Format(), vectorOp);
+        probe_detail::useVectorMapPass(false);
+        measureOutput(tinyRun, tiny, torch::Tensor(), e4m3Format(), scalarOp);
+        probe_detail::useVectorMapPass(true);
+        QVERIFY(sameBits(vectorOp.ulpsMax, scalarOp.ulpsMax) && sameBits(vectorOp.ulpsRms, scalarOp.ulpsRms));
+        QVERIFY(sameBits(vectorOp.relError, scalarOp.relError));
     }
 
     // The torch-ops way (what a GPU's outputs take) against the CPU's single pass, both on

@@ -21,6 +21,7 @@
 #include "precision/InsertedOps.h"
 #include "precision/NamedOpScope.h"
 #include "probes/ExponentHistogram.h"
+#include "probes/PrecisionMapStream.h"
 
 using namespace ampscope;
 using namespace ampscope::test;
