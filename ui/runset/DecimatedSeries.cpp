@@ -73,6 +73,13 @@ void DecimatedSeries::append(double x, double y) {
         if (bucketStarts_.size() == bucketLimit_) mergeBucketPairs();
         bucketStarts_.push_back(xs_.size());
         openCount_ = 0;
+    } else if (std::isfinite(y) && openLow_ <= y && y <= openHigh_) {
+        // Neither below the open bucket's smallest finite y nor above its largest (the
+        // earlier of equal extremes is the one kept), nor its first non-finite: what the
+        // bucket keeps is unchanged, so the point is counted and not stored. Most points of
+        // a thinned series are such, and keepRepresentatives for each was the cost.
+        ++openCount_;
+        return;
     }
     xs_.push_back(x);
     ys_.push_back(y);
@@ -84,6 +91,12 @@ void DecimatedSeries::append(double x, double y) {
         xs_.resize(end);
         ys_.resize(end);
     }
+    // The open bucket's finite extremes, from what it keeps (at most 4 points); none yet:
+    // an empty range, so no point takes the fast path above.
+    openLow_ = std::numeric_limits<double>::infinity();
+    openHigh_ = -std::numeric_limits<double>::infinity();
+    for (std::size_t i = begin; i < ys_.size(); ++i)
+        if (std::isfinite(ys_[i])) openLow_ = std::min(openLow_, ys_[i]), openHigh_ = std::max(openHigh_, ys_[i]);
 }
 
 std::size_t DecimatedSeries::lowerIndex(double x) const {

@@ -113,6 +113,8 @@ private:
     std::vector<std::size_t> bucketStarts_;  // index in xs_ of each bucket's first kept point
     std::size_t pointsPerBucket_ = 1;
     std::size_t openCount_ = 0;  // points appended into the last bucket
+    double openLow_ = std::numeric_limits<double>::infinity();    // its smallest finite y kept
+    double openHigh_ = -std::numeric_limits<double>::infinity();  // its largest
     std::int64_t appended_ = 0;
     std::size_t finiteCount_ = 0;
     double minY_ = std::numeric_limits<double>::infinity();

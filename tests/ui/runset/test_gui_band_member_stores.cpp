@@ -4,6 +4,7 @@
 //   10^4 steps thin to buckets of 8, the first NaN at step 1000 and a planted spike and dip
 //   stay at their steps, every bucket's first point is the step 1 + 8k with its own value;
 //   a run of its own keeps all 10^4 steps as before.
+// - What a thinned series keeps is, bucket by bucket, the contract's rule worked out here.
 // - The band over thinned members is, at every step 1 + 8k and nowhere else, the median and
 //   10/90% quantiles (numpy's linear rule, computed here) of the members' values there.
 // - Opening a folder of 16 ranks and 3 runs of their own reads every run, in order, with
@@ -17,6 +18,7 @@
 #include <algorithm>
 #include <cmath>
 #include <fstream>
+#include <limits>
 #include <vector>
 
 #include "ExactCompare.h"
@@ -145,6 +147,46 @@ private Q_SLOTS:
             const int64_t step = 1 + 8 * static_cast<int64_t>(k);
             QCOMPARE_BITS(xs[k], static_cast<double>(step));
             QCOMPARE_BITS(ys[k], rateAt(3, step));
+        }
+    }
+
+    // The contract's rule worked out here for every bucket of a noisy series with NaNs and
+    // ties (1000 points, 16 buckets at most: buckets of 64): its first point, its first
+    // smallest and first largest finite y, its first non-finite y, in their order.
+    void theKeptPointsAreEachBucketsFirstExtremesAndFirstNonFinite() {
+        DecimatedSeries s(16);
+        std::vector<double> ys;
+        for (int i = 0; i < 1000; ++i) {
+            double y = std::round(8.0 * std::sin(0.7 * i) + 3.0 * std::sin(0.13 * i * i));  // ties
+            if (i % 97 == 5 || i % 211 == 7) y = std::nan("");
+            if (i == 300) y = std::numeric_limits<double>::infinity();
+            ys.push_back(y);
+            s.append(i, y);
+        }
+        QCOMPARE(s.pointsPerBucket(), std::size_t{64});
+        std::vector<double> keptX;
+        for (int begin = 0; begin < 1000; begin += 64) {
+            const int end = std::min(1000, begin + 64);
+            int low = -1, high = -1, nonFinite = -1;
+            for (int i = begin; i < end; ++i) {
+                if (!std::isfinite(ys[i])) {
+                    if (nonFinite < 0) nonFinite = i;
+                    continue;
+                }
+                if (low < 0 || ys[i] < ys[low]) low = i;
+                if (high < 0 || ys[i] > ys[high]) high = i;
+            }
+            std::vector<int> keep{begin};
+            for (const int i : {low, high, nonFinite})
+                if (i >= 0) keep.push_back(i);
+            std::sort(keep.begin(), keep.end());
+            keep.erase(std::unique(keep.begin(), keep.end()), keep.end());
+            for (const int i : keep) keptX.push_back(i);
+        }
+        QCOMPARE(s.size(), keptX.size());
+        for (std::size_t k = 0; k < keptX.size(); ++k) {
+            QCOMPARE_BITS(s.x(k), keptX[k]);
+            QCOMPARE_BITS(s.y(k), ys[static_cast<std::size_t>(keptX[k])]);
         }
     }
 
