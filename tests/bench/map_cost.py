@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Precision map cost: how long a mapped step takes (probes.precision_map_steps: the
-step's forward and backward run again in the run's mode with every op's output kept
-and each op run again in fp32, the same step in an fp32 twin, every op compared and
-the record written) against the plain steps of the same run, interleaved: every
-fifth step is mapped, the steps between are plain. Target: at most 4x a plain step.
+step itself watched, every op's output kept and, in a low-precision mode, each op run
+again in fp32 on the run's own inputs; the same step in an fp32 twin, each of its ops
+compared as it is kept; the record written) against the plain steps of the same run,
+interleaved: every fifth step is mapped, the steps between are plain. Target: at most
+4x a plain step.
 
   map_cost.py --cli build/app/ampscope-cli [--steps 40] [--rounds 3] [--threads 2]
               [--json] [--smoke]
