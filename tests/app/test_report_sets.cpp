@@ -14,6 +14,7 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QFileInfo>
 #include <QtTest/QtTest>
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -235,6 +236,21 @@ private Q_SLOTS:
                  qPrintable(QStringLiteral("%1 to %2, expected %3 to %4").arg(lo).arg(hi).arg(lossLo).arg(lossHi)));
         QVERIFY(rangeRow(html, QStringLiteral("Val accuracy"), lo, hi));
         QVERIFY(std::abs(lo - accLo) <= 5e-4 * accLo && std::abs(hi - accHi) <= 5e-4 * accHi);
+        // The median of the nine's median step times, from the step times written above.
+        std::vector<double> medians;
+        for (const int rank : {1, 2, 3, 5, 6, 8, 9, 10, 11}) {
+            std::vector<double> ms;
+            for (int step = 1; step <= kJobSteps; ++step) ms.push_back(10.0 * (1.0 + 0.01 * std::sin(step + rank)));
+            std::sort(ms.begin(), ms.end());
+            medians.push_back((ms[ms.size() / 2 - 1] + ms[ms.size() / 2]) / 2.0);
+        }
+        std::sort(medians.begin(), medians.end());
+        const QRegularExpressionMatch stepRow =
+            QRegularExpression(QStringLiteral("<td class=\"key\">Median step time</td><td>([0-9.]+) ms")).match(html);
+        QVERIFY(stepRow.hasMatch());
+        // Printed to 3 significant digits (10.0 ms: within 0.05 ms).
+        QVERIFY2(std::abs(stepRow.captured(1).toDouble() - medians[4]) <= 0.05,
+                 qPrintable(stepRow.captured(1) + QStringLiteral(" ms, expected %1").arg(medians[4])));
         // The side-by-side table holds the three runs with pages (and its key column).
         const qsizetype side = html.indexOf(QStringLiteral("<h2>Side by side</h2>"));
         QVERIFY(side > 0);

@@ -32,8 +32,7 @@ ReportSections reportSections(const RunSet& set, const std::vector<RunId>& ids) 
             }
             sections.ownSection[i] = false;
             digest.rest.push_back(i);
-            // The straggler rule's own measure: a member's typical step is its median.
-            digest.restMedianStepMs.push_back(stats::medianOf(member->steps().stepMilliseconds().ys()));
+            digest.restMedianStepMs.push_back(typicalStepMilliseconds(*member));  // the straggler rule's measure
         }
         std::sort(digest.withPages.begin(), digest.withPages.end(),
                   [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -95,7 +95,7 @@ void findOutliers(const RunSet& set, RunBand& band) {
     }
     std::vector<double> typicalStepMs;
     for (const RunModel* run : band.members)
-        typicalStepMs.push_back(stats::medianOf(MemberPoints(run->steps().stepMilliseconds()).values));
+        typicalStepMs.push_back(typicalStepMilliseconds(*run));
     const double groupTypical = stats::medianOf(typicalStepMs);
     std::vector<std::size_t> slow = stats::stragglers(typicalStepMs);
     std::sort(slow.begin(), slow.end(), [&](std::size_t a, std::size_t b) { return typicalStepMs[a] > typicalStepMs[b]; });
@@ -123,6 +123,10 @@ void findOutliers(const RunSet& set, RunBand& band) {
 }
 
 }  // namespace
+
+double typicalStepMilliseconds(const RunModel& run) {
+    return stats::medianOf(MemberPoints(run.steps().stepMilliseconds()).values);
+}
 
 std::vector<RunBand> shownRunBands(const RunSet& set) {
     std::vector<RunBand> bands = shownBandMembers(set);

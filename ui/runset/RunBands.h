@@ -51,5 +51,9 @@ struct RunBand {
 std::vector<RunBand> shownBandMembers(const RunSet& set);
 std::vector<RunBand> shownRunBands(const RunSet& set);
 std::vector<RunBand> runBandsOf(const RunSet& set, const std::vector<RunId>& runs);
+// A member's typical step time as the straggler rule measures it: the median of its step
+// times at its bucket firsts (the steps every member keeps); NaN when it has none. A
+// report's account of a band's other members quotes the same measure.
+double typicalStepMilliseconds(const RunModel& run);
 
 }  // namespace ampscope::ui
