@@ -1,7 +1,8 @@
 // ParsedRunReader (a run directory parsed on a worker thread, batches handed over in
 // order): the same records in the same order as RunRecordReader gives, whatever the batch
-// size, the same warnings (a torn last line included), the same refusals, and a reader
-// dropped half way stops without hanging.
+// size, the same warnings (a torn last line included), the same refusals, a reader
+// started later reads nothing until then, and a reader dropped half way stops without
+// hanging.
 #include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QTemporaryDir>
@@ -193,6 +194,28 @@ private Q_SLOTS:
         }
         QCOMPARE(reader.data().warnings, expectedData.warnings);
         QVERIFY(reader.data().any_record);
+    }
+
+    // Start::Later: opened (its start data read) but nothing of events.jsonl read until
+    // start() or the first next(); then the same records in order. One never started is
+    // dropped without waiting for anything.
+    void startedLaterReadsTheSameRecordsOnlyOnceStarted() {
+        RunData expectedData;
+        const std::vector<json> expected = readAsJson(run_, expectedData);
+        {
+            ParsedRunReader never(run_, 7, {}, ParsedRunReader::Start::Later);
+            QVERIFY(never.startData().complete);
+        }
+        ParsedRunReader reader(run_, 7, {}, ParsedRunReader::Start::Later);
+        QTest::qWait(100);  // a worker started at once reads the whole run meanwhile
+        QCOMPARE(reader.bytesRead(), std::int64_t{0});
+        std::vector<json> parsed;
+        std::vector<ParsedRecord> records;
+        while (reader.next(records))
+            for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+        QCOMPARE(parsed.size(), expected.size());
+        for (std::size_t i = 0; i < expected.size(); ++i) QVERIFY(parsed[i] == expected[i]);
+        QCOMPARE(reader.bytesRead(), reader.totalBytes());
     }
 
     // Dropped after one batch of a full queue: the worker stops, the destructor returns.
