@@ -238,7 +238,7 @@ private Q_SLOTS:
         }
         RunSet set;
         // At each progress report, the ranks begun and not ended: those being read.
-        int most = 0, reports = 0;
+        int most = 0;
         const std::vector<LoadedRun> loaded = loadRunDirectories(set, directories, {false, true}, [&](double) {
             int reading = 0;
             for (const RunModel* run : set.runs())
@@ -246,7 +246,6 @@ private Q_SLOTS:
                     run->directory().contains(QStringLiteral("/job/")))
                     ++reading;
             most = std::max(most, reading);
-            ++reports;
         });
         QCOMPARE(loaded.size(), std::size_t{kRanks + 3});
         for (int i = 0; i < kRanks + 3; ++i) {
@@ -257,8 +256,10 @@ private Q_SLOTS:
             QCOMPARE(run.run->context().bandMember, i < kRanks);
             QCOMPARE(run.run->steps().stepCount(), i < kRanks ? kRankSteps : int64_t{100});
         }
-        if (reports == 0) QSKIP("the runs were read before the first progress report (100 ms): no count taken");
-        QVERIFY2(most >= 1 && most <= 8, qPrintable(QStringLiteral("%1 ranks read at once").arg(most)));
+        // Runs of one size started together end together: a report right then finds none
+        // begun. No report with one: nothing was counted.
+        if (most == 0) QSKIP("no progress report came while a rank was being read: nothing counted");
+        QVERIFY2(most <= 8, qPrintable(QStringLiteral("%1 ranks read at once").arg(most)));
     }
 };
 
