@@ -32,4 +32,5 @@ list(APPEND CORE_TORCH_SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/OpCapture.cpp
   ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapCompare.cpp
   ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapStream.cpp
+  ${CMAKE_CURRENT_LIST_DIR}/PrecisionMapCpuPass.cpp
   ${CMAKE_CURRENT_LIST_DIR}/OpDtypeAudit.cpp)
