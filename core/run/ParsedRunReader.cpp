@@ -93,6 +93,12 @@ void ParsedRunReader::work() {
     ready_.notify_one();
 }
 
+bool ParsedRunReader::ready() {
+    start();
+    std::lock_guard<std::mutex> lock(mutex_);
+    return !queue_.empty() || workerDone_;
+}
+
 bool ParsedRunReader::next(std::vector<ParsedRecord>& batch) {
     start();
     std::unique_lock<std::mutex> lock(mutex_);

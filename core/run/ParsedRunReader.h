@@ -24,7 +24,7 @@
 //   the records read before it. data() is final (warnings, counts) once next() has
 //   returned false.
 // - The destructor stops the worker (between batches) and joins it.
-// - One consumer; next(), data() and the destructor from the same thread.
+// - One consumer; next(), ready(), data() and the destructor from the same thread.
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -68,6 +68,9 @@ public:
     // Starts the worker (once; next() calls it).
     void start();
     bool next(std::vector<ParsedRecord>& batch);
+    // Whether next() would return without waiting: a batch is queued, or the worker is done
+    // (starts the worker, as next() does).
+    bool ready();
     const RunData& data() const { return final_; }
 
     // Bytes of events.jsonl the worker has read, and its size when opened (progress).

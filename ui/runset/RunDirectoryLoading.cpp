@@ -193,27 +193,40 @@ std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& direct
     QElapsedTimer sinceProgress;
     sinceProgress.start();
     std::vector<ParsedRecord> batch;
-    while (!active.empty()) {
-        // A batch of each run being read in turn: each reader has parsed ahead meanwhile.
-        for (std::size_t k = 0; k < active.size();) {
-            const std::size_t i = active[k];
-            RunBeingRead& read = reads[i];
-            try {
-                if (read.reader->next(batch)) {
-                    for (ParsedRecord& record : batch) read.dispatcher->take(std::move(record));
-                    read.dispatcher->flushSteps();
-                    ++k;
-                    continue;
-                }
-            } catch (const std::exception& e) {
-                loaded[i].error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
+    // The run at active[k]: its next batch to its stores (true), or its end (false: it
+    // leaves `active`).
+    const auto takeBatch = [&](std::size_t k) {
+        const std::size_t i = active[k];
+        RunBeingRead& read = reads[i];
+        try {
+            if (read.reader->next(batch)) {
+                for (ParsedRecord& record : batch) read.dispatcher->take(std::move(record));
+                read.dispatcher->flushSteps();
+                return true;
             }
-            finishRun(set, read, loaded[i], QDir::cleanPath(directories[static_cast<qsizetype>(i)]));
-            finishedBytes += read.reader->bytesRead();
-            read.reader.reset();  // its worker and buffers go now, not after every run
-            read.dispatcher.reset();
-            active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+        } catch (const std::exception& e) {
+            loaded[i].error = QString::fromUtf8(e.what());  // EIO after the start: what was read stays
         }
+        finishRun(set, read, loaded[i], QDir::cleanPath(directories[static_cast<qsizetype>(i)]));
+        finishedBytes += read.reader->bytesRead();
+        read.reader.reset();  // its worker and buffers go now, not after every run
+        read.dispatcher.reset();
+        active.erase(active.begin() + static_cast<std::ptrdiff_t>(k));
+        return false;
+    };
+    while (!active.empty()) {
+        // A batch of each run whose reader has one ready, in turn; waiting only when none
+        // has: waiting for one while another's queue is full would idle both parsers.
+        bool took = false;
+        for (std::size_t k = 0; k < active.size();) {
+            if (!reads[active[k]].reader->ready()) {
+                ++k;
+                continue;
+            }
+            took = true;
+            if (takeBatch(k)) ++k;
+        }
+        if (!took) takeBatch(0);
         startMore();
         if (progress && sinceProgress.elapsed() >= kProgressMilliseconds) {
             std::int64_t done = finishedBytes;
