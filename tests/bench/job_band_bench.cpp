@@ -6,9 +6,9 @@
 //      a step line per step in the recorder's text; summary.json), every rank's loss a
 //      little apart, rank 19's loss NaN at step 1000 (the first non-finite), rank 7's steps
 //      twice as long (a straggler).
-//   2. Opening it as File > Open of a job folder does (every rank read at once, the event
-//      loop run at each progress report, so band refreshes run meanwhile; then the focus on
-//      the first non-finite rank) with the Loss, Loss scale and Throughput plots of the
+//   2. Opening it as File > Open of a job folder does (every rank joins the set at once and
+//      a few at a time are read, as band members; the event loop run at each progress
+//      report, so band refreshes run meanwhile; then the focus on the first non-finite rank) with the Loss, Loss scale and Throughput plots of the
 //      window at 1280x800 in place, until their bands are derived and drawn: wall time.
 //   3. Frames: a full replot of the three plots (the band and its outliers, what a resize,
 //      zoom or pan redraws); and a band refresh (what a live job's new steps cost at most
@@ -165,9 +165,10 @@ int main(int argc, char** argv) {
 
     QElapsedTimer opening;
     opening.start();
-    // As the window's RunOpener opens a job folder: the ranks read at once, the event loop
-    // run at each progress report (every 100 ms), so the plots' band refreshes run meanwhile
-    // as they do in the window; then the focus on the first non-finite rank.
+    // As the window's RunOpener opens a job folder: the ranks read through loadRunDirectories
+    // (a few at a time, as band members), the event loop run at each progress report (every
+    // 100 ms), so the plots' band refreshes run meanwhile as they do in the window; then the
+    // focus on the first non-finite rank.
     QStringList directories;
     for (const std::string& dir : runSetDirectories(job.toStdString())) directories << QString::fromStdString(dir);
     std::vector<RunId> ids;
