@@ -285,7 +285,7 @@ void LossPlot::applyAutoRanges() {
 }
 
 std::vector<RunSetTimePlot::BandQuantity> LossPlot::bandQuantities() const {
-    return {{yAxis, &StepSeries::smoothedLoss, tr("smoothed train loss"), true, Qt::SolidLine}};
+    return {{yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().smoothedLoss(); }, tr("smoothed train loss"), true, Qt::SolidLine}};
 }
 
 void LossPlot::addContextActions(QMenu& menu) {

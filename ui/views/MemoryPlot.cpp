@@ -61,6 +61,16 @@ void MemoryPlot::addActivationLines() {
     }
 }
 
+std::vector<RunSetTimePlot::BandQuantity> MemoryPlot::bandQuantities() const {
+    // RSS filled; its peak and CUDA's unfilled, as their lines are dashed and dotted.
+    return {{yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.memory().rss(); }, tr("process RSS"),
+             true, Qt::SolidLine},
+            {yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.memory().peakRss(); }, tr("peak RSS"),
+             false, Qt::DashLine},
+            {yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.memory().cudaPeak(); },
+             tr("CUDA peak allocated"), false, Qt::DotLine}};
+}
+
 void MemoryPlot::afterRebuild() {
     if (shownRuns().empty()) lines_.clear(), activations_.clear();
     updateLegend();
@@ -73,6 +83,19 @@ void MemoryPlot::updateLegend() {
             if (s->series().empty() && in) s->graph()->removeFromLegend();
             if (!s->series().empty() && !in) s->graph()->addToLegend();
         }
+    // A band's quantity that no member recorded (CUDA on a CPU job) stays out of it too.
+    const std::vector<BandQuantity> quantities = bandQuantities();
+    for (int b = 0; b < static_cast<int>(bands().size()); ++b)
+        for (int q = 0; q < static_cast<int>(quantities.size()); ++q)
+            if (QCPGraph* median = bandMedianGraph(b, q)) {
+                const auto& members = bands()[static_cast<std::size_t>(b)].members;
+                const bool recorded = std::any_of(members.begin(), members.end(), [&](const RunModel* m) {
+                    return !quantities[static_cast<std::size_t>(q)].series(*m).empty();
+                });
+                const bool in = legend->hasItemWithPlottable(median);
+                if (!recorded && in) median->removeFromLegend();
+                if (recorded && !in) median->addToLegend();
+            }
 }
 
 QString MemoryPlot::emptyText() const {
@@ -104,6 +127,7 @@ QString MemoryPlot::hoverText(double step, QPoint pixel) const {
     };
     const bool several = shownRuns().size() > 1;
     for (const RunModel* run : shownRuns()) {
+        if (!isDrawn(*run)) continue;  // a band's member: the band's line below says it
         const MemorySeries& m = run->memory();
         line(lineName(*run, several, tr("process RSS")), m.rss());
         line(lineName(*run, several, tr("peak RSS")), m.peakRss());
@@ -112,7 +136,7 @@ QString MemoryPlot::hoverText(double step, QPoint pixel) const {
         for (const auto& [dtype, series] : m.activations())
             line(tr("activations, %1").arg(QString::fromStdString(dtype)), series);
     }
-    return text;
+    return text + bandHoverText(step);
 }
 
 }  // namespace ampscope::ui

@@ -4,7 +4,10 @@
 // peak allocated bytes where a run used CUDA (dotted), each run in its colour, and for
 // the focused run the bytes of activations a step kept, one line per dtype (dash-dot).
 // All in MiB on one axis from 0. A line joins the legend once it has data (by run name
-// once several runs are shown). Otherwise a TimeSeriesPlot (zoom/pan, tooltip...).
+// once several runs are shown). A job's ranks or many seeds of one config are drawn as
+// their bands of the three quantities (RunSetTimePlot), with the outliers and the focused
+// run as lines: a job of 512 ranks is not 1536 lines and legend entries. Otherwise a
+// TimeSeriesPlot (zoom/pan, tooltip...).
 #include <string>
 #include <vector>
 
@@ -31,6 +34,7 @@ protected:
     void afterRebuild() override;
     QString emptyText() const override;
     void applyAutoRanges() override;
+    std::vector<BandQuantity> bandQuantities() const override;
 
 private:
     struct RunLines {

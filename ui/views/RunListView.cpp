@@ -4,6 +4,7 @@
 #include <QListWidget>
 #include <QPainter>
 #include <QPushButton>
+#include <QTimer>
 #include <QVBoxLayout>
 
 #include "runset/RunSet.h"
@@ -111,7 +112,39 @@ void RunListView::updateRow(QListWidgetItem* item, const RunModel& run) {
     else item->setData(Qt::ForegroundRole, QVariant());
 }
 
+void RunListView::scheduleRelabel() {
+    if (relabelPending_) return;
+    relabelPending_ = true;
+    QTimer::singleShot(0, this, [this] {
+        relabelPending_ = false;
+        if (!relabel()) return;
+        for (int row = 0; row < list_->count(); ++row)
+            if (const RunModel* model = set_->run(list_->item(row)->data(kIdRole).toInt()))
+                updateRow(list_->item(row), *model);
+        announceFocusedLabel();
+    });
+}
+
+void RunListView::appendRow(const RunModel& run) {
+    const QSignalBlocker quiet(list_);
+    auto* item = new QListWidgetItem(list_);
+    item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
+    item->setData(kIdRole, run.id());
+    updateRow(item, run);
+}
+
 void RunListView::onChanged(RunId run, RunChanges what) {
+    const RunModel* added = (what & RunChange::Added) ? set_->run(run) : nullptr;
+    if (added && list_->count() + 1 == set_->size() && set_->runs().back() == added) {
+        appendRow(*added);
+        if (set_->focusedId() == run) {
+            const QSignalBlocker quiet(list_);
+            list_->setCurrentRow(list_->count() - 1);
+        }
+        scheduleRelabel();
+        updateRemoveButton();
+        return;
+    }
     if (what & (RunChange::Added | RunChange::Removed)) {
         rebuild();
         return;
@@ -120,12 +153,7 @@ void RunListView::onChanged(RunId run, RunChanges what) {
     const RunModel* changed = set_->run(run);
     const bool newEpoch = (what & RunChange::Steps) && changed &&
                           epochsLabelled_[run] != changed->steps().epochs().size();
-    if ((newEpoch || (what & (kShownRunsChange | RunChange::Identity))) && relabel()) {
-        for (int row = 0; row < list_->count(); ++row)
-            if (const RunModel* model = set_->run(list_->item(row)->data(kIdRole).toInt()))
-                updateRow(list_->item(row), *model);
-        announceFocusedLabel();
-    }
+    if (newEpoch || (what & (kShownRunsChange | RunChange::Identity))) scheduleRelabel();
     if (what & RunChange::Focus) {
         announceFocusedLabel();
         for (int row = 0; row < list_->count(); ++row)
@@ -145,12 +173,7 @@ void RunListView::rebuild() {
     const QSignalBlocker quiet(list_);
     relabel();
     list_->clear();
-    for (const RunModel* run : set_->runs()) {
-        auto* item = new QListWidgetItem(list_);
-        item->setFlags(Qt::ItemIsUserCheckable | Qt::ItemIsEnabled | Qt::ItemIsSelectable);
-        item->setData(kIdRole, run->id());
-        updateRow(item, *run);
-    }
+    for (const RunModel* run : set_->runs()) appendRow(*run);
     list_->setCurrentRow(rowOf(set_->focusedId()));
     updateRemoveButton();
     announceFocusedLabel();

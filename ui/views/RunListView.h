@@ -14,7 +14,10 @@
 // - When the shown runs hold seeds of one config, each other shown run's row says, on a
 //   third line, whether its final validation loss is inside or outside the first seed
 //   group's band, with the test's p-value (SeedBandLabels.h); labelled again when the
-//   shown runs change or a run ends an epoch.
+//   shown runs change or a run ends an epoch, once per pass of the event loop however
+//   many changes it brought (a job of 512 ranks opening adds 512 runs and ends 512
+//   epochs: labelling at each would read every run's curve 512 times). A run added at
+//   the end of the set adds its row alone.
 #include <QWidget>
 #include <map>
 
@@ -57,10 +60,13 @@ private:
     void updateRemoveButton();
     // Labels the rows against the seed band again; true when a label changed.
     bool relabel();
+    void scheduleRelabel();  // relabel once the event loop runs; rows updated if changed
+    void appendRow(const RunModel& run);
     void announceFocusedLabel();
 
     std::map<RunId, SeedBandLabel> bandLabels_;
     std::map<RunId, std::size_t> epochsLabelled_;  // each run's epochs when last labelled
+    bool relabelPending_ = false;
 
     RunSet* set_;
     QListWidget* list_ = nullptr;

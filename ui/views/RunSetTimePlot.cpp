@@ -93,7 +93,7 @@ void RunSetTimePlot::addBandGraphs(const RunBand& band) {
         SeriesGraph* median = addSeries(quantity.axis, name, QPen(colour, 2.0, quantity.style));
         std::vector<const DecimatedSeries*> members;
         members.reserve(band.members.size());
-        for (const RunModel* run : band.members) members.push_back(&(run->steps().*quantity.series)());
+        for (const RunModel* run : band.members) members.push_back(&quantity.series(*run));
         graphs.push_back(std::make_unique<QuantileBandGraphs>(low, high, median, std::move(members), quantity.filled));
         graphs.back()->refill();
     }

@@ -78,10 +78,10 @@ protected:
         (void)what;
     }
     const std::vector<const RunModel*>& shownRuns() const { return shown_; }
-    // One quantity a band of many draws (StepSeries' series by accessor).
+    // One quantity a band of many draws: a series of each member (its steps, its memory).
     struct BandQuantity {
         QCPAxis* axis = nullptr;
-        const DecimatedSeries& (StepSeries::*series)() const = nullptr;
+        const DecimatedSeries& (*series)(const RunModel& member) = nullptr;
         QString what;  // "smoothed train loss", in the legend
         bool filled = true;
         Qt::PenStyle style = Qt::SolidLine;

@@ -59,7 +59,7 @@ void ScalePlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
 }
 
 std::vector<RunSetTimePlot::BandQuantity> ScalePlot::bandQuantities() const {
-    return {{yAxis, &StepSeries::log2Scale, tr("log\u2082 scale"), true, Qt::SolidLine}};
+    return {{yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().log2Scale(); }, tr("log\u2082 scale"), true, Qt::SolidLine}};
 }
 
 void ScalePlot::afterRebuild() {

@@ -26,8 +26,10 @@ void ThroughputPlot::addRunGraphs(const RunModel& run, bool focused, bool severa
 
 std::vector<RunSetTimePlot::BandQuantity> ThroughputPlot::bandQuantities() const {
     // Step time without a fill: two filled areas on one plot would hide each other.
-    return {{yAxis, &StepSeries::samplesPerSecond, tr("samples/s"), true, Qt::SolidLine},
-            {yAxis2, &StepSeries::stepMilliseconds, tr("step time (ms)"), false, Qt::DashLine}};
+    return {{yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().samplesPerSecond(); },
+             tr("samples/s"), true, Qt::SolidLine},
+            {yAxis2, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().stepMilliseconds(); },
+             tr("step time (ms)"), false, Qt::DashLine}};
 }
 
 void ThroughputPlot::afterRebuild() {

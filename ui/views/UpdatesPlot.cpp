@@ -112,6 +112,14 @@ void UpdatesPlot::applyAutoRanges() {
         yAxis->setRange(paddedRange(low, high, true));
 }
 
+std::vector<RunSetTimePlot::BandQuantity> UpdatesPlot::bandQuantities() const {
+    if (measure_ != Measure::GradientNorm) return {};
+    return {{yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().gradNorm(); },
+             tr("gradient norm"), true, Qt::SolidLine},
+            {yAxis, [](const RunModel& r) -> const DecimatedSeries& { return r.steps().gradNormClipped(); },
+             tr("after clipping"), false, Qt::DashLine}};
+}
+
 QString UpdatesPlot::hoverText(double step, QPoint pixel) const {
     (void)pixel;
     QString text;
@@ -122,7 +130,7 @@ QString UpdatesPlot::hoverText(double step, QPoint pixel) const {
         if (text.isEmpty()) text = tr("step %1").arg(static_cast<qint64>(s.x(i)));
         text += tr("\n%1: %2").arg(line.graph->graph()->name(), formatValue(s.y(i)));
     }
-    return text;
+    return text + bandHoverText(step);
 }
 
 }  // namespace ampscope::ui

@@ -7,7 +7,10 @@
 // - gradient norm: the global norm of the unscaled gradients before clipping (solid) and
 //   after (dashed) on every step (log axis).
 // Each run in its colour, each layer in its own dash pattern; the legend names the run
-// once several are shown.
+// once several are shown. The gradient norm of a job's ranks or many seeds of one config
+// is drawn as their band (RunSetTimePlot), the outliers and the focused run as lines; the
+// per-layer measures draw every shown run's layers (a band per layer would be a band per
+// line: the recorder does not write them, and seeds trained here are few).
 #include <vector>
 
 #include "views/RunSetTimePlot.h"
@@ -33,6 +36,7 @@ protected:
     void afterRebuild() override;
     QString emptyText() const override;
     void applyAutoRanges() override;
+    std::vector<BandQuantity> bandQuantities() const override;
 
 private:
     struct Line {

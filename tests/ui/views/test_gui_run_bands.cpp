@@ -17,7 +17,9 @@
 #include "ExactCompare.h"
 #include "report/ReportSetViews.h"
 #include "runset/RunSet.h"
+#include "probes/StepAuditRecords.h"
 #include "views/LossPlot.h"
+#include "views/MemoryPlot.h"
 #include "views/ScalePlot.h"
 #include "views/ThroughputPlot.h"
 
@@ -155,6 +157,41 @@ private Q_SLOTS:
             ++checked;
         }
         QCOMPARE(checked, kSteps);
+    }
+
+    // The Memory dock draws the job as bands too: RSS and peak RSS (no CUDA on these ranks,
+    // so no third entry), the same four runs as lines; the RSS band's median is this
+    // suite's quantile of the ranks' RSS (in MiB) at each step.
+    void theMemoryPlotDrawsTheJobAsBands() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16);
+        constexpr int kMemorySteps = 20;
+        auto rssBytes = [](int rank, int step) { return (100 + rank + step) * (std::int64_t{1} << 20); };
+        for (int r = 0; r < 16; ++r) {
+            for (int s = 1; s <= kMemorySteps; ++s)
+                set.run(ids[static_cast<std::size_t>(r)])
+                    ->takeRecord(toJson(MemoryRecord{s, {rssBytes(r, s), rssBytes(r, s) + (std::int64_t{8} << 20), std::nullopt, {}, {}}}));
+            set.run(ids[static_cast<std::size_t>(r)])->endOfBatch();
+        }
+        set.focus(ids[0]);
+        MemoryPlot memory(&set);
+        memory.refreshBands();
+        QCOMPARE(memory.bands().size(), std::size_t{1});
+        QCOMPARE(memory.shownRunCount(), 16);
+        QCOMPARE(memory.drawnRunCount(), 4);
+        memory.replot();
+        const QStringList names = legendNames(memory);
+        QVERIFY2(names.size() == 2 + 4 * 2, qPrintable(names.join(" | ")));
+        QVERIFY(names.contains(QStringLiteral("job: median process RSS of 16 ranks, 10-90% shaded")));
+        QVERIFY(std::none_of(names.begin(), names.end(), [](const QString& n) { return n.contains("CUDA"); }));
+        const QCPGraph* median = memory.bandMedianGraph(0, 0);
+        QVERIFY(median);
+        for (int s = 1; s <= kMemorySteps; ++s) {
+            std::vector<double> mib;
+            for (int r = 0; r < 16; ++r) mib.push_back(static_cast<double>(rssBytes(r, s)) / (1024.0 * 1024.0));
+            QVERIFY2(std::abs(graphY(median, s) - quantileOf(mib, 0.5)) < 1e-9,
+                     qPrintable(QString("step %1: %2").arg(s).arg(graphY(median, s))));
+        }
     }
 
     void aSmallJobIsDrawnRunByRun() {

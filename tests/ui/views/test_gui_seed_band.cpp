@@ -204,6 +204,7 @@ private Q_SLOTS:
         const QString expectedAccuracy =
             std::abs(otherAccuracy - accuracyMean) <= accuracyHalf ? "inside" : "outside";
 
+        QCoreApplication::processEvents();  // the Runs list labels once per pass of the event loop
         RunListView* list = window.views().runs;
         QString otherLabel;
         for (int row = 0; row < list->list()->count(); ++row) {
