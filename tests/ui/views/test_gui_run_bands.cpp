@@ -2,8 +2,9 @@
 // their steps directly) with three planted outliers: rank 11 whose loss is NaN at step 50
 // (the first non-finite), rank 5 whose steps take twice as long (a straggler), rank 9
 // whose loss is 2 above the others from step 100 to 200 (departing). The Loss, Loss scale
-// and Throughput plots draw one band; its median and 10/90% quantiles at each step are
-// recomputed here by this suite's own loop over the members' smoothed losses; the three
+// and Throughput plots draw one band (the Memory plot too, of the ranks' RSS records); its
+// median and 10/90% quantiles at each step are recomputed here by this suite's own loop
+// over the members' smoothed losses (and RSS); the three
 // outliers and the focused rank are drawn and named, no one else; the legend counts the
 // band and those lines. A job of 7 ranks (below the threshold) is drawn as before: a line
 // and a legend entry per rank. Focusing another rank draws it alone on the band. A
