@@ -8,6 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "ExactCompare.h"
+#include "NumpyQuantile.h"
 #include "stats/ManyRuns.h"
 
 using namespace ampscope::stats;
@@ -30,16 +31,6 @@ struct Member {
     std::vector<double> steps, values;
     MemberSeries view() const { return {steps.data(), values.data(), steps.size()}; }
 };
-
-// The q-quantile as NumPy's default computes it, written out here: sort, h = q (n - 1),
-// interpolate between the neighbours of h.
-double numpyQuantile(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const double h = q * (static_cast<double>(v.size()) - 1.0);
-    const auto lo = static_cast<std::size_t>(h);
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
-}
 
 }  // namespace
 
@@ -109,9 +100,9 @@ private Q_SLOTS:
             QCOMPARE(point.members, static_cast<int>(at.size()));
             // Interpolation between the same two values: equal to rounding (3 ulps of 5).
             constexpr double kTolerance = 1e-14;
-            QVERIFY(std::abs(point.low - numpyQuantile(at, 0.10)) < kTolerance);
-            QVERIFY(std::abs(point.median - numpyQuantile(at, 0.50)) < kTolerance);
-            QVERIFY(std::abs(point.high - numpyQuantile(at, 0.90)) < kTolerance);
+            QVERIFY(std::abs(point.low - ampscope::test::numpyQuantile(at, 0.10)) < kTolerance);
+            QVERIFY(std::abs(point.median - ampscope::test::numpyQuantile(at, 0.50)) < kTolerance);
+            QVERIFY(std::abs(point.high - ampscope::test::numpyQuantile(at, 0.90)) < kTolerance);
         }
         QCOMPARE(band[1].members, 10);  // the NaN left out
         QCOMPARE(band[2].members, 10);  // the missing step left out

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "ExactCompare.h"
+#include "NumpyQuantile.h"
 #include "config/ConfigJson.h"
 #include "run/StepRecordCodec.h"
 #include "runset/DecimatedSeries.h"
@@ -87,15 +88,6 @@ RunContext rankContext(int rank, bool member) {
     context.runDirectory = QStringLiteral("/tmp/job/rank-%1").arg(rank);
     context.bandMember = member;
     return context;
-}
-
-// numpy.quantile's default (linear): sort, h = q (n - 1), interpolate.
-double quantileOf(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const double h = q * (static_cast<double>(v.size()) - 1.0);
-    const auto lo = static_cast<std::size_t>(h);
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 }  // namespace
@@ -213,9 +205,9 @@ private Q_SLOTS:
             for (int r = 0; r < kRanks; ++r) values.push_back(rateAt(r, step));
             // Selection and sort interpolate the same two order statistics, but the order of
             // the subtraction may differ in the last bit: 1e-9 of values near 10^3.
-            QVERIFY(std::abs(it->value - quantileOf(values, 0.5)) < 1e-9);
-            QVERIFY(std::abs((low->data()->constBegin() + k)->value - quantileOf(values, 0.1)) < 1e-9);
-            QVERIFY(std::abs((high->data()->constBegin() + k)->value - quantileOf(values, 0.9)) < 1e-9);
+            QVERIFY(std::abs(it->value - test::numpyQuantile(values, 0.5)) < 1e-9);
+            QVERIFY(std::abs((low->data()->constBegin() + k)->value - test::numpyQuantile(values, 0.1)) < 1e-9);
+            QVERIFY(std::abs((high->data()->constBegin() + k)->value - test::numpyQuantile(values, 0.9)) < 1e-9);
         }
     }
 

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "ExactCompare.h"
+#include "NumpyQuantile.h"
 #include "report/ReportSetViews.h"
 #include "runset/RunSet.h"
 #include "probes/StepAuditRecords.h"
@@ -65,15 +66,6 @@ std::vector<RunId> addJob(RunSet& set, const QString& job, int ranks, bool feedN
         if (feedNow) feed(set, ids.back(), r);
     }
     return ids;
-}
-
-// numpy.quantile's default (linear): sort, h = q (n - 1), interpolate.
-double quantileOf(std::vector<double> v, double q) {
-    std::sort(v.begin(), v.end());
-    const double h = q * (static_cast<double>(v.size()) - 1.0);
-    const auto lo = static_cast<std::size_t>(h);
-    const std::size_t hi = std::min(lo + 1, v.size() - 1);
-    return v[lo] + (h - static_cast<double>(lo)) * (v[hi] - v[lo]);
 }
 
 double graphY(const QCPGraph* graph, double step) {
@@ -152,9 +144,9 @@ private Q_SLOTS:
             QCOMPARE(values.size(), std::size_t{16});
             // The same interpolation between the same two order statistics: rounding only.
             constexpr double kTolerance = 1e-12;
-            QVERIFY(std::abs(graphY(median, step) - quantileOf(values, 0.5)) < kTolerance);
-            QVERIFY(std::abs(graphY(low, step) - quantileOf(values, 0.1)) < kTolerance);
-            QVERIFY(std::abs(graphY(high, step) - quantileOf(values, 0.9)) < kTolerance);
+            QVERIFY(std::abs(graphY(median, step) - test::numpyQuantile(values, 0.5)) < kTolerance);
+            QVERIFY(std::abs(graphY(low, step) - test::numpyQuantile(values, 0.1)) < kTolerance);
+            QVERIFY(std::abs(graphY(high, step) - test::numpyQuantile(values, 0.9)) < kTolerance);
             ++checked;
         }
         QCOMPARE(checked, kSteps);
@@ -190,7 +182,7 @@ private Q_SLOTS:
         for (int s = 1; s <= kMemorySteps; ++s) {
             std::vector<double> mib;
             for (int r = 0; r < 16; ++r) mib.push_back(static_cast<double>(rssBytes(r, s)) / (1024.0 * 1024.0));
-            QVERIFY2(std::abs(graphY(median, s) - quantileOf(mib, 0.5)) < 1e-9,
+            QVERIFY2(std::abs(graphY(median, s) - test::numpyQuantile(mib, 0.5)) < 1e-9,
                      qPrintable(QString("step %1: %2").arg(s).arg(graphY(median, s))));
         }
     }
