@@ -238,26 +238,14 @@ RunId RunOpener::followDirectory(const QString& directory, bool focus, bool band
 
 std::vector<bool> RunOpener::bandMembersAmong(const std::vector<std::string>& directories) {
     // Decided among every run of the folder, those followed and those read whole alike, so
-    // a job whose ranks are partly finished is thin throughout. A rank is grouped by its
-    // job folder; another run by its config (one that is not a run is in no band).
-    std::vector<stats::RunIdentity> identities;
-    std::vector<std::size_t> runs;
-    for (std::size_t d = 0; d < directories.size(); ++d) {
-        nlohmann::json config;
-        if (stats::jobOfDirectory(directories[d]).empty()) {
-            try {
-                config = configToJson(recordedRunContext(QString::fromStdString(directories[d]), nullptr).config);
-            } catch (const std::exception&) {
-                continue;  // refused below, with its line
-            }
+    // a job whose ranks are partly finished is thin throughout.
+    return openedBandMembers(directories, [&](std::size_t d) -> std::optional<nlohmann::json> {
+        try {
+            return configToJson(recordedRunContext(QString::fromStdString(directories[d]), nullptr).config);
+        } catch (const std::exception&) {
+            return std::nullopt;  // refused below, with its line
         }
-        identities.push_back({directories[d], std::move(config)});
-        runs.push_back(d);
-    }
-    const std::vector<bool> among = openedBandMembers(identities);
-    std::vector<bool> member(directories.size(), false);
-    for (std::size_t k = 0; k < runs.size(); ++k) member[runs[k]] = among[k];
-    return member;
+    });
 }
 
 RunId RunOpener::follow(std::unique_ptr<RunFollower> follower, const RunContext& context) {

@@ -145,19 +145,11 @@ std::vector<LoadedRun> loadRunDirectories(RunSet& set, const QStringList& direct
     // (unless the caller decided among more), before any store takes a step.
     std::vector<bool> members = bandMembers;
     if (members.size() != loaded.size()) {
-        std::vector<stats::RunIdentity> identities;
-        std::vector<std::size_t> readable;
-        for (std::size_t i = 0; i < loaded.size(); ++i) {
-            if (!reads[i].reader) continue;
-            const std::string directory = contexts[i].runDirectory.toStdString();
-            identities.push_back({directory, stats::jobOfDirectory(directory).empty()
-                                                 ? configToJson(contexts[i].config)
-                                                 : nlohmann::json()});
-            readable.push_back(i);
-        }
-        const std::vector<bool> among = openedBandMembers(identities);
-        members.assign(loaded.size(), false);
-        for (std::size_t k = 0; k < readable.size(); ++k) members[readable[k]] = among[k];
+        std::vector<std::string> opened;
+        for (const RunContext& context : contexts) opened.push_back(context.runDirectory.toStdString());
+        members = openedBandMembers(
+            opened, [&](std::size_t i) -> std::optional<nlohmann::json> { return configToJson(contexts[i].config); },
+            [&](std::size_t i) { return reads[i].reader != nullptr; });
     }
     for (std::size_t i = 0; i < loaded.size(); ++i) {
         RunBeingRead& read = reads[i];
