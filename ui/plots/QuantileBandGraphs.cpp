@@ -1,6 +1,6 @@
 #include "plots/QuantileBandGraphs.h"
 
-#include "runset/DecimatedSeries.h"
+#include "runset/BandMemberPoints.h"
 #include "stats/ManyRuns.h"
 
 namespace ampscope::ui {
@@ -14,18 +14,11 @@ QuantileBandGraphs::QuantileBandGraphs(SeriesGraph* low, SeriesGraph* high, Seri
 }
 
 void QuantileBandGraphs::refill() {
-    // Each member's bucket firsts (DecimatedSeries::bucketFirsts), not every point it keeps:
-    // those are its value at the same steps in every member (all of them while a member is
-    // short), where the extremes a thinned member keeps beside them lie at steps of its own.
-    // A band taken where many members happened to keep an extreme would be a band of those
-    // members' extremes; sampled at the bucket firsts it is every member's value, per step.
-    std::vector<std::vector<double>> steps(members_.size()), values(members_.size());
+    std::vector<BandMemberPoints> points;  // reserved: the views below stay valid
+    points.reserve(members_.size());
     std::vector<stats::MemberSeries> members;
     members.reserve(members_.size());
-    for (std::size_t m = 0; m < members_.size(); ++m) {
-        members_[m]->bucketFirsts(steps[m], values[m]);
-        members.push_back({steps[m].data(), values[m].data(), steps[m].size()});
-    }
+    for (const DecimatedSeries* member : members_) members.push_back(points.emplace_back(*member).series());
     low_->clear();
     high_->clear();
     median_->clear();

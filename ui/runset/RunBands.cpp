@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "config/ConfigJson.h"
+#include "runset/BandMemberPoints.h"
 #include "runset/RunSeedGroups.h"
 #include "runset/RunSet.h"
 
@@ -69,14 +70,6 @@ std::vector<RunBand> shownBandMembers(const RunSet& set) {
 
 namespace {
 
-// A member's points as its band is taken (QuantileBandGraphs): its bucket firsts, the same
-// steps in every member, never the extremes a thinned member keeps at steps of its own.
-struct MemberPoints {
-    std::vector<double> steps, values;
-    explicit MemberPoints(const DecimatedSeries& s) { s.bucketFirsts(steps, values); }
-    stats::MemberSeries series() const { return {steps.data(), values.data(), steps.size()}; }
-};
-
 void addReason(RunBand& band, const RunModel* run, const QString& why) {
     for (BandOutlier& o : band.outliers)
         if (o.run == run) {
@@ -104,7 +97,7 @@ void findOutliers(const RunSet& set, RunBand& band) {
                   QObject::tr("straggler: step time %1x the typical %2 ms")
                       .arg(typicalStepMs[m] / groupTypical, 0, 'f', 1)
                       .arg(groupTypical, 0, 'g', 3));
-    std::vector<MemberPoints> smoothed;
+    std::vector<BandMemberPoints> smoothed;
     smoothed.reserve(band.members.size());
     std::vector<stats::MemberSeries> losses;
     for (const RunModel* run : band.members) losses.push_back(smoothed.emplace_back(run->steps().smoothedLoss()).series());
@@ -125,7 +118,7 @@ void findOutliers(const RunSet& set, RunBand& band) {
 }  // namespace
 
 double typicalStepMilliseconds(const RunModel& run) {
-    return stats::medianOf(MemberPoints(run.steps().stepMilliseconds()).values);
+    return stats::medianOf(BandMemberPoints(run.steps().stepMilliseconds()).values);
 }
 
 std::vector<RunBand> shownRunBands(const RunSet& set) {
