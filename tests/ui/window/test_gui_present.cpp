@@ -340,7 +340,11 @@ private Q_SLOTS:
     void spacePausesAndResumes() {
         MainWindow& window = *window_;
         RunConfig config = window.configPanel()->config();
-        config.train.max_steps = 100000;
+        // Long enough to be live when the window first shows a step: the lesson's own two
+        // epochs are ~800 steps, which the engine's thread can finish before a window
+        // starved of CPU (a loaded CI machine) shows the first one.
+        config.train.epochs = 100000;
+        config.train.max_steps = 0;
         config.threads = 1;
         window.setConfig(config);
         QVERIFY(window.startRun());
