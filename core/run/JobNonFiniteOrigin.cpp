@@ -28,9 +28,30 @@ std::string where(const NonFiniteEvent& event) {
     return "in " + event.layer + " (" + event.phase + ")";
 }
 
+// The earliest non-finite loss of the job: its step and its ranks (sorted); none when every
+// loss was finite.
+std::optional<std::pair<long long, std::vector<long long>>> firstNonFiniteLoss(const std::vector<RankNonFinite>& ranks) {
+    std::optional<long long> firstStep;
+    for (const RankNonFinite& r : ranks)
+        if (r.firstNonFiniteLossStep && (!firstStep || *r.firstNonFiniteLossStep < *firstStep))
+            firstStep = r.firstNonFiniteLossStep;
+    if (!firstStep) return std::nullopt;
+    std::vector<long long> numbers;
+    for (const RankNonFinite& r : ranks)
+        if (r.firstNonFiniteLossStep == firstStep) numbers.push_back(r.rank);
+    std::sort(numbers.begin(), numbers.end());
+    return std::make_pair(*firstStep, numbers);
+}
+
 }  // namespace
 
 std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
+    const auto loss = firstNonFiniteLoss(ranks);
+    if (std::none_of(ranks.begin(), ranks.end(), [](const RankNonFinite& r) { return r.first.has_value(); })) {
+        if (!loss) return {};
+        return "no rank recorded where it went non-finite; the loss went non-finite first on " +
+               rankList(loss->second) + ", at step " + std::to_string(loss->first);
+    }
     ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](const RankNonFinite& r) { return !r.first; }),
                 ranks.end());
     if (ranks.empty()) return {};
@@ -91,6 +112,10 @@ std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
                 clauses.push_back(rankList({r->rank}) + " went non-finite at step " + step + " " + where(*r->first));
         }
     }
+    // A loss non-finite before any record: a rank whose probe missed it. Said, not hidden.
+    if (loss && loss->first < ranks.front().first->step)
+        clauses.push_back("the loss went non-finite earlier on " + rankList(loss->second) + ", at step " +
+                          std::to_string(loss->first) + ", with no record of where");
     std::string text;
     for (std::size_t i = 0; i < clauses.size(); ++i) text += (i ? "; " : "") + clauses[i];
     return text;
@@ -99,7 +124,7 @@ std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
 std::string jobNonFiniteOriginOf(const std::vector<std::string>& rankDirectories) {
     std::vector<RankNonFinite> ranks;
     for (const std::string& directory : rankDirectories) {
-        RankNonFinite rank{rankOfDirectory(directory), std::nullopt};
+        RankNonFinite rank{rankOfDirectory(directory), std::nullopt, std::nullopt};
         forEachRunRecord(
             directory,
             [&](nlohmann::json& record) {

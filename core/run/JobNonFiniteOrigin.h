@@ -12,7 +12,13 @@
 // and 3 received it ..."), then ranks that went non-finite on their own later ("rank 2
 // went non-finite at step 18 in fc (backward)"). When every rank's event arrived through
 // the all-reduce, the rank it came from recorded nothing (or was not recorded): the
-// sentence says so. Empty when no rank went non-finite. No torch, no Qt.
+// sentence says so. When no rank recorded an event but a rank's loss was not finite (a
+// run without the non-finite probe), the sentence says whose loss went first:
+//   "no rank recorded where it went non-finite; the loss went non-finite first on rank 7,
+//    at step 30"
+// A loss non-finite before every recorded event is said at the end ("the loss went
+// non-finite earlier on rank 0, at step 5, with no record of where").
+// Empty when no rank went non-finite. No torch, no Qt.
 #include <optional>
 #include <string>
 #include <vector>
@@ -24,6 +30,7 @@ namespace ampscope {
 struct RankNonFinite {
     long long rank = 0;
     std::optional<NonFiniteEvent> first;  // the rank's nonfinite record, if any
+    std::optional<long long> firstNonFiniteLossStep;  // the rank's first step whose loss was not finite
 };
 
 std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks);

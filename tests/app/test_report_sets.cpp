@@ -212,7 +212,12 @@ private Q_SLOTS:
         QCOMPARE(sectionTitles(html), (QStringList{QStringLiteral("job12/rank-0"), QStringLiteral("job12/rank-4"),
                                                    QStringLiteral("job12/rank-7")}));
         // The job's sentence stays, naming the rank the NaN came from.
-        QVERIFY2(html.contains(QStringLiteral("<b>Job %1</b> (12 ranks):").arg(job)), qPrintable(html.left(3000)));
+        QVERIFY2(html.contains(QStringLiteral("<b>Job %1</b> (12 ranks): no rank recorded where it went non-finite; "
+                                              "the loss went non-finite first on rank %2, at step %3.")
+                                   .arg(job)
+                                   .arg(kNanRank)
+                                   .arg(kNanStep)),
+                 qPrintable(html.left(3000)));
         QVERIFY(html.contains(QStringLiteral("job12/rank-7 (first non-finite, at step %1)").arg(kNanStep)));
         QVERIFY(html.contains(QStringLiteral("job12/rank-4 (straggler")));
         // 12 - 3 with pages = 9 accounted for, by rank number.

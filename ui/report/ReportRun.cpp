@@ -164,6 +164,7 @@ ReportRun reportRunOf(const RunModel& model, const LoadedRun& loaded) {
     }
     run.results = outcome.results();
     run.nonFinite = model.nonFinite().record();
+    if (const int64_t step = model.steps().firstNonFiniteLossStep(); step >= 0) run.firstNonFiniteLossStep = step;
     run.formatSweep = lastSweep(model.formatSweep());
     run.formatQuant = lastQuantization(model.formatQuant());
     if (const PrecisionMapRecord* map = model.precisionMap().map(model.precisionMap().latestStep()))

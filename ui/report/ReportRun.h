@@ -74,6 +74,7 @@ struct ReportRun {
     ReportResults results;
     std::vector<LayerUnderflowSummary> underflow;  // summary.json's per-layer means
     std::optional<NonFiniteRecord> nonFinite;
+    std::optional<long long> firstNonFiniteLossStep;  // the first step whose loss was not finite
     std::optional<ReportModelFile> modelFile;  // a TorchScript model's run only
     QString narrativeMarkdown;
     // The number formats: the format_sweep records of the run's last sweep step and the

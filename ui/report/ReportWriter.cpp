@@ -176,7 +176,8 @@ QString jobOriginsHtml(const std::vector<ReportInput>& inputs, const std::vector
         std::vector<RankNonFinite> ranks;
         for (std::size_t r = i; r < end; ++r)
             ranks.push_back({rankOfDirectory(inputs[r].directory.toStdString()),
-                             runs[r].nonFinite ? std::optional(runs[r].nonFinite->event) : std::nullopt});
+                             runs[r].nonFinite ? std::optional(runs[r].nonFinite->event) : std::nullopt,
+                             runs[r].firstNonFiniteLossStep});
         const std::string origin = jobNonFiniteOrigin(ranks);
         html += QStringLiteral("<p><b>Job %1</b> (%2 ranks): %3.</p>")
                     .arg(inputs[i].jobShown.toHtmlEscaped())

@@ -84,6 +84,24 @@ private Q_SLOTS:
                                 "rank 2 went non-finite at step 12 in head (forward)"));
     }
 
+    // Ranks recorded without the non-finite probe: the losses are all there is to go by.
+    // The earliest non-finite loss names its rank (all of them, at a tie), never a later one.
+    void withoutARecordTheFirstNonFiniteLossNamesItsRank() {
+        QCOMPARE(origin({{0, std::nullopt, std::nullopt}, {7, std::nullopt, 30}, {3, std::nullopt, 31}}),
+                 QStringLiteral("no rank recorded where it went non-finite; the loss went non-finite first on "
+                                "rank 7, at step 30"));
+        QCOMPARE(origin({{9, std::nullopt, 12}, {2, std::nullopt, 12}, {5, std::nullopt, 40}}),
+                 QStringLiteral("no rank recorded where it went non-finite; the loss went non-finite first on "
+                                "ranks 2 and 9, at step 12"));
+        // A record says where it arose, so the records make the sentence; a loss that went
+        // non-finite before every record (a probe missed it) is said after them.
+        QCOMPARE(origin({{0, std::nullopt, 5}, {1, own(15, "body.2", "forward"), 15}}),
+                 QStringLiteral("rank 1 went non-finite first, at step 15 in body.2 (forward); "
+                                "the loss went non-finite earlier on rank 0, at step 5, with no record of where"));
+        QCOMPARE(origin({{0, std::nullopt, 15}, {1, own(15, "body.2", "forward"), 15}}),
+                 QStringLiteral("rank 1 went non-finite first, at step 15 in body.2 (forward)"));
+    }
+
     void nothingNonFiniteSaysNothing() {
         QCOMPARE(origin({{0, std::nullopt}, {1, std::nullopt}}), QString());
         QCOMPARE(origin({}), QString());
