@@ -18,6 +18,12 @@ void placeLegendInRow(QCustomPlot& plot, int layoutRow, int wrap, int topMargin)
     legend->setWrap(wrap);
     legend->setColumnSpacing(12);
     legend->setMargins(QMargins(4, topMargin, 4, 0));
+    // A plot area is no wider than the narrowest maximum in its column, and a legend with
+    // no entries (a run that recorded none of the plot's quantities) has its margins for a
+    // maximum: the plot area shrank to a sliver. A maximum width set overrides that hint
+    // (wider than any screen; with the margins added still below QWIDGETSIZE_MAX, which
+    // would mean "unset" and bring the hint back). The height stays the entries' own.
+    legend->setMaximumSize(QWIDGETSIZE_MAX / 2, QWIDGETSIZE_MAX);
     plot.axisRect()->insetLayout()->take(legend);
     plot.plotLayout()->insertRow(layoutRow);
     plot.plotLayout()->addElement(layoutRow, 0, legend);

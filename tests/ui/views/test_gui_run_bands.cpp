@@ -187,6 +187,25 @@ private Q_SLOTS:
         }
     }
 
+    // A job that recorded no memory: the plot keeps its whole width with its legend empty
+    // (an empty legend's maximum width, its margins, had squeezed the plot area to a
+    // sliver beside the dock's blank rest).
+    void aJobWithoutMemoryRecordsLeavesThePlotItsWidth() {
+        RunSet set;
+        const std::vector<RunId> ids = addJob(set, QStringLiteral("job"), 16);
+        set.focus(ids[0]);
+        MemoryPlot memory(&set);
+        memory.resize(420, 280);
+        memory.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&memory));
+        memory.refreshBands();
+        memory.replot(QCustomPlot::rpImmediateRefresh);
+        QCOMPARE(memory.legend->itemCount(), 0);
+        // The axis rect's outer rect (its axes' labels included) spans the plot.
+        QCOMPARE(memory.axisRect()->outerRect().width(), memory.viewport().width());
+        QVERIFY(memory.axisRect()->rect().width() > 420 / 2);
+    }
+
     void aSmallJobIsDrawnRunByRun() {
         RunSet set;
         const std::vector<RunId> ids = addJob(set, QStringLiteral("small"), 7);
