@@ -44,6 +44,10 @@ void MemoryPlot::addRunGraphs(const RunModel& run, bool focused, bool several) {
                               m.peakRss());
     lines.cudaPeak = addSeries(yAxis, lineName(run, several, tr("CUDA peak allocated")),
                                QPen(colour, 1.5, Qt::DotLine), m.cudaPeak());
+    // Records come on probe steps only: a few of them are points, a line needs two.
+    lines.rss->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssDisc, 4));
+    lines.peakRss->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
+    lines.cudaPeak->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssSquare, 4));
     lines_.push_back(lines);
     if (focused) addActivationLines();
 }
@@ -55,9 +59,10 @@ void MemoryPlot::addActivationLines() {
     for (const auto& [dtype, series] : focused->memory().activations()) {
         if (activationGraph(dtype)) continue;
         const Qt::PenStyle style = activations_.size() % 2 ? Qt::DashDotDotLine : Qt::DashDotLine;
-        activations_.emplace_back(
-            dtype, addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
-                             QPen(focused->colour().darker(130), 1.5, style), series));
+        SeriesGraph* line = addSeries(yAxis, tr("activations, %1").arg(QString::fromStdString(dtype)),
+                                      QPen(focused->colour().darker(130), 1.5, style), series);
+        line->setSparseMarker(QCPScatterStyle(QCPScatterStyle::ssDiamond, 4));
+        activations_.emplace_back(dtype, line);
     }
 }
 
@@ -99,9 +104,16 @@ void MemoryPlot::updateLegend() {
 }
 
 QString MemoryPlot::emptyText() const {
-    for (const RunModel* run : shownRuns())
+    bool live = false;
+    for (const RunModel* run : shownRuns()) {
         if (!run->memory().empty()) return QString();
-    return tr("No memory records yet");
+        live = live || run->isLive();
+    }
+    // A run read from its folder will not bring any: it ran without probe steps.
+    if (!live)
+        return shownRuns().size() == 1 ? tr("No memory records in this run: the probes write them on probe steps")
+                                       : tr("No memory records in these runs: the probes write them on probe steps");
+    return tr("No memory records yet: the probes write them on probe steps");
 }
 
 void MemoryPlot::applyAutoRanges() {

@@ -846,6 +846,9 @@ private Q_SLOTS:
         OneRunSet plotFeed;
 
         MemoryPlot plot(&plotFeed.set);
+        plot.resize(600, 300);  // the markers are for points with room between them
+        plot.show();
+        QVERIFY(QTest::qWaitForWindowExposed(&plot));
         plotFeed.beginRun(contextFor(probedConfig()));
         plotFeed.takeRecord(full);
         plotFeed.takeRecord(broken);
@@ -858,6 +861,10 @@ private Q_SLOTS:
         QCOMPARE(plot.peakRssGraph()->dataCount(), 2);
         QCOMPARE_BITS(plot.peakRssGraph()->data()->at(1)->value, 300.0);
         QCOMPARE(plot.cudaPeakGraph()->dataCount(), 0);
+        // Two records are two points with space between: each is marked (a lone record
+        // would be no line at all).
+        QCOMPARE(plot.rssGraph()->scatterStyle().shape(), QCPScatterStyle::ssDisc);
+        QCOMPARE(plot.peakRssGraph()->scatterStyle().shape(), QCPScatterStyle::ssCircle);
         QVERIFY(!plot.legend->hasItemWithPlottable(plot.cudaPeakGraph()));
         QVERIFY(plot.legend->hasItemWithPlottable(plot.rssGraph()));
         QVERIFY(plot.activationGraph("float16"));

@@ -204,6 +204,12 @@ private Q_SLOTS:
         // The axis rect's outer rect (its axes' labels included) spans the plot.
         QCOMPARE(memory.axisRect()->outerRect().width(), memory.viewport().width());
         QVERIFY(memory.axisRect()->rect().width() > 420 / 2);
+        // Runs read from their folders bring no more: the plot says why it is empty.
+        QStringList shown;
+        for (int i = 0; i < memory.itemCount(); ++i)
+            if (const auto* text = qobject_cast<QCPItemText*>(memory.item(i)); text && text->visible())
+                shown << text->text();
+        QCOMPARE(shown, QStringList{QStringLiteral("No memory records in these runs: the probes write them on probe steps")});
     }
 
     void aSmallJobIsDrawnRunByRun() {
