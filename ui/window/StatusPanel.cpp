@@ -20,6 +20,14 @@ QString threadCount(int threads) {
     return threads == 1 ? QObject::tr("1 thread") : QObject::tr("%1 threads").arg(threads);
 }
 
+// "CUDA: NVIDIA H200 · 1 thread"; what a run's run_info left out (a recorder that had no
+// device name, no thread count) is left out here too, not shown as "CUDA:  · 0 threads".
+QString deviceLine(const QString& device, const QString& name, int threads) {
+    QString line = device.isEmpty() ? name : name.isEmpty() ? device : QObject::tr("%1: %2").arg(device, name);
+    if (threads > 0) line = line.isEmpty() ? threadCount(threads) : QObject::tr("%1 · %2").arg(line, threadCount(threads));
+    return line;
+}
+
 }  // namespace
 
 QString StatusPanel::endWord(const std::string& status) {
@@ -92,11 +100,8 @@ void StatusPanel::showConfig(const RunConfig& config) {
 }
 
 void StatusPanel::showRunFacts(const RunInfoFacts& facts) {
-    if (facts.fromRunInfo())
-        deviceLabel_->setFullText(
-            tr("%1: %2 · %3").arg(facts.device(), facts.deviceName(), threadCount(facts.threads())));
-    else
-        deviceLabel_->setFullText(tr("%1 · %2").arg(facts.deviceName(), threadCount(facts.threads())));
+    deviceLabel_->setFullText(
+        deviceLine(facts.fromRunInfo() ? facts.device() : QString(), facts.deviceName(), facts.threads()));
     badge_->setExecution(facts.execution());
     howLabel_->setFullText(QString::fromStdString(facts.execution().how));
     modeLabel_->setText(tr("mode %1").arg(facts.mode()));

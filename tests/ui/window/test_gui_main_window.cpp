@@ -28,6 +28,10 @@
 #include "feed/RunOpener.h"
 #include "window/WindowActions.h"
 #include "window/StatusPanel.h"
+#include "runset/RunInfoFacts.h"
+#include "window/ElidingLabel.h"
+#include "run/RunLifecycleRecords.h"
+#include <QStatusBar>
 #include "feed/RunControl.h"
 #include "TestSupport.h"
 #include "engine/Engine.h"
@@ -298,6 +302,32 @@ private Q_SLOTS:
         delete window;
         // Joined: the engine's thread has ended, and with it the run, written to the end.
         QCOMPARE(summaryOf(runDir).value("status").toString(), QString("stopped"));
+    }
+
+    // The status bar's device: what the run_info gave, nothing made up for what it left
+    // out (a recorder without a device name or a thread count).
+    void theDeviceLineSaysOnlyWhatTheRunInfoHas() {
+        QMainWindow host;
+        ui::StatusPanel panel(host.statusBar(), &host);
+        const auto* device = host.findChild<ui::ElidingLabel*>(QStringLiteral("deviceLabel"));
+        QVERIFY(device);
+        ui::RunInfoFacts facts;
+        RunInfoRecord info;
+        info.device = "cuda";
+        info.deviceName = "NVIDIA H200";
+        info.threads = 1;
+        facts.takeRunInfo(info);
+        panel.showRunFacts(facts);
+        QCOMPARE(device->fullText(), QStringLiteral("CUDA: NVIDIA H200 · 1 thread"));
+        info.deviceName.clear();
+        info.threads = 0;
+        facts.takeRunInfo(info);
+        panel.showRunFacts(facts);
+        QCOMPARE(device->fullText(), QStringLiteral("CUDA"));
+        info.threads = 8;
+        facts.takeRunInfo(info);
+        panel.showRunFacts(facts);
+        QCOMPARE(device->fullText(), QStringLiteral("CUDA · 8 threads"));
     }
 
     void opensAFinishedRunDirectory() {
