@@ -104,16 +104,9 @@ void MemoryPlot::updateLegend() {
 }
 
 QString MemoryPlot::emptyText() const {
-    bool live = false;
-    for (const RunModel* run : shownRuns()) {
+    for (const RunModel* run : shownRuns())
         if (!run->memory().empty()) return QString();
-        live = live || run->isLive();
-    }
-    // A run read from its folder will not bring any: it ran without probe steps.
-    if (!live)
-        return shownRuns().size() == 1 ? tr("No memory records in this run: the probes write them on probe steps")
-                                       : tr("No memory records in these runs: the probes write them on probe steps");
-    return tr("No memory records yet: the probes write them on probe steps");
+    return noProbeRecordsText(tr("memory records"));
 }
 
 void MemoryPlot::applyAutoRanges() {

@@ -37,6 +37,14 @@ QString RunSetTimePlot::lineName(const RunModel& run, bool several, const QStrin
     return several ? QStringLiteral("%1: %2").arg(run.name(), what) : what;
 }
 
+QString RunSetTimePlot::noProbeRecordsText(const QString& what) const {
+    const bool live = std::any_of(shown_.begin(), shown_.end(), [](const RunModel* run) { return run->isLive(); });
+    if (live) return tr("No %1 yet: the probes write them on probe steps").arg(what);
+    // A run read from its folder brings no more: it ran without probe steps.
+    return shown_.size() == 1 ? tr("No %1 in this run: the probes write them on probe steps").arg(what)
+                              : tr("No %1 in these runs: the probes write them on probe steps").arg(what);
+}
+
 void RunSetTimePlot::onChanged(RunId run, RunChanges what) {
     if (what & kShownRunsChange) {
         rebuild();

@@ -78,6 +78,10 @@ protected:
         (void)what;
     }
     const std::vector<const RunModel*>& shownRuns() const { return shown_; }
+    // Why a probe's records are missing, for emptyText(): "No <what> yet: the probes write
+    // them on probe steps" while a shown run can still bring some, else that this run (these
+    // runs, read from their folders) recorded none.
+    QString noProbeRecordsText(const QString& what) const;
     // One quantity a band of many draws: a series of each member (its steps, its memory).
     struct BandQuantity {
         QCPAxis* axis = nullptr;

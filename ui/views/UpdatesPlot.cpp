@@ -85,7 +85,7 @@ QString UpdatesPlot::emptyText() const {
         anyLost = anyLost || run->updates().measuredLostUpdates();
     }
     if (measure_ == Measure::GradientNorm) return anySteps ? QString() : tr("Waiting for the first step\u2026");
-    if (!anyLayers) return tr("No update_ratio records yet: the probes write them on probe steps");
+    if (!anyLayers) return noProbeRecordsText(tr("update_ratio records"));
     if (measure_ == Measure::LostUpdates && !anyLost)
         return tr("Lost updates are counted where weights are stored in low precision\n"
                   "(modes fp16-pure, bf16-pure): here every update reached an fp32 weight");
