@@ -130,6 +130,18 @@ bool rangeRow(const QString& html, const QString& key, double& lo, double& hi) {
     return ok1 && ok2;
 }
 
+// `ampscope-cli report RUNS --out OUT`, its HTML read into html; false (the CLI's
+// message printed) when the report fails.
+bool reportHtml(const QStringList& runs, const QString& out, QString& html) {
+    const auto r = test::runCli(QStringList{QStringLiteral("report")} + runs + QStringList{QStringLiteral("--out"), out});
+    if (r.exitCode != 0) {
+        qWarning("report exited with %d: %s", r.exitCode, qPrintable(r.err));
+        return false;
+    }
+    html = readText(out);
+    return true;
+}
+
 }  // namespace
 
 class ReportSetsTest : public QObject {
@@ -154,10 +166,8 @@ private Q_SLOTS:
 
     // The scenario's runs, in the order they ran (its narrative speaks of "the first run").
     void aScenarioFolderIsReportedAsItsRuns() {
-        const QString out = tmp_.filePath(QStringLiteral("scenario.html"));
-        const auto r = test::runCli({QStringLiteral("report"), scenario_, QStringLiteral("--out"), out});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QString html = readText(out);
+        QString html;
+        QVERIFY(reportHtml({scenario_}, tmp_.filePath(QStringLiteral("scenario.html")), html));
         QVERIFY(html.contains(QStringLiteral("AmpScope comparison of 2 runs")));
         QCOMPARE(sectionTitles(html), (QStringList{QStringLiteral("no-scaler"), QStringLiteral("dynamic-scaler")}));
         QVERIFY(html.contains(QStringLiteral("<h2>Side by side</h2>")));
@@ -173,10 +183,8 @@ private Q_SLOTS:
     }
 
     void aJobFolderIsReportedAsItsRanks() {
-        const QString out = tmp_.filePath(QStringLiteral("job.html"));
-        const auto r = test::runCli({QStringLiteral("report"), job_, QStringLiteral("--out"), out});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QString html = readText(out);
+        QString html;
+        QVERIFY(reportHtml({job_}, tmp_.filePath(QStringLiteral("job.html")), html));
         QVERIFY(html.contains(QStringLiteral("AmpScope comparison of 3 runs")));
         // A rank's title names its job, as the window's Runs list does.
         const QString job = QFileInfo(job_).fileName() + QLatin1Char('/');
@@ -205,10 +213,8 @@ private Q_SLOTS:
     void aManyRankJobHasPagesForItsFirstRankAndOutliersOnly() {
         const QString job = tmp_.filePath(QStringLiteral("job12"));
         QVERIFY(writeSyntheticJob(job, 12));
-        const QString out = tmp_.filePath(QStringLiteral("job12.html"));
-        const auto r = test::runCli({QStringLiteral("report"), job, QStringLiteral("--out"), out});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QString html = readText(out);
+        QString html;
+        QVERIFY(reportHtml({job}, tmp_.filePath(QStringLiteral("job12.html")), html));
         QCOMPARE(sectionTitles(html), (QStringList{QStringLiteral("job12/rank-0"), QStringLiteral("job12/rank-4"),
                                                    QStringLiteral("job12/rank-7")}));
         // The job's sentence stays, naming the rank the NaN came from.
@@ -271,10 +277,8 @@ private Q_SLOTS:
     void aSmallJobKeepsASectionPerRank() {
         const QString job = tmp_.filePath(QStringLiteral("job7"));
         QVERIFY(writeSyntheticJob(job, 7));
-        const QString out = tmp_.filePath(QStringLiteral("job7.html"));
-        const auto r = test::runCli({QStringLiteral("report"), job, QStringLiteral("--out"), out});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QString html = readText(out);
+        QString html;
+        QVERIFY(reportHtml({job}, tmp_.filePath(QStringLiteral("job7.html")), html));
         QStringList expected;
         for (int rank = 0; rank < 7; ++rank) expected << QStringLiteral("job7/rank-%1").arg(rank);
         QCOMPARE(sectionTitles(html), expected);
@@ -291,11 +295,8 @@ private Q_SLOTS:
             dirs << tmp_.filePath(QStringLiteral("seeds/seed-%1").arg(i));
             QVERIFY(writeSyntheticRun(dirs.back(), i, 100 + i));
         }
-        const QString out = tmp_.filePath(QStringLiteral("seeds.html"));
-        const auto r = test::runCli(QStringList{QStringLiteral("report")} + dirs +
-                                    QStringList{QStringLiteral("--out"), out});
-        QVERIFY2(r.exitCode == 0, qPrintable(r.err));
-        const QString html = readText(out);
+        QString html;
+        QVERIFY(reportHtml(dirs, tmp_.filePath(QStringLiteral("seeds.html")), html));
         QCOMPARE(sectionTitles(html),
                  (QStringList{QStringLiteral("seed-0"), QStringLiteral("seed-4"), QStringLiteral("seed-7")}));
         QVERIFY(html.contains(QStringLiteral("9 seeds as one band</h3>")));

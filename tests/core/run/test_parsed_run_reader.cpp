@@ -46,6 +46,15 @@ std::vector<json> readAsJson(const std::string& dir, RunData& data) {
     return out;
 }
 
+// Every record the reader has left, as JSON, in order.
+std::vector<json> drain(ParsedRunReader& reader) {
+    std::vector<json> parsed;
+    std::vector<ParsedRecord> records;
+    while (reader.next(records))
+        for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+    return parsed;
+}
+
 std::vector<json> readParsed(const std::string& dir, std::size_t batch, RunData& data, int& batches,
                              bool& allBytesRead) {
     ParsedRunReader reader(dir, batch);
@@ -124,10 +133,7 @@ private Q_SLOTS:
         QVERIFY(skipped != expected.end());  // the run has some
         expected.erase(skipped, expected.end());
         ParsedRunReader reader(run_, 16384, {"op_dtypes"});
-        std::vector<json> parsed;
-        std::vector<ParsedRecord> records;
-        while (reader.next(records))
-            for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+        const std::vector<json> parsed = drain(reader);
         QCOMPARE(parsed.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) QVERIFY(parsed[i] == expected[i]);
         QCOMPARE(reader.data().warnings, expectedData.warnings);
@@ -181,10 +187,7 @@ private Q_SLOTS:
         QVERIFY(QString::fromStdString(expectedData.warnings[0]).contains("line 2: skipped an unreadable line"));
         QVERIFY(QString::fromStdString(expectedData.warnings[1]).contains("the first record is not run_start"));
         ParsedRunReader reader(dir, 16384, {"op_dtypes"});
-        std::vector<json> parsed;
-        std::vector<ParsedRecord> records;
-        while (reader.next(records))
-            for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+        const std::vector<json> parsed = drain(reader);
         QCOMPARE(parsed.size(), expected.size());
         // A step record may come typed or as JSON (the first line is read as JSON):
         // re-encoded either way, to compare with the JSON path's.
@@ -209,10 +212,7 @@ private Q_SLOTS:
         ParsedRunReader reader(run_, 7, {}, ParsedRunReader::Start::Later);
         QTest::qWait(100);  // a worker started at once reads the whole run meanwhile
         QCOMPARE(reader.bytesRead(), std::int64_t{0});
-        std::vector<json> parsed;
-        std::vector<ParsedRecord> records;
-        while (reader.next(records))
-            for (const ParsedRecord& r : records) parsed.push_back(asJson(r));
+        const std::vector<json> parsed = drain(reader);
         QCOMPARE(parsed.size(), expected.size());
         for (std::size_t i = 0; i < expected.size(); ++i) QVERIFY(parsed[i] == expected[i]);
         QCOMPARE(reader.bytesRead(), reader.totalBytes());
