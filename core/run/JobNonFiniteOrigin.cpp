@@ -53,8 +53,7 @@ std::string jobNonFiniteOrigin(std::vector<RankNonFinite> ranks) {
                rankList(loss->second) + ", at step " + std::to_string(loss->first);
     }
     ranks.erase(std::remove_if(ranks.begin(), ranks.end(), [](const RankNonFinite& r) { return !r.first; }),
-                ranks.end());
-    if (ranks.empty()) return {};
+                ranks.end());  // not empty: a rank has a record
     std::sort(ranks.begin(), ranks.end(), [](const RankNonFinite& a, const RankNonFinite& b) {
         const long long stepA = a.first->step, stepB = b.first->step;
         return stepA != stepB ? stepA < stepB : a.rank < b.rank;

@@ -91,8 +91,7 @@ void StatusPanel::showBandLabel(const QString& text, const QString& toolTip) {
 QString StatusPanel::bandText() const { return bandLabel_->isHidden() ? QString() : bandLabel_->fullText(); }
 
 void StatusPanel::showConfig(const RunConfig& config) {
-    deviceLabel_->setFullText(
-        tr("%1 · %2").arg(QString::fromStdString(ui::deviceText(config)), threadCount(threadsFor(config))));
+    deviceLabel_->setFullText(deviceLine(QString(), QString::fromStdString(ui::deviceText(config)), threadsFor(config)));
     modeLabel_->setText(tr("mode %1").arg(QString::fromStdString(config.precision.mode)));
     const ModeExecution execution = executionFor(config);
     badge_->setExecution(execution);
